@@ -1,0 +1,764 @@
+//! Block I/O trace readers and writers for the ssdlab SSD simulator.
+//!
+//! **For:** turning the common text trace formats into one uniform list of [`Record`]s (arrival
+//! time in picoseconds relative to the first request, device, operation, byte offset and byte
+//! size), summarising them ([`summarize`]) and writing them back out in any of those formats
+//! ([`write`], used by `trace convert`).
+//!
+//! **Not for:** binary traces, streaming multi-gigabyte files (a file is read whole into memory),
+//! or fitting addresses to a drive: offsets are returned as found, and wrapping, rescaling or
+//! rejecting out-of-range addresses is the caller's choice.
+//!
+//! # Formats (one request per line)
+//!
+//! | name | separator | fields | time | address / size | op |
+//! |---|---|---|---|---|---|
+//! | `msr` | `,` | `timestamp,hostname,disk,type,offset,size,response_time` | Windows filetime (100 ns ticks) | bytes / bytes | `Read` / `Write` |
+//! | `replayer` | blanks | `ts dev offset size op` | ms, decimal | bytes / bytes | 1 = read, 0 = write |
+//! | `ssdsim` | blanks | `time dev lsn size op` | ns | 512 B sectors | 1 = read, 0 = write |
+//! | `disksim` | blanks | `time devno blkno size flags` | ms, decimal | 512 B blocks | flags bit 0 set = read |
+//! | `mqsim` | blanks | `arrival device lba size type` | ns | 512 B sectors | 1 = read, 0 = write |
+//! | `umass` | `,` | `ASU,LBA,size,opcode,timestamp[,...]` | s, decimal | sectors / bytes | `r` / `w` (any case) |
+//! | `tencent` | `,` | `timestamp,offset,size,type,volume` | s | 512 B sectors | 0 = read, 1 = write |
+//! | `blkparse` | blanks | default `blkparse` output, `Q` lines only | s, decimal | 512 B sectors | RWBS `D` = trim, `R`, `W` |
+//!
+//! In every format empty lines and lines starting with `#` are skipped, and a missing final
+//! newline is fine. Decimal times are converted to integer picoseconds from the decimal text (no
+//! floating point); digits below 1 ps are dropped. Times are re-based so that the earliest request
+//! arrives at 0, and records are stably sorted by arrival (some traces are not time-ordered).
+//! Zero sizes, negative or non-numeric fields, unknown op codes and wrong field counts are errors
+//! naming the file, the 1-based line and the offending text. blkparse: the device is
+//! `major * 256 + minor`; lines of other actions and `Q` lines without a sector (flushes) are
+//! skipped, and reading stops at the per-CPU / total summary block (`CPU0 (8,0):`, `Total (...)`).
+//!
+//! # Format detection ([`detect`], [`detect_str`])
+//!
+//! Detection looks at the first 100 non-empty, non-comment lines; the file extension only breaks
+//! ties. It never guesses silently: an unrecognised shape is [`TraceError::UnknownFormat`] and
+//! an undecidable one is [`TraceError::Ambiguous`] (pass `--format`).
+//!
+//! 1. First field `major,minor` followed by at least five more blank-separated fields: `blkparse`.
+//! 2. Comma separated: 7 fields with `Read`/`Write` in field 4: `msr`; 5 or more fields with a
+//!    single `r`/`w` letter in field 4: `umass`; 5 numeric fields with `0`/`1` in field 4:
+//!    `tencent`.
+//! 3. Blank separated, 5 fields, fields 2–5 integers:
+//!    - integer time on every sampled line: `ssdsim` for a `.ascii` extension, `disksim` for
+//!      `.disksim`, otherwise `mqsim` (`ssdsim` and `mqsim` parse identically);
+//!    - decimal time and every sampled size a multiple of 512: `replayer` (byte sizes);
+//!    - decimal time otherwise: `disksim` (block counts) for a `.disksim` or `.ascii` extension,
+//!      else [`TraceError::Ambiguous`].
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read as _, Write};
+use std::path::Path;
+use std::str::FromStr;
+
+/// Sector / block size of all sector-addressed formats.
+pub const SECTOR_BYTES: u64 = 512;
+/// Number of content lines [`detect_str`] inspects.
+pub const DETECT_SAMPLE_LINES: usize = 100;
+
+/// Direction of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    Read,
+    Write,
+    Trim,
+}
+
+/// One request of a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Record {
+    /// Arrival time relative to the earliest request of the file.
+    pub arrival_ps: u64,
+    pub device: u32,
+    pub op: Op,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+}
+
+/// A supported trace format; see the crate documentation for the layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Msr,
+    Replayer,
+    Ssdsim,
+    Disksim,
+    Mqsim,
+    Umass,
+    Tencent,
+    Blkparse,
+}
+
+impl Format {
+    pub const ALL: [Format; 8] = [
+        Format::Msr,
+        Format::Replayer,
+        Format::Ssdsim,
+        Format::Disksim,
+        Format::Mqsim,
+        Format::Umass,
+        Format::Tencent,
+        Format::Blkparse,
+    ];
+
+    const NAMES: [&'static str; 8] = [
+        "msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse",
+    ];
+
+    /// Lower-case name, as accepted by `--format`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Error of [`Format::from_str`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown trace format `{0}` (expected one of msr, replayer, ssdsim, disksim, mqsim, umass, tencent, blkparse)")]
+pub struct UnknownFormatName(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormatName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase();
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == wanted)
+            .ok_or_else(|| UnknownFormatName(s.to_string()))
+    }
+}
+
+/// A parsed trace: its format and its records sorted by arrival.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trace {
+    pub format: Format,
+    pub records: Vec<Record>,
+}
+
+impl Trace {
+    pub fn summary(&self) -> Summary {
+        summarize(&self.records)
+    }
+}
+
+/// Errors of reading, parsing and detecting traces. Each names the file; line errors name the
+/// 1-based line number and the offending text.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{file}:{line}: expected {expected} fields, found {found} in `{text}`")]
+    FieldCount {
+        file: String,
+        line: usize,
+        expected: &'static str,
+        found: usize,
+        text: String,
+    },
+    #[error("{file}:{line}: {field} `{value}` {problem}")]
+    BadField {
+        file: String,
+        line: usize,
+        field: &'static str,
+        value: String,
+        problem: String,
+    },
+    #[error("{file}:{line}: unrecognised trace line `{text}`; pass --format to choose one")]
+    UnknownFormat {
+        file: String,
+        line: usize,
+        text: String,
+    },
+    #[error("{file}:{line}: ambiguous trace format, could be {candidates}: {reason} in `{text}`; pass --format")]
+    Ambiguous {
+        file: String,
+        line: usize,
+        candidates: String,
+        reason: String,
+        text: String,
+    },
+    #[error("{file}: no request lines, cannot detect the trace format; pass --format")]
+    Empty { file: String },
+}
+
+/// Detects the format of the file at `path` from its first lines (see the crate docs).
+pub fn detect(path: &Path) -> Result<Format, TraceError> {
+    let file_name = path.display().to_string();
+    let io_err = |source| TraceError::Io {
+        file: file_name.clone(),
+        source,
+    };
+    let mut reader = BufReader::new(File::open(path).map_err(io_err)?);
+    let (mut head, mut buf, mut seen) = (String::new(), Vec::new(), 0);
+    while seen < DETECT_SAMPLE_LINES {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(io_err)? == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        seen += usize::from(content_of(&line).is_some());
+        head.push_str(&line);
+    }
+    detect_str(&head, &file_name)
+}
+
+/// Detects the format of trace text; `file_name` is used for errors and as extension tie-breaker.
+pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
+    let sample: Vec<(usize, &str)> = content_lines(text).take(DETECT_SAMPLE_LINES).collect();
+    let &(line, first) = sample.first().ok_or_else(|| TraceError::Empty {
+        file: file_name.to_string(),
+    })?;
+    let unknown = || TraceError::UnknownFormat {
+        file: file_name.to_string(),
+        line,
+        text: first.to_string(),
+    };
+    let ext = Path::new(file_name)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let words: Vec<&str> = first.split_whitespace().collect();
+    if words.len() >= 6 && parse_maj_min(words[0]).is_some() {
+        return Ok(Format::Blkparse);
+    }
+    if first.contains(',') {
+        let f: Vec<&str> = first.split(',').map(str::trim).collect();
+        let op = f.get(3).copied().unwrap_or("");
+        let is_num = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        return if f.len() == 7 && ["read", "write"].iter().any(|w| op.eq_ignore_ascii_case(w)) {
+            Ok(Format::Msr)
+        } else if f.len() >= 5 && ["r", "w"].iter().any(|w| op.eq_ignore_ascii_case(w)) {
+            Ok(Format::Umass)
+        } else if f.len() == 5 && f.iter().all(|s| is_num(s)) && (op == "0" || op == "1") {
+            Ok(Format::Tencent)
+        } else {
+            Err(unknown())
+        };
+    }
+    let is_int = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if words.len() != 5 || !words[1..].iter().all(|s| is_int(s)) {
+        return Err(unknown());
+    }
+    if !sample.iter().any(|&(_, l)| field(l, 0).contains('.')) {
+        return Ok(match ext.as_str() {
+            "ascii" => Format::Ssdsim,
+            "disksim" => Format::Disksim,
+            _ => Format::Mqsim,
+        });
+    }
+    let odd = sample.iter().find(|&&(_, l)| {
+        field(l, 3)
+            .parse::<u64>()
+            .map_or(true, |size| size % SECTOR_BYTES != 0)
+    });
+    match odd {
+        None => Ok(Format::Replayer),
+        Some(_) if ext == "disksim" || ext == "ascii" => Ok(Format::Disksim),
+        Some(&(line, text)) => Err(TraceError::Ambiguous {
+            file: file_name.to_string(),
+            line,
+            candidates: "disksim (`time_ms devno blkno size_blocks flags`) or replayer \
+                         (`ts_ms dev offset_bytes size_bytes op`)"
+                .to_string(),
+            reason: format!(
+                "decimal time and size `{}` is not a multiple of 512 bytes",
+                field(text, 3)
+            ),
+            text: text.to_string(),
+        }),
+    }
+}
+
+/// Reads and parses the trace at `path`; `None` detects the format from the content.
+pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
+    let file_name = path.display().to_string();
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|source| TraceError::Io {
+            file: file_name.clone(),
+            source,
+        })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let format = match format {
+        Some(f) => f,
+        None => detect_str(&text, &file_name)?,
+    };
+    parse_str(&text, format, &file_name)
+}
+
+/// Parses trace text in the given format; `file_name` is only used in errors.
+pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, TraceError> {
+    let mut raw = Vec::new();
+    let mut fields = Vec::new();
+    for (line, content) in content_lines(text) {
+        if format == Format::Blkparse && is_blkparse_summary(content) {
+            break;
+        }
+        fields.clear();
+        match format {
+            Format::Msr | Format::Umass | Format::Tencent => {
+                fields.extend(content.split(',').map(str::trim))
+            }
+            _ => fields.extend(content.split_whitespace()),
+        }
+        let ctx = Ctx {
+            file: file_name,
+            line,
+            text: content,
+        };
+        if let Some(r) = parse_fields(format, &fields, &ctx)? {
+            raw.push((line, r));
+        }
+    }
+    let start_ps = raw.iter().map(|(_, r)| r.time_ps).min().unwrap_or(0);
+    let mut records = Vec::with_capacity(raw.len());
+    for (line, r) in raw {
+        let delta_ps = r.time_ps - start_ps;
+        let arrival_ps = u64::try_from(delta_ps).map_err(|_| TraceError::BadField {
+            file: file_name.to_string(),
+            line,
+            field: "arrival time",
+            value: format!("{delta_ps} ps after the first request"),
+            problem: "exceeds the 64-bit picosecond range (~213 days)".to_string(),
+        })?;
+        records.push(Record {
+            arrival_ps,
+            ..r.record
+        });
+    }
+    records.sort_by_key(|r| r.arrival_ps);
+    Ok(Trace { format, records })
+}
+
+/// Non-empty, non-comment lines with their 1-based line numbers, trimmed.
+fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| content_of(l).map(|c| (i + 1, c)))
+}
+
+fn content_of(line: &str) -> Option<&str> {
+    let t = line.trim();
+    (!t.is_empty() && !t.starts_with('#')).then_some(t)
+}
+
+/// The `index`-th blank-separated field of `line`, or "".
+fn field(line: &str, index: usize) -> &str {
+    line.split_whitespace().nth(index).unwrap_or("")
+}
+
+fn is_blkparse_summary(line: &str) -> bool {
+    ["CPU", "Total (", "Throughput", "Events ("]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
+fn parse_maj_min(s: &str) -> Option<(u32, u32)> {
+    let (maj, min) = s.split_once(',')?;
+    Some((maj.parse().ok()?, min.parse().ok()?))
+}
+
+/// A record whose time is still absolute (not re-based), in picoseconds.
+struct Raw {
+    time_ps: u128,
+    record: Record,
+}
+
+/// Where a field comes from, for error messages.
+struct Ctx<'a> {
+    file: &'a str,
+    line: usize,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn bad(&self, field: &'static str, value: &str, problem: impl Into<String>) -> TraceError {
+        TraceError::BadField {
+            file: self.file.to_string(),
+            line: self.line,
+            field,
+            value: value.to_string(),
+            problem: problem.into(),
+        }
+    }
+
+    fn field_count(
+        &self,
+        fields: &[&str],
+        min: usize,
+        max: usize,
+        expected: &'static str,
+    ) -> Result<(), TraceError> {
+        if (min..=max).contains(&fields.len()) {
+            return Ok(());
+        }
+        Err(TraceError::FieldCount {
+            file: self.file.to_string(),
+            line: self.line,
+            expected,
+            found: fields.len(),
+            text: self.text.to_string(),
+        })
+    }
+
+    fn uint(&self, field: &'static str, text: &str) -> Result<u64, TraceError> {
+        if text.starts_with('-') {
+            return Err(self.bad(field, text, "is negative"));
+        }
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.bad(field, text, "is not a number"));
+        }
+        text.parse()
+            .map_err(|_| self.bad(field, text, "is too large"))
+    }
+
+    fn u32(&self, field: &'static str, text: &str) -> Result<u32, TraceError> {
+        let v = self.uint(field, text)?;
+        u32::try_from(v).map_err(|_| self.bad(field, text, "is too large"))
+    }
+
+    /// Exact decimal-to-integer conversion: `text` in units of 10^`unit_digits` ps.
+    fn decimal_ps(
+        &self,
+        field: &'static str,
+        text: &str,
+        unit_digits: u32,
+    ) -> Result<u128, TraceError> {
+        if text.starts_with('-') {
+            return Err(self.bad(field, text, "is negative"));
+        }
+        let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+            return Err(self.bad(field, text, "is not a number"));
+        }
+        let frac_digits = frac.bytes().chain(std::iter::repeat(b'0'));
+        let mut all_digits = int.bytes().chain(frac_digits.take(unit_digits as usize));
+        all_digits
+            .try_fold(0u128, |acc, d| {
+                acc.checked_mul(10)?.checked_add(u128::from(d - b'0'))
+            })
+            .ok_or_else(|| self.bad(field, text, "is too large"))
+    }
+
+    /// Byte offset and size from fields in units of `(offset, size)_unit_bytes`; rejects zero
+    /// sizes and 64-bit overflow of the end address.
+    fn extent(
+        &self,
+        offset: (&'static str, &str),
+        size: (&'static str, &str),
+        units: (u64, u64),
+    ) -> Result<(u64, u64), TraceError> {
+        let too_large = |(name, text): (&'static str, &str)| self.bad(name, text, "is too large");
+        let offset_bytes = self
+            .uint(offset.0, offset.1)?
+            .checked_mul(units.0)
+            .ok_or_else(|| too_large(offset))?;
+        let size_units = self.uint(size.0, size.1)?;
+        if size_units == 0 {
+            return Err(self.bad(size.0, size.1, "is zero (empty request)"));
+        }
+        let size_bytes = size_units
+            .checked_mul(units.1)
+            .ok_or_else(|| too_large(size))?;
+        offset_bytes
+            .checked_add(size_bytes)
+            .ok_or_else(|| too_large(offset))?;
+        Ok((offset_bytes, size_bytes))
+    }
+
+    /// `0`/`1` op code: `one_is_read` tells which value means read.
+    fn binary_op(
+        &self,
+        field: &'static str,
+        text: &str,
+        one_is_read: bool,
+    ) -> Result<Op, TraceError> {
+        match (self.uint(field, text)?, one_is_read) {
+            (1, true) | (0, false) => Ok(Op::Read),
+            (0, true) | (1, false) => Ok(Op::Write),
+            _ if one_is_read => Err(self.bad(field, text, "is not 1 (read) or 0 (write)")),
+            _ => Err(self.bad(field, text, "is not 0 (read) or 1 (write)")),
+        }
+    }
+}
+
+/// Blank-separated five-field formats: column names (time, device, offset, size, op), time unit
+/// as a power of ten of ps, and address unit in bytes.
+type Layout = ([&'static str; 5], u32, u64);
+const REPLAYER: Layout = (["ts_ms", "dev", "offset_bytes", "size_bytes", "op"], 9, 1);
+const SSDSIM: Layout = (["time_ns", "dev", "lsn", "size_sectors", "op"], 3, 512);
+const MQSIM: Layout = (
+    ["arrival_ns", "device", "lba_sector", "size_sectors", "type"],
+    3,
+    512,
+);
+const DISKSIM: Layout = (
+    ["time_ms", "devno", "blkno", "size_blocks", "flags"],
+    9,
+    512,
+);
+
+fn raw(time_ps: u128, device: u32, op: Op, extent: (u64, u64)) -> Option<Raw> {
+    let (offset_bytes, size_bytes) = extent;
+    let record = Record {
+        arrival_ps: 0,
+        device,
+        op,
+        offset_bytes,
+        size_bytes,
+    };
+    Some(Raw { time_ps, record })
+}
+
+/// Parses one content line; `Ok(None)` for lines that are not requests (blkparse).
+fn parse_fields(format: Format, f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
+    let (names, time_unit_digits, unit_bytes) = match format {
+        Format::Msr => return parse_msr(f, ctx),
+        Format::Umass => return parse_umass(f, ctx),
+        Format::Tencent => return parse_tencent(f, ctx),
+        Format::Blkparse => return parse_blkparse(f, ctx),
+        Format::Replayer => REPLAYER,
+        Format::Ssdsim => SSDSIM,
+        Format::Mqsim => MQSIM,
+        Format::Disksim => DISKSIM,
+    };
+    ctx.field_count(f, 5, 5, "5")?;
+    let time_ps = ctx.decimal_ps(names[0], f[0], time_unit_digits)?;
+    let device = ctx.u32(names[1], f[1])?;
+    let units = (unit_bytes, unit_bytes);
+    let extent = ctx.extent((names[2], f[2]), (names[3], f[3]), units)?;
+    let op = match format {
+        Format::Disksim if ctx.uint(names[4], f[4])? & 1 == 1 => Op::Read,
+        Format::Disksim => Op::Write,
+        _ => ctx.binary_op(names[4], f[4], true)?,
+    };
+    Ok(raw(time_ps, device, op, extent))
+}
+
+fn parse_msr(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
+    ctx.field_count(f, 7, 7, "7")?;
+    let ticks = ctx.uint("timestamp", f[0])?;
+    let device = ctx.u32("disk", f[2])?;
+    let op = match f[3] {
+        t if t.eq_ignore_ascii_case("read") => Op::Read,
+        t if t.eq_ignore_ascii_case("write") => Op::Write,
+        t => return Err(ctx.bad("type", t, "is not `Read` or `Write`")),
+    };
+    let extent = ctx.extent(("offset_bytes", f[4]), ("size_bytes", f[5]), (1, 1))?;
+    Ok(raw(u128::from(ticks) * 100_000, device, op, extent))
+}
+
+fn parse_umass(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
+    ctx.field_count(f, 5, usize::MAX, "at least 5")?;
+    let device = ctx.u32("ASU", f[0])?;
+    let extent = ctx.extent(("LBA", f[1]), ("size_bytes", f[2]), (SECTOR_BYTES, 1))?;
+    let op = match f[3] {
+        "r" | "R" => Op::Read,
+        "w" | "W" => Op::Write,
+        t => return Err(ctx.bad("opcode", t, "is not `r` or `w`")),
+    };
+    let time_ps = ctx.decimal_ps("timestamp_s", f[4], 12)?;
+    Ok(raw(time_ps, device, op, extent))
+}
+
+fn parse_tencent(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
+    ctx.field_count(f, 5, 5, "5")?;
+    let time_ps = ctx.decimal_ps("timestamp_s", f[0], 12)?;
+    let extent = ctx.extent(
+        ("offset_sectors", f[1]),
+        ("size_sectors", f[2]),
+        (SECTOR_BYTES, SECTOR_BYTES),
+    )?;
+    let op = ctx.binary_op("type", f[3], false)?;
+    let device = ctx.u32("volume", f[4])?;
+    Ok(raw(time_ps, device, op, extent))
+}
+
+/// `maj,min cpu seq time pid action rwbs sector + count [process]`
+fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
+    ctx.field_count(f, 6, usize::MAX, "at least 6")?;
+    let (major, minor) =
+        parse_maj_min(f[0]).ok_or_else(|| ctx.bad("device", f[0], "is not `major,minor`"))?;
+    if f[5] != "Q" {
+        return Ok(None); // another action
+    }
+    ctx.field_count(f, 7, usize::MAX, "at least 7")?;
+    if f.len() == 7 || f[7].starts_with('[') {
+        return Ok(None); // a request without data (flush)
+    }
+    let rwbs = f[6];
+    let op = if rwbs.contains('D') {
+        Op::Trim
+    } else if rwbs.contains('R') {
+        Op::Read
+    } else if rwbs.contains('W') {
+        Op::Write
+    } else {
+        return Ok(None);
+    };
+    if rwbs.contains('F') && f.get(9) == Some(&"0") {
+        return Ok(None); // flush printed as `0 + 0`
+    }
+    if f.len() < 10 || f[8] != "+" {
+        return Err(TraceError::FieldCount {
+            file: ctx.file.to_string(),
+            line: ctx.line,
+            expected: "`sector + count` after RWBS, i.e. at least 10",
+            found: f.len(),
+            text: ctx.text.to_string(),
+        });
+    }
+    let device = major
+        .checked_mul(256)
+        .and_then(|d| d.checked_add(minor))
+        .ok_or_else(|| ctx.bad("device", f[0], "is too large"))?;
+    let time_ps = ctx.decimal_ps("time_s", f[3], 12)?;
+    let extent = ctx.extent(
+        ("sector", f[7]),
+        ("count", f[9]),
+        (SECTOR_BYTES, SECTOR_BYTES),
+    )?;
+    Ok(raw(time_ps, device, op, extent))
+}
+
+/// Writes `trace` in `format`, one line per record. Sector-addressed formats round the extent
+/// outwards to whole 512 B sectors; times are truncated to the format's resolution (100 ns for
+/// msr, 1 ns for ssdsim/mqsim/blkparse, 1 s for tencent). Trim is only expressible in blkparse:
+/// other formats fail with `InvalidInput`.
+pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<()> {
+    let mut out = BufWriter::new(out);
+    for (index, r) in trace.iter().enumerate() {
+        write_record(&mut out, r, format, index)?;
+    }
+    out.flush()
+}
+
+fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize) -> io::Result<()> {
+    let first_sector = r.offset_bytes / SECTOR_BYTES;
+    let end_sector = r
+        .offset_bytes
+        .saturating_add(r.size_bytes)
+        .div_ceil(SECTOR_BYTES);
+    let sectors = end_sector - first_sector;
+    let (ps, dev) = (r.arrival_ps, r.device);
+    let read = match r.op {
+        Op::Read => true,
+        Op::Write => false,
+        Op::Trim if format == Format::Blkparse => false,
+        Op::Trim => {
+            let msg = format!(
+                "request {}: the {format} format cannot express trim",
+                index + 1
+            );
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
+        }
+    };
+    let (bit, off, size) = (u8::from(read), r.offset_bytes, r.size_bytes);
+    match format {
+        Format::Msr => {
+            let (ticks, word) = (ps / 100_000, if read { "Read" } else { "Write" });
+            writeln!(out, "{ticks},ssdlab,{dev},{word},{off},{size},0")
+        }
+        Format::Replayer => writeln!(out, "{} {dev} {off} {size} {bit}", decimal(ps, 9, 3)),
+        Format::Ssdsim | Format::Mqsim => {
+            writeln!(out, "{} {dev} {first_sector} {sectors} {bit}", ps / 1000)
+        }
+        Format::Disksim => {
+            writeln!(
+                out,
+                "{} {dev} {first_sector} {sectors} {bit}",
+                decimal(ps, 9, 3)
+            )
+        }
+        Format::Umass => {
+            let size = size.saturating_add(off % SECTOR_BYTES);
+            let (letter, time) = (if read { 'r' } else { 'w' }, decimal(ps, 12, 6));
+            writeln!(out, "{dev},{first_sector},{size},{letter},{time}")
+        }
+        Format::Tencent => {
+            let (s, kind) = (ps / 1_000_000_000_000, 1 - bit);
+            writeln!(out, "{s},{first_sector},{sectors},{kind},{dev}")
+        }
+        Format::Blkparse => {
+            let rwbs = match r.op {
+                Op::Read => "R",
+                Op::Write => "W",
+                Op::Trim => "D",
+            };
+            let (time, seq) = (decimal(ps / 1000 * 1000, 12, 9), index + 1);
+            let (major, minor) = (dev / 256, dev % 256);
+            write!(
+                out,
+                "{major:>3},{minor:<3} 0 {seq:>8} {time:>14} 0 Q {rwbs:>3} "
+            )?;
+            writeln!(out, "{first_sector} + {sectors} [ssdlab]")
+        }
+    }
+}
+
+/// `ps` in units of 10^`unit_digits` ps as a decimal with at least `min_frac` fraction digits.
+fn decimal(ps: u64, unit_digits: u32, min_frac: usize) -> String {
+    let unit = 10u64.pow(unit_digits);
+    let frac = format!("{:0width$}", ps % unit, width = unit_digits as usize);
+    let keep = frac.trim_end_matches('0').len().max(min_frac);
+    format!("{}.{}", ps / unit, &frac[..keep])
+}
+
+/// Request counts, mix and sizes of a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Summary {
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    /// Reads as a percentage of all requests.
+    pub read_pct: f64,
+    pub avg_size_bytes: f64,
+    pub avg_read_bytes: f64,
+    pub avg_write_bytes: f64,
+    /// Last arrival minus first arrival.
+    pub span_ps: u64,
+    /// Largest `offset_bytes + size_bytes`.
+    pub max_address_bytes: u64,
+}
+
+pub fn summarize(records: &[Record]) -> Summary {
+    let mut s = Summary::default();
+    let (mut total, mut read, mut written) = (0u128, 0u128, 0u128);
+    let (mut first_ps, mut last_ps) = (u64::MAX, 0);
+    for r in records {
+        let size = u128::from(r.size_bytes);
+        match r.op {
+            Op::Read => (s.reads, read) = (s.reads + 1, read + size),
+            Op::Write => (s.writes, written) = (s.writes + 1, written + size),
+            Op::Trim => s.trims += 1,
+        }
+        total += size;
+        first_ps = first_ps.min(r.arrival_ps);
+        last_ps = last_ps.max(r.arrival_ps);
+        s.max_address_bytes = s
+            .max_address_bytes
+            .max(r.offset_bytes.saturating_add(r.size_bytes));
+    }
+    let avg = |bytes: u128, n: u64| if n == 0 { 0.0 } else { bytes as f64 / n as f64 };
+    s.requests = records.len() as u64;
+    s.read_pct = avg(u128::from(s.reads) * 100, s.requests);
+    s.avg_size_bytes = avg(total, s.requests);
+    s.avg_read_bytes = avg(read, s.reads);
+    s.avg_write_bytes = avg(written, s.writes);
+    s.span_ps = last_ps.saturating_sub(first_ps);
+    s
+}

@@ -1,0 +1,263 @@
+//! DRAM write cache: LRU, write-back.
+//!
+//! Owns which logical pages sit in device DRAM. Writes land here and complete at DRAM
+//! speed (write absorption when the page is already cached); reads whose sectors are all
+//! cached are served from here (read hits). When a write finds no room, the least recently
+//! used clean page is dropped, or — if every page is dirty — the least recently used dirty
+//! page is written back to flash and its slot frees when that program finishes. A page
+//! being written back stays readable here until then. Only written data is cached (no read
+//! fill). Capacity is a limit: a write that finds the cache full of pages in flight waits.
+
+use rustc_hash::FxHashMap;
+
+use crate::nand::{Lpn, NONE};
+
+#[derive(Debug, Clone)]
+struct Entry {
+    lpn: Lpn,
+    mask: u64,
+    dirty: bool,
+    flushing: bool,
+    /// Written again while a write-back was in flight: still dirty after it.
+    redirtied: bool,
+    prev: u32,
+    next: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// The page was cached already: the write is absorbed.
+    Absorbed,
+    /// Inserted into a free slot (maybe after dropping a clean page).
+    Inserted,
+    /// No slot can be freed now; the caller must wait for a write-back to finish.
+    Full,
+}
+
+pub struct WriteCache {
+    capacity: u32,
+    index: FxHashMap<Lpn, u32>,
+    entries: Vec<Entry>,
+    free: Vec<u32>,
+    /// Most recently used end.
+    head: u32,
+    /// Least recently used end.
+    tail: u32,
+    pub dirty_pages: u32,
+    pub flushing_pages: u32,
+    /// Clean pages dropped to make room, not yet collected with `take_dropped`.
+    dropped: Vec<Lpn>,
+}
+
+impl WriteCache {
+    pub fn new(capacity_pages: u32) -> WriteCache {
+        assert!(capacity_pages > 0);
+        WriteCache {
+            capacity: capacity_pages,
+            index: FxHashMap::default(),
+            entries: Vec::new(),
+            free: Vec::new(),
+            head: NONE,
+            tail: NONE,
+            dirty_pages: 0,
+            flushing_pages: 0,
+            dropped: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> u32 {
+        self.index.len() as u32
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    fn unlink(&mut self, s: u32) {
+        let (p, n) = (self.entries[s as usize].prev, self.entries[s as usize].next);
+        if p != NONE {
+            self.entries[p as usize].next = n;
+        } else {
+            self.head = n;
+        }
+        if n != NONE {
+            self.entries[n as usize].prev = p;
+        } else {
+            self.tail = p;
+        }
+    }
+
+    fn push_front(&mut self, s: u32) {
+        self.entries[s as usize].prev = NONE;
+        self.entries[s as usize].next = self.head;
+        if self.head != NONE {
+            self.entries[self.head as usize].prev = s;
+        }
+        self.head = s;
+        if self.tail == NONE {
+            self.tail = s;
+        }
+    }
+
+    fn touch(&mut self, s: u32) {
+        if self.head != s {
+            self.unlink(s);
+            self.push_front(s);
+        }
+    }
+
+    /// Sectors of `lpn` held in the cache (0 if none).
+    pub fn cached_mask(&self, lpn: Lpn) -> u64 {
+        self.index.get(&lpn).map(|&s| self.entries[s as usize].mask).unwrap_or(0)
+    }
+
+    /// A read of `mask` sectors of `lpn`: a hit if all of them are cached.
+    pub fn read(&mut self, lpn: Lpn, mask: u64) -> bool {
+        match self.index.get(&lpn).copied() {
+            Some(s) if self.entries[s as usize].mask & mask == mask => {
+                self.touch(s);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Write `mask` sectors of `lpn` into the cache.
+    pub fn write(&mut self, lpn: Lpn, mask: u64) -> WriteOutcome {
+        if let Some(&s) = self.index.get(&lpn) {
+            let e = &mut self.entries[s as usize];
+            e.mask |= mask;
+            if e.flushing {
+                e.redirtied = true;
+            }
+            if !e.dirty {
+                e.dirty = true;
+                self.dirty_pages += 1;
+            }
+            self.touch(s);
+            return WriteOutcome::Absorbed;
+        }
+        if self.index.len() as u32 >= self.capacity && !self.drop_lru_clean() {
+            return WriteOutcome::Full;
+        }
+        let entry = Entry { lpn, mask, dirty: true, flushing: false, redirtied: false, prev: NONE, next: NONE };
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.entries[s as usize] = entry;
+                s
+            }
+            None => {
+                self.entries.push(entry);
+                self.entries.len() as u32 - 1
+            }
+        };
+        self.index.insert(lpn, s);
+        self.push_front(s);
+        self.dirty_pages += 1;
+        WriteOutcome::Inserted
+    }
+
+    /// Drop the least recently used clean page, if any.
+    fn drop_lru_clean(&mut self) -> bool {
+        let mut s = self.tail;
+        while s != NONE {
+            let e = &self.entries[s as usize];
+            if !e.dirty && !e.flushing {
+                let lpn = e.lpn;
+                self.unlink(s);
+                self.index.remove(&lpn);
+                self.free.push(s);
+                self.dropped.push(lpn);
+                return true;
+            }
+            s = e.prev;
+        }
+        false
+    }
+
+    /// Clean pages dropped since the last call.
+    pub fn take_dropped(&mut self) -> Option<Lpn> {
+        self.dropped.pop()
+    }
+
+    /// Choose the least recently used dirty page not yet being written back, mark it as
+    /// being written back and return it with its sectors.
+    pub fn start_writeback(&mut self) -> Option<(Lpn, u64)> {
+        let mut s = self.tail;
+        while s != NONE {
+            let e = &mut self.entries[s as usize];
+            if e.dirty && !e.flushing {
+                e.flushing = true;
+                e.redirtied = false;
+                self.flushing_pages += 1;
+                return Some((e.lpn, e.mask));
+            }
+            s = e.prev;
+        }
+        None
+    }
+
+    /// The write-back of `lpn` reached flash.
+    pub fn writeback_done(&mut self, lpn: Lpn) {
+        let s = *self.index.get(&lpn).expect("write-back of a page not in the cache");
+        let e = &mut self.entries[s as usize];
+        assert!(e.flushing, "write-back finished for lpn {lpn} that was not being written back");
+        e.flushing = false;
+        self.flushing_pages -= 1;
+        if !e.redirtied {
+            e.dirty = false;
+            self.dirty_pages -= 1;
+        }
+    }
+
+    /// TRIM: forget `lpn` unless a write-back of it is in flight (then it stays, clean data
+    /// is harmless: the FTL drops the mapping).
+    pub fn trim(&mut self, lpn: Lpn) {
+        if let Some(&s) = self.index.get(&lpn) {
+            if self.entries[s as usize].flushing {
+                return;
+            }
+            if self.entries[s as usize].dirty {
+                self.dirty_pages -= 1;
+            }
+            self.unlink(s);
+            self.index.remove(&lpn);
+            self.free.push(s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_write_back_and_absorption() {
+        let mut c = WriteCache::new(2);
+        assert_eq!(c.write(1, 0xff), WriteOutcome::Inserted);
+        assert_eq!(c.write(2, 0x0f), WriteOutcome::Inserted);
+        assert_eq!(c.write(1, 0xff), WriteOutcome::Absorbed);
+        assert!(c.read(2, 0x03));
+        assert!(!c.read(2, 0xf0), "sectors not cached are a miss");
+        // Full of dirty pages: no room until a write-back finishes; LRU is page 1 (2 was read).
+        assert_eq!(c.write(3, 1), WriteOutcome::Full);
+        assert_eq!(c.start_writeback(), Some((1, 0xff)));
+        assert_eq!(c.write(3, 1), WriteOutcome::Full);
+        assert!(c.read(1, 0xff), "a page being written back is still readable");
+        c.writeback_done(1);
+        assert_eq!(c.write(3, 1), WriteOutcome::Inserted, "clean page 1 is dropped for 3");
+        assert_eq!(c.cached_mask(1), 0);
+        assert_eq!(c.dirty_pages, 2);
+    }
+
+    #[test]
+    fn a_page_written_during_write_back_stays_dirty() {
+        let mut c = WriteCache::new(1);
+        c.write(7, 1);
+        assert_eq!(c.start_writeback(), Some((7, 1)));
+        assert_eq!(c.write(7, 2), WriteOutcome::Absorbed);
+        c.writeback_done(7);
+        assert_eq!(c.dirty_pages, 1);
+        assert_eq!(c.write(8, 1), WriteOutcome::Full);
+    }
+}

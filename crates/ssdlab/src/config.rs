@@ -1,0 +1,572 @@
+//! Configuration: one TOML file describing the drive, typed and validated.
+//!
+//! Every key is documented in `docs/config.md` with its unit and default; unknown keys are
+//! errors (serde `deny_unknown_fields`), never silently ignored. Times are written in the
+//! unit named by the key (`t_read_us`, `cmd_addr_cycle_ns`) and converted once, in
+//! [`Config::resolve`], to integer picoseconds.
+//!
+//! `--set key=value` overrides are applied to the parsed TOML tree before it is typed, so an
+//! override of a misspelled key fails exactly like the misspelled key in a file would.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub nand: NandConfig,
+    pub tsu: TsuConfig,
+    pub ftl: FtlConfig,
+    pub cache: CacheConfig,
+    pub hil: HilConfig,
+    pub hif: HifConfig,
+    pub stats: StatsConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NandConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    pub sector_bytes: u32,
+    /// slc | mlc | tlc | qlc: the number of page types (1..4). A page's type is its offset in
+    /// the block modulo that number (LSB, CSB, MSB, ...).
+    pub cell: CellType,
+    /// Array read latency per page type, LSB first.
+    pub t_read_us: Vec<f64>,
+    /// Program latency per page type, LSB first.
+    pub t_program_us: Vec<f64>,
+    pub t_erase_us: f64,
+    /// Allow multi-plane commands (same die, different planes, same page offset).
+    pub multiplane: bool,
+    /// Multi-plane commands also need the same block index in every plane.
+    pub multiplane_same_block: bool,
+    /// Allow one command to drive several dies of a chip (die interleaving).
+    pub die_interleave: bool,
+    pub bus: BusConfig,
+    pub suspension: SuspensionConfig,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn page_types(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BusConfig {
+    /// ONFI data rate in mega-transfers per second.
+    pub rate_mt_s: f64,
+    /// Bus width in bits.
+    pub width_bits: u32,
+    /// Time of one command or address cycle.
+    pub cmd_addr_cycle_ns: f64,
+    /// Command + address cycles per plane of a read (00h, 5 address, 30h).
+    pub read_cycles: u32,
+    /// Command + address cycles per plane of a program (80h, 5 address, 10h).
+    pub program_cycles: u32,
+    /// Command + address cycles per plane of an erase (60h, 3 address, D0h).
+    pub erase_cycles: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SuspensionConfig {
+    /// Suspend a running program or erase when a user read arrives for the chip.
+    pub enabled: bool,
+    pub t_suspend_us: f64,
+    pub t_resume_us: f64,
+    /// How many times one program/erase may be suspended.
+    pub max_per_op: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TsuConfig {
+    /// fifo | ooo
+    pub policy: String,
+    /// How many queued transactions per queue the builder looks at when coalescing.
+    pub scan_limit: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of physical pages not exposed as logical pages.
+    pub overprovisioning_ratio: f64,
+    /// One of the 24 static orders (CWDP, ...) or `dynamic`.
+    pub allocation: String,
+    /// page (full page table). A trait lets demand-based mapping come later.
+    pub mapping: String,
+    /// What a read of a never-written page does: `flash` reads the page static allocation
+    /// would have given it (so a fresh drive has realistic read timing), `zero` completes
+    /// without touching flash.
+    pub unwritten_read: String,
+    pub gc: GcConfig,
+    pub wear_leveling: WearLevelingConfig,
+    pub firmware: FirmwareConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    /// greedy | cost_benefit | random | fifo | d_choices
+    pub policy: String,
+    /// GC starts on a plane when its free blocks fall below this fraction of its blocks.
+    pub threshold: f64,
+    /// User writes to a plane wait when its free blocks fall to this fraction (foreground GC);
+    /// at least one block is always kept for GC.
+    pub hard_threshold: f64,
+    /// Background GC: while a chip is idle, clean planes whose free fraction is below this.
+    /// 0 turns background GC off.
+    pub background_threshold: f64,
+    /// Move valid pages with copyback (no data over the bus) instead of read + program.
+    pub copyback: bool,
+    /// Number of random candidates for `d_choices`.
+    pub d: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WearLevelingConfig {
+    /// Dynamic: a plane opens its least-erased free block.
+    pub dynamic: bool,
+    /// Static: when the erase-count spread of a plane exceeds this, its least-erased full
+    /// block is cleaned so cold data moves to a worn block. 0 turns it off.
+    pub static_threshold: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FirmwareConfig {
+    pub cores: u32,
+    /// Firmware time per memory request (mapping lookup, allocation), per core.
+    pub op_cost_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    pub enabled: bool,
+    pub capacity_bytes: u64,
+    /// DRAM time to serve one page from the cache.
+    pub dram_access_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HilConfig {
+    /// Device-level scheduler: vas
+    pub scheduler: String,
+    /// Device-level queue depth (tags).
+    pub queue_depth: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HifConfig {
+    /// nvme | sata
+    pub interface: String,
+    /// round_robin | weighted_round_robin (NVMe only)
+    pub arbitration: String,
+    /// Weighted round-robin weights of the high, medium and low classes; urgent is strict.
+    pub wrr_weights: Vec<u32>,
+    /// Fixed time from a command's fetch to the device seeing it.
+    pub command_latency_ns: f64,
+    pub pcie: PcieConfig,
+    pub sata: SataConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PcieConfig {
+    pub lanes: u32,
+    /// Payload bandwidth of one lane in GB/s (10^9 bytes per second).
+    pub lane_gb_s: f64,
+    pub tlp_payload_bytes: u32,
+    pub tlp_overhead_bytes: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SataConfig {
+    /// Link payload bandwidth in MB/s (10^6 bytes per second).
+    pub bandwidth_mb_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsConfig {
+    /// Time-series interval; 0 turns the time series off.
+    pub interval_us: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            nand: NandConfig::default(),
+            tsu: TsuConfig::default(),
+            ftl: FtlConfig::default(),
+            cache: CacheConfig::default(),
+            hil: HilConfig::default(),
+            hif: HifConfig::default(),
+            stats: StatsConfig::default(),
+        }
+    }
+}
+
+impl Default for NandConfig {
+    fn default() -> Self {
+        NandConfig {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 2048,
+            pages_per_block: 256,
+            page_bytes: 8192,
+            sector_bytes: 512,
+            cell: CellType::Mlc,
+            t_read_us: vec![75.0, 75.0],
+            t_program_us: vec![750.0, 750.0],
+            t_erase_us: 3800.0,
+            multiplane: true,
+            multiplane_same_block: false,
+            die_interleave: true,
+            bus: BusConfig::default(),
+            suspension: SuspensionConfig::default(),
+        }
+    }
+}
+
+impl Default for BusConfig {
+    fn default() -> Self {
+        BusConfig {
+            rate_mt_s: 333.0,
+            width_bits: 8,
+            cmd_addr_cycle_ns: 10.0,
+            read_cycles: 7,
+            program_cycles: 7,
+            erase_cycles: 5,
+        }
+    }
+}
+
+impl Default for SuspensionConfig {
+    fn default() -> Self {
+        SuspensionConfig { enabled: false, t_suspend_us: 20.0, t_resume_us: 20.0, max_per_op: 4 }
+    }
+}
+
+impl Default for TsuConfig {
+    fn default() -> Self {
+        TsuConfig { policy: "ooo".into(), scan_limit: 64 }
+    }
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            overprovisioning_ratio: 0.07,
+            allocation: "CWDP".into(),
+            mapping: "page".into(),
+            unwritten_read: "flash".into(),
+            gc: GcConfig::default(),
+            wear_leveling: WearLevelingConfig::default(),
+            firmware: FirmwareConfig::default(),
+        }
+    }
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig {
+            policy: "greedy".into(),
+            threshold: 0.05,
+            hard_threshold: 0.005,
+            background_threshold: 0.0,
+            copyback: false,
+            d: 4,
+        }
+    }
+}
+
+impl Default for WearLevelingConfig {
+    fn default() -> Self {
+        WearLevelingConfig { dynamic: true, static_threshold: 0 }
+    }
+}
+
+impl Default for FirmwareConfig {
+    fn default() -> Self {
+        FirmwareConfig { cores: 1, op_cost_ns: 0.0 }
+    }
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig { enabled: false, capacity_bytes: 256 << 20, dram_access_ns: 0.0 }
+    }
+}
+
+impl Default for HilConfig {
+    fn default() -> Self {
+        HilConfig { scheduler: "vas".into(), queue_depth: 32 }
+    }
+}
+
+impl Default for HifConfig {
+    fn default() -> Self {
+        HifConfig {
+            interface: "nvme".into(),
+            arbitration: "round_robin".into(),
+            wrr_weights: vec![4, 2, 1],
+            command_latency_ns: 0.0,
+            pcie: PcieConfig::default(),
+            sata: SataConfig::default(),
+        }
+    }
+}
+
+impl Default for PcieConfig {
+    fn default() -> Self {
+        PcieConfig { lanes: 4, lane_gb_s: 1.0, tlp_payload_bytes: 256, tlp_overhead_bytes: 24 }
+    }
+}
+
+impl Default for SataConfig {
+    fn default() -> Self {
+        SataConfig { bandwidth_mb_s: 600.0 }
+    }
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig { interval_us: 0.0 }
+    }
+}
+
+/// Parse `value` of a `--set key=value` as a TOML value; a bare word is a string.
+fn parse_override_value(value: &str) -> toml::Value {
+    let doc = format!("v = {value}");
+    match toml::from_str::<toml::Table>(&doc) {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(value.to_string())),
+        Err(_) => toml::Value::String(value.to_string()),
+    }
+}
+
+/// Apply `key.path=value` to a TOML tree, creating tables on the way.
+pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
+    let Some((key, value)) = assignment.split_once('=') else {
+        return Err(Error::config("--set", 0, assignment, "expected key=value"));
+    };
+    let key = key.trim();
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::config("--set", 0, key, "empty component in key"));
+    }
+    let mut table = root;
+    for part in &parts[..parts.len() - 1] {
+        let entry = table
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        table = match entry {
+            toml::Value::Table(t) => t,
+            _ => return Err(Error::config("--set", 0, key, "path goes through a non-table key")),
+        };
+    }
+    table.insert(parts[parts.len() - 1].to_string(), parse_override_value(value.trim()));
+    Ok(())
+}
+
+impl Config {
+    /// Read a config file, apply `--set` overrides, type it and validate it.
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Config::from_toml_str(&text, &path.display().to_string(), overrides)
+    }
+
+    pub fn from_toml_str(text: &str, file: &str, overrides: &[String]) -> Result<Config> {
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
+        // First type the file alone, so that its errors carry file line numbers.
+        let _: Config = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        let config: Config = if overrides.is_empty() {
+            toml::from_str(text).map_err(|e| Error::toml(file, text, e))?
+        } else {
+            Config::deserialize(toml::Value::Table(table)).map_err(|e| {
+                Error::config("--set", 0, &overrides.join(" "), &e.to_string())
+            })?
+        };
+        config.validate(file)?;
+        Ok(config)
+    }
+
+    /// Check everything that can be impossible; names the key and value.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        let bad = |key: &str, value: String, why: &str| Err(Error::config(file, 0, key, &format!("{key} = {value}: {why}")));
+        let n = &self.nand;
+        for (key, v) in [
+            ("nand.channels", n.channels),
+            ("nand.chips_per_channel", n.chips_per_channel),
+            ("nand.dies_per_chip", n.dies_per_chip),
+            ("nand.planes_per_die", n.planes_per_die),
+            ("nand.blocks_per_plane", n.blocks_per_plane),
+            ("nand.pages_per_block", n.pages_per_block),
+            ("nand.page_bytes", n.page_bytes),
+            ("nand.sector_bytes", n.sector_bytes),
+            ("nand.bus.width_bits", n.bus.width_bits),
+            ("hil.queue_depth", self.hil.queue_depth),
+            ("ftl.firmware.cores", self.ftl.firmware.cores),
+            ("tsu.scan_limit", self.tsu.scan_limit),
+        ] {
+            if v == 0 {
+                return bad(key, v.to_string(), "must be at least 1");
+            }
+        }
+        if n.dies_per_chip > 16 {
+            return bad("nand.dies_per_chip", n.dies_per_chip.to_string(), "at most 16 dies per chip");
+        }
+        if n.planes_per_die > 16 {
+            return bad("nand.planes_per_die", n.planes_per_die.to_string(), "at most 16 planes per die");
+        }
+        if n.pages_per_block > 65535 {
+            return bad("nand.pages_per_block", n.pages_per_block.to_string(), "at most 65535");
+        }
+        if n.page_bytes % n.sector_bytes != 0 {
+            return bad("nand.page_bytes", n.page_bytes.to_string(), "must be a multiple of nand.sector_bytes");
+        }
+        if n.page_bytes / n.sector_bytes > 64 {
+            return bad("nand.page_bytes", n.page_bytes.to_string(), "at most 64 sectors per page");
+        }
+        if !n.bus.width_bits.is_power_of_two() || n.bus.width_bits > 64 || n.bus.width_bits % 8 != 0 {
+            return bad("nand.bus.width_bits", n.bus.width_bits.to_string(), "must be 8, 16, 32 or 64");
+        }
+        let total_pages = n.channels as u128
+            * n.chips_per_channel as u128
+            * n.dies_per_chip as u128
+            * n.planes_per_die as u128
+            * n.blocks_per_plane as u128
+            * n.pages_per_block as u128;
+        if total_pages >= u32::MAX as u128 {
+            return bad("nand", format!("{total_pages} pages"), "at most 2^32-1 physical pages (use larger pages)");
+        }
+        let types = n.cell.page_types();
+        if n.t_read_us.len() != types {
+            return bad("nand.t_read_us", format!("{:?}", n.t_read_us), &format!("needs one latency per page type ({types} for {:?})", n.cell));
+        }
+        if n.t_program_us.len() != types {
+            return bad("nand.t_program_us", format!("{:?}", n.t_program_us), &format!("needs one latency per page type ({types} for {:?})", n.cell));
+        }
+        let times = n.t_read_us.iter().chain(&n.t_program_us).copied().chain([
+            n.t_erase_us,
+            n.bus.cmd_addr_cycle_ns,
+            n.suspension.t_suspend_us,
+            n.suspension.t_resume_us,
+            self.ftl.firmware.op_cost_ns,
+            self.cache.dram_access_ns,
+            self.hif.command_latency_ns,
+            self.stats.interval_us,
+        ]);
+        for t in times {
+            if !(t.is_finite() && t >= 0.0) {
+                return bad("a latency", t.to_string(), "latencies must be finite and non-negative");
+            }
+        }
+        if !(n.bus.rate_mt_s.is_finite() && n.bus.rate_mt_s > 0.0) {
+            return bad("nand.bus.rate_mt_s", n.bus.rate_mt_s.to_string(), "must be positive");
+        }
+        let op = self.ftl.overprovisioning_ratio;
+        if !(0.0..0.9).contains(&op) {
+            return bad("ftl.overprovisioning_ratio", op.to_string(), "must be in [0, 0.9)");
+        }
+        crate::ftl::AllocationScheme::parse(&self.ftl.allocation)
+            .map_err(|why| Error::config(file, 0, "ftl.allocation", &why))?;
+        crate::ftl::VictimPolicy::parse(&self.ftl.gc.policy)
+            .map_err(|why| Error::config(file, 0, "ftl.gc.policy", &why))?;
+        if self.ftl.mapping != "page" {
+            return bad("ftl.mapping", self.ftl.mapping.clone(), "known mappings: page");
+        }
+        if !["flash", "zero"].contains(&self.ftl.unwritten_read.as_str()) {
+            return bad("ftl.unwritten_read", self.ftl.unwritten_read.clone(), "must be flash or zero");
+        }
+        let gc = &self.ftl.gc;
+        for (key, v) in [("ftl.gc.threshold", gc.threshold), ("ftl.gc.hard_threshold", gc.hard_threshold), ("ftl.gc.background_threshold", gc.background_threshold)] {
+            if !(0.0..0.5).contains(&v) {
+                return bad(key, v.to_string(), "must be a fraction in [0, 0.5)");
+            }
+        }
+        if gc.hard_threshold > gc.threshold {
+            return bad("ftl.gc.hard_threshold", gc.hard_threshold.to_string(), "must not exceed ftl.gc.threshold");
+        }
+        if gc.d == 0 {
+            return bad("ftl.gc.d", "0".into(), "must be at least 1");
+        }
+        crate::tsu::TsuPolicyKind::parse(&self.tsu.policy)
+            .map_err(|why| Error::config(file, 0, "tsu.policy", &why))?;
+        crate::hil::SchedulerKind::parse(&self.hil.scheduler)
+            .map_err(|why| Error::config(file, 0, "hil.scheduler", &why))?;
+        if !["nvme", "sata"].contains(&self.hif.interface.as_str()) {
+            return bad("hif.interface", self.hif.interface.clone(), "must be nvme or sata");
+        }
+        if !["round_robin", "weighted_round_robin"].contains(&self.hif.arbitration.as_str()) {
+            return bad("hif.arbitration", self.hif.arbitration.clone(), "must be round_robin or weighted_round_robin");
+        }
+        if self.hif.wrr_weights.len() != 3 || self.hif.wrr_weights.contains(&0) {
+            return bad("hif.wrr_weights", format!("{:?}", self.hif.wrr_weights), "needs three positive weights (high, medium, low)");
+        }
+        if self.hif.pcie.lanes == 0 || !(self.hif.pcie.lane_gb_s > 0.0) || self.hif.pcie.tlp_payload_bytes == 0 {
+            return bad("hif.pcie", format!("{:?}", self.hif.pcie), "lanes, lane_gb_s and tlp_payload_bytes must be positive");
+        }
+        if !(self.hif.sata.bandwidth_mb_s > 0.0) {
+            return bad("hif.sata.bandwidth_mb_s", self.hif.sata.bandwidth_mb_s.to_string(), "must be positive");
+        }
+        if self.cache.enabled && self.cache.capacity_bytes < n.page_bytes as u64 {
+            return bad("cache.capacity_bytes", self.cache.capacity_bytes.to_string(), "must hold at least one page");
+        }
+        if n.blocks_per_plane < 8 {
+            return bad("nand.blocks_per_plane", n.blocks_per_plane.to_string(), "at least 8 blocks per plane, so GC has room to work");
+        }
+        Ok(())
+    }
+
+    /// The resolved TOML text of this config (all keys, defaults filled in).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Nanoseconds (as written in a config) to integer picoseconds.
+pub fn ns_to_ps(ns: f64) -> u64 {
+    (ns * 1000.0).round() as u64
+}
+
+/// Microseconds (as written in a config) to integer picoseconds.
+pub fn us_to_ps(us: f64) -> u64 {
+    (us * 1_000_000.0).round() as u64
+}

@@ -1,0 +1,259 @@
+//! Block manager: page state, valid counts, erase counts, free blocks and write frontiers.
+//!
+//! Per physical page the only state is its reverse-map entry (the logical page it holds, or
+//! NONE once invalid), kept in an arena that gets a block's worth of entries the first time
+//! the block is opened. Per block: valid count, write pointer, erase count, state and the
+//! sequence number of its opening (age for FIFO and cost-benefit). Per plane: a cursor over
+//! never-used blocks, a queue of erased blocks and one write frontier per stream.
+
+use std::collections::VecDeque;
+
+use crate::nand::{Geometry, Lpn, Ppn, NONE};
+
+/// Write streams with separate frontiers: user data and GC-moved data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    User = 0,
+    Gc = 1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    Free = 0,
+    Open = 1,
+    Closed = 2,
+    /// Chosen by GC; its valid pages are being moved.
+    Victim = 3,
+}
+
+pub struct Blocks {
+    pub geo: Geometry,
+    pub valid: Vec<u16>,
+    pub write_ptr: Vec<u16>,
+    pub erase_count: Vec<u32>,
+    pub state: Vec<BlockState>,
+    /// Opening order (a global counter), for FIFO and cost-benefit ages.
+    pub opened_seq: Vec<u64>,
+    p2l_slot: Vec<u32>,
+    p2l: Vec<Lpn>,
+    fresh_cursor: Vec<u32>,
+    erased: Vec<VecDeque<u32>>,
+    frontier: Vec<[u32; 2]>,
+    seq: u64,
+    pub dynamic_wear_leveling: bool,
+}
+
+impl Blocks {
+    pub fn new(geo: &Geometry, dynamic_wear_leveling: bool) -> Blocks {
+        let nb = geo.blocks() as usize;
+        let np = geo.planes() as usize;
+        Blocks {
+            geo: geo.clone(),
+            valid: vec![0; nb],
+            write_ptr: vec![0; nb],
+            erase_count: vec![0; nb],
+            state: vec![BlockState::Free; nb],
+            opened_seq: vec![0; nb],
+            p2l_slot: vec![NONE; nb],
+            p2l: Vec::new(),
+            fresh_cursor: vec![0; np],
+            erased: (0..np).map(|_| VecDeque::new()).collect(),
+            frontier: vec![[NONE; 2]; np],
+            seq: 0,
+            dynamic_wear_leveling,
+        }
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.geo.blocks_per_plane - self.fresh_cursor[plane as usize] + self.erased[plane as usize].len() as u32
+    }
+
+    /// The logical page a physical page holds, or NONE if it is invalid or unwritten.
+    #[inline]
+    pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
+        let b = self.geo.block_of(ppn) as usize;
+        let slot = self.p2l_slot[b];
+        if slot == NONE {
+            return NONE;
+        }
+        self.p2l[slot as usize + self.geo.page_in_block(ppn) as usize]
+    }
+
+    /// Page offset the next page of `stream` in `plane` would get, if one can be had.
+    pub fn next_offset(&self, plane: u32, stream: Stream, user_reserve: u32) -> Option<u32> {
+        let b = self.frontier[plane as usize][stream as usize];
+        if b != NONE && (self.write_ptr[b as usize] as u32) < self.geo.pages_per_block {
+            return Some(self.write_ptr[b as usize] as u32);
+        }
+        let reserve = if stream == Stream::User { user_reserve } else { 0 };
+        (self.free_blocks(plane) > reserve).then_some(0)
+    }
+
+    /// Take the next page of `stream` in `plane`, opening a block if needed. Returns the page
+    /// and whether a new block was opened (the caller checks GC thresholds then). `None` when
+    /// a user write would dip into the blocks kept for GC.
+    pub fn allocate(&mut self, plane: u32, stream: Stream, user_reserve: u32) -> Option<(Ppn, bool)> {
+        let p = plane as usize;
+        let mut b = self.frontier[p][stream as usize];
+        let mut opened = false;
+        if b == NONE || self.write_ptr[b as usize] as u32 == self.geo.pages_per_block {
+            if b != NONE {
+                self.state[b as usize] = BlockState::Closed;
+            }
+            let reserve = if stream == Stream::User { user_reserve } else { 0 };
+            if self.free_blocks(plane) <= reserve {
+                self.frontier[p][stream as usize] = NONE;
+                return None;
+            }
+            b = self.take_free_block(plane);
+            self.frontier[p][stream as usize] = b;
+            opened = true;
+        }
+        let page = self.write_ptr[b as usize] as u32;
+        self.write_ptr[b as usize] += 1;
+        if self.write_ptr[b as usize] as u32 == self.geo.pages_per_block {
+            self.state[b as usize] = BlockState::Closed;
+            self.frontier[p][stream as usize] = NONE;
+        }
+        Some((b * self.geo.pages_per_block + page, opened))
+    }
+
+    fn take_free_block(&mut self, plane: u32) -> u32 {
+        let p = plane as usize;
+        let cursor = self.fresh_cursor[p];
+        let erased = &mut self.erased[p];
+        // Never-used blocks have the lowest erase count of all, so they come first either way.
+        let b = if cursor < self.geo.blocks_per_plane {
+            self.fresh_cursor[p] += 1;
+            plane * self.geo.blocks_per_plane + cursor
+        } else if self.dynamic_wear_leveling {
+            // Dynamic wear levelling: the least-erased free block (first one on ties).
+            let (i, _) = erased
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &b)| (self.erase_count[b as usize], i))
+                .expect("take_free_block called with no free block");
+            erased.remove(i).expect("index from enumerate")
+        } else {
+            erased.pop_front().expect("take_free_block called with no free block")
+        };
+        self.open_block(b);
+        b
+    }
+
+    fn open_block(&mut self, b: u32) {
+        let bu = b as usize;
+        assert_eq!(self.state[bu], BlockState::Free, "opening block {b} that is not free");
+        assert_eq!(self.valid[bu], 0);
+        self.state[bu] = BlockState::Open;
+        self.write_ptr[bu] = 0;
+        self.seq += 1;
+        self.opened_seq[bu] = self.seq;
+        if self.p2l_slot[bu] == NONE {
+            self.p2l_slot[bu] = self.p2l.len() as u32;
+            self.p2l.resize(self.p2l.len() + self.geo.pages_per_block as usize, NONE);
+        }
+    }
+
+    /// Record that `ppn` now holds `lpn`.
+    #[inline]
+    pub fn program(&mut self, ppn: Ppn, lpn: Lpn) {
+        let b = self.geo.block_of(ppn) as usize;
+        let slot = self.p2l_slot[b];
+        assert!(slot != NONE, "program into block {b} that was never opened");
+        let e = &mut self.p2l[slot as usize + self.geo.page_in_block(ppn) as usize];
+        assert_eq!(*e, NONE, "page {ppn} programmed twice");
+        *e = lpn;
+        self.valid[b] += 1;
+    }
+
+    /// The page `ppn` no longer holds live data.
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        let b = self.geo.block_of(ppn) as usize;
+        let slot = self.p2l_slot[b];
+        assert!(slot != NONE, "invalidate in block {b} that was never opened");
+        let e = &mut self.p2l[slot as usize + self.geo.page_in_block(ppn) as usize];
+        assert!(*e != NONE, "invalidating page {ppn} that holds no data");
+        *e = NONE;
+        self.valid[b] -= 1;
+    }
+
+    /// Erase a block whose pages have all been moved or invalidated.
+    pub fn erase(&mut self, block: u32) {
+        let b = block as usize;
+        assert_eq!(self.valid[b], 0, "erasing block {block} with {} valid pages", self.valid[b]);
+        self.state[b] = BlockState::Free;
+        self.write_ptr[b] = 0;
+        self.erase_count[b] += 1;
+        let plane = self.geo.plane_of_block(block);
+        self.erased[plane as usize].push_back(block);
+    }
+
+    /// Valid pages of a block with their logical pages.
+    pub fn valid_pages(&self, block: u32, out: &mut Vec<(Ppn, Lpn)>) {
+        out.clear();
+        let slot = self.p2l_slot[block as usize];
+        if slot == NONE {
+            return;
+        }
+        let base = block * self.geo.pages_per_block;
+        for i in 0..self.geo.pages_per_block {
+            let lpn = self.p2l[slot as usize + i as usize];
+            if lpn != NONE {
+                out.push((base + i, lpn));
+            }
+        }
+    }
+
+    /// Bytes of state held (per-block arrays and the reverse map).
+    pub fn state_bytes(&self) -> u64 {
+        let per_block = 2 + 2 + 4 + 1 + 8 + 4;
+        (self.valid.len() * per_block + self.p2l.capacity() * 4) as u64
+    }
+
+    /// Fill a block directly (preconditioning): `lpns[i]` at page i, NONE for an invalid page.
+    pub fn fill_block(&mut self, block: u32, lpns: &[Lpn], seq: u64) {
+        let plane = self.geo.plane_of_block(block);
+        let p = plane as usize;
+        let in_plane = self.geo.block_in_plane(block);
+        assert_eq!(in_plane, self.fresh_cursor[p], "fill_block must take fresh blocks in order");
+        self.fresh_cursor[p] += 1;
+        self.open_block(block);
+        let b = block as usize;
+        let slot = self.p2l_slot[b] as usize;
+        let mut valid = 0;
+        for (i, &l) in lpns.iter().enumerate() {
+            self.p2l[slot + i] = l;
+            valid += (l != NONE) as u16;
+        }
+        self.valid[b] = valid;
+        self.write_ptr[b] = lpns.len() as u16;
+        self.state[b] = if lpns.len() as u32 == self.geo.pages_per_block { BlockState::Closed } else { BlockState::Open };
+        self.opened_seq[b] = seq;
+        self.seq = self.seq.max(seq);
+    }
+
+    pub fn reserve_p2l(&mut self, blocks: usize) {
+        self.p2l.reserve(blocks * self.geo.pages_per_block as usize);
+    }
+
+    /// Check the block manager's own books: valid counts equal live reverse-map entries,
+    /// free blocks are empty. Panics naming the first broken invariant.
+    pub fn check(&self) {
+        let mut pages = Vec::new();
+        for b in 0..self.valid.len() as u32 {
+            self.valid_pages(b, &mut pages);
+            assert_eq!(pages.len(), self.valid[b as usize] as usize, "block {b}: valid count disagrees with reverse map");
+            if self.state[b as usize] == BlockState::Free {
+                assert_eq!(self.valid[b as usize], 0, "free block {b} holds valid pages");
+            }
+        }
+        for p in 0..self.geo.planes() as usize {
+            for &b in &self.erased[p] {
+                assert_eq!(self.state[b as usize], BlockState::Free, "block {b} on the free list is not free");
+            }
+        }
+    }
+}

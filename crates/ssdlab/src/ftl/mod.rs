@@ -1,0 +1,423 @@
+//! Flash translation layer: mapping, allocation, block management, GC victim choice, wear
+//! levelling and preconditioning.
+//!
+//! Owns where every logical page lives. It answers three questions for the simulation
+//! loop — where does this read go, which plane gets this write, which block should GC clean
+//! next — and keeps the books (map, reverse map, valid counts, free blocks) consistent as
+//! pages are programmed, invalidated and erased. The flash transactions that carry out GC
+//! are issued by the loop (`sim`), through the TSU, like any other work.
+//!
+//! Extension points: [`mapping::Mapping`] (mapping schemes), [`AllocationScheme`]
+//! (plane choice for writes), [`VictimPolicy`] (GC victim choice).
+
+pub mod blocks;
+pub mod mapping;
+pub mod precondition;
+
+use rand::RngExt;
+use rand_pcg::Pcg64Mcg;
+
+use crate::config::Config;
+use crate::nand::{Geometry, Lpn, Ppn, NONE};
+pub use blocks::{BlockState, Blocks, Stream};
+use mapping::{Mapping, PageMap};
+
+/// Resource levels of a static allocation order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Channel,
+    Way,
+    Die,
+    Plane,
+}
+
+/// How a write picks its plane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllocationScheme {
+    /// One of the 24 orders of channel (C), way (W), die (D) and plane (P): the first letter
+    /// varies fastest with the logical page number (CWDP stripes pages over channels first).
+    Static([Level; 4]),
+    /// Dynamic allocation: the least busy chip first (fewest queued transactions; ties go
+    /// round-robin), then dies and planes round-robin within it.
+    Dynamic,
+}
+
+impl AllocationScheme {
+    pub fn parse(s: &str) -> Result<AllocationScheme, String> {
+        if s.eq_ignore_ascii_case("dynamic") {
+            return Ok(AllocationScheme::Dynamic);
+        }
+        let up = s.to_ascii_uppercase();
+        let mut levels = [Level::Channel; 4];
+        let mut seen = [false; 4];
+        if up.len() != 4 {
+            return Err(format!("`{s}` is not an allocation scheme: use dynamic or a permutation of CWDP such as CWDP, WCDP, PDWC"));
+        }
+        for (i, ch) in up.chars().enumerate() {
+            let (l, k) = match ch {
+                'C' => (Level::Channel, 0),
+                'W' => (Level::Way, 1),
+                'D' => (Level::Die, 2),
+                'P' => (Level::Plane, 3),
+                _ => return Err(format!("`{s}` is not an allocation scheme: letters must be C, W, D, P")),
+            };
+            if seen[k] {
+                return Err(format!("`{s}` repeats `{ch}`: use each of C, W, D, P once"));
+            }
+            seen[k] = true;
+            levels[i] = l;
+        }
+        Ok(AllocationScheme::Static(levels))
+    }
+}
+
+/// Decompose a logical page over the resources in a static order (mixed radix, first level
+/// fastest). Returns the flat plane index and the quotient left after the four levels.
+pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) {
+    let mut x = lpn;
+    let (mut c, mut w, mut d, mut p) = (0, 0, 0, 0);
+    for level in order {
+        let (n, slot) = match level {
+            Level::Channel => (geo.channels, &mut c),
+            Level::Way => (geo.chips_per_channel, &mut w),
+            Level::Die => (geo.dies_per_chip, &mut d),
+            Level::Plane => (geo.planes_per_die, &mut p),
+        };
+        *slot = x % n;
+        x /= n;
+    }
+    (geo.plane_index(c, w, d, p), x)
+}
+
+/// GC victim choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VictimPolicy {
+    /// Fewest valid pages.
+    Greedy,
+    /// Largest age × (1 − u) / 2u (Kawaguchi et al.), age in block openings since written.
+    CostBenefit,
+    /// A uniformly random full block.
+    Random,
+    /// The oldest full block (least recently written: LRW).
+    Fifo,
+    /// Fewest valid pages among d random full blocks.
+    DChoices,
+}
+
+impl VictimPolicy {
+    pub fn parse(s: &str) -> Result<VictimPolicy, String> {
+        Ok(match s {
+            "greedy" => VictimPolicy::Greedy,
+            "cost_benefit" => VictimPolicy::CostBenefit,
+            "random" => VictimPolicy::Random,
+            "fifo" => VictimPolicy::Fifo,
+            "d_choices" => VictimPolicy::DChoices,
+            _ => return Err(format!("`{s}` is not a GC policy: use greedy, cost_benefit, random, fifo or d_choices")),
+        })
+    }
+}
+
+pub struct Ftl {
+    pub geo: Geometry,
+    pub map: PageMap,
+    pub blocks: Blocks,
+    pub allocation: AllocationScheme,
+    pub victim_policy: VictimPolicy,
+    /// GC starts on a plane below this many free blocks.
+    pub gc_threshold_blocks: u32,
+    /// User writes wait at or below this many free blocks.
+    pub user_reserve_blocks: u32,
+    pub background_threshold_blocks: u32,
+    pub gc_d: u32,
+    pub static_wl_threshold: u32,
+    pub unwritten_read_flash: bool,
+    /// Per plane: the block GC is cleaning, or NONE.
+    pub gc_victim: Vec<u32>,
+    /// Per plane: page moves of the current victim not yet finished.
+    pub gc_pending: Vec<u32>,
+    rr_chip: u32,
+    rr_plane: Vec<u32>,
+    rng: Pcg64Mcg,
+}
+
+impl Ftl {
+    pub fn new(config: &Config, seed: u64) -> Ftl {
+        use rand::SeedableRng;
+        let geo = Geometry::from_config(config);
+        let f = &config.ftl;
+        let logical = logical_pages(&geo, f.overprovisioning_ratio);
+        let bpp = geo.blocks_per_plane as f64;
+        let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
+        let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
+        Ftl {
+            map: PageMap::new(logical),
+            blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
+            allocation: AllocationScheme::parse(&f.allocation).expect("validated config"),
+            victim_policy: VictimPolicy::parse(&f.gc.policy).expect("validated config"),
+            gc_threshold_blocks: gc_threshold,
+            user_reserve_blocks: user_reserve,
+            background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32,
+            gc_d: f.gc.d,
+            static_wl_threshold: f.wear_leveling.static_threshold,
+            unwritten_read_flash: f.unwritten_read == "flash",
+            gc_victim: vec![NONE; geo.planes() as usize],
+            gc_pending: vec![0; geo.planes() as usize],
+            rr_chip: 0,
+            rr_plane: vec![0; geo.chips() as usize],
+            rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
+            geo,
+        }
+    }
+
+    pub fn logical_pages(&self) -> u32 {
+        self.map.logical_pages()
+    }
+
+    /// Physical pages that can hold data in steady state: all blocks but the ones GC keeps
+    /// free and the open frontiers (one per stream per plane).
+    pub fn data_pages(&self) -> u64 {
+        let per_plane = self.geo.blocks_per_plane.saturating_sub(self.gc_threshold_blocks + 2) as u64;
+        per_plane * self.geo.planes() as u64 * self.geo.pages_per_block as u64
+    }
+
+    /// Desnoyers' spare factor S_f = (data pages − logical pages) / data pages.
+    pub fn effective_spare_factor(&self) -> f64 {
+        let t = self.data_pages() as f64;
+        (t - self.logical_pages() as f64) / t
+    }
+
+    /// The plane a read of `lpn` goes to and its page; for a never-written page, the place
+    /// static CWDP allocation would have given it (or None with `unwritten_read = zero`).
+    pub fn read_target(&self, lpn: Lpn) -> Option<Ppn> {
+        let ppn = self.map.get(lpn);
+        if ppn != NONE {
+            return Some(ppn);
+        }
+        if !self.unwritten_read_flash {
+            return None;
+        }
+        Some(self.phantom_ppn(lpn))
+    }
+
+    /// Where a never-written logical page is read from (no state is kept for it).
+    pub fn phantom_ppn(&self, lpn: Lpn) -> Ppn {
+        const CWDP: [Level; 4] = [Level::Channel, Level::Way, Level::Die, Level::Plane];
+        let (plane, rest) = static_plane(&self.geo, &CWDP, lpn);
+        let in_plane = rest % self.geo.pages_per_plane();
+        self.geo.ppn(plane, in_plane / self.geo.pages_per_block, in_plane % self.geo.pages_per_block)
+    }
+
+    /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
+    /// or running per chip (for dynamic allocation).
+    pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
+        match &self.allocation {
+            AllocationScheme::Static(order) => static_plane(&self.geo, order, lpn).0,
+            AllocationScheme::Dynamic => {
+                let chips = self.geo.chips();
+                let start = self.rr_chip;
+                let mut best = start % chips;
+                for k in 0..chips {
+                    let c = (start + k) % chips;
+                    if chip_load[c as usize] < chip_load[best as usize] {
+                        best = c;
+                    }
+                }
+                self.rr_chip = (best + 1) % chips;
+                let ppc = self.geo.planes_per_chip();
+                let r = &mut self.rr_plane[best as usize];
+                // Rotate dies first, then planes, so consecutive writes spread over dies.
+                let (d, p) = (*r % self.geo.dies_per_chip, (*r / self.geo.dies_per_chip) % self.geo.planes_per_die);
+                *r = (*r + 1) % ppc;
+                best * ppc + d * self.geo.planes_per_die + p
+            }
+        }
+    }
+
+    /// Map `lpn` to the freshly programmed `ppn`, invalidating its previous page.
+    pub fn commit_write(&mut self, lpn: Lpn, ppn: Ppn) {
+        let old = self.map.get(lpn);
+        if old != NONE {
+            self.blocks.invalidate(old);
+        }
+        self.blocks.program(ppn, lpn);
+        self.map.set(lpn, ppn);
+    }
+
+    /// TRIM: forget `lpn`.
+    pub fn trim(&mut self, lpn: Lpn) {
+        let old = self.map.get(lpn);
+        if old != NONE {
+            self.blocks.invalidate(old);
+            self.map.clear(lpn);
+        }
+    }
+
+    /// Whether `plane` should start GC now (below the threshold and not already collecting).
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        self.gc_victim[plane as usize] == NONE && self.blocks.free_blocks(plane) < self.gc_threshold_blocks
+    }
+
+    /// Whether background GC may clean `plane` while its chip is idle.
+    pub fn wants_background_gc(&self, plane: u32) -> bool {
+        self.gc_victim[plane as usize] == NONE && self.blocks.free_blocks(plane) < self.background_threshold_blocks
+    }
+
+    /// Choose a victim in `plane` and mark it; returns None if no block would free space.
+    pub fn start_gc(&mut self, plane: u32) -> Option<u32> {
+        let victim = self.static_wl_victim(plane).or_else(|| self.select_victim(plane))?;
+        self.blocks.state[victim as usize] = BlockState::Victim;
+        self.gc_victim[plane as usize] = victim;
+        Some(victim)
+    }
+
+    fn closed_blocks(&self, plane: u32) -> std::ops::Range<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        first..first + self.geo.blocks_per_plane
+    }
+
+    fn select_victim(&mut self, plane: u32) -> Option<u32> {
+        let ppb = self.geo.pages_per_block as u16;
+        let b = &self.blocks;
+        let reclaimable = |x: u32| b.state[x as usize] == BlockState::Closed && b.valid[x as usize] < ppb;
+        let range = self.closed_blocks(plane);
+        match self.victim_policy {
+            VictimPolicy::Greedy => range.filter(|&x| reclaimable(x)).min_by_key(|&x| (b.valid[x as usize], x)),
+            VictimPolicy::Fifo => range.filter(|&x| reclaimable(x)).min_by_key(|&x| b.opened_seq[x as usize]),
+            VictimPolicy::CostBenefit => {
+                let now = range.clone().map(|x| b.opened_seq[x as usize]).max().unwrap_or(0);
+                let mut best: Option<(f64, u32)> = None;
+                for x in range.filter(|&x| reclaimable(x)) {
+                    let u = b.valid[x as usize] as f64 / ppb as f64;
+                    let age = (now - b.opened_seq[x as usize] + 1) as f64;
+                    let score = if u == 0.0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, x));
+                    }
+                }
+                best.map(|(_, x)| x)
+            }
+            VictimPolicy::Random | VictimPolicy::DChoices => {
+                let candidates: u32 = range.clone().filter(|&x| reclaimable(x)).count() as u32;
+                if candidates == 0 {
+                    return None;
+                }
+                let draws = if self.victim_policy == VictimPolicy::Random { 1 } else { self.gc_d };
+                let mut best: Option<u32> = None;
+                for _ in 0..draws {
+                    let k = self.rng.random_range(0..candidates);
+                    let x = range.clone().filter(|&x| reclaimable(x)).nth(k as usize).expect("k < candidates");
+                    if best.is_none_or(|y| (b.valid[x as usize], x) < (b.valid[y as usize], y)) {
+                        best = Some(x);
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Static wear levelling: when the plane's erase-count spread exceeds the threshold,
+    /// clean its least-erased full block so its (cold) data moves onto a worn block.
+    fn static_wl_victim(&self, plane: u32) -> Option<u32> {
+        if self.static_wl_threshold == 0 {
+            return None;
+        }
+        let b = &self.blocks;
+        let range = self.closed_blocks(plane);
+        let max = range.clone().map(|x| b.erase_count[x as usize]).max()?;
+        let coldest = range.filter(|&x| b.state[x as usize] == BlockState::Closed).min_by_key(|&x| (b.erase_count[x as usize], x))?;
+        (max - b.erase_count[coldest as usize] > self.static_wl_threshold).then_some(coldest)
+    }
+
+    /// GC of `plane` finished: erase its victim and free the block.
+    pub fn finish_gc(&mut self, plane: u32) -> u32 {
+        let victim = self.gc_victim[plane as usize];
+        assert!(victim != NONE, "finish_gc on plane {plane} without a victim");
+        self.blocks.erase(victim);
+        self.gc_victim[plane as usize] = NONE;
+        victim
+    }
+
+    /// Check map ↔ reverse map agreement and the block manager's books.
+    pub fn check(&self) {
+        self.blocks.check();
+        let mut mapped = 0u64;
+        for lpn in 0..self.logical_pages() {
+            let ppn = self.map.get(lpn);
+            if ppn != NONE {
+                mapped += 1;
+                assert_eq!(self.blocks.lpn_at(ppn), lpn, "map says lpn {lpn} is at ppn {ppn}, reverse map disagrees");
+            }
+        }
+        let valid: u64 = self.blocks.valid.iter().map(|&v| v as u64).sum();
+        assert_eq!(valid, mapped, "valid pages ({valid}) differ from mapped logical pages ({mapped})");
+    }
+
+    pub fn state_bytes(&self) -> u64 {
+        self.map.state_bytes() + self.blocks.state_bytes()
+    }
+}
+
+/// Logical pages exposed: physical pages minus the over-provisioned fraction.
+pub fn logical_pages(geo: &Geometry, overprovisioning_ratio: f64) -> u32 {
+    (geo.pages() as f64 * (1.0 - overprovisioning_ratio)).floor() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geo() -> Geometry {
+        let mut c = Config::default();
+        c.nand.channels = 2;
+        c.nand.chips_per_channel = 3;
+        c.nand.dies_per_chip = 2;
+        c.nand.planes_per_die = 2;
+        Geometry::from_config(&c)
+    }
+
+    #[test]
+    fn static_orders_follow_their_letters() {
+        let g = geo();
+        let cwdp = match AllocationScheme::parse("CWDP").unwrap() {
+            AllocationScheme::Static(o) => o,
+            _ => unreachable!(),
+        };
+        // CWDP: lpn 0,1 alternate channels; lpn 2 moves to the next chip of channel 0.
+        assert_eq!(static_plane(&g, &cwdp, 0).0, g.plane_index(0, 0, 0, 0));
+        assert_eq!(static_plane(&g, &cwdp, 1).0, g.plane_index(1, 0, 0, 0));
+        assert_eq!(static_plane(&g, &cwdp, 2).0, g.plane_index(0, 1, 0, 0));
+        assert_eq!(static_plane(&g, &cwdp, 6).0, g.plane_index(0, 0, 1, 0));
+        assert_eq!(static_plane(&g, &cwdp, 12).0, g.plane_index(0, 0, 0, 1));
+        assert_eq!(static_plane(&g, &cwdp, 24), (g.plane_index(0, 0, 0, 0), 1));
+        let pdwc = match AllocationScheme::parse("pdwc").unwrap() {
+            AllocationScheme::Static(o) => o,
+            _ => unreachable!(),
+        };
+        assert_eq!(static_plane(&g, &pdwc, 1).0, g.plane_index(0, 0, 0, 1));
+        assert_eq!(static_plane(&g, &pdwc, 2).0, g.plane_index(0, 0, 1, 0));
+        assert_eq!(static_plane(&g, &pdwc, 4).0, g.plane_index(0, 1, 0, 0));
+        assert_eq!(static_plane(&g, &pdwc, 12).0, g.plane_index(1, 0, 0, 0));
+        // All 24 permutations parse and cover every plane exactly once per stripe.
+        let letters = ['C', 'W', 'D', 'P'];
+        let mut count = 0;
+        for a in letters {
+            for b in letters {
+                for c in letters {
+                    for d in letters {
+                        let s: String = [a, b, c, d].iter().collect();
+                        if let Ok(AllocationScheme::Static(o)) = AllocationScheme::parse(&s) {
+                            count += 1;
+                            let mut seen = vec![false; g.planes() as usize];
+                            for l in 0..g.planes() {
+                                seen[static_plane(&g, &o, l).0 as usize] = true;
+                            }
+                            assert!(seen.iter().all(|&x| x), "{s} misses a plane");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(count, 24);
+        assert!(AllocationScheme::parse("CWDD").is_err());
+    }
+}

@@ -1,0 +1,211 @@
+//! Preconditioning: bring the drive to an occupancy functionally, without timing.
+//!
+//! Logical pages `0 .. occupancy × logical_pages` are written. `sequential` fills blocks in
+//! order, every page valid. `random` builds the state a long run of uniform random
+//! overwrites leaves behind, directly, instead of simulating those writes:
+//!
+//! Under uniform random overwrites a block loses each valid page at rate k/U per user write
+//! when it holds k valid pages, so it dwells ~U/k writes at level k and the population of
+//! blocks has density ∝ 1/k between the cleaning point k0 and N_p (Desnoyers, SYSTOR 2012;
+//! the same model `../shared/tools/wa_model.py` uses). k0 follows from the plane's
+//! utilisation: α(1 − x) = −ln x with x = k0 / N_p and α = data pages / valid pages. Each
+//! plane's blocks get valid counts at the quantiles of that density, summing exactly to the
+//! plane's share of the data; the valid pages sit at random offsets in their blocks and the
+//! logical pages are shuffled over them. Blocks are aged so that fuller blocks are younger,
+//! as in the real process. GC then starts at its steady state from the first victim.
+
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::mapping::Mapping;
+use super::{static_plane, AllocationScheme, Ftl, Level};
+use crate::nand::{Lpn, NONE};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Sequential,
+    Random,
+}
+
+/// Precondition `ftl`. Returns the number of logical pages written, or an error message if
+/// the occupancy does not fit.
+pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) -> Result<u64, String> {
+    if !(0.0..=1.0).contains(&occupancy) {
+        return Err(format!("occupancy {occupancy} must be in [0, 1]"));
+    }
+    assert_eq!(ftl.map.mapped(), 0, "precondition runs on an empty drive");
+    let geo = ftl.geo.clone();
+    let n = (ftl.logical_pages() as f64 * occupancy).round() as u64;
+    if n == 0 {
+        return Ok(0);
+    }
+    let planes = geo.planes() as usize;
+    // Which plane each logical page lives on: the static order, or CWDP for dynamic
+    // allocation (any spread is a valid dynamic history; this one is balanced).
+    let order = match &ftl.allocation {
+        AllocationScheme::Static(o) => *o,
+        AllocationScheme::Dynamic => [Level::Channel, Level::Way, Level::Die, Level::Plane],
+    };
+    // Counting sort of logical pages by plane.
+    let mut start = vec![0usize; planes + 1];
+    for lpn in 0..n as Lpn {
+        start[static_plane(&geo, &order, lpn).0 as usize + 1] += 1;
+    }
+    for p in 0..planes {
+        start[p + 1] += start[p];
+    }
+    let mut by_plane = vec![0 as Lpn; n as usize];
+    let mut fill = start.clone();
+    for lpn in 0..n as Lpn {
+        let p = static_plane(&geo, &order, lpn).0 as usize;
+        by_plane[fill[p]] = lpn;
+        fill[p] += 1;
+    }
+    let ppb = geo.pages_per_block as usize;
+    let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc_threshold_blocks + 2) as usize;
+    ftl.map.make_dense();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_64);
+    let mut page_lpns = vec![NONE; ppb];
+    let mut offsets: Vec<usize> = (0..ppb).collect();
+    let mut seq = 1u64;
+    for p in 0..planes {
+        let lpns = &mut by_plane[start[p]..start[p + 1]];
+        if lpns.is_empty() {
+            continue;
+        }
+        if lpns.len() > usable_blocks * ppb {
+            return Err(format!(
+                "occupancy {occupancy} needs {} pages on plane {p} but only {} can hold data (raise ftl.overprovisioning_ratio or lower the occupancy)",
+                lpns.len(),
+                usable_blocks * ppb
+            ));
+        }
+        let counts = match pattern {
+            Pattern::Sequential => {
+                let full = lpns.len() / ppb;
+                let mut c = vec![ppb; full];
+                if lpns.len() % ppb != 0 {
+                    c.push(lpns.len() % ppb);
+                }
+                c
+            }
+            Pattern::Random => {
+                lpns.shuffle(&mut rng);
+                steady_state_counts(lpns.len(), usable_blocks, ppb)
+            }
+        };
+        let mut next = 0usize;
+        // Oldest (fewest valid) first, so opening order matches the decay.
+        let mut order: Vec<usize> = (0..counts.len()).collect();
+        order.sort_by_key(|&i| (counts[i], i));
+        let mut age_rank = vec![0u64; counts.len()];
+        for (rank, &i) in order.iter().enumerate() {
+            age_rank[i] = rank as u64;
+        }
+        for (i, &k) in counts.iter().enumerate() {
+            page_lpns.iter_mut().for_each(|x| *x = NONE);
+            let pages_written = if pattern == Pattern::Sequential { k } else { ppb };
+            if pattern == Pattern::Random && k < ppb {
+                // k random offsets out of ppb (partial Fisher–Yates).
+                for j in 0..k {
+                    let r = rng.random_range(j..ppb);
+                    offsets.swap(j, r);
+                }
+                for &o in &offsets[..k] {
+                    page_lpns[o] = lpns[next];
+                    next += 1;
+                }
+            } else {
+                for slot in page_lpns.iter_mut().take(k) {
+                    *slot = lpns[next];
+                    next += 1;
+                }
+            }
+            let block = p as u32 * geo.blocks_per_plane + i as u32;
+            ftl.blocks.fill_block(block, &page_lpns[..pages_written], seq + age_rank[i]);
+            let base = block * geo.pages_per_block;
+            for (o, &l) in page_lpns[..pages_written].iter().enumerate() {
+                if l != NONE {
+                    ftl.map.set(l, base + o as u32);
+                }
+            }
+        }
+        assert_eq!(next, lpns.len(), "plane {p}: placed {next} of {} pages", lpns.len());
+        seq += counts.len() as u64;
+    }
+    Ok(n)
+}
+
+/// Valid-page counts of `blocks` blocks of `ppb` pages holding `valid` pages in total, at
+/// the quantiles of the steady-state density ∝ 1/k on [k0, ppb].
+pub fn steady_state_counts(valid: usize, blocks: usize, ppb: usize) -> Vec<usize> {
+    let alpha = (blocks * ppb) as f64 / valid as f64;
+    if alpha <= 1.0 + 1e-9 {
+        return vec![ppb; valid / ppb];
+    }
+    let x = cleaning_point(alpha);
+    let k0 = (x * ppb as f64).max(1e-3);
+    let np = ppb as f64;
+    let ratio = np / k0;
+    let mut real: Vec<f64> = (0..blocks).map(|i| k0 * ratio.powf((i as f64 + 0.5) / blocks as f64)).collect();
+    // Scale to the exact total, then round keeping the sum.
+    let sum: f64 = real.iter().sum();
+    let scale = valid as f64 / sum;
+    real.iter_mut().for_each(|r| *r = (*r * scale).min(np));
+    let mut counts: Vec<usize> = real.iter().map(|&r| r.floor() as usize).collect();
+    let mut missing = valid - counts.iter().sum::<usize>();
+    // Hand out the remainder to the largest fractional parts (deterministic order).
+    let mut frac: Vec<(f64, usize)> = real.iter().enumerate().map(|(i, &r)| (r - r.floor(), i)).collect();
+    frac.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut i = 0;
+    while missing > 0 {
+        let idx = frac[i % blocks].1;
+        if counts[idx] < ppb {
+            counts[idx] += 1;
+            missing -= 1;
+        }
+        i += 1;
+    }
+    counts
+}
+
+/// Solve α(1 − x) = −ln x for the non-trivial root x in (0, 1) (Newton on v − e^{−α(1−v)}
+/// from v = 0, which rises monotonically to it).
+pub fn cleaning_point(alpha: f64) -> f64 {
+    let mut v = 0.0f64;
+    for _ in 0..200 {
+        let e = (-alpha * (1.0 - v)).exp();
+        let next = v - (v - e) / (1.0 - alpha * e);
+        if (next - v).abs() < 1e-15 {
+            return next;
+        }
+        v = next;
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleaning_point_matches_lrw_write_amplification() {
+        // WAF = 1 / (1 − v): 7.318 at S_f 7%, 2.693 at 20% (TECHNIQUES.md §8 table).
+        for (sf, waf) in [(0.07, 7.318), (0.125, 4.182), (0.20, 2.693), (0.28, 1.992)] {
+            let v = cleaning_point(1.0 / (1.0 - sf));
+            assert!((1.0 / (1.0 - v) - waf).abs() < 0.001, "S_f {sf}: {}", 1.0 / (1.0 - v));
+        }
+    }
+
+    #[test]
+    fn steady_state_counts_sum_and_spread() {
+        let c = steady_state_counts(80_000, 1000, 100);
+        assert_eq!(c.iter().sum::<usize>(), 80_000);
+        assert!(c.iter().all(|&k| k <= 100));
+        // α = 1.25: x = 1 − 1/WAF = 1 − 1/2.693 ≈ 0.629, so the emptiest blocks hold ~63 pages.
+        let min = *c.iter().min().unwrap();
+        assert!((60..=66).contains(&min), "min {min}");
+        assert_eq!(*c.iter().max().unwrap(), 100);
+    }
+}

@@ -1,0 +1,264 @@
+//! NAND flash: geometry, addresses, cell timing and the ONFI channel bus.
+//!
+//! Owns the physical layout (channel → chip → die → plane → block → page), how a flat
+//! physical page number decomposes into it, the array latency of each page type and the
+//! time a transfer occupies the channel bus. It holds no queues and makes no decisions: the
+//! TSU (`tsu`) decides what a chip does next and the simulation loop runs it.
+//!
+//! Addresses are flat integers so that per-page state lives in plain arrays:
+//! `plane = ((channel × chips + chip) × dies + die) × planes + plane_in_die`,
+//! `block = plane × blocks_per_plane + block_in_plane`, `ppn = block × pages_per_block + page`.
+
+use crate::config::{us_to_ps, ns_to_ps, Config};
+
+/// Flat physical page number.
+pub type Ppn = u32;
+/// Flat logical page number.
+pub type Lpn = u32;
+/// Marks "no page" in maps.
+pub const NONE: u32 = u32::MAX;
+
+/// Operation a flash command performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FlashOp {
+    Read,
+    Program,
+    Erase,
+    /// Copyback: read into the page register and program to another page of the same plane,
+    /// without moving data over the bus.
+    Copyback,
+}
+
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    pub sector_bytes: u32,
+}
+
+impl Geometry {
+    pub fn from_config(c: &Config) -> Geometry {
+        let n = &c.nand;
+        Geometry {
+            channels: n.channels,
+            chips_per_channel: n.chips_per_channel,
+            dies_per_chip: n.dies_per_chip,
+            planes_per_die: n.planes_per_die,
+            blocks_per_plane: n.blocks_per_plane,
+            pages_per_block: n.pages_per_block,
+            page_bytes: n.page_bytes,
+            sector_bytes: n.sector_bytes,
+        }
+    }
+    pub fn chips(&self) -> u32 {
+        self.channels * self.chips_per_channel
+    }
+    pub fn planes_per_chip(&self) -> u32 {
+        self.dies_per_chip * self.planes_per_die
+    }
+    pub fn planes(&self) -> u32 {
+        self.chips() * self.planes_per_chip()
+    }
+    pub fn blocks(&self) -> u32 {
+        self.planes() * self.blocks_per_plane
+    }
+    pub fn pages(&self) -> u32 {
+        self.blocks() * self.pages_per_block
+    }
+    pub fn pages_per_plane(&self) -> u32 {
+        self.blocks_per_plane * self.pages_per_block
+    }
+    pub fn sectors_per_page(&self) -> u32 {
+        self.page_bytes / self.sector_bytes
+    }
+    pub fn capacity_bytes(&self) -> u64 {
+        self.pages() as u64 * self.page_bytes as u64
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppn: Ppn) -> u32 {
+        ppn / self.pages_per_block
+    }
+    #[inline]
+    pub fn page_in_block(&self, ppn: Ppn) -> u32 {
+        ppn % self.pages_per_block
+    }
+    #[inline]
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+    #[inline]
+    pub fn plane_of(&self, ppn: Ppn) -> u32 {
+        self.plane_of_block(self.block_of(ppn))
+    }
+    #[inline]
+    pub fn chip_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_chip()
+    }
+    #[inline]
+    pub fn channel_of_chip(&self, chip: u32) -> u32 {
+        chip / self.chips_per_channel
+    }
+    /// Die index within its chip.
+    #[inline]
+    pub fn die_in_chip(&self, plane: u32) -> u32 {
+        (plane % self.planes_per_chip()) / self.planes_per_die
+    }
+    /// Plane index within its chip (die × planes_per_die + plane_in_die).
+    #[inline]
+    pub fn plane_in_chip(&self, plane: u32) -> u32 {
+        plane % self.planes_per_chip()
+    }
+    #[inline]
+    pub fn block_in_plane(&self, block: u32) -> u32 {
+        block % self.blocks_per_plane
+    }
+    /// Flat plane index from its coordinates.
+    pub fn plane_index(&self, channel: u32, chip: u32, die: u32, plane: u32) -> u32 {
+        ((channel * self.chips_per_channel + chip) * self.dies_per_chip + die) * self.planes_per_die + plane
+    }
+    pub fn ppn(&self, plane: u32, block_in_plane: u32, page: u32) -> Ppn {
+        (plane * self.blocks_per_plane + block_in_plane) * self.pages_per_block + page
+    }
+}
+
+/// Cell and bus timing, all in integer picoseconds.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    pub t_read_ps: Vec<u64>,
+    pub t_program_ps: Vec<u64>,
+    pub t_erase_ps: u64,
+    pub cmd_addr_cycle_ps: u64,
+    pub read_cycles: u64,
+    pub program_cycles: u64,
+    pub erase_cycles: u64,
+    /// Bus throughput as a rational: bits per transfer × transfers per second.
+    bus_bits_per_s: u128,
+    pub t_suspend_ps: u64,
+    pub t_resume_ps: u64,
+}
+
+impl Timing {
+    pub fn from_config(c: &Config) -> Timing {
+        let n = &c.nand;
+        // Transfers per second is rate_mt_s × 10^6; keep it exact for fractional rates
+        // written with up to three decimals (333.333 MT/s).
+        let milli_mt = (n.bus.rate_mt_s * 1000.0).round() as u128;
+        Timing {
+            t_read_ps: n.t_read_us.iter().map(|&t| us_to_ps(t)).collect(),
+            t_program_ps: n.t_program_us.iter().map(|&t| us_to_ps(t)).collect(),
+            t_erase_ps: us_to_ps(n.t_erase_us),
+            cmd_addr_cycle_ps: ns_to_ps(n.bus.cmd_addr_cycle_ns),
+            read_cycles: n.bus.read_cycles as u64,
+            program_cycles: n.bus.program_cycles as u64,
+            erase_cycles: n.bus.erase_cycles as u64,
+            bus_bits_per_s: milli_mt * 1000 * n.bus.width_bits as u128,
+            t_suspend_ps: us_to_ps(n.suspension.t_suspend_us),
+            t_resume_ps: us_to_ps(n.suspension.t_resume_us),
+        }
+    }
+
+    /// Page type (0 = LSB) of a page offset within its block.
+    #[inline]
+    pub fn page_type(&self, page_in_block: u32) -> usize {
+        page_in_block as usize % self.t_read_ps.len()
+    }
+
+    #[inline]
+    pub fn t_read(&self, page_in_block: u32) -> u64 {
+        self.t_read_ps[self.page_type(page_in_block)]
+    }
+
+    #[inline]
+    pub fn t_program(&self, page_in_block: u32) -> u64 {
+        self.t_program_ps[self.page_type(page_in_block)]
+    }
+
+    /// Time `bytes` occupy the channel bus, rounded up to the picosecond:
+    /// bytes × 8 / width transfers at rate transfers per second.
+    #[inline]
+    pub fn bus_transfer_ps(&self, bytes: u64) -> u64 {
+        let num = bytes as u128 * 8 * 1_000_000_000_000u128;
+        num.div_ceil(self.bus_bits_per_s) as u64
+    }
+
+    /// Command and address phase of one plane's part of a command.
+    #[inline]
+    pub fn cmd_addr_ps(&self, op: FlashOp) -> u64 {
+        let cycles = match op {
+            FlashOp::Read => self.read_cycles,
+            FlashOp::Program => self.program_cycles,
+            FlashOp::Erase => self.erase_cycles,
+            FlashOp::Copyback => self.read_cycles + self.program_cycles,
+        };
+        cycles * self.cmd_addr_cycle_ps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing_at(rate: f64, width: u32) -> Timing {
+        let mut c = Config::default();
+        c.nand.bus.rate_mt_s = rate;
+        c.nand.bus.width_bits = width;
+        Timing::from_config(&c)
+    }
+
+    #[test]
+    fn bus_rate_is_exact_at_any_rate() {
+        // 8 KiB over an 8-bit bus is 8192 transfers; at R MT/s each takes 10^6/R ps.
+        for (rate, expect_ps) in [
+            (333.0, (8192u128 * 1_000_000).div_ceil(333) as u64),
+            (800.0, 8192 * 1_000_000 / 800),
+            (1600.0, 8192 * 1_000_000 / 1600),
+            (3600.0, (8192u128 * 1_000_000).div_ceil(3600) as u64),
+        ] {
+            assert_eq!(timing_at(rate, 8).bus_transfer_ps(8192), expect_ps, "rate {rate}");
+        }
+        // A 16-bit bus halves the time.
+        assert_eq!(timing_at(800.0, 16).bus_transfer_ps(8192), 8192 * 1_000_000 / 800 / 2);
+        // 333 MT/s: 24,600,601 ps, not 24,576,000 (which a rounded 3 ns cycle would give).
+        assert_eq!(timing_at(333.0, 8).bus_transfer_ps(8192), 24_600_601);
+    }
+
+    #[test]
+    fn address_decomposition_round_trips() {
+        let mut c = Config::default();
+        c.nand.channels = 3;
+        c.nand.chips_per_channel = 2;
+        c.nand.dies_per_chip = 2;
+        c.nand.planes_per_die = 4;
+        c.nand.blocks_per_plane = 16;
+        c.nand.pages_per_block = 8;
+        let g = Geometry::from_config(&c);
+        let plane = g.plane_index(2, 1, 1, 3);
+        assert_eq!(plane, ((2 * 2 + 1) * 2 + 1) * 4 + 3);
+        let ppn = g.ppn(plane, 5, 7);
+        assert_eq!(g.plane_of(ppn), plane);
+        assert_eq!(g.page_in_block(ppn), 7);
+        assert_eq!(g.block_in_plane(g.block_of(ppn)), 5);
+        assert_eq!(g.chip_of_plane(plane), 2 * 2 + 1);
+        assert_eq!(g.channel_of_chip(g.chip_of_plane(plane)), 2);
+        assert_eq!(g.die_in_chip(plane), 1);
+        assert_eq!(g.plane_in_chip(plane), 7);
+    }
+
+    #[test]
+    fn page_types_cycle_through_the_block() {
+        let mut c = Config::default();
+        c.nand.cell = crate::config::CellType::Tlc;
+        c.nand.t_read_us = vec![50.0, 70.0, 90.0];
+        c.nand.t_program_us = vec![500.0, 2000.0, 3000.0];
+        let t = Timing::from_config(&c);
+        assert_eq!(t.t_read(0), 50_000_000);
+        assert_eq!(t.t_read(4), 70_000_000);
+        assert_eq!(t.t_program(5), 3_000_000_000);
+    }
+}

@@ -1,0 +1,462 @@
+//! Reports: the JSON report (stable shape), the one-screen summary, CSV rows and the
+//! Chrome trace-event timeline.
+//!
+//! Everything in the report outside `run` depends only on config, workload and seed; `run`
+//! holds what the host machine did (wall time, events per second, peak memory).
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::engine::Ps;
+use crate::host::WorkloadSpec;
+use crate::nand::FlashOp;
+use crate::sim::{CheckResult, Outcome};
+use crate::stats::{Latency, Sample};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub ssdlab_version: String,
+    pub seed: u64,
+    pub config: Config,
+    pub workload: WorkloadSpec,
+    pub sim: SimReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckResult>,
+    pub run: RunReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimReport {
+    pub sim_time_ps: u64,
+    pub host: HostReport,
+    pub latency_us: LatencyGroup,
+    pub flows: Vec<FlowReport>,
+    pub flash: FlashReport,
+    pub gc: GcReport,
+    pub cache: CacheReport,
+    pub ftl: FtlReport,
+    pub time_series: Vec<Sample>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostReport {
+    pub requests_completed: u64,
+    pub iops: f64,
+    pub bandwidth_mb_s: f64,
+    pub read_bandwidth_mb_s: f64,
+    pub write_bandwidth_mb_s: f64,
+    /// Mean time from arrival to the device fetching the command.
+    pub host_wait_us_mean: f64,
+    /// Mean time from fetch to completion.
+    pub device_us_mean: f64,
+    /// Time the device queue was full while a host had requests waiting.
+    pub queue_stall_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LatencyGroup {
+    pub all: LatencySummary,
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl LatencySummary {
+    fn of(l: &Latency) -> LatencySummary {
+        LatencySummary {
+            count: l.count(),
+            mean: l.mean_us(),
+            p50: l.quantile_us(0.5),
+            p99: l.quantile_us(0.99),
+            p999: l.quantile_us(0.999),
+            max: l.max_us(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowReport {
+    pub name: String,
+    pub requests_completed: u64,
+    pub iops: f64,
+    pub bandwidth_mb_s: f64,
+    pub latency_us: LatencySummary,
+    pub host_wait_us_mean: f64,
+    pub device_us_mean: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlashReport {
+    pub chip_utilization: f64,
+    pub inter_chip_idleness: f64,
+    pub intra_chip_idleness: f64,
+    /// Page-level flash operations executed (user, GC, mapping).
+    pub memory_requests: u64,
+    /// Commands issued to chips (each may carry several pages).
+    pub transactions: u64,
+    /// 1 − transactions / memory_requests.
+    pub transaction_reduction: f64,
+    /// Fraction of transactions of each kind.
+    pub flp: FlpReport,
+    pub suspensions: u64,
+    pub read_modify_writes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlpReport {
+    pub single: f64,
+    pub die_interleave: f64,
+    pub multi_plane: f64,
+    pub both: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GcReport {
+    pub invocations: u64,
+    pub pages_moved: u64,
+    pub erases: u64,
+    /// (user + GC pages programmed) / user pages programmed.
+    pub waf: f64,
+    /// (physical pages that can hold data − logical pages) / those pages: Desnoyers' S_f.
+    pub effective_spare_factor: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheReport {
+    pub read_hits: u64,
+    pub read_misses: u64,
+    pub write_hits: u64,
+    pub writebacks: u64,
+    pub write_waits: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FtlReport {
+    pub logical_pages: u64,
+    pub physical_pages: u64,
+    pub preconditioned_pages: u64,
+    pub user_pages_programmed: u64,
+    pub gc_pages_programmed: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub wall_s: f64,
+    pub events: u64,
+    pub events_per_s: f64,
+    pub requests_per_s: f64,
+    pub peak_rss_bytes: u64,
+    /// Bytes of FTL state (map, reverse map, block table) at the end.
+    pub ftl_state_bytes: u64,
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        0.0
+    } else {
+        a / b
+    }
+}
+
+impl Report {
+    pub fn from_outcome(o: &Outcome) -> Report {
+        let s = &o.stats;
+        let secs = o.sim_time_ps as f64 / 1e12;
+        let chips = o.geo.chips() as f64;
+        let flows = o
+            .flow_names
+            .iter()
+            .zip(&s.flows)
+            .map(|(name, f)| FlowReport {
+                name: name.clone(),
+                requests_completed: f.completed,
+                iops: ratio(f.completed as f64, secs),
+                bandwidth_mb_s: ratio(f.bytes as f64 / 1e6, secs),
+                latency_us: LatencySummary::of(&f.latency),
+                host_wait_us_mean: ratio(f.host_wait_ps as f64 / 1e6, f.completed as f64),
+                device_us_mean: ratio(f.device_ps as f64 / 1e6, f.completed as f64),
+            })
+            .collect();
+        let commands = s.commands as f64;
+        Report {
+            ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: o.seed,
+            config: o.config.clone(),
+            workload: o.workload.clone(),
+            sim: SimReport {
+                sim_time_ps: o.sim_time_ps,
+                host: HostReport {
+                    requests_completed: s.completed,
+                    iops: ratio(s.completed as f64, secs),
+                    bandwidth_mb_s: ratio((s.bytes_read + s.bytes_written) as f64 / 1e6, secs),
+                    read_bandwidth_mb_s: ratio(s.bytes_read as f64 / 1e6, secs),
+                    write_bandwidth_mb_s: ratio(s.bytes_written as f64 / 1e6, secs),
+                    host_wait_us_mean: ratio(s.host_wait_ps as f64 / 1e6, s.completed as f64),
+                    device_us_mean: ratio(s.device_ps as f64 / 1e6, s.completed as f64),
+                    queue_stall_s: s.stall_ps as f64 / 1e12,
+                },
+                latency_us: LatencyGroup { all: LatencySummary::of(&s.all), read: LatencySummary::of(&s.read), write: LatencySummary::of(&s.write) },
+                flows,
+                flash: FlashReport {
+                    chip_utilization: ratio(s.busy_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
+                    inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
+                    intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
+                    memory_requests: s.transactions,
+                    transactions: s.commands,
+                    transaction_reduction: if s.transactions == 0 { 0.0 } else { 1.0 - commands / s.transactions as f64 },
+                    flp: FlpReport {
+                        single: ratio(s.flp_single as f64, commands),
+                        die_interleave: ratio(s.flp_die_interleave as f64, commands),
+                        multi_plane: ratio(s.flp_multi_plane as f64, commands),
+                        both: ratio(s.flp_both as f64, commands),
+                    },
+                    suspensions: s.suspensions,
+                    read_modify_writes: s.rmw_reads,
+                },
+                gc: GcReport {
+                    invocations: s.gc_invocations,
+                    pages_moved: s.gc_pages_moved,
+                    erases: s.erases,
+                    waf: if s.user_pages_programmed == 0 { 0.0 } else { (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64 },
+                    effective_spare_factor: o.effective_spare_factor,
+                },
+                cache: CacheReport {
+                    read_hits: s.cache_read_hits,
+                    read_misses: s.cache_read_misses,
+                    write_hits: s.cache_write_hits,
+                    writebacks: s.cache_writebacks,
+                    write_waits: s.cache_waits,
+                },
+                ftl: FtlReport {
+                    logical_pages: o.logical_pages as u64,
+                    physical_pages: o.geo.pages() as u64,
+                    preconditioned_pages: o.preconditioned_pages,
+                    user_pages_programmed: s.user_pages_programmed,
+                    gc_pages_programmed: s.gc_pages_programmed,
+                },
+                time_series: s.samples.clone(),
+            },
+            check: o.check.clone(),
+            run: RunReport {
+                wall_s: o.wall_s,
+                events: o.events,
+                events_per_s: ratio(o.events as f64, o.wall_s),
+                requests_per_s: ratio(s.completed as f64, o.wall_s),
+                peak_rss_bytes: peak_rss_bytes(),
+                ftl_state_bytes: o.state_bytes,
+            },
+        }
+    }
+
+    /// The JSON text of the report.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serialises")
+    }
+
+    /// One screen of text.
+    pub fn summary(&self) -> String {
+        let s = &self.sim;
+        let c = &self.config.nand;
+        let mut out = String::new();
+        let l = &s.latency_us;
+        out += &format!(
+            "ssdlab {} | {} ch x {} chips x {} dies x {} planes, {} KiB pages | scheduler {} | tsu {} | seed {}\n",
+            self.ssdlab_version,
+            c.channels,
+            c.chips_per_channel,
+            c.dies_per_chip,
+            c.planes_per_die,
+            c.page_bytes / 1024,
+            self.config.hil.scheduler,
+            self.config.tsu.policy,
+            self.seed
+        );
+        out += &format!(
+            "simulated {:.6} s: {} requests, {:.0} IOPS, {:.1} MB/s (read {:.1}, write {:.1}), queue stall {:.6} s\n",
+            s.sim_time_ps as f64 / 1e12,
+            s.host.requests_completed,
+            s.host.iops,
+            s.host.bandwidth_mb_s,
+            s.host.read_bandwidth_mb_s,
+            s.host.write_bandwidth_mb_s,
+            s.host.queue_stall_s
+        );
+        out += "latency (us)      count       mean        p50        p99      p99.9        max\n";
+        for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)] {
+            out += &format!("  {:<8} {:>11} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}\n", name, x.count, x.mean, x.p50, x.p99, x.p999, x.max);
+        }
+        if s.flows.len() > 1 {
+            out += "flows            requests       IOPS  mean (us)   p99 (us)\n";
+            for f in &s.flows {
+                out += &format!("  {:<14} {:>8} {:>10.0} {:>10.1} {:>10.1}\n", f.name, f.requests_completed, f.iops, f.latency_us.mean, f.latency_us.p99);
+            }
+        }
+        let fl = &s.flash;
+        out += &format!(
+            "flash: chip utilization {:.1}%, inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
+            fl.chip_utilization * 100.0,
+            fl.inter_chip_idleness * 100.0,
+            fl.intra_chip_idleness * 100.0,
+            fl.transactions,
+            fl.memory_requests,
+            fl.transaction_reduction * 100.0
+        );
+        out += &format!(
+            "FLP: single {:.1}%, die-interleaved {:.1}%, multi-plane {:.1}%, both {:.1}%\n",
+            fl.flp.single * 100.0,
+            fl.flp.die_interleave * 100.0,
+            fl.flp.multi_plane * 100.0,
+            fl.flp.both * 100.0
+        );
+        out += &format!(
+            "GC: {} invocations, {} pages moved, {} erases, WAF {:.3}, effective spare factor {:.4}\n",
+            s.gc.invocations, s.gc.pages_moved, s.gc.erases, s.gc.waf, s.gc.effective_spare_factor
+        );
+        if self.config.cache.enabled {
+            let ca = &s.cache;
+            out += &format!("cache: {} read hits, {} read misses, {} write hits, {} write-backs\n", ca.read_hits, ca.read_misses, ca.write_hits, ca.writebacks);
+        }
+        if let Some(ch) = &self.check {
+            out += &format!("check: {} reads verified, {} integrity violations\n", ch.reads_checked, ch.violations);
+            if let Some(v) = &ch.first_violation {
+                out += &format!("  first: {v}\n");
+            }
+        }
+        let r = &self.run;
+        out += &format!(
+            "run: {:.2} s wall, {:.0} requests/s, {:.2} M events/s, peak RSS {:.1} MB\n",
+            r.wall_s,
+            r.requests_per_s,
+            r.events_per_s / 1e6,
+            r.peak_rss_bytes as f64 / 1e6
+        );
+        out
+    }
+
+    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s";
+
+    /// One CSV row of the main table (columns of `CSV_HEADER`).
+    pub fn csv_row(&self) -> String {
+        let s = &self.sim;
+        format!(
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9}",
+            self.config.hil.scheduler,
+            self.config.tsu.policy,
+            s.host.requests_completed,
+            s.host.iops,
+            s.host.bandwidth_mb_s,
+            s.latency_us.all.mean,
+            s.latency_us.all.p99,
+            s.latency_us.read.mean,
+            s.latency_us.write.mean,
+            s.flash.chip_utilization,
+            s.flash.inter_chip_idleness,
+            s.flash.intra_chip_idleness,
+            s.flash.transaction_reduction,
+            s.host.queue_stall_s,
+            s.gc.waf,
+            s.gc.invocations,
+            s.sim_time_ps as f64 / 1e12
+        )
+    }
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), 0 where unknown.
+pub fn peak_rss_bytes() -> u64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return 0 };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+/// Bus and cell activity for Perfetto / chrome://tracing: one process per chip, thread 0 its
+/// bus activity, thread 1 + d die d's array operations.
+pub struct Timeline {
+    start_ps: Ps,
+    end_ps: Ps,
+    events: Vec<(u32, u32, Ps, Ps, FlashOp, bool)>,
+    chips_seen: Vec<(u32, u32)>,
+    pub dropped: u64,
+}
+
+/// At most this many timeline events are kept; later ones are counted in `dropped`.
+pub const TIMELINE_LIMIT: usize = 2_000_000;
+
+impl Timeline {
+    pub fn new(start_ps: Ps, end_ps: Ps) -> Timeline {
+        Timeline { start_ps, end_ps, events: Vec::new(), chips_seen: Vec::new(), dropped: 0 }
+    }
+
+    fn push(&mut self, chip: u32, thread: u32, start: Ps, end: Ps, op: FlashOp, bus: bool) {
+        if end <= self.start_ps || start >= self.end_ps || end == start {
+            return;
+        }
+        if self.events.len() >= TIMELINE_LIMIT {
+            self.dropped += 1;
+            return;
+        }
+        self.events.push((chip, thread, start, end, op, bus));
+    }
+
+    pub fn bus(&mut self, channel: u32, chip: u32, start: Ps, end: Ps, op: FlashOp) {
+        if !self.chips_seen.iter().any(|&(c, _)| c == chip) {
+            self.chips_seen.push((chip, channel));
+        }
+        self.push(chip, 0, start, end, op, true);
+    }
+
+    pub fn cell(&mut self, chip: u32, die: u32, start: Ps, end: Ps, op: FlashOp) {
+        self.push(chip, 1 + die, start, end, op, false);
+    }
+
+    /// Chrome trace-event JSON (times in microseconds).
+    pub fn to_json(&self) -> String {
+        let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        let mut first = true;
+        let mut sep = |out: &mut String| {
+            if !first {
+                out.push_str(",\n");
+            }
+            first = false;
+        };
+        let mut chips = self.chips_seen.clone();
+        chips.sort_unstable();
+        for (chip, channel) in chips {
+            sep(&mut out);
+            out += &format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{chip},\"args\":{{\"name\":\"chip {chip} (channel {channel})\"}}}}");
+        }
+        for &(chip, thread, start, end, op, bus) in &self.events {
+            sep(&mut out);
+            let name = match (op, bus) {
+                (FlashOp::Read, true) => "read bus",
+                (FlashOp::Program, true) => "program bus",
+                (FlashOp::Erase, true) => "erase bus",
+                (FlashOp::Copyback, true) => "copyback bus",
+                (FlashOp::Read, false) => "tR",
+                (FlashOp::Program, false) => "tPROG",
+                (FlashOp::Erase, false) => "tBERS",
+                (FlashOp::Copyback, false) => "copyback",
+            };
+            out += &format!(
+                "{{\"name\":\"{name}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{chip},\"tid\":{thread},\"ts\":{:.6},\"dur\":{:.6}}}",
+                if bus { "bus" } else { "cell" },
+                start as f64 / 1e6,
+                (end - start) as f64 / 1e6
+            );
+        }
+        out.push_str("\n]}\n");
+        out
+    }
+}

@@ -1,0 +1,1364 @@
+//! The simulation: wires the layers together and runs the event loop.
+//!
+//! A host request travels: flow → submission queue → (arbitration) device tag → hazard
+//! check → split into memory requests → (write data over the link) → cache or device-level
+//! scheduler → firmware → FTL (target plane) → TSU chip queue → command on the chip (bus
+//! command/address and data-in, array time, data-out) → completion → (read data over the
+//! link) → completion to the host. Each step is a method here; the layers' data structures
+//! and decisions live in their modules.
+//!
+//! Per 4 KiB read: a fetch, a chip start, a cell-done, a command-done and a link event; no
+//! allocation once slabs and queues have grown to their working size.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use crate::cache::{WriteCache, WriteOutcome};
+use crate::check::Oracle;
+use crate::config::{ns_to_ps, us_to_ps, Config};
+use crate::engine::{Event, EventQueue, Ps};
+use crate::error::Result;
+use crate::ftl::precondition::{precondition, Pattern};
+use crate::ftl::mapping::Mapping;
+use crate::ftl::{Ftl, Stream};
+use crate::hif::{Arbiter, Link};
+use crate::hil::{overlaps, DeviceScheduler, HilView, MemoryRequest, MrOp, SchedulerKind};
+use crate::host::{build_flows, Flow, IoOp, IoRequest, WorkloadSpec};
+use crate::nand::{FlashOp, Geometry, Lpn, Ppn, Timing, NONE};
+use crate::stats::{Sample, Stats};
+use crate::tsu::{ChipQueues, PickContext, QueueClass, Transaction, TsuPolicy, TsuPolicyKind, TxKind, QUEUE_CLASSES};
+
+/// A slab of values addressed by u32 ids, reusing freed slots.
+struct Slab<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+    live: u32,
+}
+
+impl<T> Slab<T> {
+    fn new() -> Slab<T> {
+        Slab { items: Vec::new(), free: Vec::new(), live: 0 }
+    }
+    fn insert(&mut self, v: T) -> u32 {
+        self.live += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = v;
+                i
+            }
+            None => {
+                self.items.push(v);
+                self.items.len() as u32 - 1
+            }
+        }
+    }
+    fn remove(&mut self, id: u32) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+}
+
+impl<T> std::ops::Index<u32> for Slab<T> {
+    type Output = T;
+    fn index(&self, i: u32) -> &T {
+        &self.items[i as usize]
+    }
+}
+impl<T> std::ops::IndexMut<u32> for Slab<T> {
+    fn index_mut(&mut self, i: u32) -> &mut T {
+        &mut self.items[i as usize]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IoState {
+    InSq,
+    Blocked,
+    Running,
+}
+
+struct Io {
+    flow: u32,
+    req: IoRequest,
+    seq: u64,
+    fetched_ps: Ps,
+    pending_mrs: u32,
+    state: IoState,
+    version: u32,
+}
+
+/// The command a chip runs (one per chip at a time).
+#[derive(Default)]
+struct Command {
+    op: Option<FlashOp>,
+    /// Transactions, grouped by die in `dies` order.
+    txs: Vec<u32>,
+    /// Dies used, in bus order, with the end of their array operation.
+    dies: Vec<(u32, Ps)>,
+    /// Dies whose data has been sent out (reads), in order of array completion.
+    out_order: Vec<u32>,
+    out_next: usize,
+    planes_used: u32,
+    segment_start_ps: Ps,
+    suspends: u32,
+}
+
+#[derive(Default)]
+struct Chip {
+    busy: bool,
+    gen: u32,
+    cmd: Command,
+    /// A program or erase suspended for reads, with the array time each die had left.
+    suspended: Option<Command>,
+    /// End of the bus phase of the current command (suspension only after it).
+    bus_phase_end_ps: Ps,
+}
+
+/// A finished run's raw results, turned into a report by `report`.
+pub struct Outcome {
+    pub config: Config,
+    pub workload: WorkloadSpec,
+    pub seed: u64,
+    pub geo: Geometry,
+    pub sim_time_ps: Ps,
+    pub stats: Stats,
+    pub flow_names: Vec<String>,
+    pub events: u64,
+    pub wall_s: f64,
+    pub logical_pages: u32,
+    pub effective_spare_factor: f64,
+    pub preconditioned_pages: u64,
+    pub state_bytes: u64,
+    pub check: Option<CheckResult>,
+    pub timeline: Option<crate::report::Timeline>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CheckResult {
+    pub reads_checked: u64,
+    pub violations: u64,
+    pub first_violation: Option<String>,
+}
+
+/// Options of one run beyond config and workload.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub check: bool,
+    /// Record bus and cell activity in [start, end) ps for a timeline.
+    pub timeline: Option<(Ps, Ps)>,
+    /// Print progress to stderr for runs longer than ~2 s.
+    pub progress: bool,
+}
+
+pub struct Simulation {
+    cfg: Config,
+    geo: Geometry,
+    timing: Timing,
+    q: EventQueue,
+    ftl: Ftl,
+    tsu: Box<dyn TsuPolicy>,
+    sched: Box<dyn DeviceScheduler>,
+    flows: Vec<Flow>,
+    flow_outstanding: Vec<u32>,
+    flow_arrival_scheduled: Vec<bool>,
+    sq: Vec<VecDeque<u32>>,
+    sq_waiting: u32,
+    arbiter: Arbiter,
+    link: Link,
+    link_up_free_ps: Ps,
+    link_down_free_ps: Ps,
+    command_latency_ps: Ps,
+    ios: Slab<Io>,
+    io_seq: u64,
+    mrs: Slab<MemoryRequest>,
+    txs: Slab<Transaction>,
+    tx_seq: u64,
+    chips: Vec<Chip>,
+    queues: Vec<ChipQueues>,
+    chip_queued: Vec<u32>,
+    chip_load: Vec<u32>,
+    chip_busy: Vec<bool>,
+    busy_chips: u32,
+    bus_free_ps: Vec<Ps>,
+    tags_free: u32,
+    active: Vec<u32>,
+    blocked: u32,
+    pending: Vec<u32>,
+    /// Write memory requests waiting for their data to cross the link.
+    parked: Vec<u32>,
+    commit_buf: Vec<usize>,
+    heads_buf: Vec<Option<u64>>,
+    priorities: Vec<u8>,
+    build_txs: Vec<u32>,
+    build_remove: Vec<usize>,
+    finished: bool,
+    last_completion_ps: Ps,
+    firmware_free_ps: Vec<Ps>,
+    firmware_cost_ps: Ps,
+    cache: Option<WriteCache>,
+    cache_waiting: VecDeque<u32>,
+    dram_ps: Ps,
+    oracle: Option<Oracle>,
+    stats: Stats,
+    gc_pages: Vec<(Ppn, Lpn)>,
+    scan_limit: usize,
+    suspension: bool,
+    max_suspends: u32,
+    interval_ps: Ps,
+    timeline: Option<crate::report::Timeline>,
+    preconditioned_pages: u64,
+    workload: WorkloadSpec,
+    seed: u64,
+    progress: bool,
+}
+
+impl Simulation {
+    pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
+        let geo = Geometry::from_config(cfg);
+        let mut ftl = Ftl::new(cfg, seed);
+        let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
+        let flows = build_flows(workload, logical_sectors, geo.sector_bytes)?;
+        let mut preconditioned_pages = 0;
+        if let Some(p) = &workload.precondition {
+            let pattern = if p.pattern == "sequential" { Pattern::Sequential } else { Pattern::Random };
+            preconditioned_pages = precondition(&mut ftl, p.occupancy, pattern, seed)
+                .map_err(|m| crate::error::Error::config("workload", 0, "precondition.occupancy", &m))?;
+        }
+        let mut oracle = opts.check.then(|| Oracle::new(ftl.logical_pages(), geo.pages(), geo.sectors_per_page()));
+        if let Some(o) = &mut oracle {
+            for lpn in 0..ftl.logical_pages() {
+                let ppn = ftl.map.get(lpn);
+                if ppn != NONE {
+                    o.preconditioned(ppn);
+                }
+            }
+        }
+        let chips = geo.chips() as usize;
+        let nflows = flows.len();
+        let tags = if cfg.hif.interface == "sata" { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
+        let cache = cfg.cache.enabled.then(|| WriteCache::new((cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32));
+        Ok(Simulation {
+            timing: Timing::from_config(cfg),
+            q: EventQueue::new(),
+            ftl,
+            tsu: TsuPolicyKind::parse(&cfg.tsu.policy).expect("validated").build(),
+            sched: SchedulerKind::parse(&cfg.hil.scheduler).expect("validated").build(),
+            flow_outstanding: vec![0; nflows],
+            flow_arrival_scheduled: vec![false; nflows],
+            sq: (0..nflows).map(|_| VecDeque::new()).collect(),
+            sq_waiting: 0,
+            flows,
+            arbiter: Arbiter::from_config(cfg),
+            link: Link::from_config(cfg),
+            link_up_free_ps: 0,
+            link_down_free_ps: 0,
+            command_latency_ps: ns_to_ps(cfg.hif.command_latency_ns),
+            ios: Slab::new(),
+            io_seq: 0,
+            mrs: Slab::new(),
+            txs: Slab::new(),
+            tx_seq: 0,
+            chips: (0..chips).map(|_| Chip::default()).collect(),
+            queues: (0..chips).map(|_| ChipQueues::default()).collect(),
+            chip_queued: vec![0; chips],
+            chip_load: vec![0; chips],
+            chip_busy: vec![false; chips],
+            busy_chips: 0,
+            bus_free_ps: vec![0; geo.channels as usize],
+            tags_free: tags,
+            active: Vec::with_capacity(tags as usize),
+            blocked: 0,
+            pending: Vec::new(),
+            parked: Vec::new(),
+            commit_buf: Vec::new(),
+            heads_buf: vec![None; nflows],
+            priorities: Vec::new(),
+            build_txs: Vec::new(),
+            build_remove: Vec::new(),
+            finished: false,
+            last_completion_ps: 0,
+            firmware_free_ps: vec![0; cfg.ftl.firmware.cores as usize],
+            firmware_cost_ps: ns_to_ps(cfg.ftl.firmware.op_cost_ns),
+            cache,
+            cache_waiting: VecDeque::new(),
+            dram_ps: ns_to_ps(cfg.cache.dram_access_ns),
+            oracle,
+            stats: Stats::new(nflows),
+            gc_pages: Vec::new(),
+            scan_limit: cfg.tsu.scan_limit as usize,
+            suspension: cfg.nand.suspension.enabled,
+            max_suspends: cfg.nand.suspension.max_per_op,
+            interval_ps: us_to_ps(cfg.stats.interval_us),
+            timeline: opts.timeline.map(|(a, b)| crate::report::Timeline::new(a, b)),
+            preconditioned_pages,
+            workload: workload.clone(),
+            seed,
+            progress: opts.progress,
+            cfg: cfg.clone(),
+            geo,
+        })
+    }
+
+    /// Run to completion.
+    pub fn run(mut self) -> Result<Outcome> {
+        let wall = Instant::now();
+        self.priorities = self.flows.iter().map(|f| f.priority).collect();
+        for f in 0..self.flows.len() {
+            self.refill_flow(f);
+        }
+        if self.interval_ps > 0 {
+            self.q.at(self.interval_ps, Event::Sample);
+        }
+        let mut next_progress = 2.0;
+        let chips = self.geo.chips();
+        while let Some(ev) = self.q.pop() {
+            let now = self.q.now();
+            let stalled = self.tags_free == 0 && self.sq_waiting > 0;
+            self.stats.advance(now, chips, self.busy_chips, !self.active.is_empty(), stalled);
+            match ev {
+                Event::HostArrival { flow } => {
+                    self.flow_arrival_scheduled[flow as usize] = false;
+                    self.refill_flow(flow as usize);
+                }
+                Event::CommandFetched { io } => self.admit(io),
+                Event::WriteDataIn { io } => self.write_data_in(io),
+                Event::FirmwareDone { mr } => self.to_flash(mr),
+                Event::CellDone { chip, gen } => self.cell_done(chip, gen),
+                Event::CommandDone { chip, gen } => self.command_done(chip, gen),
+                Event::ChipFree { chip, gen } => {
+                    if self.chips[chip as usize].gen == gen {
+                        self.set_chip_busy(chip, false);
+                        self.try_start(chip);
+                    }
+                }
+                Event::CacheServed { mr } => {
+                    if self.mrs[mr].op == MrOp::Read {
+                        self.mr_flash_done(mr);
+                    } else {
+                        self.mr_done(mr);
+                    }
+                }
+                Event::ReadDataOut { mr } => self.mr_data_out(mr),
+                Event::Complete { io } => self.complete(io),
+                Event::Sample => self.sample(),
+            }
+            if self.progress && self.q.processed() & 0xffff == 0 {
+                let w = wall.elapsed().as_secs_f64();
+                if w > next_progress {
+                    next_progress = w + 1.0;
+                    eprint!(
+                        "\r  simulated {:.3} s, {} requests done, {:.0} requests/s   ",
+                        now as f64 / 1e12,
+                        self.stats.completed,
+                        self.stats.completed as f64 / w
+                    );
+                }
+            }
+            if self.finished {
+                break;
+            }
+        }
+        if self.progress && wall.elapsed().as_secs_f64() > 2.0 {
+            eprintln!();
+        }
+        let sim_time_ps = self.last_completion_ps;
+        assert_eq!(self.ios.live, 0, "run ended with {} requests unfinished", self.ios.live);
+        let check = self.oracle.take().map(|o| {
+            self.ftl.check();
+            CheckResult { reads_checked: o.reads_checked, violations: o.violations, first_violation: o.first_violation }
+        });
+        Ok(Outcome {
+            flow_names: self.flows.iter().map(|f| f.name.clone()).collect(),
+            events: self.q.processed(),
+            wall_s: wall.elapsed().as_secs_f64(),
+            logical_pages: self.ftl.logical_pages(),
+            effective_spare_factor: self.ftl.effective_spare_factor(),
+            state_bytes: self.ftl.state_bytes(),
+            preconditioned_pages: self.preconditioned_pages,
+            config: self.cfg,
+            workload: self.workload,
+            seed: self.seed,
+            geo: self.geo,
+            sim_time_ps,
+            stats: self.stats,
+            check,
+            timeline: self.timeline,
+        })
+    }
+
+    fn all_flows_done(&self) -> bool {
+        let now = self.q.now();
+        self.flows.iter().all(|f| f.peek_arrival(now).is_none())
+    }
+
+    // ---------------------------------------------------------------- host and interface
+
+    /// Submit a flow's requests while its queue has room; schedule its next arrival.
+    fn refill_flow(&mut self, f: usize) {
+        let now = self.q.now();
+        while self.flow_outstanding[f] < self.flows[f].queue_depth {
+            let Some(at) = self.flows[f].peek_arrival(now) else { break };
+            if at > now {
+                if !self.flow_arrival_scheduled[f] {
+                    self.flow_arrival_scheduled[f] = true;
+                    self.q.at(at, Event::HostArrival { flow: f as u32 });
+                }
+                break;
+            }
+            let req = self.flows[f].take(now).expect("peeked");
+            self.io_seq += 1;
+            let io = self.ios.insert(Io { flow: f as u32, req, seq: self.io_seq, fetched_ps: 0, pending_mrs: 0, state: IoState::InSq, version: 0 });
+            self.flow_outstanding[f] += 1;
+            self.sq[f].push_back(io);
+            self.sq_waiting += 1;
+        }
+        self.fetch();
+    }
+
+    /// Move commands from submission queues to free device tags.
+    fn fetch(&mut self) {
+        while self.tags_free > 0 && self.sq_waiting > 0 {
+            for (h, q) in self.heads_buf.iter_mut().zip(&self.sq) {
+                *h = q.front().map(|&io| self.ios.items[io as usize].seq);
+            }
+            let Some(f) = self.arbiter.pick(&self.heads_buf, &self.priorities) else { break };
+            let io = self.sq[f].pop_front().expect("arbiter picked a non-empty queue");
+            self.sq_waiting -= 1;
+            self.tags_free -= 1;
+            self.ios[io].fetched_ps = self.q.now();
+            if self.command_latency_ps > 0 {
+                self.q.after(self.command_latency_ps, Event::CommandFetched { io });
+            } else {
+                self.admit(io);
+            }
+        }
+    }
+
+    /// A command has a tag: check hazards, then start it.
+    fn admit(&mut self, io: u32) {
+        self.active.push(io);
+        if self.hazard(io) {
+            self.ios[io].state = IoState::Blocked;
+            self.blocked += 1;
+        } else {
+            self.start_io(io);
+        }
+    }
+
+    /// Whether `io` must wait for an earlier unfinished request.
+    fn hazard(&self, io: u32) -> bool {
+        let me = &self.ios[io];
+        for &other in &self.active {
+            if other == io {
+                return false;
+            }
+            let o = &self.ios[other];
+            if me.req.fua || o.req.fua {
+                return true;
+            }
+            let writes = me.req.op != IoOp::Read || o.req.op != IoOp::Read;
+            if writes && overlaps(me.req.lba, me.req.sectors, o.req.lba, o.req.sectors) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn start_io(&mut self, io: u32) {
+        self.ios[io].state = IoState::Running;
+        let now = self.q.now();
+        let req = self.ios[io].req;
+        let spp = self.geo.sectors_per_page() as u64;
+        let first_lpn = req.lba / spp;
+        let last_lpn = (req.lba + req.sectors as u64 - 1) / spp;
+        let op = match req.op {
+            IoOp::Read => MrOp::Read,
+            IoOp::Write => MrOp::Write,
+            IoOp::Trim => MrOp::Trim,
+        };
+        if op == MrOp::Write {
+            if let Some(o) = &mut self.oracle {
+                self.ios[io].version = o.new_version();
+            }
+        }
+        let n = (last_lpn - first_lpn + 1) as u32;
+        self.ios[io].pending_mrs = n;
+        for lpn in first_lpn..=last_lpn {
+            let lo = if lpn == first_lpn { req.lba % spp } else { 0 };
+            let hi = if lpn == last_lpn { (req.lba + req.sectors as u64 - 1) % spp } else { spp - 1 };
+            let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
+            let mr = self.mrs.insert(MemoryRequest { io, lpn: lpn as Lpn, sector_mask: mask, op, plane: NONE, ready_ps: now });
+            if op == MrOp::Write {
+                if let Some(o) = &mut self.oracle {
+                    o.host_wrote(lpn as Lpn, mask, self.ios[io].version);
+                }
+                // Write data crosses the link before the memory request can go anywhere.
+                self.parked.push(mr);
+            } else {
+                self.mr_ready(mr);
+            }
+        }
+        if op == MrOp::Write {
+            let start = now.max(self.link_up_free_ps);
+            let end = start + self.link.transfer_ps(req.sectors as u64 * self.geo.sector_bytes as u64);
+            self.link_up_free_ps = end;
+            self.q.at(end, Event::WriteDataIn { io });
+        } else {
+            self.run_scheduler();
+        }
+    }
+
+    fn write_data_in(&mut self, io: u32) {
+        let mut k = 0;
+        while k < self.parked.len() {
+            if self.mrs[self.parked[k]].io == io {
+                let mr = self.parked.remove(k);
+                self.mr_ready(mr);
+            } else {
+                k += 1;
+            }
+        }
+        self.run_scheduler();
+    }
+
+    /// A memory request's data is where it needs to be: serve it from the cache, finish it
+    /// (trim, zero read), or hand it to the device-level scheduler with its target.
+    fn mr_ready(&mut self, mr: u32) {
+        let now = self.q.now();
+        let (lpn, mask, op) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].op);
+        self.mrs[mr].ready_ps = now;
+        match op {
+            MrOp::Trim => {
+                if let Some(c) = &mut self.cache {
+                    c.trim(lpn);
+                }
+                if mask == self.full_mask() {
+                    self.ftl.trim(lpn);
+                    if let Some(o) = &mut self.oracle {
+                        o.trimmed(lpn);
+                    }
+                }
+                self.q.after(0, Event::CacheServed { mr });
+            }
+            MrOp::Read => {
+                if let Some(c) = &mut self.cache {
+                    if c.read(lpn, mask) {
+                        self.stats.cache_read_hits += 1;
+                        if let Some(o) = &mut self.oracle {
+                            o.read(lpn, mask, None, "cache read");
+                        }
+                        self.q.after(self.dram_ps, Event::CacheServed { mr });
+                        return;
+                    }
+                    self.stats.cache_read_misses += 1;
+                }
+                match self.ftl.read_target(lpn) {
+                    Some(ppn) => {
+                        self.mrs[mr].plane = self.geo.plane_of(ppn);
+                        self.pending.push(mr);
+                    }
+                    None => {
+                        if let Some(o) = &mut self.oracle {
+                            o.read(lpn, mask, None, "unwritten read");
+                        }
+                        self.q.after(0, Event::CacheServed { mr });
+                    }
+                }
+            }
+            MrOp::Write => {
+                if self.cache.is_some() {
+                    self.cache_write(mr);
+                } else {
+                    self.mrs[mr].plane = self.ftl.write_plane(lpn, &self.chip_load);
+                    self.pending.push(mr);
+                }
+            }
+        }
+    }
+
+    fn full_mask(&self) -> u64 {
+        let spp = self.geo.sectors_per_page();
+        if spp == 64 {
+            u64::MAX
+        } else {
+            (1u64 << spp) - 1
+        }
+    }
+
+    // ---------------------------------------------------------------- cache
+
+    fn cache_write(&mut self, mr: u32) {
+        if !self.cache_waiting.is_empty() || !self.try_cache_write(mr) {
+            // Keep arrival order: later writes wait behind earlier ones.
+            self.stats.cache_waits += 1;
+            self.cache_waiting.push_back(mr);
+            self.start_writeback();
+        }
+    }
+
+    /// Put a write into the cache if there is room; false if it must wait.
+    fn try_cache_write(&mut self, mr: u32) -> bool {
+        let (lpn, mask, io) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].io);
+        let cache = self.cache.as_mut().expect("cache on");
+        let outcome = cache.write(lpn, mask);
+        if outcome == WriteOutcome::Full {
+            return false;
+        }
+        if outcome == WriteOutcome::Absorbed {
+            self.stats.cache_write_hits += 1;
+        }
+        while let Some(dropped) = cache.take_dropped() {
+            if let Some(o) = &mut self.oracle {
+                o.cache_dropped(dropped);
+            }
+        }
+        if let Some(o) = &mut self.oracle {
+            o.cache_wrote(lpn, mask, self.ios[io].version);
+        }
+        self.q.after(self.dram_ps, Event::CacheServed { mr });
+        true
+    }
+
+    /// A write-back finished: writes waiting for room go in, in order.
+    fn drain_cache_waiting(&mut self) {
+        while let Some(&mr) = self.cache_waiting.front() {
+            if !self.try_cache_write(mr) {
+                self.start_writeback();
+                return;
+            }
+            self.cache_waiting.pop_front();
+        }
+    }
+
+    /// Write the least recently used dirty page back to flash.
+    fn start_writeback(&mut self) {
+        let Some((lpn, mask)) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
+        self.stats.cache_writebacks += 1;
+        let plane = self.ftl.write_plane(lpn, &self.chip_load);
+        let tx = self.new_program(TxKind::User, plane, lpn, mask, NONE);
+        if let Some(o) = &mut self.oracle {
+            o.stage_cache_data(tx, lpn);
+        }
+        self.enqueue_program(tx);
+    }
+
+    // ---------------------------------------------------------------- device-level scheduling
+
+    fn run_scheduler(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut commit = std::mem::take(&mut self.commit_buf);
+        commit.clear();
+        {
+            let view = HilView {
+                geo: &self.geo,
+                pending: &self.pending,
+                mrs: &self.mrs.items,
+                chip_busy: &self.chip_busy,
+                chip_queued: &self.chip_queued,
+            };
+            self.sched.schedule(&view, &mut commit);
+        }
+        if commit.len() == self.pending.len() && commit.iter().enumerate().all(|(i, &c)| i == c) {
+            let all = std::mem::take(&mut self.pending);
+            for &mr in &all {
+                self.commit(mr);
+            }
+            self.pending = all;
+            self.pending.clear();
+        } else {
+            let mut taken = vec![false; self.pending.len()];
+            for &i in &commit {
+                assert!(!taken[i], "scheduler committed memory request {i} twice");
+                taken[i] = true;
+                let mr = self.pending[i];
+                self.commit(mr);
+            }
+            let mut k = 0;
+            self.pending.retain(|_| {
+                k += 1;
+                !taken[k - 1]
+            });
+        }
+        self.commit_buf = commit;
+    }
+
+    /// Commit a memory request to the flash side: through the firmware, to the TSU.
+    fn commit(&mut self, mr: u32) {
+        if self.firmware_cost_ps == 0 {
+            self.to_flash(mr);
+            return;
+        }
+        let now = self.q.now();
+        let (core, &free) = self.firmware_free_ps.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
+        let end = now.max(free) + self.firmware_cost_ps;
+        self.firmware_free_ps[core] = end;
+        self.q.at(end, Event::FirmwareDone { mr });
+    }
+
+    fn to_flash(&mut self, mr: u32) {
+        let m = &self.mrs[mr];
+        let (lpn, mask, plane, op) = (m.lpn, m.sector_mask, m.plane, m.op);
+        match op {
+            MrOp::Read => {
+                let tx = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, mask, mr);
+                self.enqueue(tx);
+            }
+            MrOp::Write => {
+                let tx = self.new_program(TxKind::User, plane, lpn, mask, mr);
+                if let Some(o) = &mut self.oracle {
+                    o.stage_host_data(tx, mask, self.ios[self.mrs[mr].io].version);
+                }
+                self.enqueue_program(tx);
+            }
+            MrOp::Trim => unreachable!("trims never reach flash"),
+        }
+    }
+
+    fn new_tx(&mut self, kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
+        self.tx_seq += 1;
+        self.txs.insert(Transaction {
+            kind,
+            op,
+            plane,
+            ppn: NONE,
+            lpn,
+            sector_mask: mask,
+            mr,
+            src_ppn: NONE,
+            then: NONE,
+            stream: if kind == TxKind::Gc { Stream::Gc } else { Stream::User },
+            enqueued_ps: self.q.now(),
+            seq: self.tx_seq,
+        })
+    }
+
+    fn new_program(&mut self, kind: TxKind, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
+        self.new_tx(kind, FlashOp::Program, plane, lpn, mask, mr)
+    }
+
+    /// Enqueue a user program; a partial page whose other sectors are on flash is read
+    /// first (read-modify-write), unless the cache holds them.
+    fn enqueue_program(&mut self, tx: u32) {
+        let (lpn, mask) = (self.txs[tx].lpn, self.txs[tx].sector_mask);
+        let cached = self.cache.as_ref().map(|c| c.cached_mask(lpn)).unwrap_or(0);
+        let full = self.full_mask();
+        let old = self.ftl.map.get(lpn);
+        if (mask | cached) != full && old != NONE {
+            self.stats.rmw_reads += 1;
+            let plane = self.geo.plane_of(old);
+            let read = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, full & !mask, NONE);
+            self.txs[read].then = tx;
+            self.enqueue(read);
+        } else {
+            self.enqueue(tx);
+        }
+    }
+
+    fn enqueue(&mut self, tx: u32) {
+        let t = &self.txs[tx];
+        let chip = self.geo.chip_of_plane(t.plane);
+        let class = t.class();
+        let user_read = class == QueueClass::UserRead;
+        self.queues[chip as usize].q[class as usize].push_back(tx);
+        self.chip_queued[chip as usize] += 1;
+        self.chip_load[chip as usize] += 1;
+        if !self.chips[chip as usize].busy {
+            self.try_start(chip);
+        } else if user_read && self.suspension {
+            self.maybe_suspend(chip);
+        }
+    }
+
+    // ---------------------------------------------------------------- chips
+
+    fn set_chip_busy(&mut self, chip: u32, busy: bool) {
+        let c = &mut self.chips[chip as usize];
+        if c.busy != busy {
+            c.busy = busy;
+            self.chip_busy[chip as usize] = busy;
+            if busy {
+                self.busy_chips += 1;
+            } else {
+                self.busy_chips -= 1;
+            }
+        }
+    }
+
+    fn gc_urgent(&self, chip: u32) -> bool {
+        let ppc = self.geo.planes_per_chip();
+        (chip * ppc..(chip + 1) * ppc).any(|p| self.ftl.gc_victim[p as usize] != NONE && self.ftl.blocks.free_blocks(p) <= self.ftl.user_reserve_blocks + 1)
+    }
+
+    /// A free chip: build the widest legal command from its queues and start it.
+    fn try_start(&mut self, chip: u32) {
+        if self.chips[chip as usize].busy {
+            return;
+        }
+        if self.chips[chip as usize].suspended.is_some() {
+            if self.queues[chip as usize].q[QueueClass::UserRead as usize].is_empty() {
+                self.resume(chip);
+                return;
+            }
+            self.build(chip, Some(QueueClass::UserRead));
+            return;
+        }
+        self.build(chip, None);
+        if !self.chips[chip as usize].busy {
+            self.background_gc(chip);
+        }
+    }
+
+    fn background_gc(&mut self, chip: u32) {
+        if self.ftl.background_threshold_blocks == 0 || !self.queues[chip as usize].is_empty() {
+            return;
+        }
+        let ppc = self.geo.planes_per_chip();
+        for p in chip * ppc..(chip + 1) * ppc {
+            if self.ftl.wants_background_gc(p) {
+                self.start_gc(p);
+                if self.chips[chip as usize].busy {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn build(&mut self, chip: u32, forced: Option<QueueClass>) {
+        let ci = chip as usize;
+        let mut excluded = [false; QUEUE_CLASSES];
+        loop {
+            let class = match forced {
+                Some(c) => c,
+                None => {
+                    let gc_urgent = self.gc_urgent(chip);
+                    let ctx = PickContext { queues: &self.queues[ci], txs: &self.txs.items, gc_urgent, excluded: &excluded };
+                    match self.tsu.pick(&ctx) {
+                        Some(c) => c,
+                        None => return,
+                    }
+                }
+            };
+            if self.try_build_from(chip, class) {
+                return;
+            }
+            if forced.is_some() {
+                return;
+            }
+            excluded[class as usize] = true;
+        }
+    }
+
+    /// Build a command from queue `class` of `chip`: its first startable transaction and
+    /// every later one (up to `tsu.scan_limit` deep) that can join it — same operation, a
+    /// plane not yet used, on a die already in the command at the same page offset
+    /// (multi-plane), or on a new die (die interleaving). Returns false if nothing in the
+    /// queue can start now.
+    fn try_build_from(&mut self, chip: u32, class: QueueClass) -> bool {
+        let ci = chip as usize;
+        let ppc = self.geo.planes_per_chip() as usize;
+        let ppd = self.geo.planes_per_die;
+        let multiplane = self.cfg.nand.multiplane;
+        let same_block = self.cfg.nand.multiplane_same_block;
+        let interleave = self.cfg.nand.die_interleave;
+        let mut plane_taken = [false; 256];
+        let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
+        let mut dies_used = 0u32;
+        let mut op: Option<FlashOp> = None;
+        let mut chosen = std::mem::take(&mut self.build_txs);
+        let mut remove = std::mem::take(&mut self.build_remove);
+        chosen.clear();
+        remove.clear();
+        let queue_len = self.queues[ci].q[class as usize].len();
+        let limit = self.scan_limit.min(queue_len);
+        for pos in 0..limit {
+            if chosen.len() == ppc {
+                break;
+            }
+            let tx = self.queues[ci].q[class as usize][pos];
+            let t = &self.txs[tx];
+            if op.is_some_and(|o| o != t.op) {
+                continue;
+            }
+            // A GC move whose page was overwritten or trimmed meanwhile is dropped here.
+            if t.kind == TxKind::Gc && matches!(t.op, FlashOp::Program | FlashOp::Copyback) && self.ftl.map.get(t.lpn) != t.src_ppn {
+                remove.push(pos);
+                continue;
+            }
+            let pic = self.geo.plane_in_chip(t.plane);
+            if plane_taken[pic as usize] {
+                continue;
+            }
+            let die = pic / ppd;
+            let key = match t.op {
+                FlashOp::Read => {
+                    let ppn = self.read_page(tx);
+                    (self.geo.page_in_block(ppn), self.geo.block_in_plane(self.geo.block_of(ppn)))
+                }
+                FlashOp::Program | FlashOp::Copyback => {
+                    let Some(off) = self.ftl.blocks.next_offset(t.plane, t.stream, self.ftl.user_reserve_blocks) else { continue };
+                    (off, NONE)
+                }
+                FlashOp::Erase => (0, self.geo.block_in_plane(self.geo.block_of(t.ppn))),
+            };
+            match die_key[die as usize] {
+                Some((off, blk)) => {
+                    let block_ok = !same_block || key.1 == NONE || blk == key.1;
+                    if !multiplane || off != key.0 || !block_ok {
+                        continue;
+                    }
+                }
+                None => {
+                    if dies_used > 0 && !interleave {
+                        continue;
+                    }
+                    die_key[die as usize] = Some(key);
+                    dies_used += 1;
+                }
+            }
+            plane_taken[pic as usize] = true;
+            op = Some(t.op);
+            chosen.push(tx);
+            remove.push(pos);
+        }
+        // Take chosen and dropped transactions out of the queue, highest position first.
+        remove.sort_unstable_by(|a, b| b.cmp(a));
+        for &pos in &remove {
+            let tx = self.queues[ci].q[class as usize].remove(pos).expect("position in range");
+            self.chip_queued[ci] -= 1;
+            if !chosen.contains(&tx) {
+                let plane = self.txs[tx].plane;
+                self.txs.remove(tx);
+                self.chip_load[ci] -= 1;
+                self.gc_move_done(plane);
+            }
+        }
+        self.build_remove = remove;
+        let Some(op) = op else {
+            self.build_txs = chosen;
+            return false;
+        };
+        // Order by plane so the bus phase visits each die once, in die order.
+        chosen.sort_by_key(|&t| (self.geo.plane_in_chip(self.txs[t].plane), t));
+        self.launch(chip, op, &chosen);
+        self.build_txs = chosen;
+        true
+    }
+
+    /// The page a read transaction reads: a GC read its victim page; a user read wherever
+    /// its logical page is now (GC may have moved it within the plane since it was queued).
+    fn read_page(&self, tx: u32) -> Ppn {
+        let t = &self.txs[tx];
+        if t.kind == TxKind::Gc {
+            t.src_ppn
+        } else {
+            self.ftl.read_target(t.lpn).unwrap_or_else(|| self.ftl.phantom_ppn(t.lpn))
+        }
+    }
+
+    /// Allocate pages, update the map and start the timing of a command.
+    fn launch(&mut self, chip: u32, op: FlashOp, txs: &[u32]) {
+        let now = self.q.now();
+        let ci = chip as usize;
+        let ppd = self.geo.planes_per_die;
+        // Resolve pages.
+        for &tx in txs {
+            let (kind, plane, lpn, stream) = (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
+            match op {
+                FlashOp::Read => {
+                    let ppn = self.read_page(tx);
+                    assert_eq!(self.geo.plane_of(ppn), plane, "read of lpn {lpn} queued on the wrong plane");
+                    self.txs[tx].ppn = ppn;
+                }
+                FlashOp::Program | FlashOp::Copyback => {
+                    let (ppn, opened) = self.ftl.blocks.allocate(plane, stream, self.ftl.user_reserve_blocks).expect("builder checked a page was available");
+                    self.txs[tx].ppn = ppn;
+                    let src = self.txs[tx].src_ppn;
+                    if kind == TxKind::Gc {
+                        self.ftl.commit_write(lpn, ppn);
+                        self.stats.gc_pages_programmed += 1;
+                        self.stats.gc_pages_moved += 1;
+                        if let Some(o) = &mut self.oracle {
+                            o.moved(src, ppn);
+                        }
+                    } else {
+                        let old = self.ftl.map.get(lpn);
+                        self.ftl.commit_write(lpn, ppn);
+                        self.stats.user_pages_programmed += 1;
+                        if let Some(o) = &mut self.oracle {
+                            let mask = self.txs[tx].sector_mask;
+                            o.program(tx, ppn, mask, (old != NONE).then_some(old));
+                        }
+                    }
+                    if opened && self.ftl.needs_gc(plane) {
+                        self.start_gc(plane);
+                    }
+                }
+                FlashOp::Erase => {}
+            }
+        }
+        // Timing: bus phase (command/address, data in) die by die, then array time.
+        let ch = self.geo.channel_of_chip(chip) as usize;
+        let bus_start = now.max(self.bus_free_ps[ch]);
+        let mut t = bus_start;
+        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
+        cmd.txs.clear();
+        cmd.txs.extend_from_slice(txs);
+        cmd.dies.clear();
+        cmd.out_order.clear();
+        cmd.out_next = 0;
+        cmd.op = Some(op);
+        cmd.planes_used = txs.len() as u32;
+        cmd.segment_start_ps = now;
+        cmd.suspends = 0;
+        let mut i = 0;
+        while i < txs.len() {
+            let die = self.geo.plane_in_chip(self.txs[txs[i]].plane) / ppd;
+            let mut cell = 0;
+            while i < txs.len() && self.geo.plane_in_chip(self.txs[txs[i]].plane) / ppd == die {
+                let tr = &self.txs[txs[i]];
+                t += self.timing.cmd_addr_ps(op);
+                let page = self.geo.page_in_block(tr.ppn);
+                let c = match op {
+                    FlashOp::Read => self.timing.t_read(page),
+                    FlashOp::Program => {
+                        t += self.timing.bus_transfer_ps(self.geo.page_bytes as u64);
+                        self.timing.t_program(page)
+                    }
+                    FlashOp::Erase => self.timing.t_erase_ps,
+                    FlashOp::Copyback => self.timing.t_read(self.geo.page_in_block(tr.src_ppn)) + self.timing.t_program(page),
+                };
+                cell = cell.max(c);
+                i += 1;
+            }
+            if let Some(tl) = &mut self.timeline {
+                tl.cell(chip, die, t, t + cell, op);
+            }
+            cmd.dies.push((die, t + cell));
+        }
+        self.bus_free_ps[ch] = t;
+        if let Some(tl) = &mut self.timeline {
+            tl.bus(ch as u32, chip, bus_start, t, op);
+        }
+        self.stats.command(txs.len() as u32, cmd.dies.len() as u32);
+        let gen = self.chips[ci].gen;
+        self.chips[ci].bus_phase_end_ps = t;
+        if op == FlashOp::Read {
+            cmd.out_order.extend(0..cmd.dies.len() as u32);
+            let dies = &cmd.dies;
+            cmd.out_order.sort_by_key(|&k| (dies[k as usize].1, k));
+            let first = cmd.dies[cmd.out_order[0] as usize].1;
+            self.q.at(first, Event::CellDone { chip, gen });
+        } else {
+            let end = cmd.dies.iter().map(|d| d.1).max().expect("at least one die");
+            self.q.at(end, Event::CommandDone { chip, gen });
+        }
+        self.chips[ci].cmd = cmd;
+        self.set_chip_busy(chip, true);
+    }
+
+    /// A die of a read command finished its array time: send its data out over the bus.
+    fn cell_done(&mut self, chip: u32, gen: u32) {
+        let ci = chip as usize;
+        if self.chips[ci].gen != gen {
+            return;
+        }
+        let now = self.q.now();
+        let ppd = self.geo.planes_per_die;
+        let cmd = &mut self.chips[ci].cmd;
+        let k = cmd.out_order[cmd.out_next] as usize;
+        cmd.out_next += 1;
+        let die = cmd.dies[k].0;
+        let mut bytes = 0u64;
+        for &tx in &cmd.txs {
+            let tr = &self.txs[tx];
+            if self.geo.plane_in_chip(tr.plane) / ppd == die {
+                bytes += tr.sector_mask.count_ones() as u64 * self.geo.sector_bytes as u64;
+            }
+        }
+        let ch = self.geo.channel_of_chip(chip) as usize;
+        let start = now.max(self.bus_free_ps[ch]);
+        let end = start + self.timing.bus_transfer_ps(bytes);
+        self.bus_free_ps[ch] = end;
+        if let Some(tl) = &mut self.timeline {
+            tl.bus(ch as u32, chip, start, end, FlashOp::Read);
+        }
+        let cmd = &self.chips[ci].cmd;
+        if cmd.out_next < cmd.dies.len() {
+            let next = cmd.dies[cmd.out_order[cmd.out_next] as usize].1;
+            self.q.at(next.max(now), Event::CellDone { chip, gen });
+        } else {
+            self.q.at(end, Event::CommandDone { chip, gen });
+        }
+    }
+
+    /// A command finished: complete its transactions and free the chip.
+    fn command_done(&mut self, chip: u32, gen: u32) {
+        let ci = chip as usize;
+        if self.chips[ci].gen != gen {
+            return;
+        }
+        let now = self.q.now();
+        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
+        let op = cmd.op.expect("a running command has an op");
+        self.stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
+        self.chips[ci].gen = self.chips[ci].gen.wrapping_add(1);
+        self.set_chip_busy(chip, false);
+        let n = cmd.txs.len() as u32;
+        self.chip_load[ci] -= n;
+        for i in 0..cmd.txs.len() {
+            let tx = cmd.txs[i];
+            self.tx_done(tx, op);
+        }
+        cmd.txs.clear();
+        self.chips[ci].cmd = cmd;
+        self.try_start(chip);
+        self.run_scheduler();
+    }
+
+    fn tx_done(&mut self, tx: u32, op: FlashOp) {
+        let t = self.txs[tx].clone();
+        self.txs.remove(tx);
+        match (t.kind, op) {
+            (TxKind::User, FlashOp::Read) => {
+                if t.then != NONE {
+                    // Read half of a read-modify-write: now program the merged page.
+                    self.enqueue(t.then);
+                } else {
+                    if let Some(o) = &mut self.oracle {
+                        let mapped = self.ftl.map.get(t.lpn);
+                        o.read(t.lpn, t.sector_mask, (mapped != NONE).then_some(t.ppn), "flash read");
+                    }
+                    self.mr_flash_done(t.mr);
+                }
+            }
+            (TxKind::User, _) => {
+                if t.mr != NONE {
+                    self.mr_done(t.mr);
+                } else {
+                    // A cache write-back.
+                    self.cache.as_mut().expect("write-back without a cache").writeback_done(t.lpn);
+                    self.drain_cache_waiting();
+                }
+            }
+            (TxKind::Gc, FlashOp::Read) => {
+                let next = t.then;
+                if self.ftl.map.get(t.lpn) == t.src_ppn {
+                    self.enqueue(next);
+                } else {
+                    self.txs.remove(next);
+                    self.gc_move_done(t.plane);
+                }
+            }
+            (TxKind::Gc, FlashOp::Program) | (TxKind::Gc, FlashOp::Copyback) => self.gc_move_done(t.plane),
+            (TxKind::Gc, FlashOp::Erase) => {
+                let block = self.ftl.finish_gc(t.plane);
+                self.stats.erases += 1;
+                if let Some(o) = &mut self.oracle {
+                    o.erased(block * self.geo.pages_per_block, self.geo.pages_per_block);
+                }
+                if self.ftl.needs_gc(t.plane) {
+                    self.start_gc(t.plane);
+                }
+            }
+            (TxKind::Mapping, _) => {}
+        }
+    }
+
+    /// A user read finished on flash: send its data to the host.
+    fn mr_flash_done(&mut self, mr: u32) {
+        let now = self.q.now();
+        let bytes = self.mrs[mr].sector_mask.count_ones() as u64 * self.geo.sector_bytes as u64;
+        let start = now.max(self.link_down_free_ps);
+        let end = start + self.link.transfer_ps(bytes);
+        self.link_down_free_ps = end;
+        self.q.at(end, Event::ReadDataOut { mr });
+    }
+
+    fn mr_data_out(&mut self, mr: u32) {
+        self.mr_done(mr);
+    }
+
+    fn mr_done(&mut self, mr: u32) {
+        let m = &self.mrs[mr];
+        let (io, op) = (m.io, m.op);
+        if op == MrOp::Read && self.cache.is_some() {
+            // Cache hits and zero reads come here directly; they still cross the link.
+        }
+        self.mrs.remove(mr);
+        let i = &mut self.ios[io];
+        i.pending_mrs -= 1;
+        if i.pending_mrs == 0 {
+            self.complete(io);
+        }
+    }
+
+    // ---------------------------------------------------------------- GC
+
+    fn start_gc(&mut self, plane: u32) {
+        let Some(victim) = self.ftl.start_gc(plane) else { return };
+        self.stats.gc_invocations += 1;
+        let mut pages = std::mem::take(&mut self.gc_pages);
+        self.ftl.blocks.valid_pages(victim, &mut pages);
+        self.ftl.gc_pending[plane as usize] = pages.len() as u32;
+        if pages.is_empty() {
+            self.enqueue_erase(plane, victim);
+        }
+        for &(ppn, lpn) in &pages {
+            let full = self.full_mask();
+            if self.cfg.ftl.gc.copyback {
+                let w = self.new_tx(TxKind::Gc, FlashOp::Copyback, plane, lpn, full, NONE);
+                self.txs[w].src_ppn = ppn;
+                self.enqueue(w);
+            } else {
+                let w = self.new_tx(TxKind::Gc, FlashOp::Program, plane, lpn, full, NONE);
+                self.txs[w].src_ppn = ppn;
+                let r = self.new_tx(TxKind::Gc, FlashOp::Read, plane, lpn, full, NONE);
+                self.txs[r].src_ppn = ppn;
+                self.txs[r].then = w;
+                self.enqueue(r);
+            }
+        }
+        self.gc_pages = pages;
+    }
+
+    fn gc_move_done(&mut self, plane: u32) {
+        let p = plane as usize;
+        self.ftl.gc_pending[p] -= 1;
+        if self.ftl.gc_pending[p] == 0 {
+            let victim = self.ftl.gc_victim[p];
+            self.enqueue_erase(plane, victim);
+        }
+    }
+
+    fn enqueue_erase(&mut self, plane: u32, victim: u32) {
+        let e = self.new_tx(TxKind::Gc, FlashOp::Erase, plane, NONE, 0, NONE);
+        self.txs[e].ppn = victim * self.geo.pages_per_block;
+        self.enqueue(e);
+    }
+
+    // ---------------------------------------------------------------- suspension
+
+    fn maybe_suspend(&mut self, chip: u32) {
+        let ci = chip as usize;
+        let now = self.q.now();
+        let c = &self.chips[ci];
+        let Some(op) = c.cmd.op else { return };
+        if c.suspended.is_some() || !matches!(op, FlashOp::Program | FlashOp::Erase) || now < c.bus_phase_end_ps || c.cmd.suspends >= self.max_suspends {
+            return;
+        }
+        let end = c.cmd.dies.iter().map(|d| d.1).max().unwrap_or(0);
+        if end <= now + self.timing.t_suspend_ps {
+            return;
+        }
+        self.stats.suspensions += 1;
+        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
+        self.stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
+        cmd.suspends += 1;
+        for d in &mut cmd.dies {
+            d.1 = d.1.saturating_sub(now);
+        }
+        self.chips[ci].suspended = Some(cmd);
+        self.chips[ci].gen = self.chips[ci].gen.wrapping_add(1);
+        let gen = self.chips[ci].gen;
+        self.q.after(self.timing.t_suspend_ps, Event::ChipFree { chip, gen });
+    }
+
+    fn resume(&mut self, chip: u32) {
+        let ci = chip as usize;
+        let now = self.q.now();
+        let mut cmd = self.chips[ci].suspended.take().expect("resume without a suspended command");
+        let restart = now + self.timing.t_resume_ps;
+        for d in &mut cmd.dies {
+            d.1 += restart;
+        }
+        cmd.segment_start_ps = now;
+        let end = cmd.dies.iter().map(|d| d.1).max().expect("dies");
+        let gen = self.chips[ci].gen;
+        self.chips[ci].bus_phase_end_ps = now;
+        self.chips[ci].cmd = cmd;
+        self.set_chip_busy(chip, true);
+        self.q.at(end, Event::CommandDone { chip, gen });
+    }
+
+    // ---------------------------------------------------------------- completion
+
+    fn complete(&mut self, io: u32) {
+        let now = self.q.now();
+        let i = &self.ios[io];
+        let (flow, req, fetched) = (i.flow as usize, i.req, i.fetched_ps);
+        let lat = now - req.arrival_ps;
+        let bytes = req.sectors as u64 * self.geo.sector_bytes as u64;
+        let s = &mut self.stats;
+        s.all.record(lat);
+        match req.op {
+            IoOp::Read => {
+                s.read.record(lat);
+                s.bytes_read += bytes;
+            }
+            IoOp::Write => {
+                s.write.record(lat);
+                s.bytes_written += bytes;
+            }
+            IoOp::Trim => {}
+        }
+        s.completed += 1;
+        s.host_wait_ps += (fetched - req.arrival_ps) as u128;
+        s.device_ps += (now - fetched) as u128;
+        s.window_completed += 1;
+        s.window_bytes += bytes;
+        s.window_latency_ps += lat as u128;
+        let fs = &mut s.flows[flow];
+        fs.completed += 1;
+        fs.bytes += bytes;
+        fs.latency.record(lat);
+        fs.host_wait_ps += (fetched - req.arrival_ps) as u128;
+        fs.device_ps += (now - fetched) as u128;
+        // Free the tag and wake requests that waited on this one.
+        let pos = self.active.iter().position(|&x| x == io).expect("completed request is active");
+        self.active.remove(pos);
+        self.ios.remove(io);
+        self.tags_free += 1;
+        self.flow_outstanding[flow] -= 1;
+        if self.blocked > 0 {
+            let candidates: Vec<u32> = self.active.iter().copied().filter(|&x| self.ios[x].state == IoState::Blocked).collect();
+            for x in candidates {
+                if !self.hazard(x) {
+                    self.blocked -= 1;
+                    self.start_io(x);
+                }
+            }
+        }
+        self.last_completion_ps = now;
+        self.refill_flow(flow);
+        self.fetch();
+        if self.ios.live == 0 && self.all_flows_done() {
+            self.finished = true;
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.q.now();
+        let s = &mut self.stats;
+        let dt_s = self.interval_ps as f64 / 1e12;
+        let chips = self.geo.chips() as f64;
+        let row = Sample {
+            t_us: now as f64 / 1e6,
+            requests: s.window_completed,
+            iops: s.window_completed as f64 / dt_s,
+            bandwidth_mb_s: s.window_bytes as f64 / dt_s / 1e6,
+            latency_mean_us: if s.window_completed > 0 { s.window_latency_ps as f64 / s.window_completed as f64 / 1e6 } else { 0.0 },
+            chip_utilization: s.window_busy_chip_ps as f64 / (self.interval_ps as f64 * chips),
+            free_blocks_min: (0..self.geo.planes()).map(|p| self.ftl.blocks.free_blocks(p)).min().unwrap_or(0),
+        };
+        s.samples.push(row);
+        s.window_completed = 0;
+        s.window_bytes = 0;
+        s.window_latency_ps = 0;
+        s.window_busy_chip_ps = 0;
+        if self.ios.live > 0 || !self.all_flows_done() || !self.q.is_empty() {
+            self.q.after(self.interval_ps, Event::Sample);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Statistics: every metric of DESIGN.md "Metrics" that applies without a specific
+//! technique, measured the same way for every policy.
+//!
+//! Definitions:
+//! - response time = completion − arrival at the host submission queue (for closed-loop
+//!   flows the arrival is the moment the previous request completed), split into host wait
+//!   (arrival → fetched by the device) and device time (fetched → completion).
+//! - chip utilization = time chips spend running commands / (chips × simulated time).
+//! - inter-chip idleness = chip-time chips are idle while the device holds unfinished
+//!   requests / (chips × time the device holds unfinished requests).
+//! - intra-chip idleness = over the time chips run commands, the fraction of their planes
+//!   that are not part of the running command.
+//! - FLP: each command is single (one page), die-interleaved (several dies, one plane
+//!   each), multi-plane (one die, several planes) or both.
+//! - transaction reduction = 1 − commands / flash transactions (page operations).
+//! - queue stall time = time the device queue is full while a host has requests waiting.
+//! - write amplification = pages programmed (user + GC) / user pages programmed.
+
+use hdrhistogram::Histogram;
+
+use crate::engine::Ps;
+
+/// Latency histogram in nanoseconds.
+pub struct Latency {
+    pub hist: Histogram<u64>,
+    pub sum_ns: u128,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency { hist: Histogram::new(3).expect("3 significant digits is valid"), sum_ns: 0 }
+    }
+}
+
+impl Latency {
+    #[inline]
+    pub fn record(&mut self, ps: Ps) {
+        let ns = ps.div_ceil(1000).max(1);
+        self.hist.saturating_record(ns);
+        self.sum_ns += ns as u128;
+    }
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+    pub fn mean_us(&self) -> f64 {
+        if self.count() == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count() as f64 / 1000.0
+        }
+    }
+    pub fn quantile_us(&self, q: f64) -> f64 {
+        if self.count() == 0 {
+            0.0
+        } else {
+            self.hist.value_at_quantile(q) as f64 / 1000.0
+        }
+    }
+    pub fn max_us(&self) -> f64 {
+        if self.count() == 0 {
+            0.0
+        } else {
+            self.hist.max() as f64 / 1000.0
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct FlowStats {
+    pub completed: u64,
+    pub bytes: u64,
+    pub latency: Latency,
+    pub host_wait_ps: u128,
+    pub device_ps: u128,
+}
+
+/// One row of the time series.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Sample {
+    pub t_us: f64,
+    pub requests: u64,
+    pub iops: f64,
+    pub bandwidth_mb_s: f64,
+    pub latency_mean_us: f64,
+    pub chip_utilization: f64,
+    pub free_blocks_min: u32,
+}
+
+#[derive(Default)]
+pub struct Stats {
+    pub all: Latency,
+    pub read: Latency,
+    pub write: Latency,
+    pub flows: Vec<FlowStats>,
+    pub completed: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub host_wait_ps: u128,
+    pub device_ps: u128,
+
+    // Time integrals, advanced at every event with the state since the previous one.
+    last_ps: Ps,
+    pub busy_chip_ps: u128,
+    pub idle_while_work_ps: u128,
+    pub work_ps: u128,
+    pub stall_ps: u128,
+    pub idle_plane_ps: u128,
+    pub busy_plane_capacity_ps: u128,
+
+    pub memory_requests: u64,
+    pub transactions: u64,
+    pub commands: u64,
+    pub flp_single: u64,
+    pub flp_die_interleave: u64,
+    pub flp_multi_plane: u64,
+    pub flp_both: u64,
+    pub user_pages_programmed: u64,
+    pub gc_pages_programmed: u64,
+    pub gc_invocations: u64,
+    pub gc_pages_moved: u64,
+    pub erases: u64,
+    pub gc_chip_ps: u128,
+    pub suspensions: u64,
+    pub rmw_reads: u64,
+    pub cache_read_hits: u64,
+    pub cache_read_misses: u64,
+    pub cache_write_hits: u64,
+    pub cache_writebacks: u64,
+    pub cache_waits: u64,
+    pub samples: Vec<Sample>,
+    // Time-series accumulators since the last sample.
+    pub window_completed: u64,
+    pub window_bytes: u64,
+    pub window_latency_ps: u128,
+    pub window_busy_chip_ps: u128,
+}
+
+impl Stats {
+    pub fn new(flows: usize) -> Stats {
+        Stats { flows: (0..flows).map(|_| FlowStats::default()).collect(), ..Stats::default() }
+    }
+
+    /// Integrate the state that held since the previous event up to `now`.
+    #[inline]
+    pub fn advance(&mut self, now: Ps, chips: u32, busy_chips: u32, work: bool, stalled: bool) {
+        let dt = (now - self.last_ps) as u128;
+        if dt == 0 {
+            return;
+        }
+        self.last_ps = now;
+        self.busy_chip_ps += dt * busy_chips as u128;
+        self.window_busy_chip_ps += dt * busy_chips as u128;
+        if work {
+            self.work_ps += dt;
+            self.idle_while_work_ps += dt * (chips - busy_chips) as u128;
+        }
+        if stalled {
+            self.stall_ps += dt;
+        }
+    }
+
+    /// A command ran `dur` on a chip, using `planes_used` of `planes_per_chip` planes.
+    #[inline]
+    pub fn command_segment(&mut self, dur: Ps, planes_used: u32, planes_per_chip: u32) {
+        self.idle_plane_ps += dur as u128 * (planes_per_chip - planes_used) as u128;
+        self.busy_plane_capacity_ps += dur as u128 * planes_per_chip as u128;
+    }
+
+    /// A command of `pages` pages over `dies` dies started.
+    #[inline]
+    pub fn command(&mut self, pages: u32, dies: u32) {
+        self.commands += 1;
+        self.transactions += pages as u64;
+        match (dies > 1, pages > dies) {
+            (false, false) => self.flp_single += 1,
+            (true, false) => self.flp_die_interleave += 1,
+            (false, true) => self.flp_multi_plane += 1,
+            (true, true) => self.flp_both += 1,
+        }
+    }
+}

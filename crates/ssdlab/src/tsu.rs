@@ -1,0 +1,182 @@
+//! Transaction scheduling unit: per-chip queues of flash transactions and the choice of
+//! what a chip runs next.
+//!
+//! Owns the queues between the FTL and the chips. When a chip becomes free the policy
+//! ([`TsuPolicy`]) picks the transaction to serve first; the builder in `sim` then widens it
+//! into the widest legal command — more planes of the same die at the same page offset
+//! (multi-plane), more dies of the same chip (die interleaving) — from the same queue.
+//! New policies (FLIN) implement [`TsuPolicy`].
+
+use std::collections::VecDeque;
+
+use crate::engine::Ps;
+use crate::ftl::Stream;
+use crate::nand::{FlashOp, Lpn, Ppn};
+
+/// Who a transaction works for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxKind {
+    User,
+    Gc,
+    Mapping,
+}
+
+/// Per-chip queue classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueClass {
+    UserRead = 0,
+    UserWrite = 1,
+    GcRead = 2,
+    GcWrite = 3,
+    GcErase = 4,
+    MapRead = 5,
+    MapWrite = 6,
+}
+
+pub const QUEUE_CLASSES: usize = 7;
+
+impl QueueClass {
+    pub const ALL: [QueueClass; QUEUE_CLASSES] = [
+        QueueClass::UserRead,
+        QueueClass::UserWrite,
+        QueueClass::GcRead,
+        QueueClass::GcWrite,
+        QueueClass::GcErase,
+        QueueClass::MapRead,
+        QueueClass::MapWrite,
+    ];
+}
+
+/// One page-level flash operation (or one block erase) waiting for or running on a chip.
+#[derive(Debug, Clone)]
+pub struct Transaction {
+    pub kind: TxKind,
+    pub op: FlashOp,
+    pub plane: u32,
+    /// Read: the page read (resolved when the command is built). Program: the page
+    /// allocated when the command is built. Erase: first page of the block.
+    pub ppn: Ppn,
+    pub lpn: Lpn,
+    /// Sectors of the page the operation carries (bit i = sector i).
+    pub sector_mask: u64,
+    /// Memory request served (user), or NONE.
+    pub mr: u32,
+    /// GC move source page (GC reads and writes), or for a read-modify-write the page read.
+    pub src_ppn: Ppn,
+    /// A program to enqueue once this read completes (read-modify-write, GC move), or NONE.
+    pub then: u32,
+    pub stream: Stream,
+    pub enqueued_ps: Ps,
+    /// Global enqueue order, for FIFO.
+    pub seq: u64,
+}
+
+impl Transaction {
+    pub fn class(&self) -> QueueClass {
+        match (self.kind, self.op) {
+            (TxKind::User, FlashOp::Read) => QueueClass::UserRead,
+            (TxKind::User, _) => QueueClass::UserWrite,
+            (TxKind::Gc, FlashOp::Read) => QueueClass::GcRead,
+            (TxKind::Gc, FlashOp::Program) | (TxKind::Gc, FlashOp::Copyback) => QueueClass::GcWrite,
+            (TxKind::Gc, FlashOp::Erase) => QueueClass::GcErase,
+            (TxKind::Mapping, FlashOp::Read) => QueueClass::MapRead,
+            (TxKind::Mapping, _) => QueueClass::MapWrite,
+        }
+    }
+}
+
+/// The queues of one chip.
+#[derive(Debug, Default)]
+pub struct ChipQueues {
+    pub q: [VecDeque<u32>; QUEUE_CLASSES],
+}
+
+impl ChipQueues {
+    pub fn len(&self) -> usize {
+        self.q.iter().map(|q| q.len()).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.q.iter().all(|q| q.is_empty())
+    }
+}
+
+/// What a policy sees of a chip when choosing.
+pub struct PickContext<'a> {
+    pub queues: &'a ChipQueues,
+    pub txs: &'a [Transaction],
+    /// Some plane of this chip is at or below its GC hard threshold: GC must go first.
+    pub gc_urgent: bool,
+    /// Queues the builder could not start anything from just now: do not pick them.
+    pub excluded: &'a [bool; QUEUE_CLASSES],
+}
+
+impl PickContext<'_> {
+    /// Whether queue `c` has work the policy may pick.
+    pub fn available(&self, c: QueueClass) -> bool {
+        !self.excluded[c as usize] && !self.queues.q[c as usize].is_empty()
+    }
+}
+
+/// Chooses the queue a free chip serves next. The builder takes that queue's head and
+/// coalesces more of the same queue around it.
+pub trait TsuPolicy {
+    fn name(&self) -> &'static str;
+    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass>;
+}
+
+/// First come, first served over all queues of the chip.
+pub struct Fifo;
+
+impl TsuPolicy for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass> {
+        QueueClass::ALL
+            .iter()
+            .filter(|&&c| ctx.available(c))
+            .filter_map(|&c| ctx.queues.q[c as usize].front().map(|&t| (ctx.txs[t as usize].seq, c)))
+            .min_by_key(|&(seq, _)| seq)
+            .map(|(_, c)| c)
+    }
+}
+
+/// Out-of-order, read first (MQSim's default priority): mapping reads, user reads, mapping
+/// writes, user writes, then GC; when a plane runs out of free blocks GC goes first.
+pub struct OutOfOrder;
+
+impl TsuPolicy for OutOfOrder {
+    fn name(&self) -> &'static str {
+        "ooo"
+    }
+    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass> {
+        use QueueClass::*;
+        const NORMAL: [QueueClass; QUEUE_CLASSES] = [MapRead, UserRead, MapWrite, UserWrite, GcRead, GcWrite, GcErase];
+        const URGENT: [QueueClass; QUEUE_CLASSES] = [GcErase, GcWrite, GcRead, MapRead, UserRead, MapWrite, UserWrite];
+        let order = if ctx.gc_urgent { &URGENT } else { &NORMAL };
+        order.iter().copied().find(|&c| ctx.available(c))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TsuPolicyKind {
+    Fifo,
+    Ooo,
+}
+
+impl TsuPolicyKind {
+    pub fn parse(s: &str) -> Result<TsuPolicyKind, String> {
+        match s {
+            "fifo" => Ok(TsuPolicyKind::Fifo),
+            "ooo" => Ok(TsuPolicyKind::Ooo),
+            _ => Err(format!("`{s}` is not a TSU policy: use fifo or ooo")),
+        }
+    }
+
+    pub fn build(self) -> Box<dyn TsuPolicy> {
+        match self {
+            TsuPolicyKind::Fifo => Box::new(Fifo),
+            TsuPolicyKind::Ooo => Box::new(OutOfOrder),
+        }
+    }
+}
