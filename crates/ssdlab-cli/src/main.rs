@@ -1,1 +1,282 @@
-fn main() {}
+//! The `ssdlab` command: argument parsing and printing. All simulation lives in the
+//! `ssdlab` library crate.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use ssdlab::{Config, RunOptions, WorkloadSpec};
+
+#[derive(Parser)]
+#[command(name = "ssdlab", version, about = "Fast, event-accurate simulator of many-chip NAND flash SSDs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one simulation and print its summary.
+    Run {
+        /// Drive configuration (TOML), e.g. presets/mqsim-default.toml.
+        #[arg(long)]
+        config: PathBuf,
+        /// Workload file (TOML), or a trace file replayed at its timestamps as one flow.
+        #[arg(long)]
+        workload: PathBuf,
+        /// Override a config key: --set ftl.gc.policy=fifo (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Seed (overrides the workload's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the JSON report here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Append the main table's CSV row here (header written if the file is new).
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Write bus and cell activity as Chrome trace-event JSON (open in Perfetto).
+        #[arg(long)]
+        timeline: Option<PathBuf>,
+        /// Timeline window in microseconds of simulated time, START:END.
+        #[arg(long, value_name = "START_US:END_US")]
+        timeline_window: Option<String>,
+        /// Integrity oracle and invariant checks (slower; meant for small drives).
+        #[arg(long)]
+        check: bool,
+        /// Print the JSON report to stdout instead of the summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a config (and workload) and explain what is wrong; exit 2 if anything is.
+    Validate {
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long)]
+        workload: Option<PathBuf>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Print the fully resolved config (every key with its value).
+        #[arg(long)]
+        print: bool,
+    },
+    /// Inspect and convert block traces.
+    Trace {
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
+    /// Measure speed and memory on fixed scenarios (mqsim-default drive).
+    Bench {
+        /// Print a JSON list instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Run only scenarios whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
+        /// Internal: run one scenario in this process and print its JSON.
+        #[arg(long, hide = true)]
+        scenario: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Requests, read %, average sizes, time span and largest address of a trace.
+    Info {
+        file: PathBuf,
+        /// Format (msr, replayer, ssdsim, disksim, mqsim, umass, tencent, blkparse); detected if omitted.
+        #[arg(long)]
+        format: Option<String>,
+    },
+    /// Convert a trace to another format (written to stdout or --out).
+    Convert {
+        file: PathBuf,
+        #[arg(long)]
+        to: String,
+        #[arg(long)]
+        format: Option<String>,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+/// Bad input: exit code 2 with the message.
+struct InputError(String);
+
+impl<E: std::fmt::Display> From<E> for InputError {
+    fn from(e: E) -> Self {
+        InputError(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(InputError(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<(), InputError> {
+    match cli.command {
+        Command::Run { config, workload, set, seed, out, csv, timeline, timeline_window, check, json } => {
+            let cfg = Config::load(&config, &set)?;
+            let wl = WorkloadSpec::load(&workload)?;
+            let window = match (&timeline, timeline_window) {
+                (Some(_), Some(w)) => Some(parse_window(&w)?),
+                (Some(_), None) => Some((0, u64::MAX)),
+                (None, Some(_)) => return Err(InputError("--timeline-window needs --timeline FILE".into())),
+                (None, None) => None,
+            };
+            let opts = RunOptions { check, timeline: window, progress: true };
+            let outcome = ssdlab::run_outcome(&cfg, &wl, seed, &opts)?;
+            let report = ssdlab::Report::from_outcome(&outcome);
+            if let (Some(path), Some(tl)) = (&timeline, &outcome.timeline) {
+                write_file(path, &tl.to_json())?;
+                if tl.dropped > 0 {
+                    eprintln!("timeline: {} events past the limit were left out; narrow --timeline-window", tl.dropped);
+                }
+            }
+            if let Some(path) = &out {
+                write_file(path, &report.to_json())?;
+            }
+            if let Some(path) = &csv {
+                append_csv(path, &report)?;
+            }
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.summary());
+            }
+            if let Some(c) = &report.check {
+                if c.violations > 0 {
+                    return Err(InputError(format!("--check found {} integrity violations", c.violations)));
+                }
+            }
+            Ok(())
+        }
+        Command::Validate { config, workload, set, print } => {
+            let cfg = Config::load(&config, &set)?;
+            if let Some(w) = &workload {
+                let wl = WorkloadSpec::load(w)?;
+                // Building the simulation loads traces and checks addresses against the drive.
+                ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
+            }
+            if print {
+                print!("{}", cfg.to_toml());
+            } else {
+                println!("{}: ok", config.display());
+            }
+            Ok(())
+        }
+        Command::Trace { command } => trace(command),
+        Command::Bench { json, only, scenario } => {
+            if let Some(name) = scenario {
+                let r = ssdlab::bench::run_scenario(&name)?;
+                println!("{}", serde_json::to_string(&r)?);
+                return Ok(());
+            }
+            bench_all(only.as_deref(), json)
+        }
+    }
+}
+
+fn parse_window(w: &str) -> Result<(u64, u64), InputError> {
+    let (a, b) = w.split_once(':').ok_or_else(|| InputError(format!("--timeline-window `{w}`: expected START_US:END_US")))?;
+    let a: f64 = a.parse().map_err(|_| InputError(format!("--timeline-window start `{a}` is not a number")))?;
+    let b: f64 = b.parse().map_err(|_| InputError(format!("--timeline-window end `{b}` is not a number")))?;
+    if !(a >= 0.0 && b > a) {
+        return Err(InputError(format!("--timeline-window `{w}`: need 0 <= START < END")));
+    }
+    Ok(((a * 1e6) as u64, (b * 1e6) as u64))
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), InputError> {
+    std::fs::write(path, text).map_err(|e| InputError(format!("{}: {e}", path.display())))
+}
+
+fn append_csv(path: &Path, report: &ssdlab::Report) -> Result<(), InputError> {
+    use std::io::Write;
+    let new = !path.exists();
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    if new {
+        writeln!(f, "{}", ssdlab::Report::CSV_HEADER)?;
+    }
+    writeln!(f, "{}", report.csv_row())?;
+    Ok(())
+}
+
+fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputError> {
+    s.map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| InputError(format!("--format: {e}")))).transpose()
+}
+
+fn trace(cmd: TraceCommand) -> Result<(), InputError> {
+    match cmd {
+        TraceCommand::Info { file, format } => {
+            let t = ssdlab_trace::read(&file, parse_format(format.as_deref())?)?;
+            let s = ssdlab_trace::summarize(&t.records);
+            println!("file           {}", file.display());
+            println!("format         {}", t.format);
+            println!("requests       {}", s.requests);
+            println!("reads          {} ({:.1}%)", s.reads, s.read_pct);
+            println!("writes         {}", s.writes);
+            if s.trims > 0 {
+                println!("trims          {}", s.trims);
+            }
+            println!("avg size       {:.1} KiB (read {:.1} KiB, write {:.1} KiB)", s.avg_size_bytes / 1024.0, s.avg_read_bytes / 1024.0, s.avg_write_bytes / 1024.0);
+            println!("span           {:.6} s", s.span_ps as f64 / 1e12);
+            println!("max address    {} bytes ({:.2} GiB)", s.max_address_bytes, s.max_address_bytes as f64 / (1u64 << 30) as f64);
+            Ok(())
+        }
+        TraceCommand::Convert { file, to, format, out } => {
+            let to: ssdlab_trace::Format = to.parse().map_err(|e| InputError(format!("--to: {e}")))?;
+            let t = ssdlab_trace::read(&file, parse_format(format.as_deref())?)?;
+            match out {
+                Some(path) => {
+                    let f = std::fs::File::create(&path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+                    ssdlab_trace::write(&t.records, to, std::io::BufWriter::new(f))?;
+                }
+                None => ssdlab_trace::write(&t.records, to, std::io::stdout().lock())?,
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Run every scenario in a child process (so each peak RSS is its own) and print them.
+fn bench_all(only: Option<&str>, json: bool) -> Result<(), InputError> {
+    let exe = std::env::current_exe()?;
+    let mut results = Vec::new();
+    for name in ssdlab::bench::SCENARIOS.iter().filter(|n| only.is_none_or(|o| n.contains(o))) {
+        if !json {
+            eprintln!("running {name} ...");
+        }
+        let out = std::process::Command::new(&exe).args(["bench", "--scenario", name]).output()?;
+        if !out.status.success() {
+            return Err(InputError(format!("scenario {name} failed: {}", String::from_utf8_lossy(&out.stderr))));
+        }
+        let r: ssdlab::bench::BenchResult = serde_json::from_slice(&out.stdout)?;
+        if !json {
+            println!(
+                "{:<22} {:>9} req {:>8.2} s {:>12.0} req/s {:>12.0} events/s  peak RSS {:>7.1} MB  {:>5.2} B/page  (sim {:.0} IOPS)",
+                r.scenario,
+                r.requests,
+                r.wall_s,
+                r.requests_per_s,
+                r.events_per_s,
+                r.peak_rss_bytes as f64 / 1e6,
+                r.state_bytes_per_page,
+                r.sim_iops
+            );
+        }
+        results.push(r);
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    }
+    Ok(())
+}

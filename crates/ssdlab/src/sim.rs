@@ -191,6 +191,7 @@ pub struct Simulation {
     priorities: Vec<u8>,
     build_txs: Vec<u32>,
     build_remove: Vec<usize>,
+    done_buf: Vec<u32>,
     finished: bool,
     last_completion_ps: Ps,
     firmware_free_ps: Vec<Ps>,
@@ -275,6 +276,7 @@ impl Simulation {
             priorities: Vec::new(),
             build_txs: Vec::new(),
             build_remove: Vec::new(),
+            done_buf: Vec::new(),
             finished: false,
             last_completion_ps: 0,
             firmware_free_ps: vec![0; cfg.ftl.firmware.cores as usize],
@@ -962,6 +964,8 @@ impl Simulation {
         let now = self.q.now();
         let ci = chip as usize;
         let ppd = self.geo.planes_per_die;
+        // Busy first: allocation below may start GC, which enqueues on this very chip.
+        self.set_chip_busy(chip, true);
         // Resolve pages.
         for &tx in txs {
             let (kind, plane, lpn, stream) = (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
@@ -1055,7 +1059,6 @@ impl Simulation {
             self.q.at(end, Event::CommandDone { chip, gen });
         }
         self.chips[ci].cmd = cmd;
-        self.set_chip_busy(chip, true);
     }
 
     /// A die of a read command finished its array time: send its data out over the bus.
@@ -1100,19 +1103,21 @@ impl Simulation {
             return;
         }
         let now = self.q.now();
-        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
-        let op = cmd.op.expect("a running command has an op");
+        let cmd = &mut self.chips[ci].cmd;
+        let op = cmd.op.take().expect("a running command has an op");
+        let mut txs = std::mem::take(&mut self.done_buf);
+        txs.clear();
+        txs.append(&mut cmd.txs);
         self.stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
         self.chips[ci].gen = self.chips[ci].gen.wrapping_add(1);
         self.set_chip_busy(chip, false);
-        let n = cmd.txs.len() as u32;
-        self.chip_load[ci] -= n;
-        for i in 0..cmd.txs.len() {
-            let tx = cmd.txs[i];
+        self.chip_load[ci] -= txs.len() as u32;
+        // Completing may enqueue follow-up work (GC writes, programs of read-modify-writes)
+        // and start the chip again: the finished command is out of the way already.
+        for &tx in &txs {
             self.tx_done(tx, op);
         }
-        cmd.txs.clear();
-        self.chips[ci].cmd = cmd;
+        self.done_buf = txs;
         self.try_start(chip);
         self.run_scheduler();
     }

@@ -20,7 +20,8 @@ use hdrhistogram::Histogram;
 
 use crate::engine::Ps;
 
-/// Latency histogram in nanoseconds.
+/// Latency histogram in nanoseconds (1 ns to ~2.8 h, 3 significant digits; longer values
+/// are clamped, the mean stays exact).
 pub struct Latency {
     pub hist: Histogram<u64>,
     pub sum_ns: u128,
@@ -28,7 +29,7 @@ pub struct Latency {
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency { hist: Histogram::new(3).expect("3 significant digits is valid"), sum_ns: 0 }
+        Latency { hist: Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid histogram bounds"), sum_ns: 0 }
     }
 }
 
