@@ -190,8 +190,8 @@ pub struct Simulation {
     heads_buf: Vec<Option<u64>>,
     priorities: Vec<u8>,
     build_txs: Vec<u32>,
-    build_remove: Vec<usize>,
     done_buf: Vec<u32>,
+    dropped_moves: Vec<u32>,
     finished: bool,
     last_completion_ps: Ps,
     firmware_free_ps: Vec<Ps>,
@@ -260,7 +260,7 @@ impl Simulation {
             txs: Slab::new(),
             tx_seq: 0,
             chips: (0..chips).map(|_| Chip::default()).collect(),
-            queues: (0..chips).map(|_| ChipQueues::default()).collect(),
+            queues: (0..chips).map(|_| ChipQueues::new(geo.planes_per_chip())).collect(),
             chip_queued: vec![0; chips],
             chip_load: vec![0; chips],
             chip_busy: vec![false; chips],
@@ -275,8 +275,8 @@ impl Simulation {
             heads_buf: vec![None; nflows],
             priorities: Vec::new(),
             build_txs: Vec::new(),
-            build_remove: Vec::new(),
             done_buf: Vec::new(),
+            dropped_moves: Vec::new(),
             finished: false,
             last_completion_ps: 0,
             firmware_free_ps: vec![0; cfg.ftl.firmware.cores as usize],
@@ -364,7 +364,7 @@ impl Simulation {
             eprintln!();
         }
         let sim_time_ps = self.last_completion_ps;
-        assert_eq!(self.ios.live, 0, "run ended with {} requests unfinished", self.ios.live);
+        assert_eq!(self.ios.live, 0, "run ended with {} requests unfinished: {}", self.ios.live, self.stuck_report());
         let check = self.oracle.take().map(|o| {
             self.ftl.check();
             CheckResult { reads_checked: o.reads_checked, violations: o.violations, first_violation: o.first_violation }
@@ -386,6 +386,27 @@ impl Simulation {
             check,
             timeline: self.timeline,
         })
+    }
+
+    /// What is waiting where, for the message of a run that stopped with work left.
+    fn stuck_report(&self) -> String {
+        let mut out = format!("{} memory requests pending, {} parked, {} waiting for cache; ", self.pending.len(), self.parked.len(), self.cache_waiting.len());
+        for chip in 0..self.geo.chips() {
+            let q = &self.queues[chip as usize];
+            if q.is_empty() && !self.chips[chip as usize].busy {
+                continue;
+            }
+            let lens: Vec<usize> = QueueClass::ALL.iter().map(|&c| q.class_len(c)).collect();
+            out += &format!("chip {chip}: busy {} queues {:?}; ", self.chips[chip as usize].busy, lens);
+            let ppc = self.geo.planes_per_chip();
+            for p in chip * ppc..(chip + 1) * ppc {
+                out += &format!("plane {p} free {} victim {} pending {}; ", self.ftl.blocks.free_blocks(p), self.ftl.gc_victim[p as usize] as i64, self.ftl.gc_pending[p as usize]);
+            }
+            if out.len() > 4000 {
+                break;
+            }
+        }
+        out
     }
 
     fn all_flows_done(&self) -> bool {
@@ -724,6 +745,8 @@ impl Simulation {
             kind,
             op,
             plane,
+            chip: self.geo.chip_of_plane(plane),
+            plane_in_chip: self.geo.plane_in_chip(plane) as u16,
             ppn: NONE,
             lpn,
             sector_mask: mask,
@@ -763,7 +786,8 @@ impl Simulation {
         let chip = self.geo.chip_of_plane(t.plane);
         let class = t.class();
         let user_read = class == QueueClass::UserRead;
-        self.queues[chip as usize].q[class as usize].push_back(tx);
+        let pic = t.plane_in_chip;
+        self.queues[chip as usize].push(class, pic, tx);
         self.chip_queued[chip as usize] += 1;
         self.chip_load[chip as usize] += 1;
         if !self.chips[chip as usize].busy {
@@ -799,7 +823,7 @@ impl Simulation {
             return;
         }
         if self.chips[chip as usize].suspended.is_some() {
-            if self.queues[chip as usize].q[QueueClass::UserRead as usize].is_empty() {
+            if self.queues[chip as usize].class_len(QueueClass::UserRead) == 0 {
                 self.resume(chip);
                 return;
             }
@@ -842,110 +866,129 @@ impl Simulation {
                     }
                 }
             };
-            if self.try_build_from(chip, class) {
-                return;
-            }
-            if forced.is_some() {
+            if self.try_build_from(chip, class) || forced.is_some() || self.chips[chip as usize].busy {
                 return;
             }
             excluded[class as usize] = true;
         }
     }
 
-    /// Build a command from queue `class` of `chip`: its first startable transaction and
-    /// every later one (up to `tsu.scan_limit` deep) that can join it — same operation, a
-    /// plane not yet used, on a die already in the command at the same page offset
-    /// (multi-plane), or on a new die (die interleaving). Returns false if nothing in the
-    /// queue can start now.
+    /// Build a command from queue `class` of `chip`. The oldest startable transaction
+    /// leads; then, oldest plane first, each other plane of the chip adds its oldest
+    /// transaction that can join — same operation, on a die already in the command at the
+    /// same page offset (multi-plane; reads look up to `tsu.scan_limit` deep in the plane's
+    /// queue for a matching offset), or on a new die (die interleaving). Returns false if
+    /// nothing in the queue can start now.
     fn try_build_from(&mut self, chip: u32, class: QueueClass) -> bool {
         let ci = chip as usize;
         let ppc = self.geo.planes_per_chip() as usize;
-        let ppd = self.geo.planes_per_die;
+        let ppd = self.geo.planes_per_die as usize;
         let multiplane = self.cfg.nand.multiplane;
         let same_block = self.cfg.nand.multiplane_same_block;
         let interleave = self.cfg.nand.die_interleave;
-        let mut plane_taken = [false; 256];
-        let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
-        let mut dies_used = 0u32;
-        let mut op: Option<FlashOp> = None;
-        let mut chosen = std::mem::take(&mut self.build_txs);
-        let mut remove = std::mem::take(&mut self.build_remove);
-        chosen.clear();
-        remove.clear();
-        let queue_len = self.queues[ci].q[class as usize].len();
-        let limit = self.scan_limit.min(queue_len);
-        for pos in 0..limit {
-            if chosen.len() == ppc {
+        let stream = match class {
+            QueueClass::GcWrite => Stream::Gc,
+            _ => Stream::User,
+        };
+        let is_read = matches!(class, QueueClass::UserRead | QueueClass::GcRead | QueueClass::MapRead);
+        let is_erase = class == QueueClass::GcErase;
+        // Planes in the order of their oldest queued transaction; drop stale GC moves at
+        // the heads (their page was overwritten or trimmed since the GC read).
+        let mut order: [(u64, usize); 256] = [(0, 0); 256];
+        let mut n = 0;
+        for pic in 0..ppc {
+            loop {
+                let Some(&tx) = self.queues[ci].plane(class, pic).front() else { break };
+                let t = &self.txs[tx];
+                if t.kind == TxKind::Gc && !is_read && !is_erase && self.ftl.blocks.lpn_at(t.src_ppn) != t.lpn {
+                    self.queues[ci].take(class, pic, 0);
+                    self.chip_queued[ci] -= 1;
+                    self.chip_load[ci] -= 1;
+                    self.txs.remove(tx);
+                    self.dropped_moves.push(chip * ppc as u32 + pic as u32);
+                    continue;
+                }
+                order[n] = (t.seq, pic);
+                n += 1;
                 break;
             }
-            let tx = self.queues[ci].q[class as usize][pos];
-            let t = &self.txs[tx];
-            if op.is_some_and(|o| o != t.op) {
-                continue;
-            }
-            // A GC move whose page was overwritten or trimmed meanwhile is dropped here.
-            if t.kind == TxKind::Gc && matches!(t.op, FlashOp::Program | FlashOp::Copyback) && self.ftl.map.get(t.lpn) != t.src_ppn {
-                remove.push(pos);
-                continue;
-            }
-            let pic = self.geo.plane_in_chip(t.plane);
-            if plane_taken[pic as usize] {
-                continue;
-            }
+        }
+        order[..n].sort_unstable();
+        let mut chosen = std::mem::take(&mut self.build_txs);
+        chosen.clear();
+        let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
+        let mut dies_used = 0;
+        let mut op: Option<FlashOp> = None;
+        for &(_, pic) in &order[..n] {
+            let plane = chip * ppc as u32 + pic as u32;
             let die = pic / ppd;
-            let key = match t.op {
-                FlashOp::Read => {
-                    let ppn = self.read_page(tx);
-                    (self.geo.page_in_block(ppn), self.geo.block_in_plane(self.geo.block_of(ppn)))
+            // Where in the plane this command would work: (page offset, block in plane).
+            let fixed_key = if is_read {
+                None
+            } else if is_erase {
+                let head = *self.queues[ci].plane(class, pic).front().expect("non-empty");
+                Some((0, self.geo.block_in_plane(self.geo.block_of(self.txs[head].ppn))))
+            } else {
+                match self.ftl.blocks.next_offset(plane, stream, self.ftl.user_reserve_blocks) {
+                    Some(off) => Some((off, NONE)),
+                    None => continue,
                 }
-                FlashOp::Program | FlashOp::Copyback => {
-                    let Some(off) = self.ftl.blocks.next_offset(t.plane, t.stream, self.ftl.user_reserve_blocks) else { continue };
-                    (off, NONE)
-                }
-                FlashOp::Erase => (0, self.geo.block_in_plane(self.geo.block_of(t.ppn))),
             };
-            match die_key[die as usize] {
-                Some((off, blk)) => {
-                    let block_ok = !same_block || key.1 == NONE || blk == key.1;
-                    if !multiplane || off != key.0 || !block_ok {
-                        continue;
+            let want = die_key[die];
+            if want.is_none() && dies_used > 0 && !interleave {
+                continue;
+            }
+            if want.is_some() && !multiplane {
+                continue;
+            }
+            let compatible = |key: (u32, u32)| match want {
+                None => true,
+                Some((off, blk)) => off == key.0 && (!same_block || key.1 == NONE || blk == key.1),
+            };
+            let depth = if is_read && want.is_some() { self.scan_limit.min(self.queues[ci].plane(class, pic).len()) } else { 1 };
+            let mut found = None;
+            for pos in 0..depth {
+                let tx = self.queues[ci].plane(class, pic)[pos];
+                let key = match fixed_key {
+                    Some(k) => k,
+                    None => {
+                        let ppn = self.read_page(tx);
+                        (self.geo.page_in_block(ppn), self.geo.block_in_plane(self.geo.block_of(ppn)))
                     }
+                };
+                if op.is_some_and(|o| o != self.txs[tx].op) {
+                    continue;
                 }
-                None => {
-                    if dies_used > 0 && !interleave {
-                        continue;
-                    }
-                    die_key[die as usize] = Some(key);
-                    dies_used += 1;
+                if compatible(key) {
+                    found = Some((pos, tx, key));
+                    break;
                 }
             }
-            plane_taken[pic as usize] = true;
-            op = Some(t.op);
-            chosen.push(tx);
-            remove.push(pos);
-        }
-        // Take chosen and dropped transactions out of the queue, highest position first.
-        remove.sort_unstable_by(|a, b| b.cmp(a));
-        for &pos in &remove {
-            let tx = self.queues[ci].q[class as usize].remove(pos).expect("position in range");
+            let Some((pos, tx, key)) = found else { continue };
+            if want.is_none() {
+                die_key[die] = Some(key);
+                dies_used += 1;
+            }
+            op = Some(self.txs[tx].op);
+            self.queues[ci].take(class, pic, pos);
             self.chip_queued[ci] -= 1;
-            if !chosen.contains(&tx) {
-                let plane = self.txs[tx].plane;
-                self.txs.remove(tx);
-                self.chip_load[ci] -= 1;
-                self.gc_move_done(plane);
-            }
+            chosen.push(tx);
         }
-        self.build_remove = remove;
-        let Some(op) = op else {
-            self.build_txs = chosen;
-            return false;
+        let launched = if let Some(op) = op {
+            // Order by plane so the bus phase visits each die once, in die order.
+            chosen.sort_by_key(|&t| (self.txs[t].plane_in_chip, t));
+            self.launch(chip, op, &chosen);
+            true
+        } else {
+            false
         };
-        // Order by plane so the bus phase visits each die once, in die order.
-        chosen.sort_by_key(|&t| (self.geo.plane_in_chip(self.txs[t].plane), t));
-        self.launch(chip, op, &chosen);
         self.build_txs = chosen;
-        true
+        // Dropped GC moves are settled after the launch: settling may enqueue an erase on
+        // this very chip.
+        while let Some(plane) = self.dropped_moves.pop() {
+            self.gc_move_done(plane);
+        }
+        launched
     }
 
     /// The page a read transaction reads: a GC read its victim page; a user read wherever
@@ -1149,7 +1192,7 @@ impl Simulation {
             }
             (TxKind::Gc, FlashOp::Read) => {
                 let next = t.then;
-                if self.ftl.map.get(t.lpn) == t.src_ppn {
+                if self.ftl.blocks.lpn_at(t.src_ppn) == t.lpn {
                     self.enqueue(next);
                 } else {
                     self.txs.remove(next);

@@ -53,6 +53,10 @@ pub struct Transaction {
     pub kind: TxKind,
     pub op: FlashOp,
     pub plane: u32,
+    /// The chip of `plane` and the plane's index within the chip (cached: the builder
+    /// looks at them for every queued transaction it scans).
+    pub chip: u32,
+    pub plane_in_chip: u16,
     /// Read: the page read (resolved when the command is built). Program: the page
     /// allocated when the command is built. Erase: first page of the block.
     pub ppn: Ppn,
@@ -85,18 +89,47 @@ impl Transaction {
     }
 }
 
-/// The queues of one chip.
+/// The queues of one chip: per queue class, one FIFO per plane of the chip, so the builder
+/// finds each plane's oldest work without scanning the others'.
 #[derive(Debug, Default)]
 pub struct ChipQueues {
-    pub q: [VecDeque<u32>; QUEUE_CLASSES],
+    planes: usize,
+    /// Index `class × planes + plane_in_chip`.
+    q: Vec<VecDeque<u32>>,
+    class_len: [u32; QUEUE_CLASSES],
 }
 
 impl ChipQueues {
+    pub fn new(planes_per_chip: u32) -> ChipQueues {
+        let planes = planes_per_chip as usize;
+        ChipQueues { planes, q: (0..planes * QUEUE_CLASSES).map(|_| VecDeque::new()).collect(), class_len: [0; QUEUE_CLASSES] }
+    }
+    pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, tx: u32) {
+        self.q[class as usize * self.planes + plane_in_chip as usize].push_back(tx);
+        self.class_len[class as usize] += 1;
+    }
+    /// The queue of one plane.
+    pub fn plane(&self, class: QueueClass, plane_in_chip: usize) -> &VecDeque<u32> {
+        &self.q[class as usize * self.planes + plane_in_chip]
+    }
+    /// Take the transaction at `pos` of a plane's queue.
+    pub fn take(&mut self, class: QueueClass, plane_in_chip: usize, pos: usize) -> u32 {
+        self.class_len[class as usize] -= 1;
+        self.q[class as usize * self.planes + plane_in_chip].remove(pos).expect("position in range")
+    }
+    pub fn class_len(&self, class: QueueClass) -> usize {
+        self.class_len[class as usize] as usize
+    }
+    /// The oldest transaction of a class (smallest enqueue sequence over the plane heads).
+    pub fn oldest(&self, class: QueueClass, txs: &[Transaction]) -> Option<u32> {
+        let base = class as usize * self.planes;
+        self.q[base..base + self.planes].iter().filter_map(|q| q.front().copied()).min_by_key(|&t| txs[t as usize].seq)
+    }
     pub fn len(&self) -> usize {
-        self.q.iter().map(|q| q.len()).sum()
+        self.class_len.iter().map(|&n| n as usize).sum()
     }
     pub fn is_empty(&self) -> bool {
-        self.q.iter().all(|q| q.is_empty())
+        self.len() == 0
     }
 }
 
@@ -113,7 +146,7 @@ pub struct PickContext<'a> {
 impl PickContext<'_> {
     /// Whether queue `c` has work the policy may pick.
     pub fn available(&self, c: QueueClass) -> bool {
-        !self.excluded[c as usize] && !self.queues.q[c as usize].is_empty()
+        !self.excluded[c as usize] && self.queues.class_len(c) > 0
     }
 }
 
@@ -135,7 +168,7 @@ impl TsuPolicy for Fifo {
         QueueClass::ALL
             .iter()
             .filter(|&&c| ctx.available(c))
-            .filter_map(|&c| ctx.queues.q[c as usize].front().map(|&t| (ctx.txs[t as usize].seq, c)))
+            .filter_map(|&c| ctx.queues.oldest(c, ctx.txs).map(|t| (ctx.txs[t as usize].seq, c)))
             .min_by_key(|&(seq, _)| seq)
             .map(|(_, c)| c)
     }
