@@ -190,6 +190,7 @@ pub struct Simulation {
     heads_buf: Vec<Option<u64>>,
     priorities: Vec<u8>,
     build_txs: Vec<u32>,
+    order_buf: Vec<(u64, usize)>,
     done_buf: Vec<u32>,
     dropped_moves: Vec<u32>,
     finished: bool,
@@ -275,6 +276,7 @@ impl Simulation {
             heads_buf: vec![None; nflows],
             priorities: Vec::new(),
             build_txs: Vec::new(),
+            order_buf: Vec::new(),
             done_buf: Vec::new(),
             dropped_moves: Vec::new(),
             finished: false,
@@ -894,8 +896,8 @@ impl Simulation {
         let is_erase = class == QueueClass::GcErase;
         // Planes in the order of their oldest queued transaction; drop stale GC moves at
         // the heads (their page was overwritten or trimmed since the GC read).
-        let mut order: [(u64, usize); 256] = [(0, 0); 256];
-        let mut n = 0;
+        let mut order = std::mem::take(&mut self.order_buf);
+        order.clear();
         for pic in 0..ppc {
             loop {
                 let Some(&tx) = self.queues[ci].plane(class, pic).front() else { break };
@@ -908,18 +910,17 @@ impl Simulation {
                     self.dropped_moves.push(chip * ppc as u32 + pic as u32);
                     continue;
                 }
-                order[n] = (t.seq, pic);
-                n += 1;
+                order.push((t.seq, pic));
                 break;
             }
         }
-        order[..n].sort_unstable();
+        order.sort_unstable();
         let mut chosen = std::mem::take(&mut self.build_txs);
         chosen.clear();
         let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
         let mut dies_used = 0;
         let mut op: Option<FlashOp> = None;
-        for &(_, pic) in &order[..n] {
+        for &(_, pic) in &order {
             let plane = chip * ppc as u32 + pic as u32;
             let die = pic / ppd;
             // Where in the plane this command would work: (page offset, block in plane).
@@ -983,6 +984,7 @@ impl Simulation {
             false
         };
         self.build_txs = chosen;
+        self.order_buf = order;
         // Dropped GC moves are settled after the launch: settling may enqueue an erase on
         // this very chip.
         while let Some(plane) = self.dropped_moves.pop() {
