@@ -20,6 +20,10 @@ struct Entry {
     flushing: bool,
     /// Written again while a write-back was in flight: still dirty after it.
     redirtied: bool,
+    /// Bumped by TRIM; a write-back started before a TRIM must not map its (trimmed) data.
+    trim_gen: u32,
+    /// Trimmed while a write-back was in flight: readable as nothing, dropped after it.
+    trimmed: bool,
     prev: u32,
     next: u32,
 }
@@ -108,13 +112,13 @@ impl WriteCache {
 
     /// Sectors of `lpn` held in the cache (0 if none).
     pub fn cached_mask(&self, lpn: Lpn) -> u64 {
-        self.index.get(&lpn).map(|&s| self.entries[s as usize].mask).unwrap_or(0)
+        self.index.get(&lpn).map(|&s| &self.entries[s as usize]).filter(|e| !e.trimmed).map(|e| e.mask).unwrap_or(0)
     }
 
     /// A read of `mask` sectors of `lpn`: a hit if all of them are cached.
     pub fn read(&mut self, lpn: Lpn, mask: u64) -> bool {
         match self.index.get(&lpn).copied() {
-            Some(s) if self.entries[s as usize].mask & mask == mask => {
+            Some(s) if self.entries[s as usize].mask & mask == mask && !self.entries[s as usize].trimmed => {
                 self.touch(s);
                 true
             }
@@ -126,6 +130,11 @@ impl WriteCache {
     pub fn write(&mut self, lpn: Lpn, mask: u64) -> WriteOutcome {
         if let Some(&s) = self.index.get(&lpn) {
             let e = &mut self.entries[s as usize];
+            if e.trimmed {
+                // Trimmed while being written back: the old sectors are gone.
+                e.trimmed = false;
+                e.mask = 0;
+            }
             e.mask |= mask;
             if e.flushing {
                 e.redirtied = true;
@@ -140,7 +149,7 @@ impl WriteCache {
         if self.index.len() as u32 >= self.capacity && !self.drop_lru_clean() {
             return WriteOutcome::Full;
         }
-        let entry = Entry { lpn, mask, dirty: true, flushing: false, redirtied: false, prev: NONE, next: NONE };
+        let entry = Entry { lpn, mask, dirty: true, flushing: false, redirtied: false, trim_gen: 0, trimmed: false, prev: NONE, next: NONE };
         let s = match self.free.pop() {
             Some(s) => {
                 self.entries[s as usize] = entry;
@@ -181,8 +190,8 @@ impl WriteCache {
     }
 
     /// Choose the least recently used dirty page not yet being written back, mark it as
-    /// being written back and return it with its sectors.
-    pub fn start_writeback(&mut self) -> Option<(Lpn, u64)> {
+    /// being written back and return it with its sectors and TRIM generation.
+    pub fn start_writeback(&mut self) -> Option<(Lpn, u64, u32)> {
         let mut s = self.tail;
         while s != NONE {
             let e = &mut self.entries[s as usize];
@@ -190,11 +199,16 @@ impl WriteCache {
                 e.flushing = true;
                 e.redirtied = false;
                 self.flushing_pages += 1;
-                return Some((e.lpn, e.mask));
+                return Some((e.lpn, e.mask, e.trim_gen));
             }
             s = e.prev;
         }
         None
+    }
+
+    /// Whether a write-back of `lpn` started at TRIM generation `gen` may still map its data.
+    pub fn writeback_current(&self, lpn: Lpn, gen: u32) -> bool {
+        self.index.get(&lpn).is_some_and(|&s| self.entries[s as usize].trim_gen == gen)
     }
 
     /// The write-back of `lpn` reached flash.
@@ -204,25 +218,38 @@ impl WriteCache {
         assert!(e.flushing, "write-back finished for lpn {lpn} that was not being written back");
         e.flushing = false;
         self.flushing_pages -= 1;
-        if !e.redirtied {
+        if e.trimmed {
+            self.dirty_pages -= 1;
+            self.remove(s);
+        } else if !e.redirtied {
             e.dirty = false;
             self.dirty_pages -= 1;
         }
     }
 
-    /// TRIM: forget `lpn` unless a write-back of it is in flight (then it stays, clean data
-    /// is harmless: the FTL drops the mapping).
+    fn remove(&mut self, s: u32) {
+        let lpn = self.entries[s as usize].lpn;
+        self.unlink(s);
+        self.index.remove(&lpn);
+        self.free.push(s);
+        self.dropped.push(lpn);
+    }
+
+    /// TRIM of a whole page: forget `lpn`. A page being written back stays (marked) until
+    /// the write-back ends, and that write-back will not map its data.
     pub fn trim(&mut self, lpn: Lpn) {
         if let Some(&s) = self.index.get(&lpn) {
-            if self.entries[s as usize].flushing {
+            let e = &mut self.entries[s as usize];
+            e.trim_gen = e.trim_gen.wrapping_add(1);
+            if e.flushing {
+                e.trimmed = true;
+                e.redirtied = false;
                 return;
             }
-            if self.entries[s as usize].dirty {
+            if e.dirty {
                 self.dirty_pages -= 1;
             }
-            self.unlink(s);
-            self.index.remove(&lpn);
-            self.free.push(s);
+            self.remove(s);
         }
     }
 }

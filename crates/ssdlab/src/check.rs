@@ -10,7 +10,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::nand::{Lpn, Ppn};
+use crate::ftl::mapping::Mapping;
+use crate::nand::{Lpn, Ppn, NONE};
 
 /// Content of a page that was erased or never programmed.
 pub const ERASED: u32 = u32::MAX;
@@ -129,6 +130,17 @@ impl Oracle {
     pub fn preconditioned(&mut self, ppn: Ppn) {
         let s = ppn as usize * self.spp;
         self.flash[s..s + self.spp].fill(0);
+    }
+
+    /// At the end of a run: every logical page, read from where the map says it is (and
+    /// the cache), holds what was written last.
+    pub fn verify_all(&mut self, map: &dyn Mapping) {
+        let full = if self.spp == 64 { u64::MAX } else { (1u64 << self.spp) - 1 };
+        let pages = (self.expected.len() / self.spp) as Lpn;
+        for lpn in 0..pages {
+            let ppn = map.get(lpn);
+            self.read(lpn, full, (ppn != NONE).then_some(ppn), "final sweep");
+        }
     }
 
     /// A read of sectors `mask` of `lpn` served from flash page `ppn` (None: not from

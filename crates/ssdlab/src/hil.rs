@@ -4,7 +4,7 @@
 //! page-sized memory requests, the hazard rules between requests and the decision of which
 //! memory requests are committed to the flash side, and when. Hazards: a request that
 //! overlaps an earlier unfinished one, where either writes, waits for it (RAW, WAR, WAW keep
-//! their order); a FUA request waits for everything before it and everything after waits
+//! their order, at page granularity because a partial write rewrites its whole page); a FUA request waits for everything before it and everything after waits
 //! for it.
 //!
 //! New schedulers (PAS, Sprinkler's RIOS/FARO) implement [`DeviceScheduler`]. A scheduler
@@ -89,7 +89,7 @@ impl SchedulerKind {
     }
 }
 
-/// Whether two sector ranges overlap.
+/// Whether two ranges (of sectors or pages) overlap.
 #[inline]
 pub fn overlaps(a_lba: u64, a_sectors: u32, b_lba: u64, b_sectors: u32) -> bool {
     a_lba < b_lba + b_sectors as u64 && b_lba < a_lba + a_sectors as u64

@@ -80,6 +80,9 @@ enum IoState {
 struct Io {
     flow: u32,
     req: IoRequest,
+    /// The pages the request touches.
+    first_lpn: u64,
+    pages: u32,
     seq: u64,
     fetched_ps: Ps,
     pending_mrs: u32,
@@ -367,8 +370,9 @@ impl Simulation {
         }
         let sim_time_ps = self.last_completion_ps;
         assert_eq!(self.ios.live, 0, "run ended with {} requests unfinished: {}", self.ios.live, self.stuck_report());
-        let check = self.oracle.take().map(|o| {
+        let check = self.oracle.take().map(|mut o| {
             self.ftl.check();
+            o.verify_all(&self.ftl.map);
             CheckResult { reads_checked: o.reads_checked, violations: o.violations, first_violation: o.first_violation }
         });
         Ok(Outcome {
@@ -432,7 +436,10 @@ impl Simulation {
             }
             let req = self.flows[f].take(now).expect("peeked");
             self.io_seq += 1;
-            let io = self.ios.insert(Io { flow: f as u32, req, seq: self.io_seq, fetched_ps: 0, pending_mrs: 0, state: IoState::InSq, version: 0 });
+            let spp = self.geo.sectors_per_page() as u64;
+            let first_lpn = req.lba / spp;
+            let pages = ((req.lba + req.sectors as u64 - 1) / spp - first_lpn + 1) as u32;
+            let io = self.ios.insert(Io { flow: f as u32, req, first_lpn, pages, seq: self.io_seq, fetched_ps: 0, pending_mrs: 0, state: IoState::InSq, version: 0 });
             self.flow_outstanding[f] += 1;
             self.sq[f].push_back(io);
             self.sq_waiting += 1;
@@ -481,8 +488,10 @@ impl Simulation {
             if me.req.fua || o.req.fua {
                 return true;
             }
+            // Page granularity: a write of some sectors of a page rewrites (and may move)
+            // the whole page, so it conflicts with any access to that page.
             let writes = me.req.op != IoOp::Read || o.req.op != IoOp::Read;
-            if writes && overlaps(me.req.lba, me.req.sectors, o.req.lba, o.req.sectors) {
+            if writes && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
                 return true;
             }
         }
@@ -554,10 +563,16 @@ impl Simulation {
         self.mrs[mr].ready_ps = now;
         match op {
             MrOp::Trim => {
-                if let Some(c) = &mut self.cache {
-                    c.trim(lpn);
-                }
+                // Only whole pages are trimmed; a partial TRIM leaves the page as it is.
                 if mask == self.full_mask() {
+                    if let Some(c) = &mut self.cache {
+                        c.trim(lpn);
+                        while let Some(dropped) = c.take_dropped() {
+                            if let Some(o) = &mut self.oracle {
+                                o.cache_dropped(dropped);
+                            }
+                        }
+                    }
                     self.ftl.trim(lpn);
                     if let Some(o) = &mut self.oracle {
                         o.trimmed(lpn);
@@ -657,10 +672,11 @@ impl Simulation {
 
     /// Write the least recently used dirty page back to flash.
     fn start_writeback(&mut self) {
-        let Some((lpn, mask)) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
+        let Some((lpn, mask, gen)) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
         self.stats.cache_writebacks += 1;
         let plane = self.ftl.write_plane(lpn, &self.chip_load);
         let tx = self.new_program(TxKind::User, plane, lpn, mask, NONE);
+        self.txs[tx].cache_gen = gen;
         if let Some(o) = &mut self.oracle {
             o.stage_cache_data(tx, lpn);
         }
@@ -755,6 +771,7 @@ impl Simulation {
             mr,
             src_ppn: NONE,
             then: NONE,
+            cache_gen: 0,
             stream: if kind == TxKind::Gc { Stream::Gc } else { Stream::User },
             enqueued_ps: self.q.now(),
             seq: self.tx_seq,
@@ -1033,7 +1050,11 @@ impl Simulation {
                         }
                     } else {
                         let old = self.ftl.map.get(lpn);
-                        self.ftl.commit_write(lpn, ppn);
+                        // A cache write-back overtaken by a TRIM programs data nobody maps.
+                        let current = self.txs[tx].mr != NONE || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, self.txs[tx].cache_gen));
+                        if current {
+                            self.ftl.commit_write(lpn, ppn);
+                        }
                         self.stats.user_pages_programmed += 1;
                         if let Some(o) = &mut self.oracle {
                             let mask = self.txs[tx].sector_mask;
@@ -1401,6 +1422,8 @@ impl Simulation {
             latency_mean_us: if s.window_completed > 0 { s.window_latency_ps as f64 / s.window_completed as f64 / 1e6 } else { 0.0 },
             chip_utilization: s.window_busy_chip_ps as f64 / (self.interval_ps as f64 * chips),
             free_blocks_min: (0..self.geo.planes()).map(|p| self.ftl.blocks.free_blocks(p)).min().unwrap_or(0),
+            user_pages_programmed: s.user_pages_programmed,
+            gc_pages_programmed: s.gc_pages_programmed,
         };
         s.samples.push(row);
         s.window_completed = 0;

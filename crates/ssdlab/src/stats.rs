@@ -24,12 +24,13 @@ use crate::engine::Ps;
 /// are clamped, the mean stays exact).
 pub struct Latency {
     pub hist: Histogram<u64>,
-    pub sum_ns: u128,
+    /// Exact sum of the recorded latencies.
+    pub sum_ps: u128,
 }
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency { hist: Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid histogram bounds"), sum_ns: 0 }
+        Latency { hist: Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid histogram bounds"), sum_ps: 0 }
     }
 }
 
@@ -38,7 +39,7 @@ impl Latency {
     pub fn record(&mut self, ps: Ps) {
         let ns = ps.div_ceil(1000).max(1);
         self.hist.saturating_record(ns);
-        self.sum_ns += ns as u128;
+        self.sum_ps += ps as u128;
     }
     pub fn count(&self) -> u64 {
         self.hist.len()
@@ -47,7 +48,7 @@ impl Latency {
         if self.count() == 0 {
             0.0
         } else {
-            self.sum_ns as f64 / self.count() as f64 / 1000.0
+            self.sum_ps as f64 / self.count() as f64 / 1e6
         }
     }
     pub fn quantile_us(&self, q: f64) -> f64 {
@@ -85,6 +86,9 @@ pub struct Sample {
     pub latency_mean_us: f64,
     pub chip_utilization: f64,
     pub free_blocks_min: u32,
+    /// Cumulative pages programmed for the host and for GC (write amplification windows).
+    pub user_pages_programmed: u64,
+    pub gc_pages_programmed: u64,
 }
 
 #[derive(Default)]

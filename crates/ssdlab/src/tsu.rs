@@ -69,6 +69,8 @@ pub struct Transaction {
     pub src_ppn: Ppn,
     /// A program to enqueue once this read completes (read-modify-write, GC move), or NONE.
     pub then: u32,
+    /// Cache write-backs: the cache entry's TRIM generation when the write-back started.
+    pub cache_gen: u32,
     pub stream: Stream,
     pub enqueued_ps: Ps,
     /// Global enqueue order, for FIFO.
