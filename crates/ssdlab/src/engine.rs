@@ -25,6 +25,8 @@ pub enum Event {
     /// A chip's current command finished its array operation on every die (`gen` guards
     /// against commands that were suspended and rescheduled).
     CellDone { chip: u32, gen: u32 },
+    /// A channel's bus may have become free for its waiters.
+    BusFree { channel: u32 },
     /// A chip's current command finished completely (data out done); the chip is free.
     CommandDone { chip: u32, gen: u32 },
     /// A suspension took effect: the chip may run reads.

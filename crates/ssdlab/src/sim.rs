@@ -117,6 +117,24 @@ struct Chip {
     bus_phase_end_ps: Ps,
 }
 
+/// A channel's bus: free from `free_ps`; waiters are served command/address-only phases
+/// first, then the rest in arrival order.
+#[derive(Default)]
+struct ChannelBus {
+    free_ps: Ps,
+    short: VecDeque<BusRequest>,
+    long: VecDeque<BusRequest>,
+    wake_scheduled: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum BusRequest {
+    /// The bus phase of a chip's command.
+    Phase { chip: u32, gen: u32 },
+    /// Data out of the next die of a chip's read command.
+    Out { chip: u32, gen: u32 },
+}
+
 /// A finished run's raw results, turned into a report by `report`.
 pub struct Outcome {
     pub config: Config,
@@ -182,7 +200,7 @@ pub struct Simulation {
     chip_load: Vec<u32>,
     chip_busy: Vec<bool>,
     busy_chips: u32,
-    bus_free_ps: Vec<Ps>,
+    buses: Vec<ChannelBus>,
     tags_free: u32,
     active: Vec<u32>,
     blocked: u32,
@@ -196,6 +214,7 @@ pub struct Simulation {
     order_buf: Vec<(u64, usize)>,
     done_buf: Vec<u32>,
     dropped_moves: Vec<u32>,
+    readdressed: Vec<u32>,
     finished: bool,
     last_completion_ps: Ps,
     firmware_free_ps: Vec<Ps>,
@@ -269,7 +288,7 @@ impl Simulation {
             chip_load: vec![0; chips],
             chip_busy: vec![false; chips],
             busy_chips: 0,
-            bus_free_ps: vec![0; geo.channels as usize],
+            buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             tags_free: tags,
             active: Vec::with_capacity(tags as usize),
             blocked: 0,
@@ -282,6 +301,7 @@ impl Simulation {
             order_buf: Vec::new(),
             done_buf: Vec::new(),
             dropped_moves: Vec::new(),
+            readdressed: Vec::new(),
             finished: false,
             last_completion_ps: 0,
             firmware_free_ps: vec![0; cfg.ftl.firmware.cores as usize],
@@ -331,6 +351,7 @@ impl Simulation {
                 Event::WriteDataIn { io } => self.write_data_in(io),
                 Event::FirmwareDone { mr } => self.to_flash(mr),
                 Event::CellDone { chip, gen } => self.cell_done(chip, gen),
+                Event::BusFree { channel } => self.bus_free(channel),
                 Event::CommandDone { chip, gen } => self.command_done(chip, gen),
                 Event::ChipFree { chip, gen } => {
                     if self.chips[chip as usize].gen == gen {
@@ -927,6 +948,15 @@ impl Simulation {
                     self.dropped_moves.push(chip * ppc as u32 + pic as u32);
                     continue;
                 }
+                // A user read whose page moved to another plane since it was queued (a
+                // cache write-back under dynamic allocation) follows its data.
+                if t.kind == TxKind::User && is_read && self.geo.plane_of(self.read_page(tx)) != t.plane {
+                    self.queues[ci].take(class, pic, 0);
+                    self.chip_queued[ci] -= 1;
+                    self.chip_load[ci] -= 1;
+                    self.readdressed.push(tx);
+                    continue;
+                }
                 order.push((t.seq, pic));
                 break;
             }
@@ -971,6 +1001,9 @@ impl Simulation {
                     Some(k) => k,
                     None => {
                         let ppn = self.read_page(tx);
+                        if self.geo.plane_of(ppn) != plane {
+                            continue; // moved: it follows its data when it reaches the head
+                        }
                         (self.geo.page_in_block(ppn), self.geo.block_in_plane(self.geo.block_of(ppn)))
                     }
                 };
@@ -1007,6 +1040,14 @@ impl Simulation {
         while let Some(plane) = self.dropped_moves.pop() {
             self.gc_move_done(plane);
         }
+        while let Some(tx) = self.readdressed.pop() {
+            let plane = self.geo.plane_of(self.read_page(tx));
+            let t = &mut self.txs[tx];
+            t.plane = plane;
+            t.chip = self.geo.chip_of_plane(plane);
+            t.plane_in_chip = self.geo.plane_in_chip(plane) as u16;
+            self.enqueue(tx);
+        }
         launched
     }
 
@@ -1036,6 +1077,10 @@ impl Simulation {
                     let ppn = self.read_page(tx);
                     assert_eq!(self.geo.plane_of(ppn), plane, "read of lpn {lpn} queued on the wrong plane");
                     self.txs[tx].ppn = ppn;
+                    if kind == TxKind::User {
+                        // Remember whether this read found data or a never-written page.
+                        self.txs[tx].src_ppn = if self.ftl.map.get(lpn) == ppn { ppn } else { NONE };
+                    }
                 }
                 FlashOp::Program | FlashOp::Copyback => {
                     let (ppn, opened) = self.ftl.blocks.allocate(plane, stream, self.ftl.user_reserve_blocks).expect("builder checked a page was available");
@@ -1068,10 +1113,6 @@ impl Simulation {
                 FlashOp::Erase => {}
             }
         }
-        // Timing: bus phase (command/address, data in) die by die, then array time.
-        let ch = self.geo.channel_of_chip(chip) as usize;
-        let bus_start = now.max(self.bus_free_ps[ch]);
-        let mut t = bus_start;
         let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
         cmd.txs.clear();
         cmd.txs.extend_from_slice(txs);
@@ -1082,12 +1123,107 @@ impl Simulation {
         cmd.planes_used = txs.len() as u32;
         cmd.segment_start_ps = now;
         cmd.suspends = 0;
+        self.chips[ci].cmd = cmd;
+        self.chips[ci].bus_phase_end_ps = Ps::MAX;
+        self.stats.command(txs.len() as u32, {
+            let mut dies = 0u32;
+            let mut last = u32::MAX;
+            for &t in txs {
+                let d = self.txs[t].plane_in_chip as u32 / ppd;
+                if d != last {
+                    dies += 1;
+                    last = d;
+                }
+            }
+            dies
+        });
+        // Commands that are only command/address cycles (reads, erases, copybacks) take
+        // the bus ahead of page transfers: issuing them keeps more chips working.
+        let short = op != FlashOp::Program;
+        let gen = self.chips[ci].gen;
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Phase { chip, gen }, short);
+    }
+
+    /// Ask for the channel bus; granted now if it is free and nobody waits, else in turn.
+    fn request_bus(&mut self, ch: u32, req: BusRequest, short: bool) {
+        let now = self.q.now();
+        let b = &mut self.buses[ch as usize];
+        if b.free_ps <= now && b.short.is_empty() && b.long.is_empty() {
+            self.grant_bus(ch, req);
+            return;
+        }
+        if short {
+            b.short.push_back(req);
+        } else {
+            b.long.push_back(req);
+        }
+        if !b.wake_scheduled {
+            b.wake_scheduled = true;
+            let at = b.free_ps.max(now);
+            self.q.at(at, Event::BusFree { channel: ch });
+        }
+    }
+
+    /// The bus of `ch` may be free: grant it to the next waiter.
+    fn bus_free(&mut self, ch: u32) {
+        let now = self.q.now();
+        let b = &mut self.buses[ch as usize];
+        b.wake_scheduled = false;
+        if b.free_ps > now {
+            b.wake_scheduled = true;
+            let at = b.free_ps;
+            self.q.at(at, Event::BusFree { channel: ch });
+            return;
+        }
+        loop {
+            let b = &mut self.buses[ch as usize];
+            let Some(req) = b.short.pop_front().or_else(|| b.long.pop_front()) else { return };
+            if self.grant_bus(ch, req) {
+                break;
+            }
+        }
+        let b = &mut self.buses[ch as usize];
+        if !b.short.is_empty() || !b.long.is_empty() {
+            b.wake_scheduled = true;
+            let at = b.free_ps;
+            self.q.at(at, Event::BusFree { channel: ch });
+        }
+    }
+
+    /// Run a bus request now. False if it is stale (its command was suspended meanwhile).
+    fn grant_bus(&mut self, ch: u32, req: BusRequest) -> bool {
+        match req {
+            BusRequest::Phase { chip, gen } => {
+                if self.chips[chip as usize].gen != gen {
+                    return false;
+                }
+                self.command_phase(ch, chip);
+            }
+            BusRequest::Out { chip, gen } => {
+                if self.chips[chip as usize].gen != gen {
+                    return false;
+                }
+                self.data_out(ch, chip);
+            }
+        }
+        true
+    }
+
+    /// The bus phase of a command: command/address cycles (and data in, for programs) die
+    /// by die; each die starts its array operation when its part of the phase ends.
+    fn command_phase(&mut self, ch: u32, chip: u32) {
+        let now = self.q.now();
+        let ci = chip as usize;
+        let ppd = self.geo.planes_per_die;
+        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
+        let op = cmd.op.expect("a command in its bus phase has an op");
+        let mut t = now;
         let mut i = 0;
-        while i < txs.len() {
-            let die = self.geo.plane_in_chip(self.txs[txs[i]].plane) / ppd;
+        while i < cmd.txs.len() {
+            let die = self.txs[cmd.txs[i]].plane_in_chip as u32 / ppd;
             let mut cell = 0;
-            while i < txs.len() && self.geo.plane_in_chip(self.txs[txs[i]].plane) / ppd == die {
-                let tr = &self.txs[txs[i]];
+            while i < cmd.txs.len() && self.txs[cmd.txs[i]].plane_in_chip as u32 / ppd == die {
+                let tr = &self.txs[cmd.txs[i]];
                 t += self.timing.cmd_addr_ps(op);
                 let page = self.geo.page_in_block(tr.ppn);
                 let c = match op {
@@ -1107,19 +1243,20 @@ impl Simulation {
             }
             cmd.dies.push((die, t + cell));
         }
-        self.bus_free_ps[ch] = t;
+        self.buses[ch as usize].free_ps = t;
         if let Some(tl) = &mut self.timeline {
-            tl.bus(ch as u32, chip, bus_start, t, op);
+            tl.bus(ch, chip, now, t, op);
         }
-        self.stats.command(txs.len() as u32, cmd.dies.len() as u32);
         let gen = self.chips[ci].gen;
         self.chips[ci].bus_phase_end_ps = t;
         if op == FlashOp::Read {
+            // Each die sends its data out when its array read is done, in that order.
             cmd.out_order.extend(0..cmd.dies.len() as u32);
             let dies = &cmd.dies;
             cmd.out_order.sort_by_key(|&k| (dies[k as usize].1, k));
-            let first = cmd.dies[cmd.out_order[0] as usize].1;
-            self.q.at(first, Event::CellDone { chip, gen });
+            for &k in &cmd.out_order {
+                self.q.at(cmd.dies[k as usize].1, Event::CellDone { chip, gen });
+            }
         } else {
             let end = cmd.dies.iter().map(|d| d.1).max().expect("at least one die");
             self.q.at(end, Event::CommandDone { chip, gen });
@@ -1127,13 +1264,18 @@ impl Simulation {
         self.chips[ci].cmd = cmd;
     }
 
-    /// A die of a read command finished its array time: send its data out over the bus.
+    /// A die of a read command finished its array time: ask for the bus to send its data.
     fn cell_done(&mut self, chip: u32, gen: u32) {
-        let ci = chip as usize;
-        if self.chips[ci].gen != gen {
+        if self.chips[chip as usize].gen != gen {
             return;
         }
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Out { chip, gen }, false);
+    }
+
+    /// Data out of the next die of a read command (dies go in the order their reads end).
+    fn data_out(&mut self, ch: u32, chip: u32) {
         let now = self.q.now();
+        let ci = chip as usize;
         let ppd = self.geo.planes_per_die;
         let cmd = &mut self.chips[ci].cmd;
         let k = cmd.out_order[cmd.out_next] as usize;
@@ -1142,22 +1284,18 @@ impl Simulation {
         let mut bytes = 0u64;
         for &tx in &cmd.txs {
             let tr = &self.txs[tx];
-            if self.geo.plane_in_chip(tr.plane) / ppd == die {
+            if tr.plane_in_chip as u32 / ppd == die {
                 bytes += tr.sector_mask.count_ones() as u64 * self.geo.sector_bytes as u64;
             }
         }
-        let ch = self.geo.channel_of_chip(chip) as usize;
-        let start = now.max(self.bus_free_ps[ch]);
-        let end = start + self.timing.bus_transfer_ps(bytes);
-        self.bus_free_ps[ch] = end;
+        let end = now + self.timing.bus_transfer_ps(bytes);
+        self.buses[ch as usize].free_ps = end;
         if let Some(tl) = &mut self.timeline {
-            tl.bus(ch as u32, chip, start, end, FlashOp::Read);
+            tl.bus(ch, chip, now, end, FlashOp::Read);
         }
         let cmd = &self.chips[ci].cmd;
-        if cmd.out_next < cmd.dies.len() {
-            let next = cmd.dies[cmd.out_order[cmd.out_next] as usize].1;
-            self.q.at(next.max(now), Event::CellDone { chip, gen });
-        } else {
+        if cmd.out_next == cmd.dies.len() {
+            let gen = self.chips[ci].gen;
             self.q.at(end, Event::CommandDone { chip, gen });
         }
     }
@@ -1198,8 +1336,7 @@ impl Simulation {
                     self.enqueue(t.then);
                 } else {
                     if let Some(o) = &mut self.oracle {
-                        let mapped = self.ftl.map.get(t.lpn);
-                        o.read(t.lpn, t.sector_mask, (mapped != NONE).then_some(t.ppn), "flash read");
+                        o.read(t.lpn, t.sector_mask, (t.src_ppn != NONE).then_some(t.ppn), "flash read");
                     }
                     self.mr_flash_done(t.mr);
                 }

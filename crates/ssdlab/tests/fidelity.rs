@@ -321,9 +321,11 @@ fn e_write_cache_keeps_data() {
     cfg.cache.enabled = true;
     cfg.cache.capacity_bytes = 256 * 8192;
     cfg.nand.suspension.enabled = true;
+    cfg.ftl.allocation = "dynamic".into();
     let o = run(&cfg, &integrity_workload(1_700_000), true);
     assert_intact(&o);
     assert!(o.stats.cache_write_hits > 0 && o.stats.cache_read_hits > 0);
+    assert!(o.stats.suspensions > 0, "suspension must fire");
 }
 
 // (g) ----------------------------------------------------------------------------------
