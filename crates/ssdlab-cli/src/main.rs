@@ -48,6 +48,19 @@ enum Command {
         /// Print the JSON report to stdout instead of the summary.
         #[arg(long)]
         json: bool,
+        /// For trace flows: what to do with requests past the drive (reject, wrap, scale).
+        #[arg(long, value_name = "MODE")]
+        address_mode: Option<String>,
+        /// For trace flows: closed_loop or timestamps (a trace given directly replays at its
+        /// timestamps unless this says otherwise).
+        #[arg(long, value_name = "MODE")]
+        replay: Option<String>,
+        /// For trace flows: queue depth (outstanding requests).
+        #[arg(long, value_name = "N")]
+        queue_depth: Option<u32>,
+        /// For trace flows: the trace format (detected if omitted).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<String>,
     },
     /// Check a config (and workload) and explain what is wrong; exit 2 if anything is.
     Validate {
@@ -123,9 +136,24 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
-        Command::Run { config, workload, set, seed, out, csv, timeline, timeline_window, check, json } => {
+        Command::Run { config, workload, set, seed, out, csv, timeline, timeline_window, check, json, address_mode, replay, queue_depth, format } => {
             let cfg = Config::load(&config, &set)?;
-            let wl = WorkloadSpec::load(&workload)?;
+            let mut wl = WorkloadSpec::load(&workload)?;
+            for f in wl.flows.iter_mut().filter(|f| f.kind == "trace") {
+                if let Some(m) = &address_mode {
+                    f.address_mode = m.clone();
+                }
+                if let Some(r) = &replay {
+                    f.replay = r.clone();
+                }
+                if let Some(q) = queue_depth {
+                    f.queue_depth = q;
+                }
+                if let Some(fmt) = &format {
+                    f.format = Some(fmt.clone());
+                }
+            }
+            wl.validate("command line")?;
             let window = match (&timeline, timeline_window) {
                 (Some(_), Some(w)) => Some(parse_window(&w)?),
                 (Some(_), None) => Some((0, u64::MAX)),

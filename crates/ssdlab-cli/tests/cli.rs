@@ -431,7 +431,6 @@ fn config_unknown_hil_scheduler() {
 }
 
 #[test]
-#[ignore = "bug: message for ftl.allocation does not name the key (`drive.toml: `CWXP` is not an allocation scheme ...`)"]
 fn config_unknown_allocation_scheme_names_key() {
     check_bad_config(
         "[ftl]\nallocation = \"CWXP\"\n",
@@ -440,19 +439,16 @@ fn config_unknown_allocation_scheme_names_key() {
 }
 
 #[test]
-#[ignore = "bug: message for ftl.gc.policy does not name the key (`drive.toml: `lru` is not a GC policy ...`)"]
 fn config_unknown_gc_policy_names_key() {
     check_bad_config("[ftl.gc]\npolicy = \"lru\"\n", &["ftl.gc.policy", "lru"]);
 }
 
 #[test]
-#[ignore = "bug: message for tsu.policy does not name the key (`drive.toml: `bogus` is not a TSU policy ...`)"]
 fn config_unknown_tsu_policy_names_key() {
     check_bad_config("[tsu]\npolicy = \"bogus\"\n", &["tsu.policy", "bogus"]);
 }
 
 #[test]
-#[ignore = "bug: message for hil.scheduler does not name the key (`drive.toml: `bogus` is not a device-level scheduler ...`)"]
 fn config_unknown_hil_scheduler_names_key() {
     check_bad_config(
         "[hil]\nscheduler = \"bogus\"\n",
@@ -461,13 +457,11 @@ fn config_unknown_hil_scheduler_names_key() {
 }
 
 #[test]
-#[ignore = "bug: a negative latency is reported as `a latency = -1`, without its key"]
 fn config_negative_latency_names_key() {
     check_bad_config("[nand]\nt_erase_us = -1.0\n", &["nand.t_erase_us", "-1"]);
 }
 
 #[test]
-#[ignore = "bug: value errors in a config file carry no line number (`drive.toml: nand.channels = 0: ...`)"]
 fn config_bad_value_names_line() {
     let dir = TempDir::new("value-line");
     let cfg = dir.write("drive.toml", "[nand]\nchannels = 0\n");
@@ -495,25 +489,21 @@ fn check_bad_override(set: &str, key: &str) {
 }
 
 #[test]
-#[ignore = "bug: t_read_us = [1e20, 1e20] passes validation, then `run` panics (attempt to add with overflow in sim.rs)"]
 fn config_latency_beyond_picosecond_range() {
     check_bad_override("nand.t_read_us=[1e20,1e20]", "nand.t_read_us");
 }
 
 #[test]
-#[ignore = "bug: hif.pcie.lane_gb_s = 1e-300 passes validation, then `run` panics (attempt to divide by zero in hif.rs)"]
 fn config_vanishing_link_bandwidth() {
     check_bad_override("hif.pcie.lane_gb_s=1e-300", "hif.pcie.lane_gb_s");
 }
 
 #[test]
-#[ignore = "bug: nand.bus.rate_mt_s = 1e-300 passes validation, then `run` panics (attempt to divide by zero in nand.rs)"]
 fn config_vanishing_bus_rate() {
     check_bad_override("nand.bus.rate_mt_s=1e-300", "nand.bus.rate_mt_s");
 }
 
 #[test]
-#[ignore = "bug: nand.bus.cmd_addr_cycle_ns = 1e30 passes validation, then `run` panics (attempt to multiply with overflow in nand.rs)"]
 fn config_huge_command_cycle() {
     check_bad_override(
         "nand.bus.cmd_addr_cycle_ns=1e30",
@@ -578,7 +568,6 @@ fn set_without_equals_is_rejected() {
 }
 
 #[test]
-#[ignore = "bug: `--set nand.channels` (no `=`) says `--set: expected key=value` without quoting the argument"]
 fn set_without_equals_names_the_argument() {
     ssdlab([
         "validate",
@@ -635,7 +624,6 @@ fn workload_read_ratio_above_one() {
 }
 
 #[test]
-#[ignore = "bug: value errors in a workload file carry no line number (`w.toml: flow `s`: read_ratio = 1.5: ...`)"]
 fn workload_bad_value_names_line() {
     let dir = TempDir::new("wl-ratio-line");
     let wl = dir.write(
@@ -647,7 +635,6 @@ fn workload_bad_value_names_line() {
 }
 
 #[test]
-#[ignore = "bug: request_bytes = 513 is reported as `workload: flow `f`: request size 513 ...`: the literal word `workload`, not the file"]
 fn workload_request_size_not_multiple_of_sector_names_file() {
     let dir = TempDir::new("wl-513");
     let wl = dir.write(
@@ -662,7 +649,6 @@ fn workload_request_size_not_multiple_of_sector_names_file() {
 }
 
 #[test]
-#[ignore = "bug: rate_iops = 1e-300 passes validation, then `run` panics (attempt to add with overflow in host.rs)"]
 fn workload_vanishing_rate_is_rejected() {
     let dir = TempDir::new("wl-rate");
     let wl = dir.write(
@@ -674,7 +660,6 @@ fn workload_vanishing_rate_is_rejected() {
 }
 
 #[test]
-#[ignore = "bug: speedup = 1e-300 passes validation, then `run` panics (attempt to add with overflow in sim.rs)"]
 fn workload_vanishing_speedup_is_rejected() {
     let dir = TempDir::new("wl-speedup");
     dir.write("t.trace", "0 0 0 8 1\n1000 0 8 8 1\n2000 0 16 8 1\n");
@@ -780,7 +765,9 @@ fn malformed_trace_blkparse() {
 }
 
 /// A drive of 8 ch x 4 chips x 2 dies x 2 planes x 16 blocks x 256 pages x 8 KiB = 4 GiB raw.
+/// 16-block planes (a 4 GiB drive); GC's reserve then needs 30% spare.
 const SMALL_DRIVE: &str = "nand.blocks_per_plane=16";
+const SMALL_DRIVE_SPARE: &str = "ftl.overprovisioning_ratio=0.3";
 /// LBA 8,000,000,000 sectors = 3.7 TiB, far past the 4 GiB drive.
 const FAR_LBA_SECTOR: u64 = 8_000_000_000;
 
@@ -798,6 +785,8 @@ fn trace_past_the_drive_is_rejected_and_explains_wrap_and_scale() {
         MQSIM_DEFAULT,
         "--set",
         SMALL_DRIVE,
+        "--set",
+        SMALL_DRIVE_SPARE,
         "--workload",
         &t,
     ]);
@@ -820,6 +809,8 @@ fn trace_past_the_drive_is_rejected_and_explains_wrap_and_scale() {
         MQSIM_DEFAULT,
         "--set",
         SMALL_DRIVE,
+        "--set",
+        SMALL_DRIVE_SPARE,
         "--workload",
         &p(&wl),
     ])
@@ -830,6 +821,8 @@ fn trace_past_the_drive_is_rejected_and_explains_wrap_and_scale() {
         MQSIM_DEFAULT,
         "--set",
         SMALL_DRIVE,
+        "--set",
+        SMALL_DRIVE_SPARE,
         "--workload",
         &p(&wl),
     ])
@@ -851,6 +844,8 @@ fn trace_past_the_drive_runs_with_wrap_or_scale() {
             MQSIM_DEFAULT,
             "--set",
             SMALL_DRIVE,
+            "--set",
+            SMALL_DRIVE_SPARE,
             "--workload",
             &p(&wl),
             "--json",
@@ -867,7 +862,6 @@ fn trace_past_the_drive_runs_with_wrap_or_scale() {
 }
 
 #[test]
-#[ignore = "bug: an address past the drive is reported as `request #N` (index after sorting by time), not by file line"]
 fn trace_past_the_drive_names_the_line() {
     let dir = TempDir::new("far-line");
     // Line 1 is a comment, so the bad request is request #2 but line 3.
@@ -882,6 +876,8 @@ fn trace_past_the_drive_names_the_line() {
         MQSIM_DEFAULT,
         "--set",
         SMALL_DRIVE,
+        "--set",
+        SMALL_DRIVE_SPARE,
         "--workload",
         &t,
     ])
@@ -889,7 +885,6 @@ fn trace_past_the_drive_names_the_line() {
 }
 
 #[test]
-#[ignore = "bug: a tiny drive whose logical space exceeds what GC can keep (effective spare factor < 0) is accepted, then `run` panics: `run ended with 32 requests unfinished` (sim.rs)"]
 fn overcommitted_small_drive_is_rejected_or_runs() {
     let dir = TempDir::new("overcommit");
     let wl = dir.write("w.toml", "seed = 1\n\n[[flows]]\nname = \"w\"\ntype = \"synthetic\"\nread_ratio = 0.0\nrequest_bytes = 8192\nalign_bytes = 8192\naddress = \"uniform\"\nrequests = 5000\n");

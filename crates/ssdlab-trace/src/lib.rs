@@ -140,6 +140,8 @@ impl FromStr for Format {
 pub struct Trace {
     pub format: Format,
     pub records: Vec<Record>,
+    /// The 1-based line of the file each record came from (same order as `records`).
+    pub lines: Vec<usize>,
 }
 
 impl Trace {
@@ -333,13 +335,22 @@ pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, T
             value: format!("{delta_ps} ps after the first request"),
             problem: "exceeds the 64-bit picosecond range (~213 days)".to_string(),
         })?;
-        records.push(Record {
-            arrival_ps,
-            ..r.record
-        });
+        records.push((
+            Record {
+                arrival_ps,
+                ..r.record
+            },
+            line,
+        ));
     }
-    records.sort_by_key(|r| r.arrival_ps);
-    Ok(Trace { format, records })
+    records.sort_by_key(|(r, _)| r.arrival_ps);
+    let lines = records.iter().map(|&(_, line)| line).collect();
+    let records = records.into_iter().map(|(r, _)| r).collect();
+    Ok(Trace {
+        format,
+        records,
+        lines,
+    })
 }
 
 /// Non-empty, non-comment lines with their 1-based line numbers, trimmed.

@@ -268,7 +268,7 @@ mod tests {
         assert!(!c.read(2, 0xf0), "sectors not cached are a miss");
         // Full of dirty pages: no room until a write-back finishes; LRU is page 1 (2 was read).
         assert_eq!(c.write(3, 1), WriteOutcome::Full);
-        assert_eq!(c.start_writeback(), Some((1, 0xff)));
+        assert_eq!(c.start_writeback(), Some((1, 0xff, 0)));
         assert_eq!(c.write(3, 1), WriteOutcome::Full);
         assert!(c.read(1, 0xff), "a page being written back is still readable");
         c.writeback_done(1);
@@ -281,7 +281,7 @@ mod tests {
     fn a_page_written_during_write_back_stays_dirty() {
         let mut c = WriteCache::new(1);
         c.write(7, 1);
-        assert_eq!(c.start_writeback(), Some((7, 1)));
+        assert_eq!(c.start_writeback(), Some((7, 1, 0)));
         assert_eq!(c.write(7, 2), WriteOutcome::Absorbed);
         c.writeback_done(7);
         assert_eq!(c.dirty_pages, 1);

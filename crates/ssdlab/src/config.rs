@@ -380,12 +380,12 @@ fn parse_override_value(value: &str) -> toml::Value {
 /// Apply `key.path=value` to a TOML tree, creating tables on the way.
 pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
     let Some((key, value)) = assignment.split_once('=') else {
-        return Err(Error::config("--set", 0, assignment, "expected key=value"));
+        return Err(Error::config("--set", 0, assignment, &format!("`{assignment}`: expected key=value")));
     };
     let key = key.trim();
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(Error::config("--set", 0, key, "empty component in key"));
+        return Err(Error::config("--set", 0, key, &format!("`{key}`: empty component in key")));
     }
     let mut table = root;
     for part in &parts[..parts.len() - 1] {
@@ -394,7 +394,7 @@ pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         table = match entry {
             toml::Value::Table(t) => t,
-            _ => return Err(Error::config("--set", 0, key, "path goes through a non-table key")),
+            _ => return Err(Error::config("--set", 0, key, &format!("`{key}`: {part} is a value, not a table"))),
         };
     }
     table.insert(parts[parts.len() - 1].to_string(), parse_override_value(value.trim()));
@@ -409,8 +409,7 @@ impl Config {
     }
 
     pub fn from_toml_str(text: &str, file: &str, overrides: &[String]) -> Result<Config> {
-        let mut table: toml::Table =
-            toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
         // First type the file alone, so that its errors carry file line numbers.
         let _: Config = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
         for o in overrides {
@@ -419,17 +418,28 @@ impl Config {
         let config: Config = if overrides.is_empty() {
             toml::from_str(text).map_err(|e| Error::toml(file, text, e))?
         } else {
-            Config::deserialize(toml::Value::Table(table)).map_err(|e| {
-                Error::config("--set", 0, &overrides.join(" "), &e.to_string())
-            })?
+            Config::deserialize(toml::Value::Table(table))
+                .map_err(|e| Error::config("--set", 0, &overrides.join(" "), &format!("{}: {}", overrides.join(" "), e.message().trim())))?
         };
-        config.validate(file)?;
+        config.validate(file).map_err(|e| match e {
+            Error::Config { key, message, .. } => {
+                let set_here = overrides.iter().any(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == key || key.starts_with(&format!("{}.", k.trim()))));
+                if set_here {
+                    Error::Config { file: "--set".into(), line: 0, key, message }
+                } else {
+                    Error::Config { file: file.to_string(), line: crate::error::line_of_key(text, &key), key, message }
+                }
+            }
+            other => other,
+        })?;
         Ok(config)
     }
 
-    /// Check everything that can be impossible; names the key and value.
+    /// Check everything that can be impossible. The error names the key and its value.
     pub fn validate(&self, file: &str) -> Result<()> {
-        let bad = |key: &str, value: String, why: &str| Err(Error::config(file, 0, key, &format!("{key} = {value}: {why}")));
+        fn bad<T: std::fmt::Debug>(file: &str, key: &str, value: T, why: &str) -> Result<()> {
+            Err(Error::config(file, 0, key, &format!("{key} = {value:?}: {why}")))
+        }
         let n = &self.nand;
         for (key, v) in [
             ("nand.channels", n.channels),
@@ -440,117 +450,151 @@ impl Config {
             ("nand.pages_per_block", n.pages_per_block),
             ("nand.page_bytes", n.page_bytes),
             ("nand.sector_bytes", n.sector_bytes),
-            ("nand.bus.width_bits", n.bus.width_bits),
             ("hil.queue_depth", self.hil.queue_depth),
             ("ftl.firmware.cores", self.ftl.firmware.cores),
             ("tsu.scan_limit", self.tsu.scan_limit),
+            ("hif.pcie.lanes", self.hif.pcie.lanes),
+            ("hif.pcie.tlp_payload_bytes", self.hif.pcie.tlp_payload_bytes),
         ] {
             if v == 0 {
-                return bad(key, v.to_string(), "must be at least 1");
+                return bad(file, key, v, "must be at least 1");
             }
         }
-        if n.dies_per_chip > 16 {
-            return bad("nand.dies_per_chip", n.dies_per_chip.to_string(), "at most 16 dies per chip");
-        }
-        if n.planes_per_die > 16 {
-            return bad("nand.planes_per_die", n.planes_per_die.to_string(), "at most 16 planes per die");
-        }
-        if n.pages_per_block > 65535 {
-            return bad("nand.pages_per_block", n.pages_per_block.to_string(), "at most 65535");
+        for (key, v, max) in [
+            ("nand.dies_per_chip", n.dies_per_chip, 16),
+            ("nand.planes_per_die", n.planes_per_die, 16),
+            ("nand.pages_per_block", n.pages_per_block, 65535),
+            ("hil.queue_depth", self.hil.queue_depth, 65536),
+            ("ftl.firmware.cores", self.ftl.firmware.cores, 1024),
+            ("nand.bus.read_cycles", n.bus.read_cycles, 1000),
+            ("nand.bus.program_cycles", n.bus.program_cycles, 1000),
+            ("nand.bus.erase_cycles", n.bus.erase_cycles, 1000),
+            ("hif.pcie.lanes", self.hif.pcie.lanes, 64),
+            ("hif.pcie.tlp_overhead_bytes", self.hif.pcie.tlp_overhead_bytes, 4096),
+        ] {
+            if v > max {
+                return bad(file, key, v, &format!("at most {max}"));
+            }
         }
         if n.page_bytes % n.sector_bytes != 0 {
-            return bad("nand.page_bytes", n.page_bytes.to_string(), "must be a multiple of nand.sector_bytes");
+            return bad(file, "nand.page_bytes", n.page_bytes, &format!("must be a multiple of nand.sector_bytes ({})", n.sector_bytes));
         }
         if n.page_bytes / n.sector_bytes > 64 {
-            return bad("nand.page_bytes", n.page_bytes.to_string(), "at most 64 sectors per page");
+            return bad(file, "nand.page_bytes", n.page_bytes, "at most 64 sectors per page");
         }
-        if !n.bus.width_bits.is_power_of_two() || n.bus.width_bits > 64 || n.bus.width_bits % 8 != 0 {
-            return bad("nand.bus.width_bits", n.bus.width_bits.to_string(), "must be 8, 16, 32 or 64");
+        if ![8, 16, 32, 64].contains(&n.bus.width_bits) {
+            return bad(file, "nand.bus.width_bits", n.bus.width_bits, "must be 8, 16, 32 or 64");
         }
-        let total_pages = n.channels as u128
-            * n.chips_per_channel as u128
-            * n.dies_per_chip as u128
-            * n.planes_per_die as u128
-            * n.blocks_per_plane as u128
-            * n.pages_per_block as u128;
+        let total_pages = n.channels as u128 * n.chips_per_channel as u128 * n.dies_per_chip as u128 * n.planes_per_die as u128 * n.blocks_per_plane as u128 * n.pages_per_block as u128;
         if total_pages >= u32::MAX as u128 {
-            return bad("nand", format!("{total_pages} pages"), "at most 2^32-1 physical pages (use larger pages)");
+            return bad(file, "nand.blocks_per_plane", n.blocks_per_plane, &format!("the drive would have {total_pages} pages; at most 2^32 - 2 (use larger pages or fewer blocks)"));
         }
         let types = n.cell.page_types();
-        if n.t_read_us.len() != types {
-            return bad("nand.t_read_us", format!("{:?}", n.t_read_us), &format!("needs one latency per page type ({types} for {:?})", n.cell));
-        }
-        if n.t_program_us.len() != types {
-            return bad("nand.t_program_us", format!("{:?}", n.t_program_us), &format!("needs one latency per page type ({types} for {:?})", n.cell));
-        }
-        let times = n.t_read_us.iter().chain(&n.t_program_us).copied().chain([
-            n.t_erase_us,
-            n.bus.cmd_addr_cycle_ns,
-            n.suspension.t_suspend_us,
-            n.suspension.t_resume_us,
-            self.ftl.firmware.op_cost_ns,
-            self.cache.dram_access_ns,
-            self.hif.command_latency_ns,
-            self.stats.interval_us,
-        ]);
-        for t in times {
-            if !(t.is_finite() && t >= 0.0) {
-                return bad("a latency", t.to_string(), "latencies must be finite and non-negative");
+        for (key, v) in [("nand.t_read_us", &n.t_read_us), ("nand.t_program_us", &n.t_program_us)] {
+            if v.len() != types {
+                return bad(file, key, v, &format!("needs one latency per page type: {types} for {:?}", n.cell));
             }
         }
-        if !(n.bus.rate_mt_s.is_finite() && n.bus.rate_mt_s > 0.0) {
-            return bad("nand.bus.rate_mt_s", n.bus.rate_mt_s.to_string(), "must be positive");
+        // Latencies: finite, non-negative and below 1000 s, so picosecond sums cannot overflow.
+        let mut times: Vec<(&str, f64, f64)> = Vec::new();
+        times.extend(n.t_read_us.iter().map(|&t| ("nand.t_read_us", t, 1e9)));
+        times.extend(n.t_program_us.iter().map(|&t| ("nand.t_program_us", t, 1e9)));
+        times.extend([
+            ("nand.t_erase_us", n.t_erase_us, 1e9),
+            ("nand.bus.cmd_addr_cycle_ns", n.bus.cmd_addr_cycle_ns, 1e9),
+            ("nand.suspension.t_suspend_us", n.suspension.t_suspend_us, 1e9),
+            ("nand.suspension.t_resume_us", n.suspension.t_resume_us, 1e9),
+            ("ftl.firmware.op_cost_ns", self.ftl.firmware.op_cost_ns, 1e9),
+            ("cache.dram_access_ns", self.cache.dram_access_ns, 1e9),
+            ("hif.command_latency_ns", self.hif.command_latency_ns, 1e9),
+            ("stats.interval_us", self.stats.interval_us, 1e9),
+        ]);
+        for (key, t, max) in times {
+            if !(t.is_finite() && (0.0..=max).contains(&t)) {
+                return bad(file, key, t, &format!("must be between 0 and {max:e}"));
+            }
+        }
+        for (key, v, lo, hi) in [
+            ("nand.bus.rate_mt_s", n.bus.rate_mt_s, 1.0, 1e6),
+            ("hif.pcie.lane_gb_s", self.hif.pcie.lane_gb_s, 1e-3, 1e4),
+            ("hif.sata.bandwidth_mb_s", self.hif.sata.bandwidth_mb_s, 1.0, 1e7),
+        ] {
+            if !(v.is_finite() && (lo..=hi).contains(&v)) {
+                return bad(file, key, v, &format!("must be between {lo} and {hi:e}"));
+            }
         }
         let op = self.ftl.overprovisioning_ratio;
         if !(0.0..0.9).contains(&op) {
-            return bad("ftl.overprovisioning_ratio", op.to_string(), "must be in [0, 0.9)");
+            return bad(file, "ftl.overprovisioning_ratio", op, "must be in [0, 0.9)");
         }
-        crate::ftl::AllocationScheme::parse(&self.ftl.allocation)
-            .map_err(|why| Error::config(file, 0, "ftl.allocation", &why))?;
-        crate::ftl::VictimPolicy::parse(&self.ftl.gc.policy)
-            .map_err(|why| Error::config(file, 0, "ftl.gc.policy", &why))?;
+        if let Err(why) = crate::ftl::AllocationScheme::parse(&self.ftl.allocation) {
+            return bad(file, "ftl.allocation", &self.ftl.allocation, &why);
+        }
+        if let Err(why) = crate::ftl::VictimPolicy::parse(&self.ftl.gc.policy) {
+            return bad(file, "ftl.gc.policy", &self.ftl.gc.policy, &why);
+        }
+        if let Err(why) = crate::tsu::TsuPolicyKind::parse(&self.tsu.policy) {
+            return bad(file, "tsu.policy", &self.tsu.policy, &why);
+        }
+        if let Err(why) = crate::hil::SchedulerKind::parse(&self.hil.scheduler) {
+            return bad(file, "hil.scheduler", &self.hil.scheduler, &why);
+        }
         if self.ftl.mapping != "page" {
-            return bad("ftl.mapping", self.ftl.mapping.clone(), "known mappings: page");
+            return bad(file, "ftl.mapping", &self.ftl.mapping, "known mappings: page");
         }
         if !["flash", "zero"].contains(&self.ftl.unwritten_read.as_str()) {
-            return bad("ftl.unwritten_read", self.ftl.unwritten_read.clone(), "must be flash or zero");
+            return bad(file, "ftl.unwritten_read", &self.ftl.unwritten_read, "must be flash or zero");
         }
         let gc = &self.ftl.gc;
         for (key, v) in [("ftl.gc.threshold", gc.threshold), ("ftl.gc.hard_threshold", gc.hard_threshold), ("ftl.gc.background_threshold", gc.background_threshold)] {
             if !(0.0..0.5).contains(&v) {
-                return bad(key, v.to_string(), "must be a fraction in [0, 0.5)");
+                return bad(file, key, v, "must be a fraction of a plane's blocks in [0, 0.5)");
             }
         }
         if gc.hard_threshold > gc.threshold {
-            return bad("ftl.gc.hard_threshold", gc.hard_threshold.to_string(), "must not exceed ftl.gc.threshold");
+            return bad(file, "ftl.gc.hard_threshold", gc.hard_threshold, &format!("must not exceed ftl.gc.threshold ({})", gc.threshold));
+        }
+        if gc.background_threshold > 0.0 && gc.background_threshold <= gc.threshold {
+            return bad(file, "ftl.gc.background_threshold", gc.background_threshold, &format!("background GC only acts above ftl.gc.threshold ({}): set it higher, or 0 to turn it off", gc.threshold));
         }
         if gc.d == 0 {
-            return bad("ftl.gc.d", "0".into(), "must be at least 1");
+            return bad(file, "ftl.gc.d", gc.d, "must be at least 1");
         }
-        crate::tsu::TsuPolicyKind::parse(&self.tsu.policy)
-            .map_err(|why| Error::config(file, 0, "tsu.policy", &why))?;
-        crate::hil::SchedulerKind::parse(&self.hil.scheduler)
-            .map_err(|why| Error::config(file, 0, "hil.scheduler", &why))?;
+        if n.suspension.enabled && n.suspension.max_per_op == 0 {
+            return bad(file, "nand.suspension.max_per_op", 0, "must be at least 1 when suspension is enabled");
+        }
         if !["nvme", "sata"].contains(&self.hif.interface.as_str()) {
-            return bad("hif.interface", self.hif.interface.clone(), "must be nvme or sata");
+            return bad(file, "hif.interface", &self.hif.interface, "must be nvme or sata");
         }
         if !["round_robin", "weighted_round_robin"].contains(&self.hif.arbitration.as_str()) {
-            return bad("hif.arbitration", self.hif.arbitration.clone(), "must be round_robin or weighted_round_robin");
+            return bad(file, "hif.arbitration", &self.hif.arbitration, "must be round_robin or weighted_round_robin");
         }
         if self.hif.wrr_weights.len() != 3 || self.hif.wrr_weights.contains(&0) {
-            return bad("hif.wrr_weights", format!("{:?}", self.hif.wrr_weights), "needs three positive weights (high, medium, low)");
-        }
-        if self.hif.pcie.lanes == 0 || !(self.hif.pcie.lane_gb_s > 0.0) || self.hif.pcie.tlp_payload_bytes == 0 {
-            return bad("hif.pcie", format!("{:?}", self.hif.pcie), "lanes, lane_gb_s and tlp_payload_bytes must be positive");
-        }
-        if !(self.hif.sata.bandwidth_mb_s > 0.0) {
-            return bad("hif.sata.bandwidth_mb_s", self.hif.sata.bandwidth_mb_s.to_string(), "must be positive");
+            return bad(file, "hif.wrr_weights", &self.hif.wrr_weights, "needs three positive weights (high, medium, low)");
         }
         if self.cache.enabled && self.cache.capacity_bytes < n.page_bytes as u64 {
-            return bad("cache.capacity_bytes", self.cache.capacity_bytes.to_string(), "must hold at least one page");
+            return bad(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
         }
         if n.blocks_per_plane < 8 {
-            return bad("nand.blocks_per_plane", n.blocks_per_plane.to_string(), "at least 8 blocks per plane, so GC has room to work");
+            return bad(file, "nand.blocks_per_plane", n.blocks_per_plane, "at least 8 blocks per plane, so GC has room to work");
+        }
+        // GC keeps `threshold` blocks free and one open block per stream: the logical space
+        // must fit in what is left, or GC can never catch up.
+        let geo = crate::nand::Geometry::from_config(self);
+        let ftl_limits = crate::ftl::Limits::new(self);
+        let logical = crate::ftl::logical_pages(&geo, op) as u64;
+        let holdable = ftl_limits.data_blocks_per_plane(&geo) as u64 * geo.planes() as u64 * geo.pages_per_block as u64;
+        if logical >= holdable {
+            let need = 1.0 - holdable as f64 / geo.pages() as f64;
+            return bad(
+                file,
+                "ftl.overprovisioning_ratio",
+                op,
+                &format!(
+                    "{logical} logical pages do not fit in the {holdable} pages GC can keep filled (it holds {} blocks per plane free): raise ftl.overprovisioning_ratio above {need:.4} or lower ftl.gc.threshold",
+                    ftl_limits.gc_threshold_blocks + 2
+                ),
+            );
         }
         Ok(())
     }

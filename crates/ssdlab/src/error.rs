@@ -49,3 +49,56 @@ impl Error {
         Error::Config { file: file.to_string(), line, key, message }
     }
 }
+
+/// The 1-based line where `key` (dotted, with `name[i]` for the i-th `[[name]]` table) is
+/// set in TOML `text`, or 0 if it is not written there (a default, or a `--set`).
+pub fn line_of_key(text: &str, key: &str) -> usize {
+    let (table, leaf) = match key.rfind('.') {
+        Some(i) => (&key[..i], &key[i + 1..]),
+        None => ("", key),
+    };
+    let mut current = String::new();
+    let mut arrays: Vec<(String, usize)> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if let Some(name) = line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
+            let name = name.trim().to_string();
+            let count = match arrays.iter_mut().find(|(a, _)| *a == name) {
+                Some((_, c)) => {
+                    *c += 1;
+                    *c
+                }
+                None => {
+                    arrays.push((name.clone(), 0));
+                    0
+                }
+            };
+            current = format!("{name}[{count}]");
+        } else if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = name.trim().to_string();
+        } else if let Some((k, _)) = line.split_once('=') {
+            let k = k.trim().trim_matches('"');
+            let full = if current.is_empty() { k.to_string() } else { format!("{current}.{k}") };
+            if full == key || (current == table && k == leaf) {
+                return n + 1;
+            }
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_of_key;
+
+    #[test]
+    fn finds_keys_in_tables_and_arrays_of_tables() {
+        let text = "seed = 1\n[nand]\nchannels = 8 # comment\n[nand.bus]\nrate_mt_s = 333\n[[flows]]\nname = \"a\"\n[[flows]]\nread_ratio = 1.5\n";
+        assert_eq!(line_of_key(text, "seed"), 1);
+        assert_eq!(line_of_key(text, "nand.channels"), 3);
+        assert_eq!(line_of_key(text, "nand.bus.rate_mt_s"), 5);
+        assert_eq!(line_of_key(text, "flows[1].read_ratio"), 9);
+        assert_eq!(line_of_key(text, "flows[0].read_ratio"), 0);
+        assert_eq!(line_of_key(text, "nand.dies_per_chip"), 0);
+    }
+}

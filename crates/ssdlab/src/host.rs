@@ -40,6 +40,9 @@ pub enum IoOp {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
+    /// Where the workload came from, for messages.
+    #[serde(skip)]
+    pub source: String,
     #[serde(default = "default_seed")]
     pub seed: u64,
     #[serde(default)]
@@ -169,12 +172,17 @@ impl WorkloadSpec {
                 }
             }
         }
-        spec.validate(&file)?;
+        spec.source = file.clone();
+        spec.validate(&file).map_err(|e| match e {
+            Error::Config { file, key, message, .. } => Error::Config { line: crate::error::line_of_key(&text, &key), file, key, message },
+            other => other,
+        })?;
         Ok(spec)
     }
 
     pub fn single_trace(path: &Path, replay: &str) -> WorkloadSpec {
         WorkloadSpec {
+            source: path.display().to_string(),
             seed: 1,
             precondition: None,
             flows: vec![FlowSpec {
@@ -206,14 +214,15 @@ impl WorkloadSpec {
         for (i, f) in self.flows.iter().enumerate() {
             let name = if f.name.is_empty() { format!("flows[{i}]") } else { format!("flow `{}`", f.name) };
             let key = |k: &str| format!("{name}: {k}");
+            let bad = |k: &str, why: String| Err(Error::config(file, 0, &format!("flows[{i}].{k}"), &why));
             if !["urgent", "high", "medium", "low"].contains(&f.priority.as_str()) {
                 return bad("priority", format!("{} = {:?}: use urgent, high, medium or low", key("priority"), f.priority));
             }
             if f.queue_depth == 0 || f.queue_depth > 65536 {
                 return bad("queue_depth", format!("{} = {}: must be 1..65536", key("queue_depth"), f.queue_depth));
             }
-            if !(f.duration_ms.is_finite() && f.duration_ms >= 0.0) {
-                return bad("duration_ms", format!("{} = {}: must be >= 0", key("duration_ms"), f.duration_ms));
+            if !(f.duration_ms.is_finite() && (0.0..=1e9).contains(&f.duration_ms)) {
+                return bad("duration_ms", format!("{} = {}: must be between 0 and 1e9", key("duration_ms"), f.duration_ms));
             }
             match f.kind.as_str() {
                 "synthetic" => {
@@ -243,8 +252,8 @@ impl WorkloadSpec {
                     if f.align_bytes == 0 {
                         return bad("align_bytes", format!("{} = 0: must be positive", key("align_bytes")));
                     }
-                    if !(f.rate_iops.is_finite() && f.rate_iops >= 0.0) {
-                        return bad("rate_iops", format!("{} = {}: must be >= 0", key("rate_iops"), f.rate_iops));
+                    if !(f.rate_iops == 0.0 || (f.rate_iops.is_finite() && (1e-3..=1e10).contains(&f.rate_iops))) {
+                        return bad("rate_iops", format!("{} = {}: must be 0 (closed loop) or between 1e-3 and 1e10", key("rate_iops"), f.rate_iops));
                     }
                     if f.path.is_some() || f.format.is_some() {
                         return bad("path", format!("{name}: path/format are for type = \"trace\""));
@@ -262,8 +271,8 @@ impl WorkloadSpec {
                     if !["closed_loop", "timestamps"].contains(&f.replay.as_str()) {
                         return bad("replay", format!("{} = {:?}: use closed_loop or timestamps", key("replay"), f.replay));
                     }
-                    if !(f.speedup.is_finite() && f.speedup > 0.0) {
-                        return bad("speedup", format!("{} = {}: must be positive", key("speedup"), f.speedup));
+                    if !(f.speedup.is_finite() && (1e-6..=1e9).contains(&f.speedup)) {
+                        return bad("speedup", format!("{} = {}: must be between 1e-6 and 1e9", key("speedup"), f.speedup));
                     }
                 }
                 other => return bad("type", format!("{} = {other:?}: use synthetic or trace", key("type"))),
@@ -408,11 +417,13 @@ impl Synthetic {
     }
 }
 
-/// Build run-time flows. `logical_sectors` is the drive's exposed size.
-pub fn build_flows(spec: &WorkloadSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Vec<Flow>> {
+/// Build run-time flows. `logical_sectors` is the drive's exposed size; flows without a seed
+/// of their own derive one from `seed`.
+pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> Result<Vec<Flow>> {
+    let file = if spec.source.is_empty() { "workload" } else { spec.source.as_str() };
     let mut flows = Vec::with_capacity(spec.flows.len());
     for (i, f) in spec.flows.iter().enumerate() {
-        let seed = f.seed.unwrap_or(spec.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1));
+        let seed = f.seed.unwrap_or(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1));
         let priority = match f.priority.as_str() {
             "urgent" => 0,
             "high" => 1,
@@ -425,7 +436,7 @@ pub fn build_flows(spec: &WorkloadSpec, logical_sectors: u64, sector_bytes: u32)
             let path = f.path.as_ref().expect("validated");
             let format = f.format.as_deref().map(|s| s.parse::<Format>().expect("validated"));
             let trace = ssdlab_trace::read(path, format)?;
-            let requests = convert_trace(&trace.records, path, &f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
+            let requests = convert_trace(&trace, path, &f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
             Source::Trace { requests, next: 0, timestamps: f.replay == "timestamps" }
         } else {
             let sb = sector_bytes as u64;
@@ -437,17 +448,17 @@ pub fn build_flows(spec: &WorkloadSpec, logical_sectors: u64, sector_bytes: u32)
             let mut sizes_sectors = Vec::new();
             for (bytes, w) in sizes {
                 if bytes % sb != 0 {
-                    return Err(Error::config("workload", 0, "request_bytes", &format!("flow `{name}`: request size {bytes} is not a multiple of the {sb}-byte sector")));
+                    return Err(Error::config(file, 0, &format!("flows[{i}].request_bytes"), &format!("flow `{name}`: request_bytes {bytes} is not a multiple of the {sb}-byte sector")));
                 }
                 acc += w / total;
                 sizes_sectors.push(((bytes / sb) as u32, acc));
             }
             let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
             if max_sectors > span {
-                return Err(Error::config("workload", 0, "footprint", &format!("flow `{name}`: requests of {max_sectors} sectors do not fit a footprint of {span} sectors")));
+                return Err(Error::config(file, 0, &format!("flows[{i}].footprint"), &format!("flow `{name}`: requests of {max_sectors} sectors do not fit a footprint of {span} sectors")));
             }
             if f.align_bytes % sb != 0 {
-                return Err(Error::config("workload", 0, "align_bytes", &format!("flow `{name}`: align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes)));
+                return Err(Error::config(file, 0, &format!("flows[{i}].align_bytes"), &format!("flow `{name}`: align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes)));
             }
             let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
             Source::Synthetic(Synthetic {
@@ -473,7 +484,8 @@ pub fn build_flows(spec: &WorkloadSpec, logical_sectors: u64, sector_bytes: u32)
 }
 
 /// Trace records to device requests in sectors, applying the address mode.
-fn convert_trace(records: &[ssdlab_trace::Record], path: &Path, mode: &str, logical_sectors: u64, sector_bytes: u32, speedup: f64) -> Result<Vec<IoRequest>> {
+fn convert_trace(trace: &ssdlab_trace::Trace, path: &Path, mode: &str, logical_sectors: u64, sector_bytes: u32, speedup: f64) -> Result<Vec<IoRequest>> {
+    let records = &trace.records;
     let sb = sector_bytes as u64;
     let max_end = records.iter().map(|r| r.offset_bytes + r.size_bytes).max().unwrap_or(0);
     let cap_bytes = logical_sectors * sb;
@@ -483,7 +495,7 @@ fn convert_trace(records: &[ssdlab_trace::Record], path: &Path, mode: &str, logi
         let first = offset / sb;
         let mut sectors = (offset + size).div_ceil(sb) - first;
         if sectors > logical_sectors {
-            return Err(Error::Request { file: path.display().to_string(), line: 0, message: format!("request #{} of {size} bytes is larger than the drive", i + 1) });
+            return Err(Error::Request { file: path.display().to_string(), line: trace.lines[i], message: format!("request of {size} bytes is larger than the drive") });
         }
         let lba = match mode {
             "wrap" => {
@@ -501,11 +513,9 @@ fn convert_trace(records: &[ssdlab_trace::Record], path: &Path, mode: &str, logi
                 if first + sectors > logical_sectors {
                     return Err(Error::Request {
                         file: path.display().to_string(),
-                        line: 0,
+                        line: trace.lines[i],
                         message: format!(
-                            "request #{} (offset {offset} bytes, {size} bytes) ends past the drive's {} logical bytes; the trace reaches {max_end} bytes. Set address_mode = \"wrap\" or \"scale\" on the flow, or use a larger drive",
-                            i + 1,
-                            cap_bytes
+                            "request at offset {offset} bytes ({size} bytes) ends past the drive's {cap_bytes} logical bytes; the trace reaches {max_end} bytes. Choose address_mode = \"wrap\" or \"scale\" on the flow (in a workload file, or --address-mode with a trace given directly), or use a larger drive"
                         ),
                     });
                 }
@@ -518,7 +528,7 @@ fn convert_trace(records: &[ssdlab_trace::Record], path: &Path, mode: &str, logi
             Op::Write => IoOp::Write,
             Op::Trim => IoOp::Trim,
         };
-        let arrival_ps = (r.arrival_ps as f64 / speedup).round() as Ps;
+        let arrival_ps = if speedup == 1.0 { r.arrival_ps } else { (r.arrival_ps as f64 / speedup).round() as Ps };
         out.push(IoRequest { arrival_ps, op, lba, sectors: sectors as u32, fua: false });
     }
     Ok(out)

@@ -241,12 +241,12 @@ impl Simulation {
         let geo = Geometry::from_config(cfg);
         let mut ftl = Ftl::new(cfg, seed);
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
-        let flows = build_flows(workload, logical_sectors, geo.sector_bytes)?;
+        let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let mut preconditioned_pages = 0;
         if let Some(p) = &workload.precondition {
             let pattern = if p.pattern == "sequential" { Pattern::Sequential } else { Pattern::Random };
             preconditioned_pages = precondition(&mut ftl, p.occupancy, pattern, seed)
-                .map_err(|m| crate::error::Error::config("workload", 0, "precondition.occupancy", &m))?;
+                .map_err(|m| crate::error::Error::config(if workload.source.is_empty() { "workload" } else { &workload.source }, 0, "precondition.occupancy", &m))?;
         }
         let mut oracle = opts.check.then(|| Oracle::new(ftl.logical_pages(), geo.pages(), geo.sectors_per_page()));
         if let Some(o) = &mut oracle {

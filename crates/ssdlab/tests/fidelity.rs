@@ -93,6 +93,8 @@ fn small_drive() -> Config {
     cfg.nand.chips_per_channel = 2;
     cfg.nand.blocks_per_plane = 64;
     cfg.nand.pages_per_block = 64;
+    // 64-block planes: GC's 4 reserved blocks need more than 7% spare.
+    cfg.ftl.overprovisioning_ratio = 0.15;
     cfg
 }
 
@@ -101,7 +103,7 @@ fn b_sequential_read_bandwidth_meets_the_channel_bound() {
     let cfg = small_drive();
     // 4 channels × 333 MT/s × 1 byte; PCIe (4 GB/s) is not the limit.
     let bound = 4.0 * 333e6;
-    let wl = WorkloadSpec { seed: 1, precondition: None, flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)] };
+    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)] };
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert!((bw / bound - 1.0).abs() < 0.03, "read bandwidth {bw:.4e} B/s vs channel bound {bound:.4e}");
@@ -113,7 +115,7 @@ fn b_sequential_read_bandwidth_meets_the_host_link_bound() {
     cfg.nand.bus.rate_mt_s = 3600.0;
     cfg.hif.pcie.lanes = 2; // 2 GB/s of wire bandwidth, 256/280 of it payload
     let bound = 2e9 * 256.0 / 280.0;
-    let wl = WorkloadSpec { seed: 1, precondition: None, flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)] };
+    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)] };
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert!((bw / bound - 1.0).abs() < 0.03, "read bandwidth {bw:.4e} B/s vs link bound {bound:.4e}");
@@ -127,7 +129,7 @@ fn b_sequential_write_bandwidth_meets_the_program_bound() {
     let planes = 4.0 * 2.0 * 2.0 * 2.0;
     let bound = planes * 8192.0 / 750e-6;
     // 1 MiB requests cover all 32 planes four times; 2000 of them fill ~25% of the drive.
-    let wl = WorkloadSpec { seed: 1, precondition: None, flows: vec![synthetic(0.0, "sequential", 1 << 20, 16, 500)] };
+    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![synthetic(0.0, "sequential", 1 << 20, 16, 500)] };
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert_eq!(r.sim.gc.invocations, 0);
@@ -144,6 +146,7 @@ fn one_die_two_planes() -> Config {
     cfg.nand.planes_per_die = 2;
     cfg.nand.blocks_per_plane = 32;
     cfg.nand.pages_per_block = 64;
+    cfg.ftl.overprovisioning_ratio = 0.2;
     cfg
 }
 
@@ -223,6 +226,7 @@ fn measured_waf(cfg: &mut Config) -> (f64, f64) {
     let logical = (256.0 * 64.0 * (1.0 - cfg.ftl.overprovisioning_ratio)).floor() as u64;
     cfg.stats.interval_us = 1000.0;
     let wl = WorkloadSpec {
+        source: String::new(),
         seed: 7,
         precondition: Some(PreconditionSpec { occupancy: 1.0, pattern: "sequential".into() }),
         flows: vec![synthetic(0.0, "uniform", 4096, 8, 8 * logical)],
@@ -276,7 +280,7 @@ fn integrity_workload(requests: u64) -> WorkloadSpec {
         requests,
         ..FlowSpec::default()
     };
-    WorkloadSpec { seed: 3, precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }), flows: vec![flow] }
+    WorkloadSpec { source: String::new(), seed: 3, precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }), flows: vec![flow] }
 }
 
 fn integrity_drive() -> Config {

@@ -117,6 +117,31 @@ impl VictimPolicy {
     }
 }
 
+/// Block counts derived from the GC thresholds of a config.
+pub struct Limits {
+    /// GC starts on a plane below this many free blocks.
+    pub gc_threshold_blocks: u32,
+    /// User writes wait at or below this many free blocks.
+    pub user_reserve_blocks: u32,
+    pub background_threshold_blocks: u32,
+}
+
+impl Limits {
+    pub fn new(config: &Config) -> Limits {
+        let f = &config.ftl;
+        let bpp = config.nand.blocks_per_plane as f64;
+        let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
+        let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
+        Limits { gc_threshold_blocks: gc_threshold, user_reserve_blocks: user_reserve, background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32 }
+    }
+
+    /// Blocks per plane that hold data in steady state: all but the ones GC keeps free and
+    /// the two open frontiers (user and GC streams).
+    pub fn data_blocks_per_plane(&self, geo: &Geometry) -> u32 {
+        geo.blocks_per_plane.saturating_sub(self.gc_threshold_blocks + 2)
+    }
+}
+
 pub struct Ftl {
     pub geo: Geometry,
     pub map: PageMap,
@@ -146,17 +171,15 @@ impl Ftl {
         let geo = Geometry::from_config(config);
         let f = &config.ftl;
         let logical = logical_pages(&geo, f.overprovisioning_ratio);
-        let bpp = geo.blocks_per_plane as f64;
-        let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
-        let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
+        let limits = Limits::new(config);
         Ftl {
             map: PageMap::new(logical),
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
             allocation: AllocationScheme::parse(&f.allocation).expect("validated config"),
             victim_policy: VictimPolicy::parse(&f.gc.policy).expect("validated config"),
-            gc_threshold_blocks: gc_threshold,
-            user_reserve_blocks: user_reserve,
-            background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32,
+            gc_threshold_blocks: limits.gc_threshold_blocks,
+            user_reserve_blocks: limits.user_reserve_blocks,
+            background_threshold_blocks: limits.background_threshold_blocks,
             gc_d: f.gc.d,
             static_wl_threshold: f.wear_leveling.static_threshold,
             unwritten_read_flash: f.unwritten_read == "flash",
@@ -176,7 +199,7 @@ impl Ftl {
     /// Physical pages that can hold data in steady state: all blocks but the ones GC keeps
     /// free and the open frontiers (one per stream per plane).
     pub fn data_pages(&self) -> u64 {
-        let per_plane = self.geo.blocks_per_plane.saturating_sub(self.gc_threshold_blocks + 2) as u64;
+        let per_plane = (Limits { gc_threshold_blocks: self.gc_threshold_blocks, user_reserve_blocks: 0, background_threshold_blocks: 0 }).data_blocks_per_plane(&self.geo) as u64;
         per_plane * self.geo.planes() as u64 * self.geo.pages_per_block as u64
     }
 
