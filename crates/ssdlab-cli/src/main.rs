@@ -136,7 +136,22 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
-        Command::Run { config, workload, set, seed, out, csv, timeline, timeline_window, check, json, address_mode, replay, queue_depth, format } => {
+        Command::Run {
+            config,
+            workload,
+            set,
+            seed,
+            out,
+            csv,
+            timeline,
+            timeline_window,
+            check,
+            json,
+            address_mode,
+            replay,
+            queue_depth,
+            format,
+        } => {
             let cfg = Config::load(&config, &set)?;
             let mut wl = WorkloadSpec::load(&workload)?;
             for f in wl.flows.iter_mut().filter(|f| f.kind == "trace") {
@@ -214,7 +229,8 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
 }
 
 fn parse_window(w: &str) -> Result<(u64, u64), InputError> {
-    let (a, b) = w.split_once(':').ok_or_else(|| InputError(format!("--timeline-window `{w}`: expected START_US:END_US")))?;
+    let (a, b) =
+        w.split_once(':').ok_or_else(|| InputError(format!("--timeline-window `{w}`: expected START_US:END_US")))?;
     let a: f64 = a.parse().map_err(|_| InputError(format!("--timeline-window start `{a}` is not a number")))?;
     let b: f64 = b.parse().map_err(|_| InputError(format!("--timeline-window end `{b}` is not a number")))?;
     if !(a >= 0.0 && b > a) {
@@ -230,7 +246,11 @@ fn write_file(path: &Path, text: &str) -> Result<(), InputError> {
 fn append_csv(path: &Path, report: &ssdlab::Report) -> Result<(), InputError> {
     use std::io::Write;
     let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
     if new {
         writeln!(f, "{}", ssdlab::Report::CSV_HEADER)?;
     }
@@ -255,9 +275,18 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             if s.trims > 0 {
                 println!("trims          {}", s.trims);
             }
-            println!("avg size       {:.1} KiB (read {:.1} KiB, write {:.1} KiB)", s.avg_size_bytes / 1024.0, s.avg_read_bytes / 1024.0, s.avg_write_bytes / 1024.0);
+            println!(
+                "avg size       {:.1} KiB (read {:.1} KiB, write {:.1} KiB)",
+                s.avg_size_bytes / 1024.0,
+                s.avg_read_bytes / 1024.0,
+                s.avg_write_bytes / 1024.0
+            );
             println!("span           {:.6} s", s.span_ps as f64 / 1e12);
-            println!("max address    {} bytes ({:.2} GiB)", s.max_address_bytes, s.max_address_bytes as f64 / (1u64 << 30) as f64);
+            println!(
+                "max address    {} bytes ({:.2} GiB)",
+                s.max_address_bytes,
+                s.max_address_bytes as f64 / (1u64 << 30) as f64
+            );
             Ok(())
         }
         TraceCommand::Convert { file, to, format, out } => {

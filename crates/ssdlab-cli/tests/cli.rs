@@ -18,16 +18,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ssdlab");
-const MQSIM_DEFAULT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../presets/mqsim-default.toml"
-);
-const SPRINKLER: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../presets/sprinkler-64chip.toml"
-);
-const EXAMPLE_READ_QD16: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/read-qd16.toml");
+const MQSIM_DEFAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/mqsim-default.toml");
+const SPRINKLER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/sprinkler-64chip.toml");
+const EXAMPLE_READ_QD16: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/read-qd16.toml");
 const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces");
 /// A child running longer than this is treated as hung.
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -43,8 +36,7 @@ impl TempDir {
     fn new(tag: &str) -> TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("ssdlab-cli-test-{}-{n}-{tag}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("ssdlab-cli-test-{}-{n}-{tag}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create temp dir");
         TempDir(dir)
@@ -106,11 +98,7 @@ impl Output {
             self.describe()
         );
         for n in needles {
-            assert!(
-                self.stderr.contains(n),
-                "stderr should contain `{n}`\n{}",
-                self.describe()
-            );
+            assert!(self.stderr.contains(n), "stderr should contain `{n}`\n{}", self.describe());
         }
     }
 }
@@ -193,16 +181,12 @@ fn at<'a>(v: &'a Value, path: &str) -> &'a Value {
 
 #[track_caller]
 fn num(v: &Value, path: &str) -> f64 {
-    at(v, path)
-        .as_f64()
-        .unwrap_or_else(|| panic!("`{path}` is not a number: {}", at(v, path)))
+    at(v, path).as_f64().unwrap_or_else(|| panic!("`{path}` is not a number: {}", at(v, path)))
 }
 
 #[track_caller]
 fn uint(v: &Value, path: &str) -> u64 {
-    at(v, path)
-        .as_u64()
-        .unwrap_or_else(|| panic!("`{path}` is not an unsigned integer: {}", at(v, path)))
+    at(v, path).as_u64().unwrap_or_else(|| panic!("`{path}` is not an unsigned integer: {}", at(v, path)))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,10 +204,8 @@ struct TraceRow {
 }
 
 fn field_after<'a>(stdout: &'a str, label: &str) -> Vec<&'a str> {
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with(label))
-        .unwrap_or_else(|| panic!("no `{label}` line in:\n{stdout}"));
+    let line =
+        stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no `{label}` line in:\n{stdout}"));
     line[label.len()..].split_whitespace().collect()
 }
 
@@ -233,9 +215,7 @@ fn check_trace_info(row: TraceRow) {
     out.assert_success();
     let s = &out.stdout;
 
-    let requests: u64 = field_after(s, "requests")[0]
-        .parse()
-        .expect("requests count");
+    let requests: u64 = field_after(s, "requests")[0].parse().expect("requests count");
     assert_eq!(requests, row.requests, "{}: request count\n{s}", row.file);
 
     // `reads  N (x.y%)`: the count gives the percentage at the table's precision; the printed
@@ -386,8 +366,7 @@ fn config_unknown_key_names_file_line_and_key() {
     let cfg = dir.write("drive.toml", "[nand]\nchanels = 8\n");
     let out = ssdlab(["validate", "--config", &p(&cfg)]);
     out.assert_input_error(&[&p(&cfg), "chanels"]);
-    let named_line =
-        out.stderr.contains(&format!("{}:2", p(&cfg))) || out.stderr.contains("line 2");
+    let named_line = out.stderr.contains(&format!("{}:2", p(&cfg))) || out.stderr.contains("line 2");
     assert!(named_line, "message should name line 2\n{}", out.describe());
 }
 
@@ -398,16 +377,16 @@ fn config_zero_channels() {
 
 #[test]
 fn config_page_not_multiple_of_sector() {
-    check_bad_config(
-        "[nand]\npage_bytes = 4000\nsector_bytes = 512\n",
-        &["nand.page_bytes", "4000"],
-    );
+    check_bad_config("[nand]\npage_bytes = 4000\nsector_bytes = 512\n", &["nand.page_bytes", "4000"]);
 }
 
 #[test]
 fn config_read_latency_count_does_not_match_cell_type() {
     // TLC has three page types; two read latencies are one too few.
-    check_bad_config("[nand]\ncell = \"tlc\"\nt_read_us = [50.0, 60.0]\nt_program_us = [500.0, 1000.0, 2000.0]\n", &["nand.t_read_us", "50", "60"]);
+    check_bad_config(
+        "[nand]\ncell = \"tlc\"\nt_read_us = [50.0, 60.0]\nt_program_us = [500.0, 1000.0, 2000.0]\n",
+        &["nand.t_read_us", "50", "60"],
+    );
 }
 
 #[test]
@@ -432,10 +411,7 @@ fn config_unknown_hil_scheduler() {
 
 #[test]
 fn config_unknown_allocation_scheme_names_key() {
-    check_bad_config(
-        "[ftl]\nallocation = \"CWXP\"\n",
-        &["ftl.allocation", "CWXP"],
-    );
+    check_bad_config("[ftl]\nallocation = \"CWXP\"\n", &["ftl.allocation", "CWXP"]);
 }
 
 #[test]
@@ -450,10 +426,7 @@ fn config_unknown_tsu_policy_names_key() {
 
 #[test]
 fn config_unknown_hil_scheduler_names_key() {
-    check_bad_config(
-        "[hil]\nscheduler = \"bogus\"\n",
-        &["hil.scheduler", "bogus"],
-    );
+    check_bad_config("[hil]\nscheduler = \"bogus\"\n", &["hil.scheduler", "bogus"]);
 }
 
 #[test]
@@ -476,16 +449,7 @@ fn check_bad_override(set: &str, key: &str) {
     let dir = TempDir::new("bad-override");
     let wl = synthetic_workload(&dir, 100);
     ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", set]).assert_input_error(&[key]);
-    ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        &p(&wl),
-        "--set",
-        set,
-    ])
-    .assert_input_error(&[key]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--set", set]).assert_input_error(&[key]);
 }
 
 #[test]
@@ -505,87 +469,41 @@ fn config_vanishing_bus_rate() {
 
 #[test]
 fn config_huge_command_cycle() {
-    check_bad_override(
-        "nand.bus.cmd_addr_cycle_ns=1e30",
-        "nand.bus.cmd_addr_cycle_ns",
-    );
+    check_bad_override("nand.bus.cmd_addr_cycle_ns=1e30", "nand.bus.cmd_addr_cycle_ns");
 }
 
 #[test]
 fn set_unknown_key_is_rejected() {
-    let out = ssdlab([
-        "validate",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        "nand.chanels=8",
-    ]);
+    let out = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.chanels=8"]);
     out.assert_input_error(&["chanels", "nand"]);
     let dir = TempDir::new("set-unknown");
     let wl = synthetic_workload(&dir, 100);
-    ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        &p(&wl),
-        "--set",
-        "nand.chanels=8",
-    ])
-    .assert_input_error(&["chanels", "nand"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--set", "nand.chanels=8"])
+        .assert_input_error(&["chanels", "nand"]);
 }
 
 #[test]
 fn set_impossible_value_is_rejected() {
-    ssdlab([
-        "validate",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        "nand.channels=0",
-    ])
-    .assert_input_error(&["nand.channels", "0"]);
-    ssdlab([
-        "validate",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        "nand.channels=abc",
-    ])
-    .assert_input_error(&["nand.channels", "abc"]);
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels=0"])
+        .assert_input_error(&["nand.channels", "0"]);
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels=abc"])
+        .assert_input_error(&["nand.channels", "abc"]);
 }
 
 #[test]
 fn set_without_equals_is_rejected() {
-    ssdlab([
-        "validate",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        "nand.channels",
-    ])
-    .assert_input_error(&["--set"]);
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels"]).assert_input_error(&["--set"]);
 }
 
 #[test]
 fn set_without_equals_names_the_argument() {
-    ssdlab([
-        "validate",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        "nand.channels",
-    ])
-    .assert_input_error(&["nand.channels"]);
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels"]).assert_input_error(&["nand.channels"]);
 }
 
 #[test]
 fn workload_unknown_key_names_file_line_and_key() {
     let dir = TempDir::new("wl-unknown");
-    let wl = dir.write(
-        "w.toml",
-        "[[flows]]\ntype = \"synthetic\"\nrequests = 10\nread_ration = 0.5\n",
-    );
+    let wl = dir.write("w.toml", "[[flows]]\ntype = \"synthetic\"\nrequests = 10\nread_ration = 0.5\n");
     let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]);
     out.assert_input_error(&[&p(&wl), "read_ration"]);
     let named_line = out.stderr.contains(&format!("{}:4", p(&wl))) || out.stderr.contains("line 4");
@@ -598,19 +516,14 @@ fn workload_unknown_key_names_file_line_and_key() {
 fn workload_trace_flow_without_path() {
     let dir = TempDir::new("wl-nopath");
     let wl = dir.write("w.toml", "[[flows]]\nname = \"t\"\ntype = \"trace\"\n");
-    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)])
-        .assert_input_error(&[&p(&wl), "path"]);
-    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)])
-        .assert_input_error(&[&p(&wl), "path"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[&p(&wl), "path"]);
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[&p(&wl), "path"]);
 }
 
 #[test]
 fn workload_read_ratio_above_one() {
     let dir = TempDir::new("wl-ratio");
-    let wl = dir.write(
-        "w.toml",
-        "[[flows]]\nname = \"s\"\ntype = \"synthetic\"\nrequests = 10\nread_ratio = 1.5\n",
-    );
+    let wl = dir.write("w.toml", "[[flows]]\nname = \"s\"\ntype = \"synthetic\"\nrequests = 10\nread_ratio = 1.5\n");
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[
         &p(&wl),
         "read_ratio",
@@ -626,10 +539,7 @@ fn workload_read_ratio_above_one() {
 #[test]
 fn workload_bad_value_names_line() {
     let dir = TempDir::new("wl-ratio-line");
-    let wl = dir.write(
-        "w.toml",
-        "[[flows]]\nname = \"s\"\ntype = \"synthetic\"\nrequests = 10\nread_ratio = 1.5\n",
-    );
+    let wl = dir.write("w.toml", "[[flows]]\nname = \"s\"\ntype = \"synthetic\"\nrequests = 10\nread_ratio = 1.5\n");
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)])
         .assert_input_error(&[&format!("{}:5", p(&wl)), "1.5"]);
 }
@@ -637,10 +547,7 @@ fn workload_bad_value_names_line() {
 #[test]
 fn workload_request_size_not_multiple_of_sector_names_file() {
     let dir = TempDir::new("wl-513");
-    let wl = dir.write(
-        "w.toml",
-        "[[flows]]\nname = \"f\"\ntype = \"synthetic\"\nrequests = 10\nrequest_bytes = 513\n",
-    );
+    let wl = dir.write("w.toml", "[[flows]]\nname = \"f\"\ntype = \"synthetic\"\nrequests = 10\nrequest_bytes = 513\n");
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[
         &p(&wl),
         "request_bytes",
@@ -651,21 +558,19 @@ fn workload_request_size_not_multiple_of_sector_names_file() {
 #[test]
 fn workload_vanishing_rate_is_rejected() {
     let dir = TempDir::new("wl-rate");
-    let wl = dir.write(
-        "w.toml",
-        "[[flows]]\nname = \"f\"\ntype = \"synthetic\"\nrequests = 100\nrate_iops = 1e-300\n",
-    );
-    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)])
-        .assert_input_error(&[&p(&wl), "rate_iops"]);
+    let wl = dir.write("w.toml", "[[flows]]\nname = \"f\"\ntype = \"synthetic\"\nrequests = 100\nrate_iops = 1e-300\n");
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[&p(&wl), "rate_iops"]);
 }
 
 #[test]
 fn workload_vanishing_speedup_is_rejected() {
     let dir = TempDir::new("wl-speedup");
     dir.write("t.trace", "0 0 0 8 1\n1000 0 8 8 1\n2000 0 16 8 1\n");
-    let wl = dir.write("w.toml", "[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"t.trace\"\nreplay = \"timestamps\"\nspeedup = 1e-300\n");
-    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)])
-        .assert_input_error(&[&p(&wl), "speedup"]);
+    let wl = dir.write(
+        "w.toml",
+        "[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"t.trace\"\nreplay = \"timestamps\"\nspeedup = 1e-300\n",
+    );
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[&p(&wl), "speedup"]);
 }
 
 /// A three-line trace in `format` whose line 3 holds `bad`; the file name's extension is the
@@ -680,10 +585,12 @@ fn check_malformed_trace(format: &str, file_name: &str, text: &str, bad: &str) {
 
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t]).assert_input_error(&needles);
 
-    let wl = dir.write("w.toml", &format!("[[flows]]\nname = \"t\"\ntype = \"trace\"\nformat = \"{format}\"\npath = \"{file_name}\"\n"));
+    let wl = dir.write(
+        "w.toml",
+        &format!("[[flows]]\nname = \"t\"\ntype = \"trace\"\nformat = \"{format}\"\npath = \"{file_name}\"\n"),
+    );
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&needles);
-    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)])
-        .assert_input_error(&needles);
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&needles);
 
     ssdlab(["trace", "info", &t]).assert_input_error(&needles);
     ssdlab(["trace", "info", "--format", format, &t]).assert_input_error(&needles);
@@ -691,12 +598,7 @@ fn check_malformed_trace(format: &str, file_name: &str, text: &str, bad: &str) {
 
 #[test]
 fn malformed_trace_mqsim() {
-    check_malformed_trace(
-        "mqsim",
-        "bad.trace",
-        "0 0 0 8 1\n1000 0 8 8 0\n2000 0 16 x8 1\n",
-        "x8",
-    );
+    check_malformed_trace("mqsim", "bad.trace", "0 0 0 8 1\n1000 0 8 8 0\n2000 0 16 x8 1\n", "x8");
 }
 
 #[test]
@@ -721,22 +623,12 @@ fn malformed_trace_replayer() {
 
 #[test]
 fn malformed_trace_ssdsim() {
-    check_malformed_trace(
-        "ssdsim",
-        "bad.ascii",
-        "0 0 303567 7 0\n1000 1 55590 6 1\n2000 0 lsn9 7 0\n",
-        "lsn9",
-    );
+    check_malformed_trace("ssdsim", "bad.ascii", "0 0 303567 7 0\n1000 1 55590 6 1\n2000 0 lsn9 7 0\n", "lsn9");
 }
 
 #[test]
 fn malformed_trace_disksim() {
-    check_malformed_trace(
-        "disksim",
-        "bad.disksim",
-        "0.000 0 1000 8 1\n1.500 0 2000 8 0\n2.000 0 3000 q7 1\n",
-        "q7",
-    );
+    check_malformed_trace("disksim", "bad.disksim", "0.000 0 1000 8 1\n1.500 0 2000 8 0\n2.000 0 3000 q7 1\n", "q7");
 }
 
 #[test]
@@ -751,7 +643,12 @@ fn malformed_trace_umass() {
 
 #[test]
 fn malformed_trace_tencent() {
-    check_malformed_trace("tencent", "bad.csv", "1538323200,4247200,128,1,1058\n1538323199,13896880,128,0,1063\n1538323199,49413280,16,7,1063\n", "`7`");
+    check_malformed_trace(
+        "tencent",
+        "bad.csv",
+        "1538323200,4247200,128,1,1058\n1538323199,13896880,128,0,1063\n1538323199,49413280,16,7,1063\n",
+        "`7`",
+    );
 }
 
 #[test]
@@ -774,22 +671,10 @@ const FAR_LBA_SECTOR: u64 = 8_000_000_000;
 #[test]
 fn trace_past_the_drive_is_rejected_and_explains_wrap_and_scale() {
     let dir = TempDir::new("far");
-    let trace = dir.write(
-        "far.trace",
-        &format!("0 0 0 8 1\n1000 0 {FAR_LBA_SECTOR} 8 1\n"),
-    );
+    let trace = dir.write("far.trace", &format!("0 0 0 8 1\n1000 0 {FAR_LBA_SECTOR} 8 1\n"));
     let t = p(&trace);
-    let out = ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        SMALL_DRIVE,
-        "--set",
-        SMALL_DRIVE_SPARE,
-        "--workload",
-        &t,
-    ]);
+    let out =
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", SMALL_DRIVE, "--set", SMALL_DRIVE_SPARE, "--workload", &t]);
     out.assert_input_error(&[&t, "wrap", "scale"]);
     // The offending address is named (in sectors or in bytes).
     let bytes = (FAR_LBA_SECTOR * 512).to_string();
@@ -799,10 +684,7 @@ fn trace_past_the_drive_is_rejected_and_explains_wrap_and_scale() {
         out.describe()
     );
 
-    let wl = dir.write(
-        "w.toml",
-        "[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"far.trace\"\n",
-    );
+    let wl = dir.write("w.toml", "[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"far.trace\"\n");
     ssdlab([
         "validate",
         "--config",
@@ -815,29 +697,19 @@ fn trace_past_the_drive_is_rejected_and_explains_wrap_and_scale() {
         &p(&wl),
     ])
     .assert_input_error(&[&t, "wrap", "scale"]);
-    ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        SMALL_DRIVE,
-        "--set",
-        SMALL_DRIVE_SPARE,
-        "--workload",
-        &p(&wl),
-    ])
-    .assert_input_error(&[&t, "wrap", "scale"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", SMALL_DRIVE, "--set", SMALL_DRIVE_SPARE, "--workload", &p(&wl)])
+        .assert_input_error(&[&t, "wrap", "scale"]);
 }
 
 #[test]
 fn trace_past_the_drive_runs_with_wrap_or_scale() {
     let dir = TempDir::new("far-ok");
-    dir.write(
-        "far.trace",
-        &format!("0 0 0 8 1\n1000 0 {FAR_LBA_SECTOR} 8 1\n"),
-    );
+    dir.write("far.trace", &format!("0 0 0 8 1\n1000 0 {FAR_LBA_SECTOR} 8 1\n"));
     for mode in ["wrap", "scale"] {
-        let wl = dir.write(&format!("w-{mode}.toml"), &format!("[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"far.trace\"\naddress_mode = \"{mode}\"\n"));
+        let wl = dir.write(
+            &format!("w-{mode}.toml"),
+            &format!("[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"far.trace\"\naddress_mode = \"{mode}\"\n"),
+        );
         let out = ssdlab([
             "run",
             "--config",
@@ -853,11 +725,7 @@ fn trace_past_the_drive_runs_with_wrap_or_scale() {
         out.assert_success();
         let report: Value = serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("--json output is not JSON: {e}\n{}", out.describe()));
-        assert_eq!(
-            uint(&report, "sim.host.requests_completed"),
-            2,
-            "address_mode = {mode}"
-        );
+        assert_eq!(uint(&report, "sim.host.requests_completed"), 2, "address_mode = {mode}");
     }
 }
 
@@ -865,23 +733,11 @@ fn trace_past_the_drive_runs_with_wrap_or_scale() {
 fn trace_past_the_drive_names_the_line() {
     let dir = TempDir::new("far-line");
     // Line 1 is a comment, so the bad request is request #2 but line 3.
-    let trace = dir.write(
-        "far.trace",
-        &format!("# arrival_ns device lba size type\n0 0 0 8 1\n1000 0 {FAR_LBA_SECTOR} 8 1\n"),
-    );
+    let trace =
+        dir.write("far.trace", &format!("# arrival_ns device lba size type\n0 0 0 8 1\n1000 0 {FAR_LBA_SECTOR} 8 1\n"));
     let t = p(&trace);
-    ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--set",
-        SMALL_DRIVE,
-        "--set",
-        SMALL_DRIVE_SPARE,
-        "--workload",
-        &t,
-    ])
-    .assert_input_error(&[&format!("{t}:3")]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", SMALL_DRIVE, "--set", SMALL_DRIVE_SPARE, "--workload", &t])
+        .assert_input_error(&[&format!("{t}:3")]);
 }
 
 #[test]
@@ -896,13 +752,7 @@ fn overcommitted_small_drive_is_rejected_or_runs() {
         "nand.blocks_per_plane=16",
         "nand.pages_per_block=64",
     ];
-    let mut args = vec![
-        "run".to_string(),
-        "--config".into(),
-        MQSIM_DEFAULT.into(),
-        "--workload".into(),
-        p(&wl),
-    ];
+    let mut args = vec!["run".to_string(), "--config".into(), MQSIM_DEFAULT.into(), "--workload".into(), p(&wl)];
     for s in sets {
         args.push("--set".into());
         args.push(s.into());
@@ -911,18 +761,14 @@ fn overcommitted_small_drive_is_rejected_or_runs() {
     match out.code {
         Some(0) => {}
         Some(2) => {
-            let names_cause = out.stderr.contains("overprovisioning_ratio")
-                || out.stderr.contains("blocks_per_plane");
+            let names_cause = out.stderr.contains("overprovisioning_ratio") || out.stderr.contains("blocks_per_plane");
             assert!(
                 names_cause,
                 "rejection should name ftl.overprovisioning_ratio or nand.blocks_per_plane\n{}",
                 out.describe()
             );
         }
-        _ => panic!(
-            "must either run (exit 0) or reject the config (exit 2)\n{}",
-            out.describe()
-        ),
+        _ => panic!("must either run (exit 0) or reject the config (exit 2)\n{}", out.describe()),
     }
 }
 
@@ -933,21 +779,10 @@ fn validate_good_presets() {
         out.assert_success();
         assert!(out.stdout.contains("ok"), "{}", out.describe());
     }
-    ssdlab([
-        "validate",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        EXAMPLE_READ_QD16,
-    ])
-    .assert_success();
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", EXAMPLE_READ_QD16]).assert_success();
     let out = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--print"]);
     out.assert_success();
-    assert!(
-        out.stdout.contains("channels = 8"),
-        "--print should show the resolved config\n{}",
-        out.describe()
-    );
+    assert!(out.stdout.contains("channels = 8"), "--print should show the resolved config\n{}", out.describe());
 }
 
 #[test]
@@ -976,16 +811,8 @@ fn timeline_window_errors() {
         "5:1",
     ])
     .assert_input_error(&["5:1"]);
-    ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        &p(&wl),
-        "--timeline-window",
-        "0:5",
-    ])
-    .assert_input_error(&["--timeline"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--timeline-window", "0:5"])
+        .assert_input_error(&["--timeline"]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1008,34 +835,14 @@ fn run_tpcc_trace_writes_full_report() {
     let trace = shared_trace("mqsim/tpcc-small.trace");
     let dir = TempDir::new("tpcc");
     let out_json = dir.path("report.json");
-    let out = ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        &p(&trace),
-        "--seed",
-        "5",
-        "--out",
-        &p(&out_json),
-    ]);
+    let out =
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&trace), "--seed", "5", "--out", &p(&out_json)]);
     out.assert_success();
-    assert!(
-        out.stdout.contains("6999"),
-        "summary should report the 6999 requests\n{}",
-        out.describe()
-    );
-    assert!(
-        out.stdout.contains("latency"),
-        "summary should show latencies\n{}",
-        out.describe()
-    );
+    assert!(out.stdout.contains("6999"), "summary should report the 6999 requests\n{}", out.describe());
+    assert!(out.stdout.contains("latency"), "summary should show latencies\n{}", out.describe());
 
     let r = read_json(&out_json);
-    assert!(!at(&r, "ssdlab_version")
-        .as_str()
-        .expect("version is a string")
-        .is_empty());
+    assert!(!at(&r, "ssdlab_version").as_str().expect("version is a string").is_empty());
     assert_eq!(uint(&r, "seed"), 5);
     // The config is the preset's.
     assert_eq!(uint(&r, "config.nand.channels"), 8);
@@ -1045,18 +852,12 @@ fn run_tpcc_trace_writes_full_report() {
     assert_eq!(uint(&r, "sim.host.requests_completed"), 6999);
     assert_eq!(uint(&r, "sim.latency_us.all.count"), 6999);
     let reads = uint(&r, "sim.latency_us.read.count");
-    assert!(
-        (reads as f64 * 100.0 / 6999.0 - 62.6).abs() <= 0.05,
-        "{reads} reads of 6999 is not 62.6 %"
-    );
+    assert!((reads as f64 * 100.0 / 6999.0 - 62.6).abs() <= 0.05, "{reads} reads of 6999 is not 62.6 %");
 
     // Timestamp replay: simulated time covers at least the trace's span.
     let span_ps = mqsim_span_ns(&trace) * 1000;
     let sim_time = uint(&r, "sim.sim_time_ps");
-    assert!(
-        sim_time >= span_ps,
-        "sim_time_ps {sim_time} shorter than the trace span {span_ps} ps"
-    );
+    assert!(sim_time >= span_ps, "sim_time_ps {sim_time} shorter than the trace span {span_ps} ps");
 
     // Latencies: ordered, and no request finishes faster than the preset's 75 us page read.
     let (mean, p50, p99, p999, max) = (
@@ -1067,43 +868,20 @@ fn run_tpcc_trace_writes_full_report() {
         num(&r, "sim.latency_us.all.max"),
     );
     assert!(p50 >= 75.0, "p50 {p50} us below tR = 75 us");
-    assert!(
-        p50 <= p99 && p99 <= p999 && p999 <= max,
-        "quantiles out of order: {p50} {p99} {p999} {max}"
-    );
-    assert!(
-        mean >= 75.0 && mean <= max,
-        "mean {mean} outside [75, max {max}]"
-    );
+    assert!(p50 <= p99 && p99 <= p999 && p999 <= max, "quantiles out of order: {p50} {p99} {p999} {max}");
+    assert!(mean >= 75.0 && mean <= max, "mean {mean} outside [75, max {max}]");
 
-    assert_eq!(
-        at(&r, "sim.flows").as_array().expect("flows array").len(),
-        1,
-        "a trace is one flow"
-    );
-    assert!(at(&r, "sim.flows.0.name")
-        .as_str()
-        .expect("flow name")
-        .contains("tpcc"));
+    assert_eq!(at(&r, "sim.flows").as_array().expect("flows array").len(), 1, "a trace is one flow");
+    assert!(at(&r, "sim.flows.0.name").as_str().expect("flow name").contains("tpcc"));
 
-    for key in [
-        "chip_utilization",
-        "inter_chip_idleness",
-        "intra_chip_idleness",
-    ] {
+    for key in ["chip_utilization", "inter_chip_idleness", "intra_chip_idleness"] {
         let v = num(&r, &format!("sim.flash.{key}"));
-        assert!(
-            (0.0..=1.0).contains(&v),
-            "sim.flash.{key} = {v} not in [0, 1]"
-        );
+        assert!((0.0..=1.0).contains(&v), "sim.flash.{key} = {v} not in [0, 1]");
     }
     let memory_requests = uint(&r, "sim.flash.memory_requests");
     let transactions = uint(&r, "sim.flash.transactions");
     assert!(transactions > 0, "a run with I/O issues flash transactions");
-    assert!(
-        memory_requests >= transactions,
-        "{transactions} transactions for {memory_requests} page operations"
-    );
+    assert!(memory_requests >= transactions, "{transactions} transactions for {memory_requests} page operations");
     let reduction = num(&r, "sim.flash.transaction_reduction");
     assert!(
         (reduction - (1.0 - transactions as f64 / memory_requests as f64)).abs() < 1e-9,
@@ -1113,14 +891,8 @@ fn run_tpcc_trace_writes_full_report() {
         .iter()
         .map(|k| num(&r, &format!("sim.flash.flp.{k}")))
         .collect();
-    assert!(
-        flp.iter().all(|f| (0.0..=1.0).contains(f)),
-        "FLP fractions {flp:?}"
-    );
-    assert!(
-        (flp.iter().sum::<f64>() - 1.0).abs() <= 1e-9,
-        "FLP fractions {flp:?} do not sum to 1"
-    );
+    assert!(flp.iter().all(|f| (0.0..=1.0).contains(f)), "FLP fractions {flp:?}");
+    assert!((flp.iter().sum::<f64>() - 1.0).abs() <= 1e-9, "FLP fractions {flp:?} do not sum to 1");
 
     for key in ["invocations", "pages_moved", "erases"] {
         uint(&r, &format!("sim.gc.{key}"));
@@ -1128,10 +900,7 @@ fn run_tpcc_trace_writes_full_report() {
     // tpcc writes, so WAF = (user + GC pages) / user pages is at least 1.
     assert!(num(&r, "sim.gc.waf") >= 1.0);
     let sf = num(&r, "sim.gc.effective_spare_factor");
-    assert!(
-        sf > 0.0 && sf < 1.0,
-        "effective spare factor {sf} of a 7 % over-provisioned 512 GiB drive"
-    );
+    assert!(sf > 0.0 && sf < 1.0, "effective spare factor {sf} of a 7 % over-provisioned 512 GiB drive");
 
     assert!(num(&r, "run.wall_s") >= 0.0);
     assert!(uint(&r, "run.events") > 0);
@@ -1145,16 +914,7 @@ fn json_flag_prints_the_same_report_as_out() {
     let dir = TempDir::new("json-flag");
     let wl = synthetic_workload(&dir, 2000);
     let out_json = dir.path("report.json");
-    let out = ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        &p(&wl),
-        "--out",
-        &p(&out_json),
-        "--json",
-    ]);
+    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--out", &p(&out_json), "--json"]);
     out.assert_success();
     let mut printed: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("--json output is not JSON: {e}\n{}", out.describe()));
@@ -1171,25 +931,13 @@ fn csv_appends_rows_under_one_header() {
     let wl = synthetic_workload(&dir, 2000);
     let csv = dir.path("table.csv");
     for _ in 0..2 {
-        ssdlab([
-            "run",
-            "--config",
-            MQSIM_DEFAULT,
-            "--workload",
-            &p(&wl),
-            "--csv",
-            &p(&csv),
-        ])
-        .assert_success();
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--csv", &p(&csv)]).assert_success();
     }
     let text = std::fs::read_to_string(&csv).expect("csv written");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "one header and two rows:\n{text}");
     let header: Vec<&str> = lines[0].split(',').collect();
-    let col = header
-        .iter()
-        .position(|h| *h == "requests")
-        .expect("requests column");
+    let col = header.iter().position(|h| *h == "requests").expect("requests column");
     for row in &lines[1..] {
         let fields: Vec<&str> = row.split(',').collect();
         assert_eq!(fields.len(), header.len(), "row {row}");
@@ -1201,14 +949,7 @@ fn csv_appends_rows_under_one_header() {
 // 4. Determinism
 // ---------------------------------------------------------------------------------------------
 
-fn report_without_run(
-    config: &str,
-    workload: &Path,
-    seed: &str,
-    extra: &[&str],
-    dir: &TempDir,
-    name: &str,
-) -> String {
+fn report_without_run(config: &str, workload: &Path, seed: &str, extra: &[&str], dir: &TempDir, name: &str) -> String {
     let out_json = dir.path(name);
     let mut args = vec!["run", "--config", config, "--seed", seed, "--out"];
     let (o, w) = (p(&out_json), p(workload));
@@ -1217,13 +958,7 @@ fn report_without_run(
     args.extend_from_slice(extra);
     ssdlab(args).assert_success();
     let mut v = read_json(&out_json);
-    assert!(
-        v.as_object_mut()
-            .expect("report is an object")
-            .remove("run")
-            .is_some(),
-        "report has a `run` object"
-    );
+    assert!(v.as_object_mut().expect("report is an object").remove("run").is_some(), "report has a `run` object");
     serde_json::to_string(&v).unwrap()
 }
 
@@ -1233,10 +968,7 @@ fn same_inputs_give_identical_reports() {
     let wl = synthetic_workload(&dir, 2000);
     let a = report_without_run(MQSIM_DEFAULT, &wl, "42", &[], &dir, "a.json");
     let b = report_without_run(MQSIM_DEFAULT, &wl, "42", &[], &dir, "b.json");
-    assert!(
-        a == b,
-        "two runs with the same config, workload and seed differ"
-    );
+    assert!(a == b, "two runs with the same config, workload and seed differ");
     // The seed matters: another seed draws other addresses.
     let c = report_without_run(MQSIM_DEFAULT, &wl, "43", &[], &dir, "c.json");
     assert!(a != c, "runs with seeds 42 and 43 are identical");
@@ -1246,22 +978,8 @@ fn same_inputs_give_identical_reports() {
 fn same_trace_run_gives_identical_reports() {
     let dir = TempDir::new("determinism-trace");
     let trace = shared_trace("msr/hm_0.sample1000.csv");
-    let a = report_without_run(
-        MQSIM_DEFAULT,
-        &trace,
-        "7",
-        &["--set", "tsu.policy=fifo"],
-        &dir,
-        "a.json",
-    );
-    let b = report_without_run(
-        MQSIM_DEFAULT,
-        &trace,
-        "7",
-        &["--set", "tsu.policy=fifo"],
-        &dir,
-        "b.json",
-    );
+    let a = report_without_run(MQSIM_DEFAULT, &trace, "7", &["--set", "tsu.policy=fifo"], &dir, "a.json");
+    let b = report_without_run(MQSIM_DEFAULT, &trace, "7", &["--set", "tsu.policy=fifo"], &dir, "b.json");
     assert!(a == b, "two runs of the same trace differ");
 }
 
@@ -1283,25 +1001,13 @@ fn timeline_is_chrome_trace_json() {
     let dir = TempDir::new("timeline");
     let wl = synthetic_workload(&dir, 2000);
     let tl = dir.path("timeline.json");
-    ssdlab([
-        "run",
-        "--config",
-        MQSIM_DEFAULT,
-        "--workload",
-        &p(&wl),
-        "--timeline",
-        &p(&tl),
-    ])
-    .assert_success();
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--timeline", &p(&tl)]).assert_success();
     let v = read_json(&tl);
     let xs = complete_events(&v);
     assert!(!xs.is_empty(), "no complete (ph = X) events");
     for e in &xs {
         let ts = e.get("ts").and_then(Value::as_f64).expect("X event has ts");
-        let dur = e
-            .get("dur")
-            .and_then(Value::as_f64)
-            .expect("X event has dur");
+        let dur = e.get("dur").and_then(Value::as_f64).expect("X event has dur");
         assert!(ts >= 0.0 && dur > 0.0, "event {e}");
     }
     // A read of a 75 us array time appears as a tR slice of 75 us.
@@ -1332,10 +1038,7 @@ fn timeline_window_limits_events() {
     .assert_success();
     let v = read_json(&tl);
     let xs = complete_events(&v);
-    assert!(
-        !xs.is_empty(),
-        "no complete (ph = X) events in the first 200 us"
-    );
+    assert!(!xs.is_empty(), "no complete (ph = X) events in the first 200 us");
     for e in &xs {
         let ts = e["ts"].as_f64().expect("ts");
         assert!(ts < 200.0, "event outside the 0:200 us window: {e}");

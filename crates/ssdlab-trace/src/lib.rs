@@ -103,9 +103,7 @@ impl Format {
         Format::Blkparse,
     ];
 
-    const NAMES: [&'static str; 8] = [
-        "msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse",
-    ];
+    const NAMES: [&'static str; 8] = ["msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse"];
 
     /// Lower-case name, as accepted by `--format`.
     pub fn name(self) -> &'static str {
@@ -128,10 +126,7 @@ impl FromStr for Format {
     type Err = UnknownFormatName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let wanted = s.trim().to_ascii_lowercase();
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name() == wanted)
-            .ok_or_else(|| UnknownFormatName(s.to_string()))
+        Format::ALL.into_iter().find(|f| f.name() == wanted).ok_or_else(|| UnknownFormatName(s.to_string()))
     }
 }
 
@@ -161,35 +156,13 @@ pub enum TraceError {
         source: io::Error,
     },
     #[error("{file}:{line}: expected {expected} fields, found {found} in `{text}`")]
-    FieldCount {
-        file: String,
-        line: usize,
-        expected: &'static str,
-        found: usize,
-        text: String,
-    },
+    FieldCount { file: String, line: usize, expected: &'static str, found: usize, text: String },
     #[error("{file}:{line}: {field} `{value}` {problem}")]
-    BadField {
-        file: String,
-        line: usize,
-        field: &'static str,
-        value: String,
-        problem: String,
-    },
+    BadField { file: String, line: usize, field: &'static str, value: String, problem: String },
     #[error("{file}:{line}: unrecognised trace line `{text}`; pass --format to choose one")]
-    UnknownFormat {
-        file: String,
-        line: usize,
-        text: String,
-    },
+    UnknownFormat { file: String, line: usize, text: String },
     #[error("{file}:{line}: ambiguous trace format, could be {candidates}: {reason} in `{text}`; pass --format")]
-    Ambiguous {
-        file: String,
-        line: usize,
-        candidates: String,
-        reason: String,
-        text: String,
-    },
+    Ambiguous { file: String, line: usize, candidates: String, reason: String, text: String },
     #[error("{file}: no request lines, cannot detect the trace format; pass --format")]
     Empty { file: String },
 }
@@ -197,10 +170,7 @@ pub enum TraceError {
 /// Detects the format of the file at `path` from its first lines (see the crate docs).
 pub fn detect(path: &Path) -> Result<Format, TraceError> {
     let file_name = path.display().to_string();
-    let io_err = |source| TraceError::Io {
-        file: file_name.clone(),
-        source,
-    };
+    let io_err = |source| TraceError::Io { file: file_name.clone(), source };
     let mut reader = BufReader::new(File::open(path).map_err(io_err)?);
     let (mut head, mut buf, mut seen) = (String::new(), Vec::new(), 0);
     while seen < DETECT_SAMPLE_LINES {
@@ -218,18 +188,9 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
 /// Detects the format of trace text; `file_name` is used for errors and as extension tie-breaker.
 pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
     let sample: Vec<(usize, &str)> = content_lines(text).take(DETECT_SAMPLE_LINES).collect();
-    let &(line, first) = sample.first().ok_or_else(|| TraceError::Empty {
-        file: file_name.to_string(),
-    })?;
-    let unknown = || TraceError::UnknownFormat {
-        file: file_name.to_string(),
-        line,
-        text: first.to_string(),
-    };
-    let ext = Path::new(file_name)
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+    let &(line, first) = sample.first().ok_or_else(|| TraceError::Empty { file: file_name.to_string() })?;
+    let unknown = || TraceError::UnknownFormat { file: file_name.to_string(), line, text: first.to_string() };
+    let ext = Path::new(file_name).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let words: Vec<&str> = first.split_whitespace().collect();
     if words.len() >= 6 && parse_maj_min(words[0]).is_some() {
         return Ok(Format::Blkparse);
@@ -259,11 +220,7 @@ pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
             _ => Format::Mqsim,
         });
     }
-    let odd = sample.iter().find(|&&(_, l)| {
-        field(l, 3)
-            .parse::<u64>()
-            .map_or(true, |size| size % SECTOR_BYTES != 0)
-    });
+    let odd = sample.iter().find(|&&(_, l)| field(l, 3).parse::<u64>().map_or(true, |size| size % SECTOR_BYTES != 0));
     match odd {
         None => Ok(Format::Replayer),
         Some(_) if ext == "disksim" || ext == "ascii" => Ok(Format::Disksim),
@@ -273,10 +230,7 @@ pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
             candidates: "disksim (`time_ms devno blkno size_blocks flags`) or replayer \
                          (`ts_ms dev offset_bytes size_bytes op`)"
                 .to_string(),
-            reason: format!(
-                "decimal time and size `{}` is not a multiple of 512 bytes",
-                field(text, 3)
-            ),
+            reason: format!("decimal time and size `{}` is not a multiple of 512 bytes", field(text, 3)),
             text: text.to_string(),
         }),
     }
@@ -288,10 +242,7 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|source| TraceError::Io {
-            file: file_name.clone(),
-            source,
-        })?;
+        .map_err(|source| TraceError::Io { file: file_name.clone(), source })?;
     let text = String::from_utf8_lossy(&bytes);
     let format = match format {
         Some(f) => f,
@@ -310,16 +261,10 @@ pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, T
         }
         fields.clear();
         match format {
-            Format::Msr | Format::Umass | Format::Tencent => {
-                fields.extend(content.split(',').map(str::trim))
-            }
+            Format::Msr | Format::Umass | Format::Tencent => fields.extend(content.split(',').map(str::trim)),
             _ => fields.extend(content.split_whitespace()),
         }
-        let ctx = Ctx {
-            file: file_name,
-            line,
-            text: content,
-        };
+        let ctx = Ctx { file: file_name, line, text: content };
         if let Some(r) = parse_fields(format, &fields, &ctx)? {
             raw.push((line, r));
         }
@@ -335,29 +280,17 @@ pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, T
             value: format!("{delta_ps} ps after the first request"),
             problem: "exceeds the 64-bit picosecond range (~213 days)".to_string(),
         })?;
-        records.push((
-            Record {
-                arrival_ps,
-                ..r.record
-            },
-            line,
-        ));
+        records.push((Record { arrival_ps, ..r.record }, line));
     }
     records.sort_by_key(|(r, _)| r.arrival_ps);
     let lines = records.iter().map(|&(_, line)| line).collect();
     let records = records.into_iter().map(|(r, _)| r).collect();
-    Ok(Trace {
-        format,
-        records,
-        lines,
-    })
+    Ok(Trace { format, records, lines })
 }
 
 /// Non-empty, non-comment lines with their 1-based line numbers, trimmed.
 fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .filter_map(|(i, l)| content_of(l).map(|c| (i + 1, c)))
+    text.lines().enumerate().filter_map(|(i, l)| content_of(l).map(|c| (i + 1, c)))
 }
 
 fn content_of(line: &str) -> Option<&str> {
@@ -371,9 +304,7 @@ fn field(line: &str, index: usize) -> &str {
 }
 
 fn is_blkparse_summary(line: &str) -> bool {
-    ["CPU", "Total (", "Throughput", "Events ("]
-        .iter()
-        .any(|p| line.starts_with(p))
+    ["CPU", "Total (", "Throughput", "Events ("].iter().any(|p| line.starts_with(p))
 }
 
 fn parse_maj_min(s: &str) -> Option<(u32, u32)> {
@@ -405,13 +336,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn field_count(
-        &self,
-        fields: &[&str],
-        min: usize,
-        max: usize,
-        expected: &'static str,
-    ) -> Result<(), TraceError> {
+    fn field_count(&self, fields: &[&str], min: usize, max: usize, expected: &'static str) -> Result<(), TraceError> {
         if (min..=max).contains(&fields.len()) {
             return Ok(());
         }
@@ -431,8 +356,7 @@ impl Ctx<'_> {
         if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
             return Err(self.bad(field, text, "is not a number"));
         }
-        text.parse()
-            .map_err(|_| self.bad(field, text, "is too large"))
+        text.parse().map_err(|_| self.bad(field, text, "is too large"))
     }
 
     fn u32(&self, field: &'static str, text: &str) -> Result<u32, TraceError> {
@@ -441,12 +365,7 @@ impl Ctx<'_> {
     }
 
     /// Exact decimal-to-integer conversion: `text` in units of 10^`unit_digits` ps.
-    fn decimal_ps(
-        &self,
-        field: &'static str,
-        text: &str,
-        unit_digits: u32,
-    ) -> Result<u128, TraceError> {
+    fn decimal_ps(&self, field: &'static str, text: &str, unit_digits: u32) -> Result<u128, TraceError> {
         if text.starts_with('-') {
             return Err(self.bad(field, text, "is negative"));
         }
@@ -458,9 +377,7 @@ impl Ctx<'_> {
         let frac_digits = frac.bytes().chain(std::iter::repeat(b'0'));
         let mut all_digits = int.bytes().chain(frac_digits.take(unit_digits as usize));
         all_digits
-            .try_fold(0u128, |acc, d| {
-                acc.checked_mul(10)?.checked_add(u128::from(d - b'0'))
-            })
+            .try_fold(0u128, |acc, d| acc.checked_mul(10)?.checked_add(u128::from(d - b'0')))
             .ok_or_else(|| self.bad(field, text, "is too large"))
     }
 
@@ -473,30 +390,18 @@ impl Ctx<'_> {
         units: (u64, u64),
     ) -> Result<(u64, u64), TraceError> {
         let too_large = |(name, text): (&'static str, &str)| self.bad(name, text, "is too large");
-        let offset_bytes = self
-            .uint(offset.0, offset.1)?
-            .checked_mul(units.0)
-            .ok_or_else(|| too_large(offset))?;
+        let offset_bytes = self.uint(offset.0, offset.1)?.checked_mul(units.0).ok_or_else(|| too_large(offset))?;
         let size_units = self.uint(size.0, size.1)?;
         if size_units == 0 {
             return Err(self.bad(size.0, size.1, "is zero (empty request)"));
         }
-        let size_bytes = size_units
-            .checked_mul(units.1)
-            .ok_or_else(|| too_large(size))?;
-        offset_bytes
-            .checked_add(size_bytes)
-            .ok_or_else(|| too_large(offset))?;
+        let size_bytes = size_units.checked_mul(units.1).ok_or_else(|| too_large(size))?;
+        offset_bytes.checked_add(size_bytes).ok_or_else(|| too_large(offset))?;
         Ok((offset_bytes, size_bytes))
     }
 
     /// `0`/`1` op code: `one_is_read` tells which value means read.
-    fn binary_op(
-        &self,
-        field: &'static str,
-        text: &str,
-        one_is_read: bool,
-    ) -> Result<Op, TraceError> {
+    fn binary_op(&self, field: &'static str, text: &str, one_is_read: bool) -> Result<Op, TraceError> {
         match (self.uint(field, text)?, one_is_read) {
             (1, true) | (0, false) => Ok(Op::Read),
             (0, true) | (1, false) => Ok(Op::Write),
@@ -511,26 +416,12 @@ impl Ctx<'_> {
 type Layout = ([&'static str; 5], u32, u64);
 const REPLAYER: Layout = (["ts_ms", "dev", "offset_bytes", "size_bytes", "op"], 9, 1);
 const SSDSIM: Layout = (["time_ns", "dev", "lsn", "size_sectors", "op"], 3, 512);
-const MQSIM: Layout = (
-    ["arrival_ns", "device", "lba_sector", "size_sectors", "type"],
-    3,
-    512,
-);
-const DISKSIM: Layout = (
-    ["time_ms", "devno", "blkno", "size_blocks", "flags"],
-    9,
-    512,
-);
+const MQSIM: Layout = (["arrival_ns", "device", "lba_sector", "size_sectors", "type"], 3, 512);
+const DISKSIM: Layout = (["time_ms", "devno", "blkno", "size_blocks", "flags"], 9, 512);
 
 fn raw(time_ps: u128, device: u32, op: Op, extent: (u64, u64)) -> Option<Raw> {
     let (offset_bytes, size_bytes) = extent;
-    let record = Record {
-        arrival_ps: 0,
-        device,
-        op,
-        offset_bytes,
-        size_bytes,
-    };
+    let record = Record { arrival_ps: 0, device, op, offset_bytes, size_bytes };
     Some(Raw { time_ps, record })
 }
 
@@ -588,11 +479,7 @@ fn parse_umass(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
 fn parse_tencent(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
     ctx.field_count(f, 5, 5, "5")?;
     let time_ps = ctx.decimal_ps("timestamp_s", f[0], 12)?;
-    let extent = ctx.extent(
-        ("offset_sectors", f[1]),
-        ("size_sectors", f[2]),
-        (SECTOR_BYTES, SECTOR_BYTES),
-    )?;
+    let extent = ctx.extent(("offset_sectors", f[1]), ("size_sectors", f[2]), (SECTOR_BYTES, SECTOR_BYTES))?;
     let op = ctx.binary_op("type", f[3], false)?;
     let device = ctx.u32("volume", f[4])?;
     Ok(raw(time_ps, device, op, extent))
@@ -601,8 +488,7 @@ fn parse_tencent(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
 /// `maj,min cpu seq time pid action rwbs sector + count [process]`
 fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
     ctx.field_count(f, 6, usize::MAX, "at least 6")?;
-    let (major, minor) =
-        parse_maj_min(f[0]).ok_or_else(|| ctx.bad("device", f[0], "is not `major,minor`"))?;
+    let (major, minor) = parse_maj_min(f[0]).ok_or_else(|| ctx.bad("device", f[0], "is not `major,minor`"))?;
     if f[5] != "Q" {
         return Ok(None); // another action
     }
@@ -637,11 +523,7 @@ fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
         .and_then(|d| d.checked_add(minor))
         .ok_or_else(|| ctx.bad("device", f[0], "is too large"))?;
     let time_ps = ctx.decimal_ps("time_s", f[3], 12)?;
-    let extent = ctx.extent(
-        ("sector", f[7]),
-        ("count", f[9]),
-        (SECTOR_BYTES, SECTOR_BYTES),
-    )?;
+    let extent = ctx.extent(("sector", f[7]), ("count", f[9]), (SECTOR_BYTES, SECTOR_BYTES))?;
     Ok(raw(time_ps, device, op, extent))
 }
 
@@ -659,10 +541,7 @@ pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<(
 
 fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize) -> io::Result<()> {
     let first_sector = r.offset_bytes / SECTOR_BYTES;
-    let end_sector = r
-        .offset_bytes
-        .saturating_add(r.size_bytes)
-        .div_ceil(SECTOR_BYTES);
+    let end_sector = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(SECTOR_BYTES);
     let sectors = end_sector - first_sector;
     let (ps, dev) = (r.arrival_ps, r.device);
     let read = match r.op {
@@ -670,10 +549,7 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
         Op::Write => false,
         Op::Trim if format == Format::Blkparse => false,
         Op::Trim => {
-            let msg = format!(
-                "request {}: the {format} format cannot express trim",
-                index + 1
-            );
+            let msg = format!("request {}: the {format} format cannot express trim", index + 1);
             return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
         }
     };
@@ -688,11 +564,7 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
             writeln!(out, "{} {dev} {first_sector} {sectors} {bit}", ps / 1000)
         }
         Format::Disksim => {
-            writeln!(
-                out,
-                "{} {dev} {first_sector} {sectors} {bit}",
-                decimal(ps, 9, 3)
-            )
+            writeln!(out, "{} {dev} {first_sector} {sectors} {bit}", decimal(ps, 9, 3))
         }
         Format::Umass => {
             let size = size.saturating_add(off % SECTOR_BYTES);
@@ -711,10 +583,7 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
             };
             let (time, seq) = (decimal(ps / 1000 * 1000, 12, 9), index + 1);
             let (major, minor) = (dev / 256, dev % 256);
-            write!(
-                out,
-                "{major:>3},{minor:<3} 0 {seq:>8} {time:>14} 0 Q {rwbs:>3} "
-            )?;
+            write!(out, "{major:>3},{minor:<3} 0 {seq:>8} {time:>14} 0 Q {rwbs:>3} ")?;
             writeln!(out, "{first_sector} + {sectors} [ssdlab]")
         }
     }
@@ -760,9 +629,7 @@ pub fn summarize(records: &[Record]) -> Summary {
         total += size;
         first_ps = first_ps.min(r.arrival_ps);
         last_ps = last_ps.max(r.arrival_ps);
-        s.max_address_bytes = s
-            .max_address_bytes
-            .max(r.offset_bytes.saturating_add(r.size_bytes));
+        s.max_address_bytes = s.max_address_bytes.max(r.offset_bytes.saturating_add(r.size_bytes));
     }
     let avg = |bytes: u128, n: u64| if n == 0 { 0.0 } else { bytes as f64 / n as f64 };
     s.requests = records.len() as u64;

@@ -1,14 +1,10 @@
-use ssdlab_trace::{
-    detect, detect_str, parse_str, read, summarize, write, Format, Op, Record, TraceError,
-};
+use ssdlab_trace::{detect, detect_str, parse_str, read, summarize, write, Format, Op, Record, TraceError};
 use std::path::{Path, PathBuf};
 
 const KIB: f64 = 1024.0;
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
-        .join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(rel)
 }
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
@@ -20,13 +16,7 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 }
 
 fn rec(arrival_ps: u64, device: u32, op: Op, offset_bytes: u64, size_bytes: u64) -> Record {
-    Record {
-        arrival_ps,
-        device,
-        op,
-        offset_bytes,
-        size_bytes,
-    }
+    Record { arrival_ps, device, op, offset_bytes, size_bytes }
 }
 
 /// The table of /work/shared/traces/README.md: file, format, requests, read %, avg size in KiB.
@@ -59,19 +49,12 @@ fn shared_traces_match_readme_table() {
         assert_eq!(s.requests, cols[2].parse::<u64>().unwrap(), "{file}");
         assert_eq!(s.reads + s.writes, s.requests, "{file}");
         let (read_pct, tolerance) = value_and_tolerance(cols[3]);
-        assert!(
-            (s.read_pct - read_pct).abs() <= tolerance,
-            "{file}: {}",
-            s.read_pct
-        );
+        assert!((s.read_pct - read_pct).abs() <= tolerance, "{file}: {}", s.read_pct);
         let (avg_kib, tolerance) = value_and_tolerance(cols[4]);
         let kib = s.avg_size_bytes / KIB;
         assert!((kib - avg_kib).abs() <= tolerance, "{file}: avg {kib} KiB");
         let times: Vec<u64> = trace.records.iter().map(|r| r.arrival_ps).collect();
-        assert!(
-            times[0] == 0 && times.windows(2).all(|w| w[0] <= w[1]),
-            "{file}"
-        );
+        assert!(times[0] == 0 && times.windows(2).all(|w| w[0] <= w[1]), "{file}");
         assert_eq!(s.span_ps, times[times.len() - 1], "{file}");
     }
 }
@@ -80,16 +63,10 @@ fn shared_traces_match_readme_table() {
 fn shared_trace_details() {
     // hm_0 lines 1-2 are 215 ticks of 100 ns apart.
     let msr = read(&shared("msr/hm_0.sample1000.csv"), None).unwrap();
-    assert_eq!(
-        msr.records[1],
-        rec(21_500_000, 0, Op::Write, 11_855_351_808, 512)
-    );
+    assert_eq!(msr.records[1], rec(21_500_000, 0, Op::Write, 11_855_351_808, 512));
     // Line 2 of rw_20_80: `223.412 0 3159347200 36864 0`.
     let rep = read(&shared("msr/msr.cut.per_10k.rw_20_80.105.trace"), None).unwrap();
-    assert_eq!(
-        rep.records[1],
-        rec(223_412_000_000, 0, Op::Write, 3_159_347_200, 36_864)
-    );
+    assert_eq!(rep.records[1], rec(223_412_000_000, 0, Op::Write, 3_159_347_200, 36_864));
     // Tencent: not time-sorted in the file, ~1 s long after sorting; addresses reach 1.5 TiB.
     let tencent = read(&shared("tencent/cloud_storage-sample.csv"), None).unwrap();
     let s = tencent.summary();
@@ -98,10 +75,7 @@ fn shared_trace_details() {
     // The last line of wsrch-small has no newline: `60066625000 1 34371424 64 1`.
     let wsrch = read(&shared("mqsim/wsrch-small.trace"), Some(Format::Mqsim)).unwrap();
     let last = wsrch.records.last().unwrap();
-    assert_eq!(
-        (last.offset_bytes, last.size_bytes),
-        (34_371_424 * 512, 64 * 512)
-    );
+    assert_eq!((last.offset_bytes, last.size_bytes), (34_371_424 * 512, 64 * 512));
 }
 
 #[test]
@@ -111,50 +85,32 @@ fn tiny_inputs_parse_exactly() {
             Format::Msr,
             "128166385295514663,hm,0,Write,9056014336,2048,2833\n\
              128166385295514878,hm,1,read,11855351808,512,2617",
-            vec![
-                rec(0, 0, Op::Write, 9_056_014_336, 2048),
-                rec(21_500_000, 1, Op::Read, 11_855_351_808, 512),
-            ],
+            vec![rec(0, 0, Op::Write, 9_056_014_336, 2048), rec(21_500_000, 1, Op::Read, 11_855_351_808, 512)],
         ),
         (
             Format::Replayer,
             "# comment\n\n0.000 0 200626176 4096 0\n223.412 2 3159347200 36864 1\n",
-            vec![
-                rec(0, 0, Op::Write, 200_626_176, 4096),
-                rec(223_412_000_000, 2, Op::Read, 3_159_347_200, 36_864),
-            ],
+            vec![rec(0, 0, Op::Write, 200_626_176, 4096), rec(223_412_000_000, 2, Op::Read, 3_159_347_200, 36_864)],
         ),
         (
             Format::Ssdsim,
             "0 0 303567 7 0\n26214000 1 55590 6 1\n",
-            vec![
-                rec(0, 0, Op::Write, 303_567 * 512, 3584),
-                rec(26_214_000_000, 1, Op::Read, 55_590 * 512, 3072),
-            ],
+            vec![rec(0, 0, Op::Write, 303_567 * 512, 3584), rec(26_214_000_000, 1, Op::Read, 55_590 * 512, 3072)],
         ),
         (
             Format::Mqsim,
             "938513000 4 264719034 16 0\r\n938828000 3 197570570 16 1\r\n",
-            vec![
-                rec(0, 4, Op::Write, 264_719_034 * 512, 8192),
-                rec(315_000_000, 3, Op::Read, 197_570_570 * 512, 8192),
-            ],
+            vec![rec(0, 4, Op::Write, 264_719_034 * 512, 8192), rec(315_000_000, 3, Op::Read, 197_570_570 * 512, 8192)],
         ),
         (
             Format::Disksim,
             "0.5 0 100 8 3\n1.250000001 2 200 3 2\n",
-            vec![
-                rec(0, 0, Op::Read, 51_200, 4096),
-                rec(750_000_001, 2, Op::Write, 102_400, 1536),
-            ],
+            vec![rec(0, 0, Op::Read, 51_200, 4096), rec(750_000_001, 2, Op::Write, 102_400, 1536)],
         ),
         (
             Format::Umass,
             "0,303567,3584,w,0.000000\n1,55590,3000,R,0.026214,extra\n",
-            vec![
-                rec(0, 0, Op::Write, 303_567 * 512, 3584),
-                rec(26_214_000_000, 1, Op::Read, 55_590 * 512, 3000),
-            ],
+            vec![rec(0, 0, Op::Write, 303_567 * 512, 3584), rec(26_214_000_000, 1, Op::Read, 55_590 * 512, 3000)],
         ),
         (
             Format::Tencent,
@@ -185,13 +141,8 @@ fn tiny_inputs_parse_exactly() {
         assert_eq!(trace.records, expected, "{format}");
         if format != Format::Disksim {
             let detected = detect_str(text, "tiny.ascii").unwrap();
-            let same = [detected, format]
-                .iter()
-                .all(|f| matches!(f, Format::Ssdsim | Format::Mqsim));
-            assert!(
-                detected == format || same,
-                "{format} detected as {detected}"
-            );
+            let same = [detected, format].iter().all(|f| matches!(f, Format::Ssdsim | Format::Mqsim));
+            assert!(detected == format || same, "{format} detected as {detected}");
         }
     }
 }
@@ -235,12 +186,7 @@ blkparse | 8,0 3 1 0.0 697 Q W 223490 + 8 [kjournald] | 8,0 3 1 0.1 697 Q W 22 +
 fn malformed_lines_name_file_line_and_value() {
     for row in MALFORMED.lines().filter(|l| !l.is_empty()) {
         let cols: Vec<&str> = row.split(" | ").collect();
-        let (format, good, bad, shown) = (
-            cols[0].parse::<Format>().unwrap(),
-            cols[1],
-            cols[2],
-            cols[3],
-        );
+        let (format, good, bad, shown) = (cols[0].parse::<Format>().unwrap(), cols[1], cols[2], cols[3]);
         let file = format!("bad.{format}");
         let text = format!("{good}\n# comment\n{bad}");
         let err = parse_str(&text, format, &file).expect_err(bad).to_string();
@@ -250,21 +196,12 @@ fn malformed_lines_name_file_line_and_value() {
     }
     let path = temp_file("tpcc.trace", "0 1 2 16 0\n5 1 2 abc 0\n");
     let err = read(&path, None).unwrap_err().to_string();
-    assert!(
-        err.contains("tpcc.trace:2: size_sectors `abc` is not a number"),
-        "{err}"
-    );
+    assert!(err.contains("tpcc.trace:2: size_sectors `abc` is not a number"), "{err}");
     let missing = Path::new("/nonexistent/dir/missing.trace");
     let err = read(missing, None).unwrap_err();
     assert!(matches!(err, TraceError::Io { .. }) && err.to_string().contains("missing.trace"));
-    assert!(matches!(
-        detect_str("\n# only comments\n", "e.csv"),
-        Err(TraceError::Empty { .. })
-    ));
-    assert!(matches!(
-        detect_str("hello world", "x"),
-        Err(TraceError::UnknownFormat { line: 1, .. })
-    ));
+    assert!(matches!(detect_str("\n# only comments\n", "e.csv"), Err(TraceError::Empty { .. })));
+    assert!(matches!(detect_str("hello world", "x"), Err(TraceError::UnknownFormat { line: 1, .. })));
 }
 
 #[test]
@@ -297,12 +234,7 @@ fn write_then_read_round_trips() {
     }
     // Sector formats round unaligned extents outwards; trim needs blkparse.
     let mut out = Vec::new();
-    write(
-        &[rec(1_234, 0, Op::Write, 100, 1000)],
-        Format::Mqsim,
-        &mut out,
-    )
-    .unwrap();
+    write(&[rec(1_234, 0, Op::Write, 100, 1000)], Format::Mqsim, &mut out).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "1 0 0 3 0\n");
     let err = write(&[rec(0, 0, Op::Trim, 0, 512)], Format::Mqsim, Vec::new()).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
@@ -312,28 +244,14 @@ fn write_then_read_round_trips() {
 fn decimal_time_with_odd_sizes_is_ambiguous() {
     let text = "0.5 0 100 7 1\n1.5 0 200 8 0\n";
     let err = read(&temp_file("odd.txt", text), None).unwrap_err();
-    assert!(
-        matches!(err, TraceError::Ambiguous { line: 1, .. }),
-        "{err}"
-    );
+    assert!(matches!(err, TraceError::Ambiguous { line: 1, .. }), "{err}");
     let msg = err.to_string();
-    assert!(
-        ["odd.txt:1:", "disksim", "replayer", "`7`", "--format"]
-            .iter()
-            .all(|s| msg.contains(s)),
-        "{msg}"
-    );
+    assert!(["odd.txt:1:", "disksim", "replayer", "`7`", "--format"].iter().all(|s| msg.contains(s)), "{msg}");
     assert_eq!(detect_str(text, "odd.disksim").unwrap(), Format::Disksim);
     assert_eq!(detect_str(text, "odd.ascii").unwrap(), Format::Disksim);
-    assert_eq!(
-        detect_str("0.5 0 1024 512 1\n1.5 0 0 4096 0\n", "x.txt").unwrap(),
-        Format::Replayer
-    );
+    assert_eq!(detect_str("0.5 0 1024 512 1\n1.5 0 0 4096 0\n", "x.txt").unwrap(), Format::Replayer);
     assert_eq!(detect_str("5 0 100 7 1\n", "x.txt").unwrap(), Format::Mqsim);
-    assert_eq!(
-        detect_str("0,303567,3584,W,0.0\n", "spc.csv").unwrap(),
-        Format::Umass
-    );
+    assert_eq!(detect_str("0,303567,3584,W,0.0\n", "spc.csv").unwrap(), Format::Umass);
 }
 
 #[test]
@@ -370,9 +288,7 @@ fn garbage_never_panics() {
         for _ in 0..500 {
             let mut bytes = seed.as_bytes().to_vec();
             for _ in 0..3 {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1);
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                 let at = (state >> 33) as usize % bytes.len();
                 bytes[at] = alphabet[(state >> 17) as usize % alphabet.len()];
             }

@@ -16,7 +16,8 @@ use crate::sim::{RunOptions, Simulation};
 /// The preset every scenario runs on, compiled in so `bench` works from any directory.
 pub const MQSIM_DEFAULT: &str = include_str!("../../../presets/mqsim-default.toml");
 
-pub const SCENARIOS: [&str; 5] = ["read-4k-2xqd16", "write-4k-qd32-gc", "mixed-70r-qd32", "precondition-512g-90", "fresh-512g"];
+pub const SCENARIOS: [&str; 5] =
+    ["read-4k-2xqd16", "write-4k-qd32-gc", "mixed-70r-qd32", "precondition-512g-90", "fresh-512g"];
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct BenchResult {
@@ -40,7 +41,9 @@ fn workload(name: &str) -> Option<WorkloadSpec> {
     let w = |flows, precondition| WorkloadSpec { source: format!("bench {name}"), seed: 42, precondition, flows };
     Some(match name {
         "read-4k-2xqd16" => w(vec![flow("a", 1.0, 16, 1_000_000), flow("b", 1.0, 16, 1_000_000)], None),
-        "write-4k-qd32-gc" => w(vec![flow("w", 0.0, 32, 2_000_000)], Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() })),
+        "write-4k-qd32-gc" => {
+            w(vec![flow("w", 0.0, 32, 2_000_000)], Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }))
+        }
         "mixed-70r-qd32" => w(vec![flow("m", 0.7, 32, 1_000_000)], None),
         "fresh-512g" => w(vec![flow("f", 0.5, 32, 1_000_000)], None),
         _ => return None,
@@ -53,7 +56,8 @@ pub fn run_scenario(name: &str) -> Result<BenchResult> {
     if name == "precondition-512g-90" {
         let wall = Instant::now();
         let mut ftl = Ftl::new(&config, 42);
-        let pages = precondition(&mut ftl, 0.9, Pattern::Random, 42).map_err(|m| Error::config("bench", 0, "precondition", &m))?;
+        let pages = precondition(&mut ftl, 0.9, Pattern::Random, 42)
+            .map_err(|m| Error::config("bench", 0, "precondition", &m))?;
         let wall_s = wall.elapsed().as_secs_f64();
         return Ok(BenchResult {
             scenario: name.into(),
@@ -66,7 +70,9 @@ pub fn run_scenario(name: &str) -> Result<BenchResult> {
             sim_iops: 0.0,
         });
     }
-    let wl = workload(name).ok_or_else(|| Error::config("bench", 0, "scenario", &format!("unknown scenario `{name}`; known: {}", SCENARIOS.join(", "))))?;
+    let wl = workload(name).ok_or_else(|| {
+        Error::config("bench", 0, "scenario", &format!("unknown scenario `{name}`; known: {}", SCENARIOS.join(", ")))
+    })?;
     let sim = Simulation::new(&config, &wl, wl.seed, &RunOptions::default())?;
     let o = sim.run()?;
     let requests = o.stats.completed;

@@ -149,7 +149,17 @@ impl WriteCache {
         if self.index.len() as u32 >= self.capacity && !self.drop_lru_clean() {
             return WriteOutcome::Full;
         }
-        let entry = Entry { lpn, mask, dirty: true, flushing: false, redirtied: false, trim_gen: 0, trimmed: false, prev: NONE, next: NONE };
+        let entry = Entry {
+            lpn,
+            mask,
+            dirty: true,
+            flushing: false,
+            redirtied: false,
+            trim_gen: 0,
+            trimmed: false,
+            prev: NONE,
+            next: NONE,
+        };
         let s = match self.free.pop() {
             Some(s) => {
                 self.entries[s as usize] = entry;

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub nand: NandConfig,
@@ -223,20 +223,6 @@ pub struct StatsConfig {
     pub interval_us: f64,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            nand: NandConfig::default(),
-            tsu: TsuConfig::default(),
-            ftl: FtlConfig::default(),
-            cache: CacheConfig::default(),
-            hil: HilConfig::default(),
-            hif: HifConfig::default(),
-            stats: StatsConfig::default(),
-        }
-    }
-}
-
 impl Default for NandConfig {
     fn default() -> Self {
         NandConfig {
@@ -389,9 +375,7 @@ pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
     }
     let mut table = root;
     for part in &parts[..parts.len() - 1] {
-        let entry = table
-            .entry(part.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         table = match entry {
             toml::Value::Table(t) => t,
             _ => return Err(Error::config("--set", 0, key, &format!("`{key}`: {part} is a value, not a table"))),
@@ -418,12 +402,21 @@ impl Config {
         let config: Config = if overrides.is_empty() {
             toml::from_str(text).map_err(|e| Error::toml(file, text, e))?
         } else {
-            Config::deserialize(toml::Value::Table(table))
-                .map_err(|e| Error::config("--set", 0, &overrides.join(" "), &format!("{}: {}", overrides.join(" "), e.message().trim())))?
+            Config::deserialize(toml::Value::Table(table)).map_err(|e| {
+                Error::config(
+                    "--set",
+                    0,
+                    &overrides.join(" "),
+                    &format!("{}: {}", overrides.join(" "), e.message().trim()),
+                )
+            })?
         };
         config.validate(file).map_err(|e| match e {
             Error::Config { key, message, .. } => {
-                let set_here = overrides.iter().any(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == key || key.starts_with(&format!("{}.", k.trim()))));
+                let set_here = overrides.iter().any(|o| {
+                    o.split_once('=')
+                        .is_some_and(|(k, _)| k.trim() == key || key.starts_with(&format!("{}.", k.trim())))
+                });
                 if set_here {
                     Error::Config { file: "--set".into(), line: 0, key, message }
                 } else {
@@ -476,8 +469,13 @@ impl Config {
                 return bad(file, key, v, &format!("at most {max}"));
             }
         }
-        if n.page_bytes % n.sector_bytes != 0 {
-            return bad(file, "nand.page_bytes", n.page_bytes, &format!("must be a multiple of nand.sector_bytes ({})", n.sector_bytes));
+        if !n.page_bytes.is_multiple_of(n.sector_bytes) {
+            return bad(
+                file,
+                "nand.page_bytes",
+                n.page_bytes,
+                &format!("must be a multiple of nand.sector_bytes ({})", n.sector_bytes),
+            );
         }
         if n.page_bytes / n.sector_bytes > 64 {
             return bad(file, "nand.page_bytes", n.page_bytes, "at most 64 sectors per page");
@@ -485,9 +483,21 @@ impl Config {
         if ![8, 16, 32, 64].contains(&n.bus.width_bits) {
             return bad(file, "nand.bus.width_bits", n.bus.width_bits, "must be 8, 16, 32 or 64");
         }
-        let total_pages = n.channels as u128 * n.chips_per_channel as u128 * n.dies_per_chip as u128 * n.planes_per_die as u128 * n.blocks_per_plane as u128 * n.pages_per_block as u128;
+        let total_pages = n.channels as u128
+            * n.chips_per_channel as u128
+            * n.dies_per_chip as u128
+            * n.planes_per_die as u128
+            * n.blocks_per_plane as u128
+            * n.pages_per_block as u128;
         if total_pages >= u32::MAX as u128 {
-            return bad(file, "nand.blocks_per_plane", n.blocks_per_plane, &format!("the drive would have {total_pages} pages; at most 2^32 - 2 (use larger pages or fewer blocks)"));
+            return bad(
+                file,
+                "nand.blocks_per_plane",
+                n.blocks_per_plane,
+                &format!(
+                    "the drive would have {total_pages} pages; at most 2^32 - 2 (use larger pages or fewer blocks)"
+                ),
+            );
         }
         let types = n.cell.page_types();
         for (key, v) in [("nand.t_read_us", &n.t_read_us), ("nand.t_program_us", &n.t_program_us)] {
@@ -546,16 +556,33 @@ impl Config {
             return bad(file, "ftl.unwritten_read", &self.ftl.unwritten_read, "must be flash or zero");
         }
         let gc = &self.ftl.gc;
-        for (key, v) in [("ftl.gc.threshold", gc.threshold), ("ftl.gc.hard_threshold", gc.hard_threshold), ("ftl.gc.background_threshold", gc.background_threshold)] {
+        for (key, v) in [
+            ("ftl.gc.threshold", gc.threshold),
+            ("ftl.gc.hard_threshold", gc.hard_threshold),
+            ("ftl.gc.background_threshold", gc.background_threshold),
+        ] {
             if !(0.0..0.5).contains(&v) {
                 return bad(file, key, v, "must be a fraction of a plane's blocks in [0, 0.5)");
             }
         }
         if gc.hard_threshold > gc.threshold {
-            return bad(file, "ftl.gc.hard_threshold", gc.hard_threshold, &format!("must not exceed ftl.gc.threshold ({})", gc.threshold));
+            return bad(
+                file,
+                "ftl.gc.hard_threshold",
+                gc.hard_threshold,
+                &format!("must not exceed ftl.gc.threshold ({})", gc.threshold),
+            );
         }
         if gc.background_threshold > 0.0 && gc.background_threshold <= gc.threshold {
-            return bad(file, "ftl.gc.background_threshold", gc.background_threshold, &format!("background GC only acts above ftl.gc.threshold ({}): set it higher, or 0 to turn it off", gc.threshold));
+            return bad(
+                file,
+                "ftl.gc.background_threshold",
+                gc.background_threshold,
+                &format!(
+                    "background GC only acts above ftl.gc.threshold ({}): set it higher, or 0 to turn it off",
+                    gc.threshold
+                ),
+            );
         }
         if gc.d == 0 {
             return bad(file, "ftl.gc.d", gc.d, "must be at least 1");
@@ -570,13 +597,23 @@ impl Config {
             return bad(file, "hif.arbitration", &self.hif.arbitration, "must be round_robin or weighted_round_robin");
         }
         if self.hif.wrr_weights.len() != 3 || self.hif.wrr_weights.contains(&0) {
-            return bad(file, "hif.wrr_weights", &self.hif.wrr_weights, "needs three positive weights (high, medium, low)");
+            return bad(
+                file,
+                "hif.wrr_weights",
+                &self.hif.wrr_weights,
+                "needs three positive weights (high, medium, low)",
+            );
         }
         if self.cache.enabled && self.cache.capacity_bytes < n.page_bytes as u64 {
             return bad(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
         }
         if n.blocks_per_plane < 8 {
-            return bad(file, "nand.blocks_per_plane", n.blocks_per_plane, "at least 8 blocks per plane, so GC has room to work");
+            return bad(
+                file,
+                "nand.blocks_per_plane",
+                n.blocks_per_plane,
+                "at least 8 blocks per plane, so GC has room to work",
+            );
         }
         // GC keeps `threshold` blocks free and one open block per stream: the logical space
         // must fit in what is left, or GC can never catch up.

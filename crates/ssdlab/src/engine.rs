@@ -141,12 +141,7 @@ mod tests {
         let order: Vec<Event> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
-            vec![
-                Event::Complete { io: 1 },
-                Event::Complete { io: 3 },
-                Event::Sample,
-                Event::Complete { io: 2 }
-            ]
+            vec![Event::Complete { io: 1 }, Event::Complete { io: 3 }, Event::Sample, Event::Complete { io: 2 }]
         );
         assert_eq!(q.now(), 10);
     }

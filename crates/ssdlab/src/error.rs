@@ -40,12 +40,11 @@ impl Error {
     /// A TOML parse or typing error, with the line number taken from its span.
     pub fn toml(file: &str, text: &str, e: toml::de::Error) -> Error {
         let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1).unwrap_or(0);
-        let key = e
-            .span()
-            .map(|s| text.get(s.start..s.end.min(text.len())).unwrap_or("").to_string())
-            .unwrap_or_default();
+        let key =
+            e.span().map(|s| text.get(s.start..s.end.min(text.len())).unwrap_or("").to_string()).unwrap_or_default();
         let message = e.message().trim().to_string();
-        let message = if key.is_empty() { message } else { format!("{message} (at `{}`)", key.lines().next().unwrap_or("")) };
+        let message =
+            if key.is_empty() { message } else { format!("{message} (at `{}`)", key.lines().next().unwrap_or("")) };
         Error::Config { file: file.to_string(), line, key, message }
     }
 }

@@ -20,7 +20,11 @@ pub struct Link {
 impl Link {
     pub fn from_config(c: &Config) -> Link {
         if c.hif.interface == "sata" {
-            Link { bytes_per_s: (c.hif.sata.bandwidth_mb_s * 1e6).round() as u128, payload_bytes: 8192, overhead_bytes: 0 }
+            Link {
+                bytes_per_s: (c.hif.sata.bandwidth_mb_s * 1e6).round() as u128,
+                payload_bytes: 8192,
+                overhead_bytes: 0,
+            }
         } else {
             let p = &c.hif.pcie;
             Link {
@@ -83,14 +87,17 @@ impl Arbiter {
             }
             Mode::Weighted => {
                 // Urgent: strict priority.
-                if let Some(f) = (0..n).map(|k| (self.rr + k) % n).find(|&f| head_seq[f].is_some() && priority[f] == 0) {
+                if let Some(f) = (0..n).map(|k| (self.rr + k) % n).find(|&f| head_seq[f].is_some() && priority[f] == 0)
+                {
                     self.rr = (f + 1) % n;
                     return Some(f);
                 }
                 for _ in 0..6 {
                     if self.credit > 0 {
                         let class = self.class;
-                        if let Some(f) = (0..n).map(|k| (self.rr + k) % n).find(|&f| head_seq[f].is_some() && priority[f] == class) {
+                        if let Some(f) =
+                            (0..n).map(|k| (self.rr + k) % n).find(|&f| head_seq[f].is_some() && priority[f] == class)
+                        {
                             self.rr = (f + 1) % n;
                             self.credit -= 1;
                             return Some(f);

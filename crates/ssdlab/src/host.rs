@@ -174,7 +174,9 @@ impl WorkloadSpec {
         }
         spec.source = file.clone();
         spec.validate(&file).map_err(|e| match e {
-            Error::Config { file, key, message, .. } => Error::Config { line: crate::error::line_of_key(&text, &key), file, key, message },
+            Error::Config { file, key, message, .. } => {
+                Error::Config { line: crate::error::line_of_key(&text, &key), file, key, message }
+            }
             other => other,
         })?;
         Ok(spec)
@@ -205,10 +207,16 @@ impl WorkloadSpec {
         }
         if let Some(p) = &self.precondition {
             if !(0.0..=1.0).contains(&p.occupancy) {
-                return bad("precondition.occupancy", format!("precondition.occupancy = {}: must be in [0, 1]", p.occupancy));
+                return bad(
+                    "precondition.occupancy",
+                    format!("precondition.occupancy = {}: must be in [0, 1]", p.occupancy),
+                );
             }
             if !["random", "sequential"].contains(&p.pattern.as_str()) {
-                return bad("precondition.pattern", format!("precondition.pattern = {:?}: must be random or sequential", p.pattern));
+                return bad(
+                    "precondition.pattern",
+                    format!("precondition.pattern = {:?}: must be random or sequential", p.pattern),
+                );
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
@@ -216,20 +224,33 @@ impl WorkloadSpec {
             let key = |k: &str| format!("{name}: {k}");
             let bad = |k: &str, why: String| Err(Error::config(file, 0, &format!("flows[{i}].{k}"), &why));
             if !["urgent", "high", "medium", "low"].contains(&f.priority.as_str()) {
-                return bad("priority", format!("{} = {:?}: use urgent, high, medium or low", key("priority"), f.priority));
+                return bad(
+                    "priority",
+                    format!("{} = {:?}: use urgent, high, medium or low", key("priority"), f.priority),
+                );
             }
             if f.queue_depth == 0 || f.queue_depth > 65536 {
                 return bad("queue_depth", format!("{} = {}: must be 1..65536", key("queue_depth"), f.queue_depth));
             }
             if !(f.duration_ms.is_finite() && (0.0..=1e9).contains(&f.duration_ms)) {
-                return bad("duration_ms", format!("{} = {}: must be between 0 and 1e9", key("duration_ms"), f.duration_ms));
+                return bad(
+                    "duration_ms",
+                    format!("{} = {}: must be between 0 and 1e9", key("duration_ms"), f.duration_ms),
+                );
             }
             match f.kind.as_str() {
                 "synthetic" => {
                     if f.requests == 0 && f.duration_ms == 0.0 {
                         return bad("requests", format!("{name}: a synthetic flow needs requests or duration_ms"));
                     }
-                    for (k, v) in [("read_ratio", f.read_ratio), ("footprint", f.footprint), ("hot_fraction", f.hot_fraction), ("hot_access", f.hot_access), ("trim_ratio", f.trim_ratio), ("fua_ratio", f.fua_ratio)] {
+                    for (k, v) in [
+                        ("read_ratio", f.read_ratio),
+                        ("footprint", f.footprint),
+                        ("hot_fraction", f.hot_fraction),
+                        ("hot_access", f.hot_access),
+                        ("trim_ratio", f.trim_ratio),
+                        ("fua_ratio", f.fua_ratio),
+                    ] {
                         if !(0.0..=1.0).contains(&v) {
                             return bad(k, format!("{} = {v}: must be in [0, 1]", key(k)));
                         }
@@ -241,19 +262,38 @@ impl WorkloadSpec {
                         return bad("trim_ratio", format!("{name}: read_ratio + trim_ratio exceeds 1"));
                     }
                     if !["uniform", "sequential", "hotcold"].contains(&f.address.as_str()) {
-                        return bad("address", format!("{} = {:?}: use uniform, sequential or hotcold", key("address"), f.address));
+                        return bad(
+                            "address",
+                            format!("{} = {:?}: use uniform, sequential or hotcold", key("address"), f.address),
+                        );
                     }
                     if f.request_bytes == 0 && f.request_bytes_choices.is_empty() {
                         return bad("request_bytes", format!("{} = 0: must be positive", key("request_bytes")));
                     }
-                    if f.request_bytes_choices.iter().any(|&(b, w)| b == 0 || !(w.is_finite() && w >= 0.0)) || (!f.request_bytes_choices.is_empty() && f.request_bytes_choices.iter().all(|&(_, w)| w == 0.0)) {
-                        return bad("request_bytes_choices", format!("{}: sizes must be positive and weights non-negative, not all zero", key("request_bytes_choices")));
+                    if f.request_bytes_choices.iter().any(|&(b, w)| b == 0 || !(w.is_finite() && w >= 0.0))
+                        || (!f.request_bytes_choices.is_empty()
+                            && f.request_bytes_choices.iter().all(|&(_, w)| w == 0.0))
+                    {
+                        return bad(
+                            "request_bytes_choices",
+                            format!(
+                                "{}: sizes must be positive and weights non-negative, not all zero",
+                                key("request_bytes_choices")
+                            ),
+                        );
                     }
                     if f.align_bytes == 0 {
                         return bad("align_bytes", format!("{} = 0: must be positive", key("align_bytes")));
                     }
                     if !(f.rate_iops == 0.0 || (f.rate_iops.is_finite() && (1e-3..=1e10).contains(&f.rate_iops))) {
-                        return bad("rate_iops", format!("{} = {}: must be 0 (closed loop) or between 1e-3 and 1e10", key("rate_iops"), f.rate_iops));
+                        return bad(
+                            "rate_iops",
+                            format!(
+                                "{} = {}: must be 0 (closed loop) or between 1e-3 and 1e10",
+                                key("rate_iops"),
+                                f.rate_iops
+                            ),
+                        );
                     }
                     if f.path.is_some() || f.format.is_some() {
                         return bad("path", format!("{name}: path/format are for type = \"trace\""));
@@ -269,16 +309,25 @@ impl WorkloadSpec {
                         }
                     }
                     if !["closed_loop", "timestamps"].contains(&f.replay.as_str()) {
-                        return bad("replay", format!("{} = {:?}: use closed_loop or timestamps", key("replay"), f.replay));
+                        return bad(
+                            "replay",
+                            format!("{} = {:?}: use closed_loop or timestamps", key("replay"), f.replay),
+                        );
                     }
                     if !(f.speedup.is_finite() && (1e-6..=1e9).contains(&f.speedup)) {
-                        return bad("speedup", format!("{} = {}: must be between 1e-6 and 1e9", key("speedup"), f.speedup));
+                        return bad(
+                            "speedup",
+                            format!("{} = {}: must be between 1e-6 and 1e9", key("speedup"), f.speedup),
+                        );
                     }
                 }
                 other => return bad("type", format!("{} = {other:?}: use synthetic or trace", key("type"))),
             }
             if !["reject", "wrap", "scale"].contains(&f.address_mode.as_str()) {
-                return bad("address_mode", format!("{} = {:?}: use reject, wrap or scale", key("address_mode"), f.address_mode));
+                return bad(
+                    "address_mode",
+                    format!("{} = {:?}: use reject, wrap or scale", key("address_mode"), f.address_mode),
+                );
             }
         }
         Ok(())
@@ -289,7 +338,11 @@ impl WorkloadSpec {
 pub enum Source {
     Synthetic(Synthetic),
     /// Requests loaded from a trace, replayed in order.
-    Trace { requests: Vec<IoRequest>, next: usize, timestamps: bool },
+    Trace {
+        requests: Vec<IoRequest>,
+        next: usize,
+        timestamps: bool,
+    },
 }
 
 pub struct Synthetic {
@@ -393,7 +446,11 @@ impl Synthetic {
             self.sizes_sectors[0].0
         } else {
             let x: f64 = self.rng.random();
-            self.sizes_sectors.iter().find(|&&(_, c)| x < c).map(|&(s, _)| s).unwrap_or(self.sizes_sectors.last().expect("non-empty").0)
+            self.sizes_sectors
+                .iter()
+                .find(|&&(_, c)| x < c)
+                .map(|&(s, _)| s)
+                .unwrap_or(self.sizes_sectors.last().expect("non-empty").0)
         };
         // Number of aligned slots where a request of this size fits in the footprint.
         let slots = ((self.span_sectors.saturating_sub(sectors as u64)) / self.align_sectors + 1).max(1);
@@ -441,24 +498,46 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
         } else {
             let sb = sector_bytes as u64;
             let start_sector = f.start_bytes / sb;
-            let span = ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors.saturating_sub(start_sector));
-            let sizes: Vec<(u64, f64)> = if f.request_bytes_choices.is_empty() { vec![(f.request_bytes, 1.0)] } else { f.request_bytes_choices.clone() };
+            let span =
+                ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors.saturating_sub(start_sector));
+            let sizes: Vec<(u64, f64)> = if f.request_bytes_choices.is_empty() {
+                vec![(f.request_bytes, 1.0)]
+            } else {
+                f.request_bytes_choices.clone()
+            };
             let total: f64 = sizes.iter().map(|s| s.1).sum();
             let mut acc = 0.0;
             let mut sizes_sectors = Vec::new();
             for (bytes, w) in sizes {
                 if bytes % sb != 0 {
-                    return Err(Error::config(file, 0, &format!("flows[{i}].request_bytes"), &format!("flow `{name}`: request_bytes {bytes} is not a multiple of the {sb}-byte sector")));
+                    return Err(Error::config(
+                        file,
+                        0,
+                        &format!("flows[{i}].request_bytes"),
+                        &format!("flow `{name}`: request_bytes {bytes} is not a multiple of the {sb}-byte sector"),
+                    ));
                 }
                 acc += w / total;
                 sizes_sectors.push(((bytes / sb) as u32, acc));
             }
             let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
             if max_sectors > span {
-                return Err(Error::config(file, 0, &format!("flows[{i}].footprint"), &format!("flow `{name}`: requests of {max_sectors} sectors do not fit a footprint of {span} sectors")));
+                return Err(Error::config(
+                    file,
+                    0,
+                    &format!("flows[{i}].footprint"),
+                    &format!(
+                        "flow `{name}`: requests of {max_sectors} sectors do not fit a footprint of {span} sectors"
+                    ),
+                ));
             }
             if f.align_bytes % sb != 0 {
-                return Err(Error::config(file, 0, &format!("flows[{i}].align_bytes"), &format!("flow `{name}`: align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes)));
+                return Err(Error::config(
+                    file,
+                    0,
+                    &format!("flows[{i}].align_bytes"),
+                    &format!("flow `{name}`: align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes),
+                ));
             }
             let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
             Source::Synthetic(Synthetic {
@@ -484,7 +563,14 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
 }
 
 /// Trace records to device requests in sectors, applying the address mode.
-fn convert_trace(trace: &ssdlab_trace::Trace, path: &Path, mode: &str, logical_sectors: u64, sector_bytes: u32, speedup: f64) -> Result<Vec<IoRequest>> {
+fn convert_trace(
+    trace: &ssdlab_trace::Trace,
+    path: &Path,
+    mode: &str,
+    logical_sectors: u64,
+    sector_bytes: u32,
+    speedup: f64,
+) -> Result<Vec<IoRequest>> {
     let records = &trace.records;
     let sb = sector_bytes as u64;
     let max_end = records.iter().map(|r| r.offset_bytes + r.size_bytes).max().unwrap_or(0);
@@ -495,7 +581,11 @@ fn convert_trace(trace: &ssdlab_trace::Trace, path: &Path, mode: &str, logical_s
         let first = offset / sb;
         let mut sectors = (offset + size).div_ceil(sb) - first;
         if sectors > logical_sectors {
-            return Err(Error::Request { file: path.display().to_string(), line: trace.lines[i], message: format!("request of {size} bytes is larger than the drive") });
+            return Err(Error::Request {
+                file: path.display().to_string(),
+                line: trace.lines[i],
+                message: format!("request of {size} bytes is larger than the drive"),
+            });
         }
         let lba = match mode {
             "wrap" => {

@@ -51,7 +51,12 @@ pub fn run(config: &Config, workload: &WorkloadSpec, seed: Option<u64>, opts: &R
 }
 
 /// Run one simulation and return the raw outcome (with the timeline, if recorded).
-pub fn run_outcome(config: &Config, workload: &WorkloadSpec, seed: Option<u64>, opts: &RunOptions) -> Result<sim::Outcome> {
+pub fn run_outcome(
+    config: &Config,
+    workload: &WorkloadSpec,
+    seed: Option<u64>,
+    opts: &RunOptions,
+) -> Result<sim::Outcome> {
     let seed = seed.unwrap_or(workload.seed);
     Simulation::new(config, workload, seed, opts)?.run()
 }

@@ -9,7 +9,7 @@
 //! `plane = ((channel × chips + chip) × dies + die) × planes + plane_in_die`,
 //! `block = plane × blocks_per_plane + block_in_plane`, `ppn = block × pages_per_block + page`.
 
-use crate::config::{us_to_ps, ns_to_ps, Config};
+use crate::config::{ns_to_ps, us_to_ps, Config};
 
 /// Flat physical page number.
 pub type Ppn = u32;

@@ -204,7 +204,11 @@ impl Report {
                     device_us_mean: ratio(s.device_ps as f64 / 1e6, s.completed as f64),
                     queue_stall_s: s.stall_ps as f64 / 1e12,
                 },
-                latency_us: LatencyGroup { all: LatencySummary::of(&s.all), read: LatencySummary::of(&s.read), write: LatencySummary::of(&s.write) },
+                latency_us: LatencyGroup {
+                    all: LatencySummary::of(&s.all),
+                    read: LatencySummary::of(&s.read),
+                    write: LatencySummary::of(&s.write),
+                },
                 flows,
                 flash: FlashReport {
                     chip_utilization: ratio(s.busy_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
@@ -212,7 +216,11 @@ impl Report {
                     intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
                     memory_requests: s.transactions,
                     transactions: s.commands,
-                    transaction_reduction: if s.transactions == 0 { 0.0 } else { 1.0 - commands / s.transactions as f64 },
+                    transaction_reduction: if s.transactions == 0 {
+                        0.0
+                    } else {
+                        1.0 - commands / s.transactions as f64
+                    },
                     flp: FlpReport {
                         single: ratio(s.flp_single as f64, commands),
                         die_interleave: ratio(s.flp_die_interleave as f64, commands),
@@ -226,7 +234,11 @@ impl Report {
                     invocations: s.gc_invocations,
                     pages_moved: s.gc_pages_moved,
                     erases: s.erases,
-                    waf: if s.user_pages_programmed == 0 { 0.0 } else { (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64 },
+                    waf: if s.user_pages_programmed == 0 {
+                        0.0
+                    } else {
+                        (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64
+                    },
                     effective_spare_factor: o.effective_spare_factor,
                 },
                 cache: CacheReport {
@@ -292,12 +304,18 @@ impl Report {
         );
         out += "latency (us)      count       mean        p50        p99      p99.9        max\n";
         for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)] {
-            out += &format!("  {:<8} {:>11} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}\n", name, x.count, x.mean, x.p50, x.p99, x.p999, x.max);
+            out += &format!(
+                "  {:<8} {:>11} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}\n",
+                name, x.count, x.mean, x.p50, x.p99, x.p999, x.max
+            );
         }
         if s.flows.len() > 1 {
             out += "flows            requests       IOPS  mean (us)   p99 (us)\n";
             for f in &s.flows {
-                out += &format!("  {:<14} {:>8} {:>10.0} {:>10.1} {:>10.1}\n", f.name, f.requests_completed, f.iops, f.latency_us.mean, f.latency_us.p99);
+                out += &format!(
+                    "  {:<14} {:>8} {:>10.0} {:>10.1} {:>10.1}\n",
+                    f.name, f.requests_completed, f.iops, f.latency_us.mean, f.latency_us.p99
+                );
             }
         }
         let fl = &s.flash;
@@ -323,7 +341,10 @@ impl Report {
         );
         if self.config.cache.enabled {
             let ca = &s.cache;
-            out += &format!("cache: {} read hits, {} read misses, {} write hits, {} write-backs\n", ca.read_hits, ca.read_misses, ca.write_hits, ca.writebacks);
+            out += &format!(
+                "cache: {} read hits, {} read misses, {} write hits, {} write-backs\n",
+                ca.read_hits, ca.read_misses, ca.write_hits, ca.writebacks
+            );
         }
         if let Some(ch) = &self.check {
             out += &format!("check: {} reads verified, {} integrity violations\n", ch.reads_checked, ch.violations);

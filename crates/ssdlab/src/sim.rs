@@ -18,8 +18,8 @@ use crate::check::Oracle;
 use crate::config::{ns_to_ps, us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::Result;
-use crate::ftl::precondition::{precondition, Pattern};
 use crate::ftl::mapping::Mapping;
+use crate::ftl::precondition::{precondition, Pattern};
 use crate::ftl::{Ftl, Stream};
 use crate::hif::{Arbiter, Link};
 use crate::hil::{overlaps, DeviceScheduler, HilView, MemoryRequest, MrOp, SchedulerKind};
@@ -245,8 +245,14 @@ impl Simulation {
         let mut preconditioned_pages = 0;
         if let Some(p) = &workload.precondition {
             let pattern = if p.pattern == "sequential" { Pattern::Sequential } else { Pattern::Random };
-            preconditioned_pages = precondition(&mut ftl, p.occupancy, pattern, seed)
-                .map_err(|m| crate::error::Error::config(if workload.source.is_empty() { "workload" } else { &workload.source }, 0, "precondition.occupancy", &m))?;
+            preconditioned_pages = precondition(&mut ftl, p.occupancy, pattern, seed).map_err(|m| {
+                crate::error::Error::config(
+                    if workload.source.is_empty() { "workload" } else { &workload.source },
+                    0,
+                    "precondition.occupancy",
+                    &m,
+                )
+            })?;
         }
         let mut oracle = opts.check.then(|| Oracle::new(ftl.logical_pages(), geo.pages(), geo.sectors_per_page()));
         if let Some(o) = &mut oracle {
@@ -260,7 +266,8 @@ impl Simulation {
         let chips = geo.chips() as usize;
         let nflows = flows.len();
         let tags = if cfg.hif.interface == "sata" { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
-        let cache = cfg.cache.enabled.then(|| WriteCache::new((cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32));
+        let cache =
+            cfg.cache.enabled.then(|| WriteCache::new((cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32));
         Ok(Simulation {
             timing: Timing::from_config(cfg),
             q: EventQueue::new(),
@@ -349,7 +356,7 @@ impl Simulation {
                 }
                 Event::CommandFetched { io } => self.admit(io),
                 Event::WriteDataIn { io } => self.write_data_in(io),
-                Event::FirmwareDone { mr } => self.to_flash(mr),
+                Event::FirmwareDone { mr } => self.send_to_flash(mr),
                 Event::CellDone { chip, gen } => self.cell_done(chip, gen),
                 Event::BusFree { channel } => self.bus_free(channel),
                 Event::CommandDone { chip, gen } => self.command_done(chip, gen),
@@ -417,7 +424,12 @@ impl Simulation {
 
     /// What is waiting where, for the message of a run that stopped with work left.
     fn stuck_report(&self) -> String {
-        let mut out = format!("{} memory requests pending, {} parked, {} waiting for cache; ", self.pending.len(), self.parked.len(), self.cache_waiting.len());
+        let mut out = format!(
+            "{} memory requests pending, {} parked, {} waiting for cache; ",
+            self.pending.len(),
+            self.parked.len(),
+            self.cache_waiting.len()
+        );
         for chip in 0..self.geo.chips() {
             let q = &self.queues[chip as usize];
             if q.is_empty() && !self.chips[chip as usize].busy {
@@ -427,7 +439,12 @@ impl Simulation {
             out += &format!("chip {chip}: busy {} queues {:?}; ", self.chips[chip as usize].busy, lens);
             let ppc = self.geo.planes_per_chip();
             for p in chip * ppc..(chip + 1) * ppc {
-                out += &format!("plane {p} free {} victim {} pending {}; ", self.ftl.blocks.free_blocks(p), self.ftl.gc_victim[p as usize] as i64, self.ftl.gc_pending[p as usize]);
+                out += &format!(
+                    "plane {p} free {} victim {} pending {}; ",
+                    self.ftl.blocks.free_blocks(p),
+                    self.ftl.gc_victim[p as usize] as i64,
+                    self.ftl.gc_pending[p as usize]
+                );
             }
             if out.len() > 4000 {
                 break;
@@ -460,7 +477,17 @@ impl Simulation {
             let spp = self.geo.sectors_per_page() as u64;
             let first_lpn = req.lba / spp;
             let pages = ((req.lba + req.sectors as u64 - 1) / spp - first_lpn + 1) as u32;
-            let io = self.ios.insert(Io { flow: f as u32, req, first_lpn, pages, seq: self.io_seq, fetched_ps: 0, pending_mrs: 0, state: IoState::InSq, version: 0 });
+            let io = self.ios.insert(Io {
+                flow: f as u32,
+                req,
+                first_lpn,
+                pages,
+                seq: self.io_seq,
+                fetched_ps: 0,
+                pending_mrs: 0,
+                state: IoState::InSq,
+                version: 0,
+            });
             self.flow_outstanding[f] += 1;
             self.sq[f].push_back(io);
             self.sq_waiting += 1;
@@ -542,7 +569,14 @@ impl Simulation {
             let lo = if lpn == first_lpn { req.lba % spp } else { 0 };
             let hi = if lpn == last_lpn { (req.lba + req.sectors as u64 - 1) % spp } else { spp - 1 };
             let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
-            let mr = self.mrs.insert(MemoryRequest { io, lpn: lpn as Lpn, sector_mask: mask, op, plane: NONE, ready_ps: now });
+            let mr = self.mrs.insert(MemoryRequest {
+                io,
+                lpn: lpn as Lpn,
+                sector_mask: mask,
+                op,
+                plane: NONE,
+                ready_ps: now,
+            });
             if op == MrOp::Write {
                 if let Some(o) = &mut self.oracle {
                     o.host_wrote(lpn as Lpn, mask, self.ios[io].version);
@@ -749,17 +783,18 @@ impl Simulation {
     /// Commit a memory request to the flash side: through the firmware, to the TSU.
     fn commit(&mut self, mr: u32) {
         if self.firmware_cost_ps == 0 {
-            self.to_flash(mr);
+            self.send_to_flash(mr);
             return;
         }
         let now = self.q.now();
-        let (core, &free) = self.firmware_free_ps.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
+        let (core, &free) =
+            self.firmware_free_ps.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
         let end = now.max(free) + self.firmware_cost_ps;
         self.firmware_free_ps[core] = end;
         self.q.at(end, Event::FirmwareDone { mr });
     }
 
-    fn to_flash(&mut self, mr: u32) {
+    fn send_to_flash(&mut self, mr: u32) {
         let m = &self.mrs[mr];
         let (lpn, mask, plane, op) = (m.lpn, m.sector_mask, m.plane, m.op);
         match op {
@@ -854,7 +889,9 @@ impl Simulation {
 
     fn gc_urgent(&self, chip: u32) -> bool {
         let ppc = self.geo.planes_per_chip();
-        (chip * ppc..(chip + 1) * ppc).any(|p| self.ftl.gc_victim[p as usize] != NONE && self.ftl.blocks.free_blocks(p) <= self.ftl.user_reserve_blocks + 1)
+        (chip * ppc..(chip + 1) * ppc).any(|p| {
+            self.ftl.gc_victim[p as usize] != NONE && self.ftl.blocks.free_blocks(p) <= self.ftl.user_reserve_blocks + 1
+        })
     }
 
     /// A free chip: build the widest legal command from its queues and start it.
@@ -899,7 +936,8 @@ impl Simulation {
                 Some(c) => c,
                 None => {
                     let gc_urgent = self.gc_urgent(chip);
-                    let ctx = PickContext { queues: &self.queues[ci], txs: &self.txs.items, gc_urgent, excluded: &excluded };
+                    let ctx =
+                        PickContext { queues: &self.queues[ci], txs: &self.txs.items, gc_urgent, excluded: &excluded };
                     match self.tsu.pick(&ctx) {
                         Some(c) => c,
                         None => return,
@@ -937,8 +975,7 @@ impl Simulation {
         let mut order = std::mem::take(&mut self.order_buf);
         order.clear();
         for pic in 0..ppc {
-            loop {
-                let Some(&tx) = self.queues[ci].plane(class, pic).front() else { break };
+            while let Some(&tx) = self.queues[ci].plane(class, pic).front() {
                 let t = &self.txs[tx];
                 if t.kind == TxKind::Gc && !is_read && !is_erase && self.ftl.blocks.lpn_at(t.src_ppn) != t.lpn {
                     self.queues[ci].take(class, pic, 0);
@@ -993,7 +1030,11 @@ impl Simulation {
                 None => true,
                 Some((off, blk)) => off == key.0 && (!same_block || key.1 == NONE || blk == key.1),
             };
-            let depth = if is_read && want.is_some() { self.scan_limit.min(self.queues[ci].plane(class, pic).len()) } else { 1 };
+            let depth = if is_read && want.is_some() {
+                self.scan_limit.min(self.queues[ci].plane(class, pic).len())
+            } else {
+                1
+            };
             let mut found = None;
             for pos in 0..depth {
                 let tx = self.queues[ci].plane(class, pic)[pos];
@@ -1071,7 +1112,8 @@ impl Simulation {
         self.set_chip_busy(chip, true);
         // Resolve pages.
         for &tx in txs {
-            let (kind, plane, lpn, stream) = (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
+            let (kind, plane, lpn, stream) =
+                (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
             match op {
                 FlashOp::Read => {
                     let ppn = self.read_page(tx);
@@ -1083,7 +1125,11 @@ impl Simulation {
                     }
                 }
                 FlashOp::Program | FlashOp::Copyback => {
-                    let (ppn, opened) = self.ftl.blocks.allocate(plane, stream, self.ftl.user_reserve_blocks).expect("builder checked a page was available");
+                    let (ppn, opened) = self
+                        .ftl
+                        .blocks
+                        .allocate(plane, stream, self.ftl.user_reserve_blocks)
+                        .expect("builder checked a page was available");
                     self.txs[tx].ppn = ppn;
                     let src = self.txs[tx].src_ppn;
                     if kind == TxKind::Gc {
@@ -1096,7 +1142,8 @@ impl Simulation {
                     } else {
                         let old = self.ftl.map.get(lpn);
                         // A cache write-back overtaken by a TRIM programs data nobody maps.
-                        let current = self.txs[tx].mr != NONE || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, self.txs[tx].cache_gen));
+                        let current = self.txs[tx].mr != NONE
+                            || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, self.txs[tx].cache_gen));
                         if current {
                             self.ftl.commit_write(lpn, ppn);
                         }
@@ -1233,7 +1280,9 @@ impl Simulation {
                         self.timing.t_program(page)
                     }
                     FlashOp::Erase => self.timing.t_erase_ps,
-                    FlashOp::Copyback => self.timing.t_read(self.geo.page_in_block(tr.src_ppn)) + self.timing.t_program(page),
+                    FlashOp::Copyback => {
+                        self.timing.t_read(self.geo.page_in_block(tr.src_ppn)) + self.timing.t_program(page)
+                    }
                 };
                 cell = cell.max(c);
                 i += 1;
@@ -1453,7 +1502,11 @@ impl Simulation {
         let now = self.q.now();
         let c = &self.chips[ci];
         let Some(op) = c.cmd.op else { return };
-        if c.suspended.is_some() || !matches!(op, FlashOp::Program | FlashOp::Erase) || now < c.bus_phase_end_ps || c.cmd.suspends >= self.max_suspends {
+        if c.suspended.is_some()
+            || !matches!(op, FlashOp::Program | FlashOp::Erase)
+            || now < c.bus_phase_end_ps
+            || c.cmd.suspends >= self.max_suspends
+        {
             return;
         }
         let end = c.cmd.dies.iter().map(|d| d.1).max().unwrap_or(0);
@@ -1530,7 +1583,8 @@ impl Simulation {
         self.tags_free += 1;
         self.flow_outstanding[flow] -= 1;
         if self.blocked > 0 {
-            let candidates: Vec<u32> = self.active.iter().copied().filter(|&x| self.ios[x].state == IoState::Blocked).collect();
+            let candidates: Vec<u32> =
+                self.active.iter().copied().filter(|&x| self.ios[x].state == IoState::Blocked).collect();
             for x in candidates {
                 if !self.hazard(x) {
                     self.blocked -= 1;
@@ -1556,7 +1610,11 @@ impl Simulation {
             requests: s.window_completed,
             iops: s.window_completed as f64 / dt_s,
             bandwidth_mb_s: s.window_bytes as f64 / dt_s / 1e6,
-            latency_mean_us: if s.window_completed > 0 { s.window_latency_ps as f64 / s.window_completed as f64 / 1e6 } else { 0.0 },
+            latency_mean_us: if s.window_completed > 0 {
+                s.window_latency_ps as f64 / s.window_completed as f64 / 1e6
+            } else {
+                0.0
+            },
             chip_utilization: s.window_busy_chip_ps as f64 / (self.interval_ps as f64 * chips),
             free_blocks_min: (0..self.geo.planes()).map(|p| self.ftl.blocks.free_blocks(p)).min().unwrap_or(0),
             user_pages_programmed: s.user_pages_programmed,

@@ -30,7 +30,10 @@ pub struct Latency {
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency { hist: Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid histogram bounds"), sum_ps: 0 }
+        Latency {
+            hist: Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid histogram bounds"),
+            sum_ps: 0,
+        }
     }
 }
 

@@ -104,7 +104,11 @@ pub struct ChipQueues {
 impl ChipQueues {
     pub fn new(planes_per_chip: u32) -> ChipQueues {
         let planes = planes_per_chip as usize;
-        ChipQueues { planes, q: (0..planes * QUEUE_CLASSES).map(|_| VecDeque::new()).collect(), class_len: [0; QUEUE_CLASSES] }
+        ChipQueues {
+            planes,
+            q: (0..planes * QUEUE_CLASSES).map(|_| VecDeque::new()).collect(),
+            class_len: [0; QUEUE_CLASSES],
+        }
     }
     pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, tx: u32) {
         self.q[class as usize * self.planes + plane_in_chip as usize].push_back(tx);

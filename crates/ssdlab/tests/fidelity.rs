@@ -37,7 +37,16 @@ fn trace_workload(path: PathBuf, replay: &str, qd: u32) -> WorkloadSpec {
 }
 
 fn synthetic(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
-    FlowSpec { name: "f".into(), read_ratio, address: address.into(), request_bytes: bytes, align_bytes: bytes.min(4096), queue_depth: qd, requests, ..FlowSpec::default() }
+    FlowSpec {
+        name: "f".into(),
+        read_ratio,
+        address: address.into(),
+        request_bytes: bytes,
+        align_bytes: bytes.min(4096),
+        queue_depth: qd,
+        requests,
+        ..FlowSpec::default()
+    }
 }
 
 /// Picoseconds `bytes` take on an ONFI bus of `rate_mt_s` and `width_bits`, rounded up.
@@ -59,9 +68,9 @@ fn a_idle_4k_read_latency_is_the_sum_of_its_parts_at_any_bus_rate() {
         let mut cfg = preset("mqsim-default.toml");
         cfg.nand.bus.rate_mt_s = rate as f64;
         cfg.nand.t_read_us = vec![50.0, 85.0]; // LSB, MSB: the page type must matter
-        // Never-written pages are read where CWDP would have put them: with 128 planes,
-        // lpn 0 is page 0 (LSB) and lpn 128 page 1 (MSB) of block 0. Requests 10 ms apart
-        // find the drive idle; 4 KiB = 8 sectors of a 16-sector page.
+                                               // Never-written pages are read where CWDP would have put them: with 128 planes,
+                                               // lpn 0 is page 0 (LSB) and lpn 128 page 1 (MSB) of block 0. Requests 10 ms apart
+                                               // find the drive idle; 4 KiB = 8 sectors of a 16-sector page.
         let spp = 16;
         let path = trace_file(&format!("a{rate}"), &[(0, 0, 8, true), (10_000_000, 128 * spp, 8, true)]);
         let o = run(&cfg, &trace_workload(path, "timestamps", 1), false);
@@ -103,7 +112,12 @@ fn b_sequential_read_bandwidth_meets_the_channel_bound() {
     let cfg = small_drive();
     // 4 channels × 333 MT/s × 1 byte; PCIe (4 GB/s) is not the limit.
     let bound = 4.0 * 333e6;
-    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)] };
+    let wl = WorkloadSpec {
+        source: String::new(),
+        seed: 1,
+        precondition: None,
+        flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)],
+    };
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert!((bw / bound - 1.0).abs() < 0.03, "read bandwidth {bw:.4e} B/s vs channel bound {bound:.4e}");
@@ -115,7 +129,12 @@ fn b_sequential_read_bandwidth_meets_the_host_link_bound() {
     cfg.nand.bus.rate_mt_s = 3600.0;
     cfg.hif.pcie.lanes = 2; // 2 GB/s of wire bandwidth, 256/280 of it payload
     let bound = 2e9 * 256.0 / 280.0;
-    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)] };
+    let wl = WorkloadSpec {
+        source: String::new(),
+        seed: 1,
+        precondition: None,
+        flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)],
+    };
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert!((bw / bound - 1.0).abs() < 0.03, "read bandwidth {bw:.4e} B/s vs link bound {bound:.4e}");
@@ -129,7 +148,12 @@ fn b_sequential_write_bandwidth_meets_the_program_bound() {
     let planes = 4.0 * 2.0 * 2.0 * 2.0;
     let bound = planes * 8192.0 / 750e-6;
     // 1 MiB requests cover all 32 planes four times; 2000 of them fill ~25% of the drive.
-    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![synthetic(0.0, "sequential", 1 << 20, 16, 500)] };
+    let wl = WorkloadSpec {
+        source: String::new(),
+        seed: 1,
+        precondition: None,
+        flows: vec![synthetic(0.0, "sequential", 1 << 20, 16, 500)],
+    };
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert_eq!(r.sim.gc.invocations, 0);
@@ -280,7 +304,12 @@ fn integrity_workload(requests: u64) -> WorkloadSpec {
         requests,
         ..FlowSpec::default()
     };
-    WorkloadSpec { source: String::new(), seed: 3, precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }), flows: vec![flow] }
+    WorkloadSpec {
+        source: String::new(),
+        seed: 3,
+        precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }),
+        flows: vec![flow],
+    }
 }
 
 fn integrity_drive() -> Config {
@@ -348,7 +377,13 @@ fn g_same_inputs_give_the_same_report() {
     cfg.stats.interval_us = 500.0;
     cfg.ftl.gc.policy = "d_choices".into();
     let mut wl = integrity_workload(30_000);
-    wl.flows.push(FlowSpec { name: "reader".into(), read_ratio: 1.0, queue_depth: 4, requests: 20_000, ..FlowSpec::default() });
+    wl.flows.push(FlowSpec {
+        name: "reader".into(),
+        read_ratio: 1.0,
+        queue_depth: 4,
+        requests: 20_000,
+        ..FlowSpec::default()
+    });
     let a = without_run(&Report::from_outcome(&run(&cfg, &wl, false)));
     let b = without_run(&Report::from_outcome(&run(&cfg, &wl, false)));
     assert_eq!(a, b);

@@ -230,7 +230,8 @@ impl Blocks {
         }
         self.valid[b] = valid;
         self.write_ptr[b] = lpns.len() as u16;
-        self.state[b] = if lpns.len() as u32 == self.geo.pages_per_block { BlockState::Closed } else { BlockState::Open };
+        self.state[b] =
+            if lpns.len() as u32 == self.geo.pages_per_block { BlockState::Closed } else { BlockState::Open };
         self.opened_seq[b] = seq;
         self.seq = self.seq.max(seq);
     }
@@ -245,7 +246,11 @@ impl Blocks {
         let mut pages = Vec::new();
         for b in 0..self.valid.len() as u32 {
             self.valid_pages(b, &mut pages);
-            assert_eq!(pages.len(), self.valid[b as usize] as usize, "block {b}: valid count disagrees with reverse map");
+            assert_eq!(
+                pages.len(),
+                self.valid[b as usize] as usize,
+                "block {b}: valid count disagrees with reverse map"
+            );
             if self.state[b as usize] == BlockState::Free {
                 assert_eq!(self.valid[b as usize], 0, "free block {b} holds valid pages");
             }

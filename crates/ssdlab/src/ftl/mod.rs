@@ -51,7 +51,9 @@ impl AllocationScheme {
         let mut levels = [Level::Channel; 4];
         let mut seen = [false; 4];
         if up.len() != 4 {
-            return Err(format!("`{s}` is not an allocation scheme: use dynamic or a permutation of CWDP such as CWDP, WCDP, PDWC"));
+            return Err(format!(
+                "`{s}` is not an allocation scheme: use dynamic or a permutation of CWDP such as CWDP, WCDP, PDWC"
+            ));
         }
         for (i, ch) in up.chars().enumerate() {
             let (l, k) = match ch {
@@ -132,7 +134,11 @@ impl Limits {
         let bpp = config.nand.blocks_per_plane as f64;
         let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
         let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
-        Limits { gc_threshold_blocks: gc_threshold, user_reserve_blocks: user_reserve, background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32 }
+        Limits {
+            gc_threshold_blocks: gc_threshold,
+            user_reserve_blocks: user_reserve,
+            background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32,
+        }
     }
 
     /// Blocks per plane that hold data in steady state: all but the ones GC keeps free and
@@ -199,7 +205,12 @@ impl Ftl {
     /// Physical pages that can hold data in steady state: all blocks but the ones GC keeps
     /// free and the open frontiers (one per stream per plane).
     pub fn data_pages(&self) -> u64 {
-        let per_plane = (Limits { gc_threshold_blocks: self.gc_threshold_blocks, user_reserve_blocks: 0, background_threshold_blocks: 0 }).data_blocks_per_plane(&self.geo) as u64;
+        let per_plane = (Limits {
+            gc_threshold_blocks: self.gc_threshold_blocks,
+            user_reserve_blocks: 0,
+            background_threshold_blocks: 0,
+        })
+        .data_blocks_per_plane(&self.geo) as u64;
         per_plane * self.geo.planes() as u64 * self.geo.pages_per_block as u64
     }
 
@@ -347,7 +358,9 @@ impl Ftl {
         let b = &self.blocks;
         let range = self.closed_blocks(plane);
         let max = range.clone().map(|x| b.erase_count[x as usize]).max()?;
-        let coldest = range.filter(|&x| b.state[x as usize] == BlockState::Closed).min_by_key(|&x| (b.erase_count[x as usize], x))?;
+        let coldest = range
+            .filter(|&x| b.state[x as usize] == BlockState::Closed)
+            .min_by_key(|&x| (b.erase_count[x as usize], x))?;
         (max - b.erase_count[coldest as usize] > self.static_wl_threshold).then_some(coldest)
     }
 

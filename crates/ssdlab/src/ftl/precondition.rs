@@ -65,7 +65,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     let ppb = geo.pages_per_block as usize;
     let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc_threshold_blocks + 2) as usize;
     ftl.map.make_dense();
-    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_64);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e);
     let mut page_lpns = vec![NONE; ppb];
     let mut offsets: Vec<usize> = (0..ppb).collect();
     let mut seq = 1u64;
@@ -85,7 +85,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
             Pattern::Sequential => {
                 let full = lpns.len() / ppb;
                 let mut c = vec![ppb; full];
-                if lpns.len() % ppb != 0 {
+                if !lpns.len().is_multiple_of(ppb) {
                     c.push(lpns.len() % ppb);
                 }
                 c
