@@ -162,7 +162,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
                     f.replay = r.clone();
                 }
                 if let Some(q) = queue_depth {
-                    f.queue_depth = q;
+                    f.queue_depth = Some(q);
                 }
                 if let Some(fmt) = &format {
                     f.format = Some(fmt.clone());

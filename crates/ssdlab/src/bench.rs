@@ -34,7 +34,7 @@ pub struct BenchResult {
 }
 
 fn flow(name: &str, read_ratio: f64, qd: u32, requests: u64) -> FlowSpec {
-    FlowSpec { name: name.into(), read_ratio, queue_depth: qd, requests, ..FlowSpec::default() }
+    FlowSpec { name: name.into(), read_ratio, queue_depth: Some(qd), requests, ..FlowSpec::default() }
 }
 
 fn workload(name: &str) -> Option<WorkloadSpec> {

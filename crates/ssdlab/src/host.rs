@@ -77,9 +77,10 @@ pub struct FlowSpec {
     pub kind: String,
     /// NVMe priority class: urgent | high | medium | low.
     pub priority: String,
-    /// Outstanding requests kept by a closed-loop flow; the submission queue size of an
-    /// open-loop flow.
-    pub queue_depth: u32,
+    /// Closed loop: requests kept outstanding (default 32). Open loop (timestamps, a rate):
+    /// the capacity of the flow's submission queue (default 1024, NVMe's usual size);
+    /// requests that find it full wait in the host.
+    pub queue_depth: Option<u32>,
     /// Stop after this many requests (0: the whole trace, or required for synthetic flows
     /// without `duration_ms`).
     pub requests: u64,
@@ -126,7 +127,7 @@ impl Default for FlowSpec {
             name: String::new(),
             kind: "synthetic".into(),
             priority: "high".into(),
-            queue_depth: 32,
+            queue_depth: None,
             requests: 0,
             duration_ms: 0.0,
             seed: None,
@@ -229,8 +230,8 @@ impl WorkloadSpec {
                     format!("{} = {:?}: use urgent, high, medium or low", key("priority"), f.priority),
                 );
             }
-            if f.queue_depth == 0 || f.queue_depth > 65536 {
-                return bad("queue_depth", format!("{} = {}: must be 1..65536", key("queue_depth"), f.queue_depth));
+            if f.queue_depth.is_some_and(|q| q == 0 || q > 65536) {
+                return bad("queue_depth", format!("{} = {:?}: must be 1..65536", key("queue_depth"), f.queue_depth.unwrap_or(0)));
             }
             if !(f.duration_ms.is_finite() && (0.0..=1e9).contains(&f.duration_ms)) {
                 return bad(
@@ -557,7 +558,9 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
                 last_arrival_ps: 0,
             })
         };
-        flows.push(Flow { name, priority, queue_depth: f.queue_depth, source, limit: f.requests, end_ps, issued: 0 });
+        let open_loop = f.rate_iops > 0.0 || (f.kind == "trace" && f.replay == "timestamps");
+        let queue_depth = f.queue_depth.unwrap_or(if open_loop { 1024 } else { 32 });
+        flows.push(Flow { name, priority, queue_depth, source, limit: f.requests, end_ps, issued: 0 });
     }
     Ok(flows)
 }

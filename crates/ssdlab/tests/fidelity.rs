@@ -32,7 +32,7 @@ fn trace_file(name: &str, lines: &[(u64, u64, u32, bool)]) -> PathBuf {
 
 fn trace_workload(path: PathBuf, replay: &str, qd: u32) -> WorkloadSpec {
     let mut wl = WorkloadSpec::single_trace(&path, replay);
-    wl.flows[0].queue_depth = qd;
+    wl.flows[0].queue_depth = Some(qd);
     wl
 }
 
@@ -43,7 +43,7 @@ fn synthetic(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64)
         address: address.into(),
         request_bytes: bytes,
         align_bytes: bytes.min(4096),
-        queue_depth: qd,
+        queue_depth: Some(qd),
         requests,
         ..FlowSpec::default()
     }
@@ -300,7 +300,7 @@ fn integrity_workload(requests: u64) -> WorkloadSpec {
         fua_ratio: 0.01,
         request_bytes_choices: vec![(512, 1.0), (4096, 4.0), (8192, 2.0), (12288, 1.0), (32768, 1.0)],
         align_bytes: 512,
-        queue_depth: 32,
+        queue_depth: Some(32),
         requests,
         ..FlowSpec::default()
     };
@@ -380,7 +380,7 @@ fn g_same_inputs_give_the_same_report() {
     wl.flows.push(FlowSpec {
         name: "reader".into(),
         read_ratio: 1.0,
-        queue_depth: 4,
+        queue_depth: Some(4),
         requests: 20_000,
         ..FlowSpec::default()
     });
