@@ -90,6 +90,16 @@ struct Io {
     version: u32,
 }
 
+/// A request holding a device tag, as the hazard check sees it.
+#[derive(Debug, Clone, Copy)]
+struct Active {
+    io: u32,
+    first_lpn: u64,
+    pages: u32,
+    writes: bool,
+    fua: bool,
+}
+
 /// The command a chip runs (one per chip at a time).
 #[derive(Default)]
 struct Command {
@@ -202,7 +212,8 @@ pub struct Simulation {
     busy_chips: u32,
     buses: Vec<ChannelBus>,
     tags_free: u32,
-    active: Vec<u32>,
+    /// Requests holding a tag, in arrival order, with what the hazard check needs.
+    active: Vec<Active>,
     blocked: u32,
     pending: Vec<u32>,
     /// Write memory requests waiting for their data to cross the link.
@@ -516,7 +527,9 @@ impl Simulation {
 
     /// A command has a tag: check hazards, then start it.
     fn admit(&mut self, io: u32) {
-        self.active.push(io);
+        let i = &self.ios[io];
+        let entry = Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
+        self.active.push(entry);
         if self.hazard(io) {
             self.ios[io].state = IoState::Blocked;
             self.blocked += 1;
@@ -527,19 +540,17 @@ impl Simulation {
 
     /// Whether `io` must wait for an earlier unfinished request.
     fn hazard(&self, io: u32) -> bool {
-        let me = &self.ios[io];
-        for &other in &self.active {
-            if other == io {
+        let me = self.active.iter().find(|a| a.io == io).expect("hazard check of an active request");
+        for o in &self.active {
+            if o.io == io {
                 return false;
             }
-            let o = &self.ios[other];
-            if me.req.fua || o.req.fua {
+            if me.fua || o.fua {
                 return true;
             }
             // Page granularity: a write of some sectors of a page rewrites (and may move)
             // the whole page, so it conflicts with any access to that page.
-            let writes = me.req.op != IoOp::Read || o.req.op != IoOp::Read;
-            if writes && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
+            if (me.writes || o.writes) && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
                 return true;
             }
         }
@@ -987,7 +998,12 @@ impl Simulation {
                 }
                 // A user read whose page moved to another plane since it was queued (a
                 // cache write-back under dynamic allocation) follows its data.
-                if t.kind == TxKind::User && is_read && self.geo.plane_of(self.read_page(tx)) != t.plane {
+                if is_read {
+                    let ppn = self.read_page(tx);
+                    self.txs[tx].ppn = ppn;
+                }
+                let t = &self.txs[tx];
+                if t.kind == TxKind::User && is_read && self.geo.plane_of(t.ppn) != t.plane {
                     self.queues[ci].take(class, pic, 0);
                     self.chip_queued[ci] -= 1;
                     self.chip_load[ci] -= 1;
@@ -1041,7 +1057,9 @@ impl Simulation {
                 let key = match fixed_key {
                     Some(k) => k,
                     None => {
-                        let ppn = self.read_page(tx);
+                        // The head was resolved above; deeper reads are resolved here.
+                        let ppn = if pos == 0 { self.txs[tx].ppn } else { self.read_page(tx) };
+                        self.txs[tx].ppn = ppn;
                         if self.geo.plane_of(ppn) != plane {
                             continue; // moved: it follows its data when it reaches the head
                         }
@@ -1093,13 +1111,19 @@ impl Simulation {
     }
 
     /// The page a read transaction reads: a GC read its victim page; a user read wherever
-    /// its logical page is now (GC may have moved it within the plane since it was queued).
+    /// its logical page is now (GC may have moved it within the plane since it was queued),
+    /// or where a never-written page is read from.
     fn read_page(&self, tx: u32) -> Ppn {
         let t = &self.txs[tx];
         if t.kind == TxKind::Gc {
             t.src_ppn
         } else {
-            self.ftl.read_target(t.lpn).unwrap_or_else(|| self.ftl.phantom_ppn(t.lpn))
+            let ppn = self.ftl.map.get(t.lpn);
+            if ppn != NONE {
+                ppn
+            } else {
+                self.ftl.phantom_ppn(t.lpn)
+            }
         }
     }
 
@@ -1116,10 +1140,11 @@ impl Simulation {
                 (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
             match op {
                 FlashOp::Read => {
-                    let ppn = self.read_page(tx);
+                    // Resolved by the builder just now.
+                    let ppn = self.txs[tx].ppn;
+                    debug_assert_eq!(ppn, self.read_page(tx));
                     assert_eq!(self.geo.plane_of(ppn), plane, "read of lpn {lpn} queued on the wrong plane");
-                    self.txs[tx].ppn = ppn;
-                    if kind == TxKind::User {
+                    if kind == TxKind::User && self.oracle.is_some() {
                         // Remember whether this read found data or a never-written page.
                         self.txs[tx].src_ppn = if self.ftl.map.get(lpn) == ppn { ppn } else { NONE };
                     }
@@ -1577,14 +1602,14 @@ impl Simulation {
         fs.host_wait_ps += (fetched - req.arrival_ps) as u128;
         fs.device_ps += (now - fetched) as u128;
         // Free the tag and wake requests that waited on this one.
-        let pos = self.active.iter().position(|&x| x == io).expect("completed request is active");
+        let pos = self.active.iter().position(|a| a.io == io).expect("completed request is active");
         self.active.remove(pos);
         self.ios.remove(io);
         self.tags_free += 1;
         self.flow_outstanding[flow] -= 1;
         if self.blocked > 0 {
             let candidates: Vec<u32> =
-                self.active.iter().copied().filter(|&x| self.ios[x].state == IoState::Blocked).collect();
+                self.active.iter().map(|a| a.io).filter(|&x| self.ios[x].state == IoState::Blocked).collect();
             for x in candidates {
                 if !self.hazard(x) {
                     self.blocked -= 1;
