@@ -214,6 +214,8 @@ pub struct Simulation {
     tags_free: u32,
     /// Requests holding a tag, in arrival order, with what the hazard check needs.
     active: Vec<Active>,
+    /// Active requests that write, trim or are FUA.
+    active_writers: u32,
     blocked: u32,
     pending: Vec<u32>,
     /// Write memory requests waiting for their data to cross the link.
@@ -309,6 +311,7 @@ impl Simulation {
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             tags_free: tags,
             active: Vec::with_capacity(tags as usize),
+            active_writers: 0,
             blocked: 0,
             pending: Vec::new(),
             parked: Vec::new(),
@@ -529,6 +532,7 @@ impl Simulation {
     fn admit(&mut self, io: u32) {
         let i = &self.ios[io];
         let entry = Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
+        self.active_writers += (entry.writes || entry.fua) as u32;
         self.active.push(entry);
         if self.hazard(io) {
             self.ios[io].state = IoState::Blocked;
@@ -540,6 +544,10 @@ impl Simulation {
 
     /// Whether `io` must wait for an earlier unfinished request.
     fn hazard(&self, io: u32) -> bool {
+        if self.active_writers == 0 {
+            // Only reads in flight (and none is FUA): nothing to order.
+            return false;
+        }
         let me = self.active.iter().find(|a| a.io == io).expect("hazard check of an active request");
         for o in &self.active {
             if o.io == io {
@@ -1603,7 +1611,8 @@ impl Simulation {
         fs.device_ps += (now - fetched) as u128;
         // Free the tag and wake requests that waited on this one.
         let pos = self.active.iter().position(|a| a.io == io).expect("completed request is active");
-        self.active.remove(pos);
+        let gone = self.active.remove(pos);
+        self.active_writers -= (gone.writes || gone.fua) as u32;
         self.ios.remove(io);
         self.tags_free += 1;
         self.flow_outstanding[flow] -= 1;
