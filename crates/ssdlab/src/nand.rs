@@ -29,6 +29,42 @@ pub enum FlashOp {
     Copyback,
 }
 
+/// Division by a divisor fixed at load time, without a `div` instruction: a shift for powers
+/// of two, else Lemire's multiply-high method (exact for every u32 numerator).
+#[derive(Debug, Clone, Copy)]
+pub struct Divisor {
+    d: u32,
+    magic: u64,
+    shift: u32,
+    pow2: bool,
+}
+
+impl Divisor {
+    pub fn new(d: u32) -> Divisor {
+        assert!(d > 0, "division by zero");
+        let pow2 = d.is_power_of_two();
+        let magic = if pow2 { 0 } else { u64::MAX / d as u64 + 1 };
+        Divisor { d, magic, shift: d.trailing_zeros(), pow2 }
+    }
+    #[inline]
+    pub fn div(self, n: u32) -> u32 {
+        if self.pow2 {
+            n >> self.shift
+        } else {
+            ((self.magic as u128 * n as u128) >> 64) as u32
+        }
+    }
+    #[inline]
+    pub fn rem(self, n: u32) -> u32 {
+        if self.pow2 {
+            n & (self.d - 1)
+        } else {
+            let low = self.magic.wrapping_mul(n as u64);
+            ((low as u128 * self.d as u128) >> 64) as u32
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Geometry {
     pub channels: u32,
@@ -39,6 +75,13 @@ pub struct Geometry {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub sector_bytes: u32,
+    div_ppb: Divisor,
+    div_bpp: Divisor,
+    div_ppc: Divisor,
+    div_ppd: Divisor,
+    div_cpc: Divisor,
+    div_ch: Divisor,
+    div_dpc: Divisor,
 }
 
 impl Geometry {
@@ -53,7 +96,19 @@ impl Geometry {
             pages_per_block: n.pages_per_block,
             page_bytes: n.page_bytes,
             sector_bytes: n.sector_bytes,
+            div_ppb: Divisor::new(n.pages_per_block),
+            div_bpp: Divisor::new(n.blocks_per_plane),
+            div_ppc: Divisor::new(n.dies_per_chip * n.planes_per_die),
+            div_ppd: Divisor::new(n.planes_per_die),
+            div_cpc: Divisor::new(n.chips_per_channel),
+            div_ch: Divisor::new(n.channels),
+            div_dpc: Divisor::new(n.dies_per_chip),
         }
+    }
+    /// Fast divisors of the four resource levels: channels, chips per channel, dies per chip,
+    /// planes per die.
+    pub fn level_divisors(&self) -> [Divisor; 4] {
+        [self.div_ch, self.div_cpc, self.div_dpc, self.div_ppd]
     }
     pub fn chips(&self) -> u32 {
         self.channels * self.chips_per_channel
@@ -82,15 +137,15 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_block
+        self.div_ppb.div(ppn)
     }
     #[inline]
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        ppn % self.pages_per_block
+        self.div_ppb.rem(ppn)
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        self.div_bpp.div(block)
     }
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> u32 {
@@ -98,25 +153,25 @@ impl Geometry {
     }
     #[inline]
     pub fn chip_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_chip()
+        self.div_ppc.div(plane)
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        chip / self.chips_per_channel
+        self.div_cpc.div(chip)
     }
     /// Die index within its chip.
     #[inline]
     pub fn die_in_chip(&self, plane: u32) -> u32 {
-        (plane % self.planes_per_chip()) / self.planes_per_die
+        self.div_ppd.div(self.div_ppc.rem(plane))
     }
     /// Plane index within its chip (die × planes_per_die + plane_in_die).
     #[inline]
     pub fn plane_in_chip(&self, plane: u32) -> u32 {
-        plane % self.planes_per_chip()
+        self.div_ppc.rem(plane)
     }
     #[inline]
     pub fn block_in_plane(&self, block: u32) -> u32 {
-        block % self.blocks_per_plane
+        self.div_bpp.rem(block)
     }
     /// Flat plane index from its coordinates.
     pub fn plane_index(&self, channel: u32, chip: u32, die: u32, plane: u32) -> u32 {
@@ -248,6 +303,23 @@ mod tests {
         assert_eq!(g.channel_of_chip(g.chip_of_plane(plane)), 2);
         assert_eq!(g.die_in_chip(plane), 1);
         assert_eq!(g.plane_in_chip(plane), 7);
+    }
+
+    #[test]
+    fn fast_division_is_exact() {
+        for d in [1u32, 2, 3, 5, 7, 64, 96, 100, 128, 255, 2048, 4095, 65535, 1 << 20, u32::MAX] {
+            let div = Divisor::new(d);
+            let mut x = 0x9E37_79B9u32;
+            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1].into_iter().chain((0..2000).map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x
+            })) {
+                assert_eq!(div.div(n), n / d, "{n} / {d}");
+                assert_eq!(div.rem(n), n % d, "{n} % {d}");
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Block manager: page state, valid counts, erase counts, free blocks and write frontiers.
 //!
 //! Per physical page the only state is its reverse-map entry (the logical page it holds, or
-//! NONE once invalid), kept in an arena that gets a block's worth of entries the first time
-//! the block is opened. Per block: valid count, write pointer, erase count, state and the
+//! nothing once invalid): one array over all pages, allocated zeroed so the operating system
+//! gives it memory only where blocks have been written (an entry is lpn + 1, 0 for none). Per block: valid count, write pointer, erase count, state and the
 //! sequence number of its opening (age for FIFO and cost-benefit). Per plane: a cursor over
 //! never-used blocks, a queue of erased blocks and one write frontier per stream.
 
@@ -35,8 +35,11 @@ pub struct Blocks {
     pub state: Vec<BlockState>,
     /// Opening order (a global counter), for FIFO and cost-benefit ages.
     pub opened_seq: Vec<u64>,
-    p2l_slot: Vec<u32>,
-    p2l: Vec<Lpn>,
+    /// Reverse map: lpn + 1 of each physical page, 0 if it holds no live data.
+    p2l: Vec<u32>,
+    /// Blocks ever opened (the reverse map's memory in use is proportional to these).
+    blocks_touched: u64,
+    touched: Vec<bool>,
     fresh_cursor: Vec<u32>,
     erased: Vec<VecDeque<u32>>,
     frontier: Vec<[u32; 2]>,
@@ -55,8 +58,9 @@ impl Blocks {
             erase_count: vec![0; nb],
             state: vec![BlockState::Free; nb],
             opened_seq: vec![0; nb],
-            p2l_slot: vec![NONE; nb],
-            p2l: Vec::new(),
+            p2l: vec![0; geo.pages() as usize],
+            blocks_touched: 0,
+            touched: vec![false; nb],
             fresh_cursor: vec![0; np],
             erased: (0..np).map(|_| VecDeque::new()).collect(),
             frontier: vec![[NONE; 2]; np],
@@ -72,12 +76,7 @@ impl Blocks {
     /// The logical page a physical page holds, or NONE if it is invalid or unwritten.
     #[inline]
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
-        let b = self.geo.block_of(ppn) as usize;
-        let slot = self.p2l_slot[b];
-        if slot == NONE {
-            return NONE;
-        }
-        self.p2l[slot as usize + self.geo.page_in_block(ppn) as usize]
+        self.p2l[ppn as usize].wrapping_sub(1)
     }
 
     /// Page offset the next page of `stream` in `plane` would get, if one can be had.
@@ -150,9 +149,9 @@ impl Blocks {
         self.write_ptr[bu] = 0;
         self.seq += 1;
         self.opened_seq[bu] = self.seq;
-        if self.p2l_slot[bu] == NONE {
-            self.p2l_slot[bu] = self.p2l.len() as u32;
-            self.p2l.resize(self.p2l.len() + self.geo.pages_per_block as usize, NONE);
+        if !self.touched[bu] {
+            self.touched[bu] = true;
+            self.blocks_touched += 1;
         }
     }
 
@@ -160,24 +159,20 @@ impl Blocks {
     #[inline]
     pub fn program(&mut self, ppn: Ppn, lpn: Lpn) {
         let b = self.geo.block_of(ppn) as usize;
-        let slot = self.p2l_slot[b];
-        assert!(slot != NONE, "program into block {b} that was never opened");
-        let e = &mut self.p2l[slot as usize + self.geo.page_in_block(ppn) as usize];
-        assert_eq!(*e, NONE, "page {ppn} programmed twice");
-        *e = lpn;
+        debug_assert!(self.touched[b], "program into block {b} that was never opened");
+        let e = &mut self.p2l[ppn as usize];
+        assert_eq!(*e, 0, "page {ppn} programmed twice");
+        *e = lpn + 1;
         self.valid[b] += 1;
     }
 
     /// The page `ppn` no longer holds live data.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
-        let b = self.geo.block_of(ppn) as usize;
-        let slot = self.p2l_slot[b];
-        assert!(slot != NONE, "invalidate in block {b} that was never opened");
-        let e = &mut self.p2l[slot as usize + self.geo.page_in_block(ppn) as usize];
-        assert!(*e != NONE, "invalidating page {ppn} that holds no data");
-        *e = NONE;
-        self.valid[b] -= 1;
+        let e = &mut self.p2l[ppn as usize];
+        assert!(*e != 0, "invalidating page {ppn} that holds no data");
+        *e = 0;
+        self.valid[self.geo.block_of(ppn) as usize] -= 1;
     }
 
     /// Erase a block whose pages have all been moved or invalidated.
@@ -194,23 +189,19 @@ impl Blocks {
     /// Valid pages of a block with their logical pages.
     pub fn valid_pages(&self, block: u32, out: &mut Vec<(Ppn, Lpn)>) {
         out.clear();
-        let slot = self.p2l_slot[block as usize];
-        if slot == NONE {
-            return;
-        }
         let base = block * self.geo.pages_per_block;
-        for i in 0..self.geo.pages_per_block {
-            let lpn = self.p2l[slot as usize + i as usize];
-            if lpn != NONE {
-                out.push((base + i, lpn));
+        for ppn in base..base + self.geo.pages_per_block {
+            let e = self.p2l[ppn as usize];
+            if e != 0 {
+                out.push((ppn, e - 1));
             }
         }
     }
 
-    /// Bytes of state held (per-block arrays and the reverse map).
+    /// Bytes of state in use: per-block arrays and the reverse map of blocks ever written.
     pub fn state_bytes(&self) -> u64 {
-        let per_block = 2 + 2 + 4 + 1 + 8 + 4;
-        (self.valid.len() * per_block + self.p2l.capacity() * 4) as u64
+        let per_block = 2 + 2 + 4 + 1 + 8 + 1;
+        self.valid.len() as u64 * per_block + self.blocks_touched * self.geo.pages_per_block as u64 * 4
     }
 
     /// Fill a block directly (preconditioning): `lpns[i]` at page i, NONE for an invalid page.
@@ -222,10 +213,10 @@ impl Blocks {
         self.fresh_cursor[p] += 1;
         self.open_block(block);
         let b = block as usize;
-        let slot = self.p2l_slot[b] as usize;
+        let base = (block * self.geo.pages_per_block) as usize;
         let mut valid = 0;
         for (i, &l) in lpns.iter().enumerate() {
-            self.p2l[slot + i] = l;
+            self.p2l[base + i] = l.wrapping_add(1);
             valid += (l != NONE) as u16;
         }
         self.valid[b] = valid;
@@ -234,10 +225,6 @@ impl Blocks {
             if lpns.len() as u32 == self.geo.pages_per_block { BlockState::Closed } else { BlockState::Open };
         self.opened_seq[b] = seq;
         self.seq = self.seq.max(seq);
-    }
-
-    pub fn reserve_p2l(&mut self, blocks: usize) {
-        self.p2l.reserve(blocks * self.geo.pages_per_block as usize);
     }
 
     /// Check the block manager's own books: valid counts equal live reverse-map entries,

@@ -25,10 +25,10 @@ use mapping::{Mapping, PageMap};
 /// Resource levels of a static allocation order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
-    Channel,
-    Way,
-    Die,
-    Plane,
+    Channel = 0,
+    Way = 1,
+    Die = 2,
+    Plane = 3,
 }
 
 /// How a write picks its plane.
@@ -77,17 +77,14 @@ impl AllocationScheme {
 /// fastest). Returns the flat plane index and the quotient left after the four levels.
 pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) {
     let mut x = lpn;
-    let (mut c, mut w, mut d, mut p) = (0, 0, 0, 0);
-    for level in order {
-        let (n, slot) = match level {
-            Level::Channel => (geo.channels, &mut c),
-            Level::Way => (geo.chips_per_channel, &mut w),
-            Level::Die => (geo.dies_per_chip, &mut d),
-            Level::Plane => (geo.planes_per_die, &mut p),
-        };
-        *slot = x % n;
-        x /= n;
+    let div = geo.level_divisors();
+    let mut coord = [0u32; 4];
+    for &level in order {
+        let k = level as usize;
+        coord[k] = div[k].rem(x);
+        x = div[k].div(x);
     }
+    let [c, w, d, p] = coord;
     (geo.plane_index(c, w, d, p), x)
 }
 
