@@ -26,7 +26,9 @@ use crate::hil::{overlaps, DeviceScheduler, HilView, MemoryRequest, MrOp, Schedu
 use crate::host::{build_flows, Flow, IoOp, IoRequest, WorkloadSpec};
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, Timing, NONE};
 use crate::stats::{Sample, Stats};
-use crate::tsu::{ChipQueues, PickContext, QueueClass, Transaction, TsuPolicy, TsuPolicyKind, TxKind, QUEUE_CLASSES};
+use crate::tsu::{
+    ChipQueues, PickContext, QueueClass, QueueEntry, Transaction, TsuPolicy, TsuPolicyKind, TxKind, QUEUE_CLASSES,
+};
 
 /// A slab of values addressed by u32 ids, reusing freed slots.
 struct Slab<T> {
@@ -224,7 +226,7 @@ pub struct Simulation {
     heads_buf: Vec<Option<u64>>,
     priorities: Vec<u8>,
     build_txs: Vec<u32>,
-    order_buf: Vec<(u64, usize)>,
+    order_buf: Vec<(u64, usize, Ppn)>,
     done_buf: Vec<u32>,
     dropped_moves: Vec<u32>,
     readdressed: Vec<u32>,
@@ -881,7 +883,13 @@ impl Simulation {
         let class = t.class();
         let user_read = class == QueueClass::UserRead;
         let pic = t.plane_in_chip;
-        self.queues[chip as usize].push(class, pic, tx);
+        let page = match class {
+            QueueClass::GcRead | QueueClass::GcWrite => t.src_ppn,
+            QueueClass::GcErase => t.ppn,
+            _ => NONE,
+        };
+        let entry = QueueEntry { tx, lpn: t.lpn, page, op: t.op, seq: t.seq };
+        self.queues[chip as usize].push(class, pic, entry);
         self.chip_queued[chip as usize] += 1;
         self.chip_load[chip as usize] += 1;
         if !self.chips[chip as usize].busy {
@@ -990,35 +998,33 @@ impl Simulation {
         let is_read = matches!(class, QueueClass::UserRead | QueueClass::GcRead | QueueClass::MapRead);
         let is_erase = class == QueueClass::GcErase;
         // Planes in the order of their oldest queued transaction; drop stale GC moves at
-        // the heads (their page was overwritten or trimmed since the GC read).
+        // the heads (their page was overwritten or trimmed since the GC read). Reads carry
+        // the page they would read now, resolved once here.
+        let user_read = matches!(class, QueueClass::UserRead | QueueClass::MapRead);
+        let gc_move = class == QueueClass::GcWrite;
         let mut order = std::mem::take(&mut self.order_buf);
         order.clear();
         for pic in 0..ppc {
-            while let Some(&tx) = self.queues[ci].plane(class, pic).front() {
-                let t = &self.txs[tx];
-                if t.kind == TxKind::Gc && !is_read && !is_erase && self.ftl.blocks.lpn_at(t.src_ppn) != t.lpn {
+            while let Some(&e) = self.queues[ci].plane(class, pic).front() {
+                if gc_move && self.ftl.blocks.lpn_at(e.page) != e.lpn {
                     self.queues[ci].take(class, pic, 0);
                     self.chip_queued[ci] -= 1;
                     self.chip_load[ci] -= 1;
-                    self.txs.remove(tx);
+                    self.txs.remove(e.tx);
                     self.dropped_moves.push(chip * ppc as u32 + pic as u32);
                     continue;
                 }
+                let ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
                 // A user read whose page moved to another plane since it was queued (a
                 // cache write-back under dynamic allocation) follows its data.
-                if is_read {
-                    let ppn = self.read_page(tx);
-                    self.txs[tx].ppn = ppn;
-                }
-                let t = &self.txs[tx];
-                if t.kind == TxKind::User && is_read && self.geo.plane_of(t.ppn) != t.plane {
+                if user_read && self.geo.plane_of(ppn) != chip * ppc as u32 + pic as u32 {
                     self.queues[ci].take(class, pic, 0);
                     self.chip_queued[ci] -= 1;
                     self.chip_load[ci] -= 1;
-                    self.readdressed.push(tx);
+                    self.readdressed.push(e.tx);
                     continue;
                 }
-                order.push((t.seq, pic));
+                order.push((e.seq, pic, ppn));
                 break;
             }
         }
@@ -1028,15 +1034,14 @@ impl Simulation {
         let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
         let mut dies_used = 0;
         let mut op: Option<FlashOp> = None;
-        for &(_, pic) in &order {
+        for &(_, pic, head_ppn) in &order {
             let plane = chip * ppc as u32 + pic as u32;
             let die = pic / ppd;
             // Where in the plane this command would work: (page offset, block in plane).
             let fixed_key = if is_read {
                 None
             } else if is_erase {
-                let head = *self.queues[ci].plane(class, pic).front().expect("non-empty");
-                Some((0, self.geo.block_in_plane(self.geo.block_of(self.txs[head].ppn))))
+                Some((0, self.geo.block_in_plane(self.geo.block_of(head_ppn))))
             } else {
                 match self.ftl.blocks.next_offset(plane, stream, self.ftl.user_reserve_blocks) {
                     Some(off) => Some((off, NONE)),
@@ -1061,36 +1066,40 @@ impl Simulation {
             };
             let mut found = None;
             for pos in 0..depth {
-                let tx = self.queues[ci].plane(class, pic)[pos];
+                let e = self.queues[ci].plane(class, pic)[pos];
+                let mut ppn = head_ppn;
                 let key = match fixed_key {
                     Some(k) => k,
                     None => {
-                        // The head was resolved above; deeper reads are resolved here.
-                        let ppn = if pos == 0 { self.txs[tx].ppn } else { self.read_page(tx) };
-                        self.txs[tx].ppn = ppn;
-                        if self.geo.plane_of(ppn) != plane {
-                            continue; // moved: it follows its data when it reaches the head
+                        if pos > 0 {
+                            ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
+                            if self.geo.plane_of(ppn) != plane {
+                                continue; // moved: it follows its data when it reaches the head
+                            }
                         }
                         (self.geo.page_in_block(ppn), self.geo.block_in_plane(self.geo.block_of(ppn)))
                     }
                 };
-                if op.is_some_and(|o| o != self.txs[tx].op) {
+                if op.is_some_and(|o| o != e.op) {
                     continue;
                 }
                 if compatible(key) {
-                    found = Some((pos, tx, key));
+                    found = Some((pos, e, key, ppn));
                     break;
                 }
             }
-            let Some((pos, tx, key)) = found else { continue };
+            let Some((pos, e, key, ppn)) = found else { continue };
             if want.is_none() {
                 die_key[die] = Some(key);
                 dies_used += 1;
             }
-            op = Some(self.txs[tx].op);
+            op = Some(e.op);
             self.queues[ci].take(class, pic, pos);
             self.chip_queued[ci] -= 1;
-            chosen.push(tx);
+            if is_read {
+                self.txs[e.tx].ppn = ppn;
+            }
+            chosen.push(e.tx);
         }
         let launched = if let Some(op) = op {
             // Order by plane so the bus phase visits each die once, in die order.
@@ -1126,12 +1135,16 @@ impl Simulation {
         if t.kind == TxKind::Gc {
             t.src_ppn
         } else {
-            let ppn = self.ftl.map.get(t.lpn);
-            if ppn != NONE {
-                ppn
-            } else {
-                self.ftl.phantom_ppn(t.lpn)
-            }
+            self.user_read_page(t.lpn)
+        }
+    }
+
+    fn user_read_page(&self, lpn: Lpn) -> Ppn {
+        let ppn = self.ftl.map.get(lpn);
+        if ppn != NONE {
+            ppn
+        } else {
+            self.ftl.phantom_ppn(lpn)
         }
     }
 

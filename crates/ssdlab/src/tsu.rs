@@ -91,13 +91,25 @@ impl Transaction {
     }
 }
 
+/// A queued transaction with what the builder needs to judge it, kept in the queue itself so
+/// choosing work does not touch every queued transaction's record.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueEntry {
+    pub tx: u32,
+    pub lpn: Lpn,
+    /// GC moves: the page moved. Erases: the block's first page. Otherwise NONE.
+    pub page: Ppn,
+    pub op: FlashOp,
+    pub seq: u64,
+}
+
 /// The queues of one chip: per queue class, one FIFO per plane of the chip, so the builder
 /// finds each plane's oldest work without scanning the others'.
 #[derive(Debug, Default)]
 pub struct ChipQueues {
     planes: usize,
     /// Index `class × planes + plane_in_chip`.
-    q: Vec<VecDeque<u32>>,
+    q: Vec<VecDeque<QueueEntry>>,
     class_len: [u32; QUEUE_CLASSES],
 }
 
@@ -110,26 +122,26 @@ impl ChipQueues {
             class_len: [0; QUEUE_CLASSES],
         }
     }
-    pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, tx: u32) {
-        self.q[class as usize * self.planes + plane_in_chip as usize].push_back(tx);
+    pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, entry: QueueEntry) {
+        self.q[class as usize * self.planes + plane_in_chip as usize].push_back(entry);
         self.class_len[class as usize] += 1;
     }
     /// The queue of one plane.
-    pub fn plane(&self, class: QueueClass, plane_in_chip: usize) -> &VecDeque<u32> {
+    pub fn plane(&self, class: QueueClass, plane_in_chip: usize) -> &VecDeque<QueueEntry> {
         &self.q[class as usize * self.planes + plane_in_chip]
     }
     /// Take the transaction at `pos` of a plane's queue.
     pub fn take(&mut self, class: QueueClass, plane_in_chip: usize, pos: usize) -> u32 {
         self.class_len[class as usize] -= 1;
-        self.q[class as usize * self.planes + plane_in_chip].remove(pos).expect("position in range")
+        self.q[class as usize * self.planes + plane_in_chip].remove(pos).expect("position in range").tx
     }
     pub fn class_len(&self, class: QueueClass) -> usize {
         self.class_len[class as usize] as usize
     }
     /// The oldest transaction of a class (smallest enqueue sequence over the plane heads).
-    pub fn oldest(&self, class: QueueClass, txs: &[Transaction]) -> Option<u32> {
+    pub fn oldest(&self, class: QueueClass) -> Option<&QueueEntry> {
         let base = class as usize * self.planes;
-        self.q[base..base + self.planes].iter().filter_map(|q| q.front().copied()).min_by_key(|&t| txs[t as usize].seq)
+        self.q[base..base + self.planes].iter().filter_map(|q| q.front()).min_by_key(|e| e.seq)
     }
     pub fn len(&self) -> usize {
         self.class_len.iter().map(|&n| n as usize).sum()
@@ -174,7 +186,7 @@ impl TsuPolicy for Fifo {
         QueueClass::ALL
             .iter()
             .filter(|&&c| ctx.available(c))
-            .filter_map(|&c| ctx.queues.oldest(c, ctx.txs).map(|t| (ctx.txs[t as usize].seq, c)))
+            .filter_map(|&c| ctx.queues.oldest(c).map(|e| (e.seq, c)))
             .min_by_key(|&(seq, _)| seq)
             .map(|(_, c)| c)
     }
