@@ -5,7 +5,6 @@
 //! every machine. The heap is allocated once and reused: scheduling does not allocate once
 //! the queue has reached its working size.
 
-
 /// Simulated time in picoseconds.
 pub type Ps = u64;
 
@@ -185,10 +184,12 @@ mod tests {
             expect.push((t, i));
         }
         expect.sort();
-        let got: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| match e {
-            Event::Complete { io } => io,
-            _ => unreachable!(),
-        }).collect();
+        let got: Vec<u32> = std::iter::from_fn(|| q.pop())
+            .map(|e| match e {
+                Event::Complete { io } => io,
+                _ => unreachable!(),
+            })
+            .collect();
         assert_eq!(got, expect.iter().map(|&(_, i)| i).collect::<Vec<_>>());
     }
 }

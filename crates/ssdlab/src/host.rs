@@ -231,7 +231,10 @@ impl WorkloadSpec {
                 );
             }
             if f.queue_depth.is_some_and(|q| q == 0 || q > 65536) {
-                return bad("queue_depth", format!("{} = {:?}: must be 1..65536", key("queue_depth"), f.queue_depth.unwrap_or(0)));
+                return bad(
+                    "queue_depth",
+                    format!("{} = {:?}: must be 1..65536", key("queue_depth"), f.queue_depth.unwrap_or(0)),
+                );
             }
             if !(f.duration_ms.is_finite() && (0.0..=1e9).contains(&f.duration_ms)) {
                 return bad(

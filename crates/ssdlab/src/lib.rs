@@ -30,6 +30,7 @@ pub mod ftl;
 pub mod hif;
 pub mod hil;
 pub mod host;
+pub mod mem;
 pub mod nand;
 pub mod report;
 pub mod sim;

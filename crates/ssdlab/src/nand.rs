@@ -310,12 +310,14 @@ mod tests {
         for d in [1u32, 2, 3, 5, 7, 64, 96, 100, 128, 255, 2048, 4095, 65535, 1 << 20, u32::MAX] {
             let div = Divisor::new(d);
             let mut x = 0x9E37_79B9u32;
-            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1].into_iter().chain((0..2000).map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x
-            })) {
+            for n in
+                [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1].into_iter().chain((0..2000).map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    x
+                }))
+            {
                 assert_eq!(div.div(n), n / d, "{n} / {d}");
                 assert_eq!(div.rem(n), n % d, "{n} % {d}");
             }

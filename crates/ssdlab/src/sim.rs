@@ -533,7 +533,8 @@ impl Simulation {
     /// A command has a tag: check hazards, then start it.
     fn admit(&mut self, io: u32) {
         let i = &self.ios[io];
-        let entry = Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
+        let entry =
+            Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
         self.active_writers += (entry.writes || entry.fua) as u32;
         self.active.push(entry);
         if self.hazard(io) {

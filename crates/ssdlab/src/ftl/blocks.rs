@@ -204,6 +204,11 @@ impl Blocks {
         self.valid.len() as u64 * per_block + self.blocks_touched * self.geo.pages_per_block as u64 * 4
     }
 
+    /// The reverse map is about to be filled (preconditioning): back it with huge pages.
+    pub fn advise_huge_pages(&mut self) {
+        crate::mem::advise_huge_pages(&mut self.p2l);
+    }
+
     /// Fill a block directly (preconditioning): `lpns[i]` at page i, NONE for an invalid page.
     pub fn fill_block(&mut self, block: u32, lpns: &[Lpn], seq: u64) {
         let plane = self.geo.plane_of_block(block);

@@ -65,6 +65,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     let ppb = geo.pages_per_block as usize;
     let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc_threshold_blocks + 2) as usize;
     ftl.map.make_dense();
+    ftl.blocks.advise_huge_pages();
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e);
     let mut page_lpns = vec![NONE; ppb];
     let mut offsets: Vec<usize> = (0..ppb).collect();

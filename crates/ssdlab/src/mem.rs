@@ -1,0 +1,27 @@
+//! Memory hints for the large per-page arrays (map, reverse map).
+//!
+//! A preconditioned drive touches its map and reverse map at random, hundreds of megabytes of
+//! them; with 4 KiB pages nearly every access also misses the TLB. Where the arrays are going
+//! to be filled anyway (preconditioning), they are marked for transparent huge pages before
+//! they are touched. Fresh drives are not marked: there memory must grow only with what is
+//! written, and a huge page would commit 2 MiB for a single entry.
+
+/// Ask the kernel to back `slice` with huge pages (Linux; a no-op elsewhere or on failure).
+pub fn advise_huge_pages<T>(slice: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = slice.as_mut_ptr() as usize;
+        let end = start + std::mem::size_of_val(slice);
+        let aligned = start.div_ceil(PAGE) * PAGE;
+        if end > aligned {
+            // SAFETY: the range lies inside memory this slice owns; MADV_HUGEPAGE changes
+            // only how the kernel backs it, never its contents.
+            unsafe {
+                libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = slice;
+}
