@@ -47,7 +47,7 @@ impl Divisor {
         Divisor { d, magic, shift: d.trailing_zeros(), pow2 }
     }
     #[inline]
-    pub fn div(self, n: u32) -> u32 {
+    pub fn quotient(self, n: u32) -> u32 {
         if self.pow2 {
             n >> self.shift
         } else {
@@ -55,7 +55,7 @@ impl Divisor {
         }
     }
     #[inline]
-    pub fn rem(self, n: u32) -> u32 {
+    pub fn remainder(self, n: u32) -> u32 {
         if self.pow2 {
             n & (self.d - 1)
         } else {
@@ -137,15 +137,15 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        self.div_ppb.div(ppn)
+        self.div_ppb.quotient(ppn)
     }
     #[inline]
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        self.div_ppb.rem(ppn)
+        self.div_ppb.remainder(ppn)
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        self.div_bpp.div(block)
+        self.div_bpp.quotient(block)
     }
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> u32 {
@@ -153,25 +153,25 @@ impl Geometry {
     }
     #[inline]
     pub fn chip_of_plane(&self, plane: u32) -> u32 {
-        self.div_ppc.div(plane)
+        self.div_ppc.quotient(plane)
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        self.div_cpc.div(chip)
+        self.div_cpc.quotient(chip)
     }
     /// Die index within its chip.
     #[inline]
     pub fn die_in_chip(&self, plane: u32) -> u32 {
-        self.div_ppd.div(self.div_ppc.rem(plane))
+        self.div_ppd.quotient(self.div_ppc.remainder(plane))
     }
     /// Plane index within its chip (die × planes_per_die + plane_in_die).
     #[inline]
     pub fn plane_in_chip(&self, plane: u32) -> u32 {
-        self.div_ppc.rem(plane)
+        self.div_ppc.remainder(plane)
     }
     #[inline]
     pub fn block_in_plane(&self, block: u32) -> u32 {
-        self.div_bpp.rem(block)
+        self.div_bpp.remainder(block)
     }
     /// Flat plane index from its coordinates.
     pub fn plane_index(&self, channel: u32, chip: u32, die: u32, plane: u32) -> u32 {
@@ -318,8 +318,8 @@ mod tests {
                     x
                 }))
             {
-                assert_eq!(div.div(n), n / d, "{n} / {d}");
-                assert_eq!(div.rem(n), n % d, "{n} % {d}");
+                assert_eq!(div.quotient(n), n / d, "{n} / {d}");
+                assert_eq!(div.remainder(n), n % d, "{n} % {d}");
             }
         }
     }

@@ -157,7 +157,7 @@ mod tests {
         for i in 0..(SPARSE_LIMIT as u32 + 10) {
             m.set(CHUNK as u32 + i * 2 % CHUNK as u32, i);
         }
-        assert!(SPARSE_LIMIT * 2 < CHUNK, "the test writes distinct offsets");
+        const { assert!(SPARSE_LIMIT * 2 < CHUNK, "the test writes distinct offsets") };
         assert!(matches!(m.chunks[1], Chunk::Dense(_)));
         assert!(matches!(m.chunks[0], Chunk::Empty));
         for i in 0..(SPARSE_LIMIT as u32 + 10) {

@@ -81,8 +81,8 @@ pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) 
     let mut coord = [0u32; 4];
     for &level in order {
         let k = level as usize;
-        coord[k] = div[k].rem(x);
-        x = div[k].div(x);
+        coord[k] = div[k].remainder(x);
+        x = div[k].quotient(x);
     }
     let [c, w, d, p] = coord;
     (geo.plane_index(c, w, d, p), x)
