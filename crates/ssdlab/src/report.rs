@@ -214,13 +214,9 @@ impl Report {
                     chip_utilization: ratio(s.busy_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
                     inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
                     intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
-                    memory_requests: s.transactions,
+                    memory_requests: s.page_ops,
                     transactions: s.commands,
-                    transaction_reduction: if s.transactions == 0 {
-                        0.0
-                    } else {
-                        1.0 - commands / s.transactions as f64
-                    },
+                    transaction_reduction: if s.page_ops == 0 { 0.0 } else { 1.0 - commands / s.page_ops as f64 },
                     flp: FlpReport {
                         single: ratio(s.flp_single as f64, commands),
                         die_interleave: ratio(s.flp_die_interleave as f64, commands),

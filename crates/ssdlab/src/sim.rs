@@ -27,7 +27,8 @@ use crate::host::{build_flows, Flow, IoOp, IoRequest, WorkloadSpec};
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, Timing, NONE};
 use crate::stats::{Sample, Stats};
 use crate::tsu::{
-    ChipQueues, PickContext, QueueClass, QueueEntry, Transaction, TsuPolicy, TsuPolicyKind, TxKind, QUEUE_CLASSES,
+    ChipQueues, GcUrgency, PickContext, QueueClass, QueueEntry, Transaction, TsuPolicy, TsuPolicyKind, TxKind,
+    QUEUE_CLASSES,
 };
 
 /// A slab of values addressed by u32 ids, reusing freed slots.
@@ -413,6 +414,11 @@ impl Simulation {
             eprintln!();
         }
         let sim_time_ps = self.last_completion_ps;
+        if self.interval_ps > 0 {
+            // The last, partial window, so the series accounts for every request.
+            self.stats.advance(sim_time_ps.max(self.q.now()), chips, self.busy_chips, false, false);
+            self.take_sample(sim_time_ps.max(self.stats.window_start_ps));
+        }
         assert_eq!(self.ios.live, 0, "run ended with {} requests unfinished: {}", self.ios.live, self.stuck_report());
         let check = self.oracle.take().map(|mut o| {
             self.ftl.check();
@@ -915,11 +921,25 @@ impl Simulation {
         }
     }
 
-    fn gc_urgent(&self, chip: u32) -> bool {
+    /// How pressing GC is on a chip: a plane below the GC threshold that is collecting makes
+    /// GC go before user writes (so GC keeps the reserve the threshold promises); a plane
+    /// near the hard threshold makes it go before everything.
+    fn gc_urgency(&self, chip: u32) -> GcUrgency {
         let ppc = self.geo.planes_per_chip();
-        (chip * ppc..(chip + 1) * ppc).any(|p| {
-            self.ftl.gc_victim[p as usize] != NONE && self.ftl.blocks.free_blocks(p) <= self.ftl.user_reserve_blocks + 1
-        })
+        let mut urgency = GcUrgency::None;
+        for p in chip * ppc..(chip + 1) * ppc {
+            if self.ftl.gc_victim[p as usize] == NONE {
+                continue;
+            }
+            let free = self.ftl.blocks.free_blocks(p);
+            if free <= self.ftl.user_reserve_blocks + 1 {
+                return GcUrgency::Critical;
+            }
+            if free < self.ftl.gc_threshold_blocks {
+                urgency = GcUrgency::BeforeWrites;
+            }
+        }
+        urgency
     }
 
     /// A free chip: build the widest legal command from its queues and start it.
@@ -933,6 +953,11 @@ impl Simulation {
                 return;
             }
             self.build(chip, Some(QueueClass::UserRead));
+            if !self.chips[chip as usize].busy {
+                // The queued reads could not start here (they followed their data
+                // elsewhere): resume the suspended operation.
+                self.resume(chip);
+            }
             return;
         }
         self.build(chip, None);
@@ -963,9 +988,9 @@ impl Simulation {
             let class = match forced {
                 Some(c) => c,
                 None => {
-                    let gc_urgent = self.gc_urgent(chip);
+                    let gc_urgency = self.gc_urgency(chip);
                     let ctx =
-                        PickContext { queues: &self.queues[ci], txs: &self.txs.items, gc_urgent, excluded: &excluded };
+                        PickContext { queues: &self.queues[ci], txs: &self.txs.items, gc_urgency, excluded: &excluded };
                     match self.tsu.pick(&ctx) {
                         Some(c) => c,
                         None => return,
@@ -1648,10 +1673,22 @@ impl Simulation {
         }
     }
 
+    /// Close the current time-series window at `now`.
     fn sample(&mut self) {
-        let now = self.q.now();
+        self.take_sample(self.q.now());
+        if self.ios.live > 0 || !self.all_flows_done() || !self.q.is_empty() {
+            self.q.after(self.interval_ps, Event::Sample);
+        }
+    }
+
+    fn take_sample(&mut self, now: Ps) {
         let s = &mut self.stats;
-        let dt_s = self.interval_ps as f64 / 1e12;
+        let window_ps = now - s.window_start_ps;
+        if window_ps == 0 {
+            return;
+        }
+        s.window_start_ps = now;
+        let dt_s = window_ps as f64 / 1e12;
         let chips = self.geo.chips() as f64;
         let row = Sample {
             t_us: now as f64 / 1e6,
@@ -1663,7 +1700,7 @@ impl Simulation {
             } else {
                 0.0
             },
-            chip_utilization: s.window_busy_chip_ps as f64 / (self.interval_ps as f64 * chips),
+            chip_utilization: s.window_busy_chip_ps as f64 / (window_ps as f64 * chips),
             free_blocks_min: (0..self.geo.planes()).map(|p| self.ftl.blocks.free_blocks(p)).min().unwrap_or(0),
             user_pages_programmed: s.user_pages_programmed,
             gc_pages_programmed: s.gc_pages_programmed,
@@ -1673,8 +1710,5 @@ impl Simulation {
         s.window_bytes = 0;
         s.window_latency_ps = 0;
         s.window_busy_chip_ps = 0;
-        if self.ios.live > 0 || !self.all_flows_done() || !self.q.is_empty() {
-            self.q.after(self.interval_ps, Event::Sample);
-        }
     }
 }

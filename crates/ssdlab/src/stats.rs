@@ -115,8 +115,9 @@ pub struct Stats {
     pub idle_plane_ps: u128,
     pub busy_plane_capacity_ps: u128,
 
-    pub memory_requests: u64,
-    pub transactions: u64,
+    /// Page-level flash operations executed (user, GC, mapping).
+    pub page_ops: u64,
+    /// Commands issued to chips (the papers' "transactions").
     pub commands: u64,
     pub flp_single: u64,
     pub flp_die_interleave: u64,
@@ -141,6 +142,7 @@ pub struct Stats {
     pub window_bytes: u64,
     pub window_latency_ps: u128,
     pub window_busy_chip_ps: u128,
+    pub window_start_ps: Ps,
 }
 
 impl Stats {
@@ -178,7 +180,7 @@ impl Stats {
     #[inline]
     pub fn command(&mut self, pages: u32, dies: u32) {
         self.commands += 1;
-        self.transactions += pages as u64;
+        self.page_ops += pages as u64;
         match (dies > 1, pages > dies) {
             (false, false) => self.flp_single += 1,
             (true, false) => self.flp_die_interleave += 1,

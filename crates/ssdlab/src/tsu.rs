@@ -155,8 +155,8 @@ impl ChipQueues {
 pub struct PickContext<'a> {
     pub queues: &'a ChipQueues,
     pub txs: &'a [Transaction],
-    /// Some plane of this chip is at or below its GC hard threshold: GC must go first.
-    pub gc_urgent: bool,
+    /// How pressing GC is on this chip.
+    pub gc_urgency: GcUrgency,
     /// Queues the builder could not start anything from just now: do not pick them.
     pub excluded: &'a [bool; QUEUE_CLASSES],
 }
@@ -166,6 +166,17 @@ impl PickContext<'_> {
     pub fn available(&self, c: QueueClass) -> bool {
         !self.excluded[c as usize] && self.queues.class_len(c) > 0
     }
+}
+
+/// How pressing garbage collection is on a chip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GcUrgency {
+    /// No plane of the chip is short of free blocks.
+    None,
+    /// A plane collecting below the GC threshold: GC goes before user writes.
+    BeforeWrites,
+    /// A plane at the hard threshold, where user writes wait: GC goes first.
+    Critical,
 }
 
 /// Chooses the queue a free chip serves next. The builder takes that queue's head and
@@ -193,7 +204,8 @@ impl TsuPolicy for Fifo {
 }
 
 /// Out-of-order, read first (MQSim's default priority): mapping reads, user reads, mapping
-/// writes, user writes, then GC; when a plane runs out of free blocks GC goes first.
+/// writes, user writes, then GC. While a plane is below the GC threshold its GC goes before
+/// user writes (reads still first); at the hard threshold GC goes first.
 pub struct OutOfOrder;
 
 impl TsuPolicy for OutOfOrder {
@@ -203,8 +215,15 @@ impl TsuPolicy for OutOfOrder {
     fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass> {
         use QueueClass::*;
         const NORMAL: [QueueClass; QUEUE_CLASSES] = [MapRead, UserRead, MapWrite, UserWrite, GcRead, GcWrite, GcErase];
-        const URGENT: [QueueClass; QUEUE_CLASSES] = [GcErase, GcWrite, GcRead, MapRead, UserRead, MapWrite, UserWrite];
-        let order = if ctx.gc_urgent { &URGENT } else { &NORMAL };
+        const BEFORE_WRITES: [QueueClass; QUEUE_CLASSES] =
+            [MapRead, UserRead, GcErase, GcWrite, GcRead, MapWrite, UserWrite];
+        const CRITICAL: [QueueClass; QUEUE_CLASSES] =
+            [GcErase, GcWrite, GcRead, MapRead, UserRead, MapWrite, UserWrite];
+        let order = match ctx.gc_urgency {
+            GcUrgency::None => &NORMAL,
+            GcUrgency::BeforeWrites => &BEFORE_WRITES,
+            GcUrgency::Critical => &CRITICAL,
+        };
         order.iter().copied().find(|&c| ctx.available(c))
     }
 }

@@ -30,7 +30,7 @@ const SPARSE_LIMIT: usize = CHUNK / 3;
 
 enum Chunk {
     Empty,
-    Sparse(FxHashMap<u16, Ppn>),
+    Sparse(FxHashMap<u32, Ppn>),
     Dense(Box<[Ppn]>),
 }
 
@@ -91,7 +91,7 @@ impl Mapping for PageMap {
         let (c, off) = ((lpn >> CHUNK_BITS) as usize, lpn as usize & (CHUNK - 1));
         match &self.chunks[c] {
             Chunk::Empty => NONE,
-            Chunk::Sparse(m) => m.get(&(off as u16)).copied().unwrap_or(NONE),
+            Chunk::Sparse(m) => m.get(&(off as u32)).copied().unwrap_or(NONE),
             Chunk::Dense(d) => d[off],
         }
     }
@@ -104,12 +104,12 @@ impl Mapping for PageMap {
         let was = match &mut self.chunks[c] {
             Chunk::Empty => {
                 let mut m = FxHashMap::default();
-                m.insert(off as u16, ppn);
+                m.insert(off as u32, ppn);
                 self.chunks[c] = Chunk::Sparse(m);
                 NONE
             }
             Chunk::Sparse(m) => {
-                let was = m.insert(off as u16, ppn).unwrap_or(NONE);
+                let was = m.insert(off as u32, ppn).unwrap_or(NONE);
                 if m.len() > SPARSE_LIMIT {
                     self.densify(c, false);
                 }
@@ -126,7 +126,7 @@ impl Mapping for PageMap {
         let (c, off) = ((lpn >> CHUNK_BITS) as usize, lpn as usize & (CHUNK - 1));
         let was = match &mut self.chunks[c] {
             Chunk::Empty => NONE,
-            Chunk::Sparse(m) => m.remove(&(off as u16)).unwrap_or(NONE),
+            Chunk::Sparse(m) => m.remove(&(off as u32)).unwrap_or(NONE),
             Chunk::Dense(d) => std::mem::replace(&mut d[off], NONE),
         };
         if was != NONE {
@@ -139,7 +139,7 @@ impl Mapping for PageMap {
         for c in &self.chunks {
             bytes += match c {
                 Chunk::Empty => 0,
-                Chunk::Sparse(m) => (m.capacity() * (std::mem::size_of::<(u16, Ppn)>() + 1)) as u64,
+                Chunk::Sparse(m) => (m.capacity() * (std::mem::size_of::<(u32, Ppn)>() + 1)) as u64,
                 Chunk::Dense(d) => (d.len() * 4) as u64,
             };
         }
