@@ -366,6 +366,9 @@ impl Simulation {
             let now = self.q.now();
             let stalled = self.tags_free == 0 && self.sq_waiting > 0;
             self.stats.advance(now, chips, self.busy_chips, !self.active.is_empty(), stalled);
+            if self.stats.gc_invocations > 0 {
+                self.stats.advance_free_blocks(now, self.ftl.blocks.free_total);
+            }
             match ev {
                 Event::HostArrival { flow } => {
                     self.flow_arrival_scheduled[flow as usize] = false;
@@ -430,7 +433,7 @@ impl Simulation {
             events: self.q.processed(),
             wall_s: wall.elapsed().as_secs_f64(),
             logical_pages: self.ftl.logical_pages(),
-            effective_spare_factor: self.ftl.effective_spare_factor(),
+            effective_spare_factor: self.ftl.effective_spare_factor(self.stats.mean_free_blocks(self.geo.planes())),
             state_bytes: self.ftl.state_bytes(),
             preconditioned_pages: self.preconditioned_pages,
             config: self.cfg,
@@ -921,25 +924,20 @@ impl Simulation {
         }
     }
 
-    /// How pressing GC is on a chip: a plane below the GC threshold that is collecting makes
-    /// GC go before user writes (so GC keeps the reserve the threshold promises); a plane
-    /// near the hard threshold makes it go before everything.
+    /// How pressing GC is on a chip: a collecting plane near the hard threshold (where user
+    /// writes must wait) makes GC go first. Below the GC threshold GC runs in the chip's idle
+    /// time; under a saturating load free blocks therefore settle near the hard threshold,
+    /// which the measured effective spare factor reflects.
     fn gc_urgency(&self, chip: u32) -> GcUrgency {
         let ppc = self.geo.planes_per_chip();
-        let mut urgency = GcUrgency::None;
         for p in chip * ppc..(chip + 1) * ppc {
-            if self.ftl.gc_victim[p as usize] == NONE {
-                continue;
-            }
-            let free = self.ftl.blocks.free_blocks(p);
-            if free <= self.ftl.user_reserve_blocks + 1 {
+            if self.ftl.gc_victim[p as usize] != NONE
+                && self.ftl.blocks.free_blocks(p) <= self.ftl.user_reserve_blocks + 1
+            {
                 return GcUrgency::Critical;
             }
-            if free < self.ftl.gc_threshold_blocks {
-                urgency = GcUrgency::BeforeWrites;
-            }
         }
-        urgency
+        GcUrgency::None
     }
 
     /// A free chip: build the widest legal command from its queues and start it.
@@ -1527,6 +1525,9 @@ impl Simulation {
 
     fn start_gc(&mut self, plane: u32) {
         let Some(victim) = self.ftl.start_gc(plane) else { return };
+        if self.stats.gc_invocations == 0 {
+            self.stats.start_free_block_average(self.q.now());
+        }
         self.stats.gc_invocations += 1;
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.blocks.valid_pages(victim, &mut pages);

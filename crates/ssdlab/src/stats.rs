@@ -143,6 +143,10 @@ pub struct Stats {
     pub window_latency_ps: u128,
     pub window_busy_chip_ps: u128,
     pub window_start_ps: Ps,
+    /// Free blocks (summed over planes) integrated over time since GC first ran.
+    free_blocks_ps: u128,
+    free_since_ps: Ps,
+    free_last_ps: Ps,
 }
 
 impl Stats {
@@ -167,6 +171,25 @@ impl Stats {
         if stalled {
             self.stall_ps += dt;
         }
+    }
+
+    /// GC has started for the first time: from now on, average the free blocks GC keeps.
+    pub fn start_free_block_average(&mut self, now: Ps) {
+        self.free_since_ps = now;
+        self.free_last_ps = now;
+    }
+
+    /// Integrate the free blocks that held since the previous event (only once GC runs).
+    #[inline]
+    pub fn advance_free_blocks(&mut self, now: Ps, free_total: u64) {
+        self.free_blocks_ps += (now - self.free_last_ps) as u128 * free_total as u128;
+        self.free_last_ps = now;
+    }
+
+    /// Mean free blocks per plane while GC has been running, if it has run for any time.
+    pub fn mean_free_blocks(&self, planes: u32) -> Option<f64> {
+        let span = self.free_last_ps - self.free_since_ps;
+        (span > 0).then(|| self.free_blocks_ps as f64 / span as f64 / planes as f64)
     }
 
     /// A command ran `dur` on a chip, using `planes_used` of `planes_per_chip` planes.

@@ -173,8 +173,6 @@ impl PickContext<'_> {
 pub enum GcUrgency {
     /// No plane of the chip is short of free blocks.
     None,
-    /// A plane collecting below the GC threshold: GC goes before user writes.
-    BeforeWrites,
     /// A plane at the hard threshold, where user writes wait: GC goes first.
     Critical,
 }
@@ -204,8 +202,7 @@ impl TsuPolicy for Fifo {
 }
 
 /// Out-of-order, read first (MQSim's default priority): mapping reads, user reads, mapping
-/// writes, user writes, then GC. While a plane is below the GC threshold its GC goes before
-/// user writes (reads still first); at the hard threshold GC goes first.
+/// writes, user writes, then GC; near the hard threshold GC goes first.
 pub struct OutOfOrder;
 
 impl TsuPolicy for OutOfOrder {
@@ -215,13 +212,10 @@ impl TsuPolicy for OutOfOrder {
     fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass> {
         use QueueClass::*;
         const NORMAL: [QueueClass; QUEUE_CLASSES] = [MapRead, UserRead, MapWrite, UserWrite, GcRead, GcWrite, GcErase];
-        const BEFORE_WRITES: [QueueClass; QUEUE_CLASSES] =
-            [MapRead, UserRead, GcErase, GcWrite, GcRead, MapWrite, UserWrite];
         const CRITICAL: [QueueClass; QUEUE_CLASSES] =
             [GcErase, GcWrite, GcRead, MapRead, UserRead, MapWrite, UserWrite];
         let order = match ctx.gc_urgency {
             GcUrgency::None => &NORMAL,
-            GcUrgency::BeforeWrites => &BEFORE_WRITES,
             GcUrgency::Critical => &CRITICAL,
         };
         order.iter().copied().find(|&c| ctx.available(c))

@@ -807,10 +807,10 @@ fn lrw_waf(sf: f64) -> f64 {
 
 #[test]
 fn effective_spare_factor_governs_steady_state_waf_at_the_default_gc_threshold() {
-    // docs/config.md: S_f = (D − L) / D with D counting all blocks but the G that GC keeps
-    // free and the two frontiers, "what governs steady-state write amplification". The
-    // fidelity test checks this with threshold 0.005 (G = 2); here the default 0.05 (G = 13
-    // of 256 blocks), hard threshold 0.001 (R = 1).
+    // S_f = (D − L) / D with D counting all blocks but the free blocks GC actually keeps
+    // (measured while GC runs) and the two frontiers. The fidelity test checks Desnoyers'
+    // model with threshold 0.005 (G = 2); here the default 0.05 (G = 13 of 256 blocks),
+    // hard threshold 0.001 (R = 1), where a saturating load keeps fewer than G blocks free.
     let mut cfg = gc_lab("fifo");
     cfg.nand.planes_per_die = 1;
     cfg.nand.blocks_per_plane = 256;

@@ -45,6 +45,8 @@ pub struct Blocks {
     frontier: Vec<[u32; 2]>,
     seq: u64,
     pub dynamic_wear_leveling: bool,
+    /// Free blocks summed over all planes.
+    pub free_total: u64,
 }
 
 impl Blocks {
@@ -66,6 +68,7 @@ impl Blocks {
             frontier: vec![[NONE; 2]; np],
             seq: 0,
             dynamic_wear_leveling,
+            free_total: geo.blocks() as u64,
         }
     }
 
@@ -120,6 +123,7 @@ impl Blocks {
 
     fn take_free_block(&mut self, plane: u32) -> u32 {
         let p = plane as usize;
+        self.free_total -= 1;
         let cursor = self.fresh_cursor[p];
         let erased = &mut self.erased[p];
         // Never-used blocks have the lowest erase count of all, so they come first either way.
@@ -184,6 +188,7 @@ impl Blocks {
         self.erase_count[b] += 1;
         let plane = self.geo.plane_of_block(block);
         self.erased[plane as usize].push_back(block);
+        self.free_total += 1;
     }
 
     /// Valid pages of a block with their logical pages.
@@ -216,6 +221,7 @@ impl Blocks {
         let in_plane = self.geo.block_in_plane(block);
         assert_eq!(in_plane, self.fresh_cursor[p], "fill_block must take fresh blocks in order");
         self.fresh_cursor[p] += 1;
+        self.free_total -= 1;
         self.open_block(block);
         let b = block as usize;
         let base = (block * self.geo.pages_per_block) as usize;

@@ -211,9 +211,19 @@ impl Ftl {
         per_plane * self.geo.planes() as u64 * self.geo.pages_per_block as u64
     }
 
-    /// Desnoyers' spare factor S_f = (data pages − logical pages) / data pages.
-    pub fn effective_spare_factor(&self) -> f64 {
-        let t = self.data_pages() as f64;
+    /// Desnoyers' spare factor S_f = (data pages − logical pages) / data pages, where data
+    /// pages are all pages but the open frontiers (two blocks per plane) and the free blocks
+    /// GC keeps: `mean_free_blocks` per plane as measured while GC ran, or the GC threshold
+    /// when GC never ran.
+    pub fn effective_spare_factor(&self, mean_free_blocks: Option<f64>) -> f64 {
+        let t = match mean_free_blocks {
+            Some(free) => {
+                (self.geo.blocks_per_plane as f64 - free - 2.0)
+                    * self.geo.planes() as f64
+                    * self.geo.pages_per_block as f64
+            }
+            None => self.data_pages() as f64,
+        };
         (t - self.logical_pages() as f64) / t
     }
 
