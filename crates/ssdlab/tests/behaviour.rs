@@ -4,20 +4,17 @@
 //! runs that differ in one setting (suspension on / off, ooo / fifo, greedy / random).
 //! Every drive here is small: the whole file runs in about a second at the test profile.
 
-use std::io::Write;
+mod common;
+
 use std::path::PathBuf;
 
+use common::{lrw_waf, preset, trace_file, trace_workload};
 use ssdlab::ftl::{Ftl, Stream};
 use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
 use ssdlab::sim::Outcome;
 use ssdlab::{Config, Report, RunOptions};
 
 // ---------------------------------------------------------------------------------- helpers
-
-fn preset(name: &str) -> Config {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../presets").join(name);
-    Config::load(&path, &[]).expect("preset loads")
-}
 
 fn run(cfg: &Config, wl: &WorkloadSpec) -> Outcome {
     cfg.validate("test").expect("valid test config");
@@ -26,23 +23,6 @@ fn run(cfg: &Config, wl: &WorkloadSpec) -> Outcome {
 
 fn report(cfg: &Config, wl: &WorkloadSpec) -> Report {
     Report::from_outcome(&run(cfg, wl))
-}
-
-/// A trace file in MQSim format: `arrival_ns device lba_sector size_sectors type(1 = read)`.
-fn trace_file(name: &str, lines: &[(u64, u64, u32, bool)]) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("ssdlab-behaviour-{}-{name}.trace", std::process::id()));
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    for &(t_ns, lba, sectors, read) in lines {
-        writeln!(f, "{t_ns} 0 {lba} {sectors} {}", read as u8).unwrap();
-    }
-    f.flush().unwrap();
-    path
-}
-
-fn trace_workload(path: PathBuf, replay: &str, qd: u32) -> WorkloadSpec {
-    let mut wl = WorkloadSpec::single_trace(&path, replay);
-    wl.flows[0].queue_depth = Some(qd);
-    wl
 }
 
 fn flow(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
@@ -171,7 +151,7 @@ fn suspension_lets_reads_overtake_long_programs() {
 
 /// Picoseconds `bytes` take on the default ONFI bus (333 MT/s × 8 bits), rounded up.
 fn bus_ps(bytes: u64) -> u64 {
-    (bytes as u128 * 8 * 1_000_000).div_ceil(333 * 8) as u64
+    common::bus_ps(bytes, 333, 8)
 }
 
 #[test]
@@ -565,8 +545,7 @@ fn write_cache_absorbs_rewrites_of_a_hot_set() {
 
 /// Picoseconds `bytes` take on the default PCIe link (4 × 1 GB/s, 256 B payloads + 24 B).
 fn pcie_ps(bytes: u64) -> u64 {
-    let wire = bytes + bytes.div_ceil(256) * 24;
-    (wire as u128 * 1_000_000_000_000).div_ceil(4_000_000_000) as u64
+    common::pcie_ps(bytes, 4_000_000_000)
 }
 
 #[test]
@@ -792,17 +771,6 @@ fn outcome_and_report_agree_on_page_operations() {
     let r = Report::from_outcome(&o);
     assert!(r.sim.flash.memory_requests > 0);
     assert_eq!(o.stats.page_ops, r.sim.flash.memory_requests);
-}
-
-/// Desnoyers' LRW write amplification for spare factor `sf`: u = e^(−α(1−u)), WAF = 1/(1−u).
-fn lrw_waf(sf: f64) -> f64 {
-    let alpha = 1.0 / (1.0 - sf);
-    let mut u = 0.0f64;
-    for _ in 0..500 {
-        let e = (-alpha * (1.0 - u)).exp();
-        u -= (u - e) / (1.0 - alpha * e);
-    }
-    1.0 / (1.0 - u)
 }
 
 #[test]

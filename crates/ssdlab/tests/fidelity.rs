@@ -2,38 +2,17 @@
 //! latencies, bandwidth bounds, Desnoyers' write-amplification model, hand-worked command
 //! counts, the integrity oracle and determinism.
 
-use std::io::Write;
-use std::path::PathBuf;
+mod common;
 
+use common::{bus_ps, lrw_waf, pcie_ps, preset, trace_file, trace_workload};
 use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
 use ssdlab::sim::Outcome;
 use ssdlab::{Config, Report, RunOptions};
-
-fn preset(name: &str) -> Config {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../presets").join(name);
-    Config::load(&path, &[]).expect("preset loads")
-}
 
 fn run(cfg: &Config, wl: &WorkloadSpec, check: bool) -> Outcome {
     cfg.validate("test").expect("valid test config");
     let opts = RunOptions { check, ..RunOptions::default() };
     ssdlab::run_outcome(cfg, wl, None, &opts).expect("run succeeds")
-}
-
-/// A small trace file in MQSim format: `arrival_ns device lba_sector size_sectors type(1 = read)`.
-fn trace_file(name: &str, lines: &[(u64, u64, u32, bool)]) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("ssdlab-fidelity-{}-{name}.trace", std::process::id()));
-    let mut f = std::fs::File::create(&path).unwrap();
-    for &(t_ns, lba, sectors, read) in lines {
-        writeln!(f, "{t_ns} 0 {lba} {sectors} {}", read as u8).unwrap();
-    }
-    path
-}
-
-fn trace_workload(path: PathBuf, replay: &str, qd: u32) -> WorkloadSpec {
-    let mut wl = WorkloadSpec::single_trace(&path, replay);
-    wl.flows[0].queue_depth = Some(qd);
-    wl
 }
 
 fn synthetic(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
@@ -47,17 +26,6 @@ fn synthetic(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64)
         requests,
         ..FlowSpec::default()
     }
-}
-
-/// Picoseconds `bytes` take on an ONFI bus of `rate_mt_s` and `width_bits`, rounded up.
-fn bus_ps(bytes: u64, rate_mt_s: u64, width_bits: u64) -> u64 {
-    (bytes as u128 * 8 * 1_000_000).div_ceil(rate_mt_s as u128 * width_bits as u128) as u64
-}
-
-/// Picoseconds `bytes` take on PCIe with 256 B payloads, 24 B overhead, `gb_s` total.
-fn pcie_ps(bytes: u64, total_bytes_per_s: u64) -> u64 {
-    let wire = bytes + bytes.div_ceil(256) * 24;
-    (wire as u128 * 1_000_000_000_000).div_ceil(total_bytes_per_s as u128) as u64
 }
 
 // (a) ----------------------------------------------------------------------------------
@@ -208,17 +176,6 @@ fn c_different_offsets_are_two_cell_operations() {
 }
 
 // (d) ----------------------------------------------------------------------------------
-
-/// Desnoyers' LRW write amplification for spare factor `sf`: u = e^(−α(1−u)), WAF = 1/(1−u).
-fn lrw_waf(sf: f64) -> f64 {
-    let alpha = 1.0 / (1.0 - sf);
-    let mut u = 0.0f64;
-    for _ in 0..500 {
-        let e = (-alpha * (1.0 - u)).exp();
-        u -= (u - e) / (1.0 - alpha * e);
-    }
-    1.0 / (1.0 - u)
-}
 
 #[test]
 fn d_lrw_formula_itself_matches_the_published_table() {
