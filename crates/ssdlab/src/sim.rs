@@ -1029,7 +1029,7 @@ impl Simulation {
         let mut order = std::mem::take(&mut self.order_buf);
         order.clear();
         for pic in 0..ppc {
-            while let Some(&e) = self.queues[ci].plane(class, pic).front() {
+            while let Some(&e) = self.queues[ci].front(class, pic) {
                 if gc_move && self.ftl.blocks.lpn_at(e.page) != e.lpn {
                     self.queues[ci].take(class, pic, 0);
                     self.chip_queued[ci] -= 1;
@@ -1083,14 +1083,11 @@ impl Simulation {
                 None => true,
                 Some((off, blk)) => off == key.0 && (!same_block || key.1 == NONE || blk == key.1),
             };
-            let depth = if is_read && want.is_some() {
-                self.scan_limit.min(self.queues[ci].plane(class, pic).len())
-            } else {
-                1
-            };
+            let depth =
+                if is_read && want.is_some() { self.scan_limit.min(self.queues[ci].plane_len(class, pic)) } else { 1 };
             let mut found = None;
             for pos in 0..depth {
-                let e = self.queues[ci].plane(class, pic)[pos];
+                let e = *self.queues[ci].get(class, pic, pos);
                 let mut ppn = head_ppn;
                 let key = match fixed_key {
                     Some(k) => k,

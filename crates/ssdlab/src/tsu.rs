@@ -104,36 +104,69 @@ pub struct QueueEntry {
 }
 
 /// The queues of one chip: per queue class, one FIFO per plane of the chip, so the builder
-/// finds each plane's oldest work without scanning the others'.
+/// finds each plane's oldest work without scanning the others'. The head of every FIFO is
+/// kept inline, side by side, because the builder looks at all heads each time a chip frees
+/// and rarely further.
 #[derive(Debug, Default)]
 pub struct ChipQueues {
     planes: usize,
-    /// Index `class × planes + plane_in_chip`.
-    q: Vec<VecDeque<QueueEntry>>,
+    /// Index `class × planes + plane_in_chip`: each FIFO's first entry, and the rest.
+    heads: Vec<Option<QueueEntry>>,
+    rest: Vec<VecDeque<QueueEntry>>,
     class_len: [u32; QUEUE_CLASSES],
 }
 
 impl ChipQueues {
     pub fn new(planes_per_chip: u32) -> ChipQueues {
         let planes = planes_per_chip as usize;
+        let n = planes * QUEUE_CLASSES;
         ChipQueues {
             planes,
-            q: (0..planes * QUEUE_CLASSES).map(|_| VecDeque::new()).collect(),
+            heads: vec![None; n],
+            rest: (0..n).map(|_| VecDeque::new()).collect(),
             class_len: [0; QUEUE_CLASSES],
         }
     }
     pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, entry: QueueEntry) {
-        self.q[class as usize * self.planes + plane_in_chip as usize].push_back(entry);
+        let i = class as usize * self.planes + plane_in_chip as usize;
+        if self.heads[i].is_none() {
+            self.heads[i] = Some(entry);
+        } else {
+            self.rest[i].push_back(entry);
+        }
         self.class_len[class as usize] += 1;
     }
-    /// The queue of one plane.
-    pub fn plane(&self, class: QueueClass, plane_in_chip: usize) -> &VecDeque<QueueEntry> {
-        &self.q[class as usize * self.planes + plane_in_chip]
+    /// The first entry of a plane's queue.
+    #[inline]
+    pub fn front(&self, class: QueueClass, plane_in_chip: usize) -> Option<&QueueEntry> {
+        self.heads[class as usize * self.planes + plane_in_chip].as_ref()
+    }
+    /// Entry `pos` of a plane's queue (0 is the front).
+    #[inline]
+    pub fn get(&self, class: QueueClass, plane_in_chip: usize, pos: usize) -> &QueueEntry {
+        let i = class as usize * self.planes + plane_in_chip;
+        if pos == 0 {
+            self.heads[i].as_ref().expect("position in range")
+        } else {
+            &self.rest[i][pos - 1]
+        }
+    }
+    /// Entries queued for a plane.
+    pub fn plane_len(&self, class: QueueClass, plane_in_chip: usize) -> usize {
+        let i = class as usize * self.planes + plane_in_chip;
+        self.heads[i].is_some() as usize + self.rest[i].len()
     }
     /// Take the transaction at `pos` of a plane's queue.
     pub fn take(&mut self, class: QueueClass, plane_in_chip: usize, pos: usize) -> u32 {
         self.class_len[class as usize] -= 1;
-        self.q[class as usize * self.planes + plane_in_chip].remove(pos).expect("position in range").tx
+        let i = class as usize * self.planes + plane_in_chip;
+        if pos == 0 {
+            let head = self.heads[i].take().expect("position in range");
+            self.heads[i] = self.rest[i].pop_front();
+            head.tx
+        } else {
+            self.rest[i].remove(pos - 1).expect("position in range").tx
+        }
     }
     pub fn class_len(&self, class: QueueClass) -> usize {
         self.class_len[class as usize] as usize
@@ -141,7 +174,7 @@ impl ChipQueues {
     /// The oldest transaction of a class (smallest enqueue sequence over the plane heads).
     pub fn oldest(&self, class: QueueClass) -> Option<&QueueEntry> {
         let base = class as usize * self.planes;
-        self.q[base..base + self.planes].iter().filter_map(|q| q.front()).min_by_key(|e| e.seq)
+        self.heads[base..base + self.planes].iter().filter_map(|h| h.as_ref()).min_by_key(|e| e.seq)
     }
     pub fn len(&self) -> usize {
         self.class_len.iter().map(|&n| n as usize).sum()
