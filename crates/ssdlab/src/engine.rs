@@ -145,11 +145,6 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.heap.len()
     }
-
-    /// Time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.first().map(|e| (e.key >> 64) as Ps)
-    }
 }
 
 #[cfg(test)]

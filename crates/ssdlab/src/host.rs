@@ -379,14 +379,6 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// True when requests arrive by themselves (timestamps or Poisson), false for closed loop.
-    pub fn open_loop(&self) -> bool {
-        match &self.source {
-            Source::Synthetic(s) => s.arrival.is_some(),
-            Source::Trace { timestamps, .. } => *timestamps,
-        }
-    }
-
     fn exhausted(&self, at_ps: Ps) -> bool {
         (self.limit > 0 && self.issued >= self.limit) || (self.end_ps > 0 && at_ps >= self.end_ps)
     }

@@ -128,6 +128,8 @@ pub struct GcReport {
     pub waf: f64,
     /// (physical pages that can hold data − logical pages) / those pages: Desnoyers' S_f.
     pub effective_spare_factor: f64,
+    /// Fraction of chip time spent running GC commands (reads, programs, erases of GC).
+    pub chip_time_fraction: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -236,6 +238,7 @@ impl Report {
                         (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64
                     },
                     effective_spare_factor: o.effective_spare_factor,
+                    chip_time_fraction: ratio(s.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
                 },
                 cache: CacheReport {
                     read_hits: s.cache_read_hits,

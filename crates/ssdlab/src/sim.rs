@@ -1429,6 +1429,9 @@ impl Simulation {
         txs.clear();
         txs.append(&mut cmd.txs);
         self.stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
+        if self.txs[txs[0]].kind == TxKind::Gc {
+            self.stats.gc_chip_ps += (now - cmd.segment_start_ps) as u128;
+        }
         self.chips[ci].gen = self.chips[ci].gen.wrapping_add(1);
         self.set_chip_busy(chip, false);
         self.chip_load[ci] -= txs.len() as u32;
@@ -1586,6 +1589,9 @@ impl Simulation {
         self.stats.suspensions += 1;
         let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
         self.stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
+        if self.txs[cmd.txs[0]].kind == TxKind::Gc {
+            self.stats.gc_chip_ps += (now - cmd.segment_start_ps) as u128;
+        }
         cmd.suspends += 1;
         for d in &mut cmd.dies {
             d.1 = d.1.saturating_sub(now);

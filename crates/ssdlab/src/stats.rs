@@ -128,6 +128,7 @@ pub struct Stats {
     pub gc_invocations: u64,
     pub gc_pages_moved: u64,
     pub erases: u64,
+    /// Chip time spent running GC commands.
     pub gc_chip_ps: u128,
     pub suspensions: u64,
     pub rmw_reads: u64,

@@ -127,6 +127,7 @@ fn b_sequential_write_bandwidth_meets_the_program_bound() {
     let r = Report::from_outcome(&run(&cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
     assert_eq!(r.sim.gc.invocations, 0);
+    assert_eq!(r.sim.gc.chip_time_fraction, 0.0);
     eprintln!("(b) sequential write {bw:.4e} B/s vs program bound {bound:.4e} ({:+.2}%)", (bw / bound - 1.0) * 100.0);
     assert!((bw / bound - 1.0).abs() < 0.03, "write bandwidth {bw:.4e} B/s vs program bound {bound:.4e}");
 }
@@ -297,6 +298,8 @@ fn assert_intact(o: &Outcome) {
     assert_eq!(c.violations, 0, "first violation: {:?}", c.first_violation);
     assert!(c.reads_checked > 100_000, "only {} reads checked", c.reads_checked);
     assert!(o.stats.gc_invocations > 1000, "GC must be working: {} invocations", o.stats.gc_invocations);
+    // GC commands took chip time, but not more than chips were busy.
+    assert!(o.stats.gc_chip_ps > 0 && o.stats.gc_chip_ps <= o.stats.busy_chip_ps);
 }
 
 #[test]
