@@ -103,6 +103,51 @@ struct Active {
     fua: bool,
 }
 
+/// Counting filter over the pages of active requests: how many active requests (and how
+/// many active writers) touch a page hashing to each slot. A zero count proves there is no
+/// conflict; a non-zero one sends the request through the exact scan.
+struct PageFilter {
+    any: Vec<u32>,
+    writes: Vec<u32>,
+}
+
+const FILTER_SLOTS: usize = 4096;
+
+impl Default for PageFilter {
+    fn default() -> Self {
+        PageFilter { any: vec![0; FILTER_SLOTS], writes: vec![0; FILTER_SLOTS] }
+    }
+}
+
+impl PageFilter {
+    #[inline]
+    fn slot(lpn: u64) -> usize {
+        (lpn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize
+    }
+
+    /// Slots a request covers: every page, or all slots for a request longer than the filter.
+    fn slots(a: &Active) -> impl Iterator<Item = usize> {
+        let all = a.pages as usize >= FILTER_SLOTS;
+        let pages = if all { 0 } else { a.pages as u64 };
+        let first = a.first_lpn;
+        (0..pages).map(move |k| Self::slot(first + k)).chain(0..if all { FILTER_SLOTS } else { 0 })
+    }
+
+    fn may_conflict(&self, a: &Active) -> bool {
+        let table = if a.writes { &self.any } else { &self.writes };
+        Self::slots(a).any(|s| table[s] > 0)
+    }
+
+    fn add(&mut self, a: &Active, delta: i32) {
+        for s in Self::slots(a) {
+            self.any[s] = self.any[s].wrapping_add_signed(delta);
+            if a.writes {
+                self.writes[s] = self.writes[s].wrapping_add_signed(delta);
+            }
+        }
+    }
+}
+
 /// The command a chip runs (one per chip at a time).
 #[derive(Default)]
 struct Command {
@@ -219,6 +264,8 @@ pub struct Simulation {
     active: Vec<Active>,
     /// Active requests that write, trim or are FUA.
     active_writers: u32,
+    active_fua: u32,
+    page_filter: PageFilter,
     blocked: u32,
     pending: Vec<u32>,
     /// Write memory requests waiting for their data to cross the link.
@@ -315,6 +362,8 @@ impl Simulation {
             tags_free: tags,
             active: Vec::with_capacity(tags as usize),
             active_writers: 0,
+            active_fua: 0,
+            page_filter: PageFilter::default(),
             blocked: 0,
             pending: Vec::new(),
             parked: Vec::new(),
@@ -544,9 +593,13 @@ impl Simulation {
         let i = &self.ios[io];
         let entry =
             Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
+        // The page filter answers "surely no conflict" for most requests without a scan.
+        let maybe_conflict = entry.fua || self.active_fua > 0 || self.page_filter.may_conflict(&entry);
         self.active_writers += (entry.writes || entry.fua) as u32;
+        self.active_fua += entry.fua as u32;
+        self.page_filter.add(&entry, 1);
         self.active.push(entry);
-        if self.hazard(io) {
+        if maybe_conflict && self.hazard(io) {
             self.ios[io].state = IoState::Blocked;
             self.blocked += 1;
         } else {
@@ -1656,6 +1709,8 @@ impl Simulation {
         let pos = self.active.iter().position(|a| a.io == io).expect("completed request is active");
         let gone = self.active.remove(pos);
         self.active_writers -= (gone.writes || gone.fua) as u32;
+        self.active_fua -= gone.fua as u32;
+        self.page_filter.add(&gone, -1);
         self.ios.remove(io);
         self.tags_free += 1;
         self.flow_outstanding[flow] -= 1;
