@@ -183,6 +183,9 @@ struct ChannelBus {
     short: VecDeque<BusRequest>,
     long: VecDeque<BusRequest>,
     wake_scheduled: bool,
+    /// The holder's own event fires when the bus frees (a read's last data-out ends with its
+    /// command): waiters are handed the bus there instead of by a separate wake-up event.
+    handoff: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -1324,10 +1327,21 @@ impl Simulation {
         } else {
             b.long.push_back(req);
         }
-        if !b.wake_scheduled {
+        if !b.wake_scheduled && !b.handoff {
             b.wake_scheduled = true;
             let at = b.free_ps.max(now);
             self.q.at(at, Event::BusFree { channel: ch });
+        }
+    }
+
+    /// A holder's event at the moment its transfer ended: pass the bus on if anyone waits.
+    fn bus_handoff(&mut self, ch: u32) {
+        let b = &mut self.buses[ch as usize];
+        if b.handoff && b.free_ps == self.q.now() {
+            b.handoff = false;
+            if !b.wake_scheduled && (!b.short.is_empty() || !b.long.is_empty()) {
+                self.bus_free(ch);
+            }
         }
     }
 
@@ -1359,6 +1373,7 @@ impl Simulation {
 
     /// Run a bus request now. False if it is stale (its command was suspended meanwhile).
     fn grant_bus(&mut self, ch: u32, req: BusRequest) -> bool {
+        self.buses[ch as usize].handoff = false;
         match req {
             BusRequest::Phase { chip, gen } => {
                 if self.chips[chip as usize].gen != gen {
@@ -1466,6 +1481,7 @@ impl Simulation {
         if cmd.out_next == cmd.dies.len() {
             let gen = self.chips[ci].gen;
             self.q.at(end, Event::CommandDone { chip, gen });
+            self.buses[ch as usize].handoff = true;
         }
     }
 
@@ -1496,6 +1512,8 @@ impl Simulation {
         self.done_buf = txs;
         self.try_start(chip);
         self.run_scheduler();
+        // A read's last data-out ended now: hand the channel to its waiters.
+        self.bus_handoff(self.geo.channel_of_chip(chip));
     }
 
     fn tx_done(&mut self, tx: u32, op: FlashOp) {
