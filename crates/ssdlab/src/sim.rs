@@ -1541,11 +1541,12 @@ impl Simulation {
                 }
             }
             (TxKind::Gc, FlashOp::Read) => {
-                let next = t.then;
                 if self.ftl.blocks.lpn_at(t.src_ppn) == t.lpn {
-                    self.enqueue(next);
+                    let w = self.new_tx(TxKind::Gc, FlashOp::Program, t.plane, t.lpn, t.sector_mask, NONE);
+                    self.txs[w].src_ppn = t.src_ppn;
+                    self.enqueue(w);
                 } else {
-                    self.txs.remove(next);
+                    // Overwritten or trimmed since the victim was chosen: nothing to move.
                     self.gc_move_done(t.plane);
                 }
             }
@@ -1613,11 +1614,9 @@ impl Simulation {
                 self.txs[w].src_ppn = ppn;
                 self.enqueue(w);
             } else {
-                let w = self.new_tx(TxKind::Gc, FlashOp::Program, plane, lpn, full, NONE);
-                self.txs[w].src_ppn = ppn;
+                // The program of the move is created when the read completes.
                 let r = self.new_tx(TxKind::Gc, FlashOp::Read, plane, lpn, full, NONE);
                 self.txs[r].src_ppn = ppn;
-                self.txs[r].then = w;
                 self.enqueue(r);
             }
         }

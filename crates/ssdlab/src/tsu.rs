@@ -67,7 +67,7 @@ pub struct Transaction {
     pub mr: u32,
     /// GC move source page (GC reads and writes), or for a read-modify-write the page read.
     pub src_ppn: Ppn,
-    /// A program to enqueue once this read completes (read-modify-write, GC move), or NONE.
+    /// A program to enqueue once this read completes (read-modify-write), or NONE.
     pub then: u32,
     /// Cache write-backs: the cache entry's TRIM generation when the write-back started.
     pub cache_gen: u32,
