@@ -65,7 +65,7 @@ pub struct Transaction {
     pub sector_mask: u64,
     /// Memory request served (user), or NONE.
     pub mr: u32,
-    /// GC move source page (GC reads and writes), or for a read-modify-write the page read.
+    /// GC moves: the page moved. User reads under `--check`: the page read if it held data.
     pub src_ppn: Ppn,
     /// A program to enqueue once this read completes (read-modify-write), or NONE.
     pub then: u32,
