@@ -445,7 +445,7 @@ impl Simulation {
                         self.mr_done(mr);
                     }
                 }
-                Event::ReadDataOut { mr } => self.mr_data_out(mr),
+                Event::ReadDataOut { mr } => self.mr_done(mr),
                 Event::Complete { io } => self.complete(io),
                 Event::Sample => self.sample(),
             }
@@ -1575,16 +1575,8 @@ impl Simulation {
         self.q.at(end, Event::ReadDataOut { mr });
     }
 
-    fn mr_data_out(&mut self, mr: u32) {
-        self.mr_done(mr);
-    }
-
     fn mr_done(&mut self, mr: u32) {
-        let m = &self.mrs[mr];
-        let (io, op) = (m.io, m.op);
-        if op == MrOp::Read && self.cache.is_some() {
-            // Cache hits and zero reads come here directly; they still cross the link.
-        }
+        let io = self.mrs[mr].io;
         self.mrs.remove(mr);
         let i = &mut self.ios[io];
         i.pending_mrs -= 1;
