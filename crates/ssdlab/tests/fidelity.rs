@@ -75,21 +75,35 @@ fn small_drive() -> Config {
     cfg
 }
 
+/// Bandwidth of one closed-loop sequential flow, checked within 3% of `bound` (B/s).
+fn assert_sequential_bandwidth(
+    cfg: &Config,
+    read_ratio: f64,
+    bytes: u64,
+    qd: u32,
+    requests: u64,
+    bound: f64,
+    what: &str,
+) -> Report {
+    let wl = WorkloadSpec {
+        source: String::new(),
+        seed: 1,
+        precondition: None,
+        flows: vec![synthetic(read_ratio, "sequential", bytes, qd, requests)],
+    };
+    let r = Report::from_outcome(&run(cfg, &wl, false));
+    let bw = r.sim.host.bandwidth_mb_s * 1e6;
+    eprintln!("(b) {what}: {bw:.4e} B/s vs bound {bound:.4e} ({:+.2}%)", (bw / bound - 1.0) * 100.0);
+    assert!((bw / bound - 1.0).abs() < 0.03, "{what}: {bw:.4e} B/s vs bound {bound:.4e}");
+    r
+}
+
 #[test]
 fn b_sequential_read_bandwidth_meets_the_channel_bound() {
     let cfg = small_drive();
     // 4 channels × 333 MT/s × 1 byte; PCIe (4 GB/s) is not the limit.
     let bound = 4.0 * 333e6;
-    let wl = WorkloadSpec {
-        source: String::new(),
-        seed: 1,
-        precondition: None,
-        flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)],
-    };
-    let r = Report::from_outcome(&run(&cfg, &wl, false));
-    let bw = r.sim.host.bandwidth_mb_s * 1e6;
-    eprintln!("(b) sequential read {bw:.4e} B/s vs channel bound {bound:.4e} ({:+.2}%)", (bw / bound - 1.0) * 100.0);
-    assert!((bw / bound - 1.0).abs() < 0.03, "read bandwidth {bw:.4e} B/s vs channel bound {bound:.4e}");
+    assert_sequential_bandwidth(&cfg, 1.0, 256 * 1024, 32, 3000, bound, "sequential read, channel bound");
 }
 
 #[test]
@@ -98,16 +112,7 @@ fn b_sequential_read_bandwidth_meets_the_host_link_bound() {
     cfg.nand.bus.rate_mt_s = 3600.0;
     cfg.hif.pcie.lanes = 2; // 2 GB/s of wire bandwidth, 256/280 of it payload
     let bound = 2e9 * 256.0 / 280.0;
-    let wl = WorkloadSpec {
-        source: String::new(),
-        seed: 1,
-        precondition: None,
-        flows: vec![synthetic(1.0, "sequential", 256 * 1024, 32, 3000)],
-    };
-    let r = Report::from_outcome(&run(&cfg, &wl, false));
-    let bw = r.sim.host.bandwidth_mb_s * 1e6;
-    eprintln!("(b) sequential read {bw:.4e} B/s vs link bound {bound:.4e} ({:+.2}%)", (bw / bound - 1.0) * 100.0);
-    assert!((bw / bound - 1.0).abs() < 0.03, "read bandwidth {bw:.4e} B/s vs link bound {bound:.4e}");
+    assert_sequential_bandwidth(&cfg, 1.0, 256 * 1024, 32, 3000, bound, "sequential read, link bound");
 }
 
 #[test]
@@ -117,19 +122,10 @@ fn b_sequential_write_bandwidth_meets_the_program_bound() {
     cfg.nand.bus.rate_mt_s = 3600.0;
     let planes = 4.0 * 2.0 * 2.0 * 2.0;
     let bound = planes * 8192.0 / 750e-6;
-    // 1 MiB requests cover all 32 planes four times; 2000 of them fill ~25% of the drive.
-    let wl = WorkloadSpec {
-        source: String::new(),
-        seed: 1,
-        precondition: None,
-        flows: vec![synthetic(0.0, "sequential", 1 << 20, 16, 500)],
-    };
-    let r = Report::from_outcome(&run(&cfg, &wl, false));
-    let bw = r.sim.host.bandwidth_mb_s * 1e6;
+    // 1 MiB requests cover all 32 planes four times; 500 of them fill about half the drive.
+    let r = assert_sequential_bandwidth(&cfg, 0.0, 1 << 20, 16, 500, bound, "sequential write, program bound");
     assert_eq!(r.sim.gc.invocations, 0);
     assert_eq!(r.sim.gc.chip_time_fraction, 0.0);
-    eprintln!("(b) sequential write {bw:.4e} B/s vs program bound {bound:.4e} ({:+.2}%)", (bw / bound - 1.0) * 100.0);
-    assert!((bw / bound - 1.0).abs() < 0.03, "write bandwidth {bw:.4e} B/s vs program bound {bound:.4e}");
 }
 
 // (c) ----------------------------------------------------------------------------------
