@@ -178,10 +178,15 @@ pub struct CacheConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct HilConfig {
-    /// Device-level scheduler: vas
+    /// Device-level scheduler: direct | vas | pas | spk1 | spk2 | spk3
     pub scheduler: String,
     /// Device-level queue depth (tags).
     pub queue_depth: u32,
+    /// PAS and SPK1: times the oldest request may be overtaken before it goes first.
+    pub max_bypass: u32,
+    /// Sprinkler's readdressing callback: update the targets of uncommitted requests when
+    /// their data moves to another plane.
+    pub readdressing: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -319,7 +324,7 @@ impl Default for CacheConfig {
 
 impl Default for HilConfig {
     fn default() -> Self {
-        HilConfig { scheduler: "vas".into(), queue_depth: 32 }
+        HilConfig { scheduler: "direct".into(), queue_depth: 32, max_bypass: 32, readdressing: true }
     }
 }
 

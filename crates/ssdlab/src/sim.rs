@@ -22,7 +22,7 @@ use crate::ftl::mapping::Mapping;
 use crate::ftl::precondition::{precondition, Pattern};
 use crate::ftl::{Ftl, Stream};
 use crate::hif::{Arbiter, Link};
-use crate::hil::{overlaps, DeviceScheduler, HilView, MemoryRequest, MrOp, SchedulerKind};
+use crate::hil::{overlaps, Board, DeviceScheduler, MemoryRequest, MrOp, Occupancy, SchedulerKind};
 use crate::host::{build_flows, Flow, IoOp, IoRequest, WorkloadSpec};
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, Timing, NONE};
 use crate::stats::{Sample, Stats};
@@ -270,10 +270,21 @@ pub struct Simulation {
     active_fua: u32,
     page_filter: PageFilter,
     blocked: u32,
-    pending: Vec<u32>,
+    /// What is committed to the flash side and not done, per chip and plane.
+    occ: Occupancy,
+    /// While a scheduling round commits, chips are started only at its end, so a command is
+    /// built from everything committed at that instant.
+    deferring: bool,
+    /// The scheduler sees the requests that arrive at one instant together: a round is
+    /// queued as an event after them (`direct` commits at once: it has nothing to choose).
+    batch_arrivals: bool,
+    schedule_pending: bool,
+    deferred_chips: Vec<u32>,
+    chip_deferred: Vec<bool>,
+    readdress_buf: Vec<u32>,
     /// Write memory requests waiting for their data to cross the link.
     parked: Vec<u32>,
-    commit_buf: Vec<usize>,
+    commit_buf: Vec<u32>,
     heads_buf: Vec<Option<u64>>,
     priorities: Vec<u8>,
     build_txs: Vec<u32>,
@@ -339,7 +350,11 @@ impl Simulation {
             q: EventQueue::new(),
             ftl,
             tsu: TsuPolicyKind::parse(&cfg.tsu.policy).expect("validated").build(),
-            sched: SchedulerKind::parse(&cfg.hil.scheduler).expect("validated").build(),
+            sched: SchedulerKind::parse(&cfg.hil.scheduler).expect("validated").build(
+                &geo,
+                cfg.hil.max_bypass,
+                cfg.hil.readdressing,
+            ),
             flow_outstanding: vec![0; nflows],
             flow_arrival_scheduled: vec![false; nflows],
             sq: (0..nflows).map(|_| VecDeque::new()).collect(),
@@ -368,7 +383,13 @@ impl Simulation {
             active_fua: 0,
             page_filter: PageFilter::default(),
             blocked: 0,
-            pending: Vec::new(),
+            occ: Occupancy::new(&geo),
+            deferring: false,
+            batch_arrivals: cfg.hil.scheduler != "direct",
+            schedule_pending: false,
+            deferred_chips: Vec::new(),
+            chip_deferred: vec![false; chips],
+            readdress_buf: Vec::new(),
             parked: Vec::new(),
             commit_buf: Vec::new(),
             heads_buf: vec![None; nflows],
@@ -447,6 +468,10 @@ impl Simulation {
                 }
                 Event::ReadDataOut { mr } => self.mr_done(mr),
                 Event::Complete { io } => self.complete(io),
+                Event::Schedule => {
+                    self.schedule_pending = false;
+                    self.run_scheduler();
+                }
                 Event::Sample => self.sample(),
             }
             if self.progress && self.q.processed() & 0xffff == 0 {
@@ -503,7 +528,7 @@ impl Simulation {
     fn stuck_report(&self) -> String {
         let mut out = format!(
             "{} memory requests pending, {} parked, {} waiting for cache; ",
-            self.pending.len(),
+            self.sched.pending(),
             self.parked.len(),
             self.cache_waiting.len()
         );
@@ -658,11 +683,14 @@ impl Simulation {
             let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
             let mr = self.mrs.insert(MemoryRequest {
                 io,
+                io_seq: self.ios[io].seq,
                 lpn: lpn as Lpn,
                 sector_mask: mask,
                 op,
                 plane: NONE,
                 ready_ps: now,
+                committed: false,
+                waiting: false,
             });
             if op == MrOp::Write {
                 if let Some(o) = &mut self.oracle {
@@ -680,7 +708,18 @@ impl Simulation {
             self.link_up_free_ps = end;
             self.q.at(end, Event::WriteDataIn { io });
         } else {
+            self.schedule_arrivals();
+        }
+    }
+
+    /// New memory requests are ready: run the scheduler now, or once this instant's other
+    /// arrivals are in.
+    fn schedule_arrivals(&mut self) {
+        if !self.batch_arrivals {
             self.run_scheduler();
+        } else if !self.schedule_pending && self.sched.pending() > 0 {
+            self.schedule_pending = true;
+            self.q.after(0, Event::Schedule);
         }
     }
 
@@ -694,7 +733,7 @@ impl Simulation {
                 k += 1;
             }
         }
-        self.run_scheduler();
+        self.schedule_arrivals();
     }
 
     /// A memory request's data is where it needs to be: serve it from the cache, finish it
@@ -737,7 +776,7 @@ impl Simulation {
                 match self.ftl.read_target(lpn) {
                     Some(ppn) => {
                         self.mrs[mr].plane = self.geo.plane_of(ppn);
-                        self.pending.push(mr);
+                        self.sched.ready(mr, &self.mrs.items);
                     }
                     None => {
                         if let Some(o) = &mut self.oracle {
@@ -752,7 +791,7 @@ impl Simulation {
                     self.cache_write(mr);
                 } else {
                     self.mrs[mr].plane = self.ftl.write_plane(lpn, &self.chip_load);
-                    self.pending.push(mr);
+                    self.sched.ready(mr, &self.mrs.items);
                 }
             }
         }
@@ -827,44 +866,68 @@ impl Simulation {
 
     // ---------------------------------------------------------------- device-level scheduling
 
+    /// Let the device-level scheduler commit what it wants now. Everything committed in the
+    /// round reaches the chip queues before any chip starts, in commit order.
     fn run_scheduler(&mut self) {
-        if self.pending.is_empty() {
+        if self.sched.pending() == 0 {
             return;
         }
-        let mut commit = std::mem::take(&mut self.commit_buf);
-        commit.clear();
+        let mut out = std::mem::take(&mut self.commit_buf);
+        out.clear();
         {
-            let view = HilView {
-                geo: &self.geo,
-                pending: &self.pending,
-                mrs: &self.mrs.items,
-                chip_busy: &self.chip_busy,
-                chip_queued: &self.chip_queued,
-            };
-            self.sched.schedule(&view, &mut commit);
+            let mut board = Board { geo: &self.geo, mrs: &self.mrs.items, occ: &mut self.occ, out: &mut out };
+            self.sched.schedule(&mut board);
         }
-        if commit.len() == self.pending.len() && commit.iter().enumerate().all(|(i, &c)| i == c) {
-            let all = std::mem::take(&mut self.pending);
-            for &mr in &all {
-                self.commit(mr);
-            }
-            self.pending = all;
-            self.pending.clear();
-        } else {
-            let mut taken = vec![false; self.pending.len()];
-            for &i in &commit {
-                assert!(!taken[i], "scheduler committed memory request {i} twice");
-                taken[i] = true;
-                let mr = self.pending[i];
-                self.commit(mr);
-            }
-            let mut k = 0;
-            self.pending.retain(|_| {
-                k += 1;
-                !taken[k - 1]
-            });
+        self.deferring = true;
+        for &mr in &out {
+            let m = &mut self.mrs[mr];
+            debug_assert!(!m.committed, "memory request {mr} committed twice");
+            m.committed = true;
+            m.waiting = true;
+            self.commit(mr);
         }
-        self.commit_buf = commit;
+        self.deferring = false;
+        self.commit_buf = out;
+        self.start_deferred();
+    }
+
+    /// Start the chips that were given work while a scheduling round committed.
+    fn start_deferred(&mut self) {
+        let mut chips = std::mem::take(&mut self.deferred_chips);
+        for &chip in &chips {
+            self.chip_deferred[chip as usize] = false;
+            if !self.chips[chip as usize].busy {
+                self.try_start(chip);
+            } else if self.suspension && self.queues[chip as usize].class_len(QueueClass::UserRead) > 0 {
+                self.maybe_suspend(chip);
+            }
+        }
+        chips.clear();
+        self.deferred_chips = chips;
+    }
+
+    /// A committed memory request's flash work is done: its chip no longer holds it.
+    fn mr_flash_finished(&mut self, mr: u32) {
+        let m = &mut self.mrs[mr];
+        if m.committed {
+            m.committed = false;
+            let chip = self.geo.chip_of_plane(m.plane) as usize;
+            self.occ.chip_committed[chip] -= 1;
+        }
+    }
+
+    /// A committed memory request's data moved from the plane it was committed to.
+    fn mr_moved(&mut self, mr: u32, plane: u32) {
+        let m = &mut self.mrs[mr];
+        if m.committed {
+            self.occ.chip_committed[self.geo.chip_of_plane(m.plane) as usize] -= 1;
+            self.occ.chip_committed[self.geo.chip_of_plane(plane) as usize] += 1;
+        }
+        if m.waiting {
+            self.occ.plane_waiting[m.plane as usize] -= 1;
+            self.occ.plane_waiting[plane as usize] += 1;
+        }
+        m.plane = plane;
     }
 
     /// Commit a memory request to the flash side: through the firmware, to the TSU.
@@ -958,7 +1021,12 @@ impl Simulation {
         self.queues[chip as usize].push(class, pic, entry);
         self.chip_queued[chip as usize] += 1;
         self.chip_load[chip as usize] += 1;
-        if !self.chips[chip as usize].busy {
+        if self.deferring {
+            if !self.chip_deferred[chip as usize] {
+                self.chip_deferred[chip as usize] = true;
+                self.deferred_chips.push(chip);
+            }
+        } else if !self.chips[chip as usize].busy {
             self.try_start(chip);
         } else if user_read && self.suspension {
             self.maybe_suspend(chip);
@@ -1195,6 +1263,9 @@ impl Simulation {
         }
         while let Some(tx) = self.readdressed.pop() {
             let plane = self.geo.plane_of(self.read_page(tx));
+            if self.txs[tx].mr != NONE {
+                self.mr_moved(self.txs[tx].mr, plane);
+            }
             let t = &mut self.txs[tx];
             t.plane = plane;
             t.chip = self.geo.chip_of_plane(plane);
@@ -1236,6 +1307,15 @@ impl Simulation {
         for &tx in txs {
             let (kind, plane, lpn, stream) =
                 (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
+            if kind == TxKind::User {
+                // The memory request's first command starts: it no longer waits at its plane.
+                let t = &self.txs[tx];
+                let mr = if t.mr != NONE || t.then == NONE { t.mr } else { self.txs[t.then].mr };
+                if mr != NONE && self.mrs[mr].waiting {
+                    self.mrs[mr].waiting = false;
+                    self.occ.plane_waiting[self.mrs[mr].plane as usize] -= 1;
+                }
+            }
             match op {
                 FlashOp::Read => {
                     // Resolved by the builder just now.
@@ -1269,6 +1349,9 @@ impl Simulation {
                             || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, self.txs[tx].cache_gen));
                         if current {
                             self.ftl.commit_write(lpn, ppn);
+                            if old != NONE && self.geo.plane_of(old) != plane {
+                                self.readdress(lpn, self.geo.plane_of(old), plane);
+                            }
                         }
                         self.stats.user_pages_programmed += 1;
                         if let Some(o) = &mut self.oracle {
@@ -1528,11 +1611,13 @@ impl Simulation {
                     if let Some(o) = &mut self.oracle {
                         o.read(t.lpn, t.sector_mask, (t.src_ppn != NONE).then_some(t.ppn), "flash read");
                     }
+                    self.mr_flash_finished(t.mr);
                     self.mr_flash_done(t.mr);
                 }
             }
             (TxKind::User, _) => {
                 if t.mr != NONE {
+                    self.mr_flash_finished(t.mr);
                     self.mr_done(t.mr);
                 } else {
                     // A cache write-back.
@@ -1583,6 +1668,19 @@ impl Simulation {
         if i.pending_mrs == 0 {
             self.complete(io);
         }
+    }
+
+    /// Readdressing callback: `lpn` now lives on another plane; the scheduler regroups
+    /// uncommitted reads of it.
+    fn readdress(&mut self, lpn: Lpn, from: u32, to: u32) {
+        let mut moved = std::mem::take(&mut self.readdress_buf);
+        moved.clear();
+        self.sched.readdress(lpn, from, to, &self.mrs.items, &mut moved);
+        for &mr in &moved {
+            self.mrs[mr].plane = to;
+        }
+        self.stats.readdressed += moved.len() as u64;
+        self.readdress_buf = moved;
     }
 
     // ---------------------------------------------------------------- GC

@@ -132,6 +132,8 @@ pub struct Stats {
     pub gc_chip_ps: u128,
     pub suspensions: u64,
     pub rmw_reads: u64,
+    /// Uncommitted reads whose target the readdressing callback updated.
+    pub readdressed: u64,
     pub cache_read_hits: u64,
     pub cache_read_misses: u64,
     pub cache_write_hits: u64,

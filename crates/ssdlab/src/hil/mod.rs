@@ -1,0 +1,346 @@
+//! Host interface layer: the device-level queue and the device-level I/O scheduler.
+//!
+//! Owns the tags of the device queue (`hil.queue_depth`), the split of each host request into
+//! page-sized memory requests, the hazard rules between requests and the decision of which
+//! memory requests are committed to the flash side, and when. Hazards: a request that
+//! overlaps an earlier unfinished one, where either writes, waits for it (RAW, WAR, WAW keep
+//! their order, at page granularity because a partial write rewrites its whole page); a FUA
+//! request waits for everything before it and everything after waits for it. Because a
+//! conflicting request is not started until the earlier one finishes, a scheduler never sees
+//! two memory requests it must keep in order: reads of a page are served before a later write
+//! of it is even split (Sprinkler §4.4, write-after-read), and nothing overtakes a FUA.
+//!
+//! Committing a memory request hands it to the flash side (firmware, FTL, the chip's TSU
+//! queue). The flash controller builds a command from what has been committed to a chip at
+//! the moment the chip becomes free (Sprinkler §2.2, the transaction-type decision), so what
+//! a scheduler commits, and when, decides the flash-level parallelism that is possible.
+//! Commits made in one scheduling round reach the chips together.
+//!
+//! Schedulers, selected by `hil.scheduler` (each in its own folder):
+//! - `direct`: commit everything as soon as it is ready; the TSU orders it (MQSim's model).
+//! - `vas`, `pas`: Sprinkler §3's virtual- and physical-address schedulers.
+//! - `spk1` (FARO), `spk2` (RIOS), `spk3` (both): Sprinkler §4.
+//!
+//! New schedulers implement [`DeviceScheduler`]. A scheduler is told of every memory
+//! request that becomes ready, with its physical target (plane → die, chip, channel: from the
+//! map for reads, from the allocator for writes), sees what is committed and not yet done on
+//! every chip and plane ([`Board`]), and may commit any ready request, in any order, whenever
+//! it is called — when requests become ready and whenever a chip finishes a command.
+
+mod direct;
+mod pas;
+mod sprinkler;
+#[cfg(test)]
+mod tests;
+mod vas;
+
+pub use direct::Direct;
+pub use pas::Pas;
+pub use sprinkler::Sprinkler;
+pub use vas::Vas;
+
+use crate::engine::Ps;
+use crate::nand::{Geometry, Lpn, NONE};
+
+/// What a memory request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MrOp {
+    Read,
+    Write,
+    Trim,
+}
+
+/// One page-sized piece of a host request.
+#[derive(Debug, Clone)]
+pub struct MemoryRequest {
+    pub io: u32,
+    /// Arrival order of the host request (smaller is older).
+    pub io_seq: u64,
+    pub lpn: Lpn,
+    pub sector_mask: u64,
+    pub op: MrOp,
+    /// Target plane (flat index); NONE when no flash access is needed.
+    pub plane: u32,
+    /// When it became ready to commit.
+    pub ready_ps: Ps,
+    /// Committed, and its flash work is not done.
+    pub committed: bool,
+    /// Committed, and its first flash command has not started.
+    pub waiting: bool,
+}
+
+/// What is committed to the flash side and not yet done, per chip and plane: the state a
+/// device-level scheduler judges collisions by. The simulation keeps it; schedulers change
+/// it only through [`Board::commit`].
+#[derive(Debug, Clone, Default)]
+pub struct Occupancy {
+    /// Per chip: committed memory requests whose flash work is not done.
+    pub chip_committed: Vec<u32>,
+    /// Per chip: the request (io) that committed last; the only one with work there when
+    /// the scheduler never over-commits.
+    pub chip_owner: Vec<u32>,
+    /// Per plane: committed memory requests whose first command has not started.
+    pub plane_waiting: Vec<u32>,
+}
+
+impl Occupancy {
+    pub fn new(geo: &Geometry) -> Occupancy {
+        Occupancy {
+            chip_committed: vec![0; geo.chips() as usize],
+            chip_owner: vec![NONE; geo.chips() as usize],
+            plane_waiting: vec![0; geo.planes() as usize],
+        }
+    }
+}
+
+/// What a scheduler sees and changes in one scheduling round.
+pub struct Board<'a> {
+    pub geo: &'a Geometry,
+    pub mrs: &'a [MemoryRequest],
+    pub occ: &'a mut Occupancy,
+    /// Committed this round, in commit order.
+    pub out: &'a mut Vec<u32>,
+}
+
+impl Board<'_> {
+    #[inline]
+    pub fn chip_of(&self, mr: u32) -> u32 {
+        self.geo.chip_of_plane(self.mrs[mr as usize].plane)
+    }
+
+    /// Whether a chip holds committed work of a request other than `io` (a collision for a
+    /// scheduler that does not over-commit).
+    #[inline]
+    pub fn collides(&self, chip: u32, io: u32) -> bool {
+        self.occ.chip_committed[chip as usize] > 0 && self.occ.chip_owner[chip as usize] != io
+    }
+
+    /// Whether a chip has no committed work left at all.
+    #[inline]
+    pub fn chip_clear(&self, chip: u32) -> bool {
+        self.occ.chip_committed[chip as usize] == 0
+    }
+
+    /// Whether a plane has no committed request waiting for its command (FARO's slot: one
+    /// waiting request per plane is all one command can take from it).
+    #[inline]
+    pub fn slot_free(&self, plane: u32) -> bool {
+        self.occ.plane_waiting[plane as usize] == 0
+    }
+
+    /// Commit a ready memory request to the flash side.
+    pub fn commit(&mut self, mr: u32) {
+        let m = &self.mrs[mr as usize];
+        let chip = self.geo.chip_of_plane(m.plane) as usize;
+        self.occ.chip_committed[chip] += 1;
+        self.occ.chip_owner[chip] = m.io;
+        self.occ.plane_waiting[m.plane as usize] += 1;
+        self.out.push(mr);
+    }
+}
+
+/// A device-level I/O scheduler.
+pub trait DeviceScheduler {
+    fn name(&self) -> &'static str;
+    /// A memory request became ready to commit (its target is in `mrs[mr].plane`).
+    fn ready(&mut self, mr: u32, mrs: &[MemoryRequest]);
+    /// Commit what the policy wants committed now, through `board.commit`.
+    fn schedule(&mut self, board: &mut Board<'_>);
+    /// Ready memory requests not yet committed.
+    fn pending(&self) -> usize;
+    /// Readdressing callback (Sprinkler §4.3): the data of `lpn` moved to another plane; a
+    /// scheduler that keeps targets of uncommitted requests updates them. Returns the
+    /// requests whose target changed (`mrs[mr].plane` is updated by the caller).
+    fn readdress(&mut self, lpn: Lpn, from_plane: u32, to_plane: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>);
+}
+
+/// The ready, uncommitted memory requests, grouped by host request (in arrival order) and
+/// by chip (in arrival order of their requests). The schedulers share it.
+#[derive(Debug, Default)]
+pub struct Pending {
+    /// Requests with uncommitted memory requests, oldest first.
+    pub ios: Vec<PendingIo>,
+    /// Per chip: uncommitted memory requests, oldest request first.
+    pub by_chip: Vec<Vec<u32>>,
+    count: usize,
+    spare: Vec<Vec<u32>>,
+}
+
+/// A host request's uncommitted memory requests.
+#[derive(Debug, Default)]
+pub struct PendingIo {
+    pub io: u32,
+    pub seq: u64,
+    pub mrs: Vec<u32>,
+    /// Times a younger request was committed ahead of it (PAS, SPK1).
+    pub bypassed: u32,
+}
+
+impl Pending {
+    pub fn new(chips: u32) -> Pending {
+        Pending { by_chip: (0..chips).map(|_| Vec::new()).collect(), ..Default::default() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn add(&mut self, mr: u32, mrs: &[MemoryRequest], geo: &Geometry) {
+        let m = &mrs[mr as usize];
+        // Memory requests of one host request arrive together; requests mostly in order.
+        let pos = match self.ios.iter().rposition(|p| p.seq <= m.io_seq) {
+            Some(i) if self.ios[i].seq == m.io_seq => i,
+            found => {
+                let at = found.map_or(0, |i| i + 1);
+                let buf = self.spare.pop().unwrap_or_default();
+                self.ios.insert(at, PendingIo { io: m.io, seq: m.io_seq, mrs: buf, bypassed: 0 });
+                at
+            }
+        };
+        self.ios[pos].mrs.push(mr);
+        let list = &mut self.by_chip[geo.chip_of_plane(m.plane) as usize];
+        let at = list.iter().rposition(|&x| mrs[x as usize].io_seq <= m.io_seq).map_or(0, |i| i + 1);
+        list.insert(at, mr);
+        self.count += 1;
+    }
+
+    /// Forget a memory request that was committed (`io_pos`: its request's index in `ios`).
+    pub fn remove(&mut self, mr: u32, io_pos: usize, chip: u32) {
+        let p = &mut self.ios[io_pos];
+        let k = p.mrs.iter().position(|&x| x == mr).expect("pending memory request");
+        p.mrs.remove(k);
+        let list = &mut self.by_chip[chip as usize];
+        let k = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
+        list.remove(k);
+        self.count -= 1;
+    }
+
+    /// Drop request entries with nothing left to commit.
+    pub fn compact(&mut self) {
+        let spare = &mut self.spare;
+        self.ios.retain_mut(|p| {
+            if p.mrs.is_empty() {
+                spare.push(std::mem::take(&mut p.mrs));
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// Commit every uncommitted memory request of the request at `io_pos`.
+    pub fn commit_io(&mut self, io_pos: usize, board: &mut Board<'_>) {
+        let mut mrs = std::mem::take(&mut self.ios[io_pos].mrs);
+        for &mr in &mrs {
+            let chip = board.chip_of(mr);
+            let list = &mut self.by_chip[chip as usize];
+            let k = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
+            list.remove(k);
+            board.commit(mr);
+        }
+        self.count -= mrs.len();
+        mrs.clear();
+        self.ios[io_pos].mrs = mrs;
+    }
+
+    /// Commit the first `k` uncommitted memory requests of the request at `io_pos`.
+    pub fn commit_prefix(&mut self, io_pos: usize, k: usize, board: &mut Board<'_>) {
+        for j in 0..k {
+            let mr = self.ios[io_pos].mrs[j];
+            let chip = board.chip_of(mr);
+            let list = &mut self.by_chip[chip as usize];
+            let at = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
+            list.remove(at);
+            board.commit(mr);
+        }
+        self.ios[io_pos].mrs.drain(..k);
+        self.count -= k;
+    }
+
+    /// The request at `io_pos` was committed: every older one still waiting was overtaken.
+    pub fn count_bypass(&mut self, io_pos: usize) {
+        for p in &mut self.ios[..io_pos] {
+            if !p.mrs.is_empty() {
+                p.bypassed += 1;
+            }
+        }
+    }
+
+    /// Readdressing: move uncommitted requests of `lpn` from one plane's chip to another's.
+    pub fn readdress(
+        &mut self,
+        lpn: Lpn,
+        from_plane: u32,
+        to_plane: u32,
+        mrs: &[MemoryRequest],
+        geo: &Geometry,
+        moved: &mut Vec<u32>,
+    ) {
+        let from = geo.chip_of_plane(from_plane) as usize;
+        let to = geo.chip_of_plane(to_plane) as usize;
+        let mut k = 0;
+        while k < self.by_chip[from].len() {
+            let mr = self.by_chip[from][k];
+            let m = &mrs[mr as usize];
+            if m.lpn == lpn && m.plane == from_plane && m.op == MrOp::Read {
+                moved.push(mr);
+                if from != to {
+                    self.by_chip[from].remove(k);
+                    let list = &mut self.by_chip[to];
+                    let at = list.iter().rposition(|&x| mrs[x as usize].io_seq <= m.io_seq).map_or(0, |i| i + 1);
+                    list.insert(at, mr);
+                    continue;
+                }
+            }
+            k += 1;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerKind {
+    Direct,
+    Vas,
+    Pas,
+    Spk1,
+    Spk2,
+    Spk3,
+}
+
+impl SchedulerKind {
+    pub const NAMES: &'static str = "direct, vas, pas, spk1, spk2 or spk3";
+
+    pub fn parse(s: &str) -> Result<SchedulerKind, String> {
+        match s {
+            "direct" => Ok(SchedulerKind::Direct),
+            "vas" => Ok(SchedulerKind::Vas),
+            "pas" => Ok(SchedulerKind::Pas),
+            "spk1" => Ok(SchedulerKind::Spk1),
+            "spk2" => Ok(SchedulerKind::Spk2),
+            "spk3" => Ok(SchedulerKind::Spk3),
+            _ => Err(format!("`{s}` is not a device-level scheduler: use {}", Self::NAMES)),
+        }
+    }
+
+    /// Build the scheduler; `readdressing` turns Sprinkler's readdressing callback on.
+    pub fn build(self, geo: &Geometry, max_bypass: u32, readdressing: bool) -> Box<dyn DeviceScheduler> {
+        match self {
+            SchedulerKind::Direct => Box::new(Direct::default()),
+            SchedulerKind::Vas => Box::new(Vas::new(geo, readdressing)),
+            SchedulerKind::Pas => Box::new(Pas::new(geo, max_bypass, readdressing)),
+            SchedulerKind::Spk1 => Box::new(Sprinkler::spk1(geo, max_bypass, readdressing)),
+            SchedulerKind::Spk2 => Box::new(Sprinkler::spk2(geo, readdressing)),
+            SchedulerKind::Spk3 => Box::new(Sprinkler::spk3(geo, readdressing)),
+        }
+    }
+}
+
+/// Whether two ranges (of sectors or pages) overlap.
+#[inline]
+pub fn overlaps(a_lba: u64, a_sectors: u32, b_lba: u64, b_sectors: u32) -> bool {
+    a_lba < b_lba + b_sectors as u64 && b_lba < a_lba + a_sectors as u64
+}

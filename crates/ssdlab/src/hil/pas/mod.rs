@@ -1,0 +1,56 @@
+//! `pas`: the physical-address scheduler of Sprinkler §3 (Figure 5), in the manner of PAQ and
+//! Ozone: it knows each memory request's physical target and reorders at the granularity of
+//! host requests (coarse-grain out-of-order). Each round it walks the queued requests oldest
+//! first and commits every request none of whose chips holds committed work of another
+//! request; a request that collides is skipped, and younger ones may go ahead of it.
+//!
+//! Starvation guard: once the oldest request has been overtaken `hil.max_bypass` times,
+//! nothing may overtake it until it is committed (PAQ bounds its window the same way).
+
+use super::{Board, DeviceScheduler, MemoryRequest, Pending};
+use crate::nand::{Geometry, Lpn};
+
+pub struct Pas {
+    geo: Geometry,
+    pending: Pending,
+    max_bypass: u32,
+    readdressing: bool,
+}
+
+impl Pas {
+    pub fn new(geo: &Geometry, max_bypass: u32, readdressing: bool) -> Pas {
+        Pas { geo: geo.clone(), pending: Pending::new(geo.chips()), max_bypass, readdressing }
+    }
+}
+
+impl DeviceScheduler for Pas {
+    fn name(&self) -> &'static str {
+        "pas"
+    }
+    fn ready(&mut self, mr: u32, mrs: &[MemoryRequest]) {
+        self.pending.add(mr, mrs, &self.geo);
+    }
+    fn schedule(&mut self, board: &mut Board<'_>) {
+        let mut i = 0;
+        while i < self.pending.ios.len() {
+            let p = &self.pending.ios[i];
+            let free = p.mrs.iter().all(|&mr| !board.collides(board.chip_of(mr), p.io));
+            if free {
+                self.pending.commit_io(i, board);
+                self.pending.count_bypass(i);
+            } else if i == 0 && self.pending.ios[0].bypassed >= self.max_bypass {
+                break;
+            }
+            i += 1;
+        }
+        self.pending.compact();
+    }
+    fn pending(&self) -> usize {
+        self.pending.len()
+    }
+    fn readdress(&mut self, lpn: Lpn, from: u32, to: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>) {
+        if self.readdressing {
+            self.pending.readdress(lpn, from, to, mrs, &self.geo, moved);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Sprinkler (Jung & Kandemir, HPCA 2014, §4): resource-driven I/O scheduling (RIOS, §4.1) and
+//! FLP-aware memory request over-commitment (FARO, §4.2), alone and together (Algorithm 1).
+//!
+//! - `spk2`, RIOS only ([`rios`]): requests are grouped per chip as they arrive (tags are
+//!   secured without moving data) and committed chip by chip, regardless of the order of
+//!   their host requests, visiting the chips at the same offset on every channel before the
+//!   next offset. Without FARO a chip is given work only when everything committed to it is
+//!   done: the oldest request with work on that chip commits all of its memory requests there.
+//!   Fine-grain out-of-order.
+//! - `spk1`, FARO only ([`faro`]): host requests are still committed whole (the parallelism
+//!   dependency of §3 remains), but a chip is over-committed — given more work while it is
+//!   busy — as long as each plane the request needs has no committed request waiting for a
+//!   command (one waiting request per plane is all one multi-plane, die-interleaved command
+//!   can take). Requests go in FARO's priority order: overlap depth, then connectivity, then
+//!   age.
+//! - `spk3`, RIOS and FARO: chip by chip in RIOS order, every plane of the chip whose slot is
+//!   free gets a waiting request (the highest overlap depth a command on that chip can
+//!   reach); among the requests for one plane the one whose host request has the most memory
+//!   requests on the chip (connectivity) goes first, then the oldest.
+//!
+//! The flash controller builds a command from what is waiting at the moment the chip becomes
+//! free (the TSU's builder), so over-commitment raises flash-level parallelism by what it
+//! puts there, not by a special case.
+//!
+//! Readdressing callback (§4.3): when data moves to another plane while a read for it is
+//! uncommitted, the read's target is updated so it is grouped with the right chip. ssdlab's
+//! GC and wear levelling move data within a plane, so only cache write-backs under dynamic
+//! allocation move data between resources.
+
+mod faro;
+mod rios;
+
+use super::{Board, DeviceScheduler, MemoryRequest, Pending};
+use crate::nand::{Geometry, Lpn};
+
+pub struct Sprinkler {
+    name: &'static str,
+    geo: Geometry,
+    pending: Pending,
+    rios: bool,
+    faro: bool,
+    max_bypass: u32,
+    readdressing: bool,
+    /// RIOS's chip visiting order.
+    visit: Vec<u32>,
+    scratch: faro::Scratch,
+}
+
+impl Sprinkler {
+    fn new(name: &'static str, geo: &Geometry, rios: bool, faro: bool, max_bypass: u32, readdressing: bool) -> Self {
+        Sprinkler {
+            name,
+            geo: geo.clone(),
+            pending: Pending::new(geo.chips()),
+            rios,
+            faro,
+            max_bypass,
+            readdressing,
+            visit: rios::visit_order(geo),
+            scratch: faro::Scratch::new(geo),
+        }
+    }
+    pub fn spk1(geo: &Geometry, max_bypass: u32, readdressing: bool) -> Self {
+        Self::new("spk1", geo, false, true, max_bypass, readdressing)
+    }
+    pub fn spk2(geo: &Geometry, readdressing: bool) -> Self {
+        Self::new("spk2", geo, true, false, 0, readdressing)
+    }
+    pub fn spk3(geo: &Geometry, readdressing: bool) -> Self {
+        Self::new("spk3", geo, true, true, 0, readdressing)
+    }
+}
+
+impl DeviceScheduler for Sprinkler {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn ready(&mut self, mr: u32, mrs: &[MemoryRequest]) {
+        self.pending.add(mr, mrs, &self.geo);
+    }
+    fn schedule(&mut self, board: &mut Board<'_>) {
+        match (self.rios, self.faro) {
+            (true, false) => rios::commit_per_chip(&mut self.pending, &self.visit, board),
+            (true, true) => faro::commit_per_plane(&mut self.pending, &self.visit, board, &mut self.scratch),
+            (false, true) => faro::commit_requests(&mut self.pending, board, self.max_bypass, &mut self.scratch),
+            (false, false) => unreachable!("Sprinkler without RIOS or FARO is PAS"),
+        }
+        self.pending.compact();
+    }
+    fn pending(&self) -> usize {
+        self.pending.len()
+    }
+    fn readdress(&mut self, lpn: Lpn, from: u32, to: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>) {
+        if self.readdressing {
+            self.pending.readdress(lpn, from, to, mrs, &self.geo, moved);
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! The five schedulers on a small example in the manner of Sprinkler's Figures 4, 5, 7 and 9,
+//! worked by hand: nine chips C0..C8 (3 channels × 3 chips; chip = channel × 3 + way), each
+//! with 2 dies × 2 planes (p0, p1 on die 0; p2, p3 on die 1), and five host requests:
+//!
+//! | request | memory requests (chip, plane) |
+//! |---|---|
+//! | #1 | C0 p0, C1 p0, C2 p0, C3 p0 |
+//! | #2 | C0 p1, C1 p1, C5 p0 |
+//! | #3 | C6 p0, C7 p0, C8 p0 |
+//! | #4 | C3 p0, C3 p2, C4 p0 |
+//! | #5 | C3 p1, C3 p3 |
+//!
+//! RIOS visits C0, C3, C6 (offset 0 of channels 0, 1, 2), then C1, C4, C7, then C2, C5, C8.
+//! A "round" is one call of the scheduler; between rounds the harness starts or finishes the
+//! chips' commands as the flash side would.
+
+use super::*;
+use crate::config::Config;
+
+struct Harness {
+    geo: Geometry,
+    mrs: Vec<MemoryRequest>,
+    occ: Occupancy,
+    sched: Box<dyn DeviceScheduler>,
+}
+
+/// (request, chip, plane in chip) of each memory request, in the order they become ready.
+const EXAMPLE: [(u32, u32, u32); 15] = [
+    (1, 0, 0),
+    (1, 1, 0),
+    (1, 2, 0),
+    (1, 3, 0),
+    (2, 0, 1),
+    (2, 1, 1),
+    (2, 5, 0),
+    (3, 6, 0),
+    (3, 7, 0),
+    (3, 8, 0),
+    (4, 3, 0),
+    (4, 3, 2),
+    (4, 4, 0),
+    (5, 3, 1),
+    (5, 3, 3),
+];
+
+impl Harness {
+    fn new(kind: &str) -> Harness {
+        let mut cfg = Config::default();
+        cfg.nand.channels = 3;
+        cfg.nand.chips_per_channel = 3;
+        cfg.nand.dies_per_chip = 2;
+        cfg.nand.planes_per_die = 2;
+        let geo = Geometry::from_config(&cfg);
+        let sched = SchedulerKind::parse(kind).unwrap().build(&geo, 32, true);
+        let mut h = Harness { occ: Occupancy::new(&geo), geo, mrs: Vec::new(), sched };
+        for (k, &(io, chip, pic)) in EXAMPLE.iter().enumerate() {
+            h.mrs.push(MemoryRequest {
+                io,
+                io_seq: io as u64,
+                lpn: k as u32,
+                sector_mask: 1,
+                op: MrOp::Read,
+                plane: chip * 4 + pic,
+                ready_ps: 0,
+                committed: false,
+                waiting: false,
+            });
+            h.sched.ready(k as u32, &h.mrs);
+        }
+        h
+    }
+
+    /// One scheduling round: the committed memory requests as "#io:Cchip.pplane".
+    fn round(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut board = Board { geo: &self.geo, mrs: &self.mrs, occ: &mut self.occ, out: &mut out };
+        self.sched.schedule(&mut board);
+        for &mr in &out {
+            let m = &mut self.mrs[mr as usize];
+            m.committed = true;
+            m.waiting = true;
+        }
+        out.iter().map(|&mr| self.label(mr)).collect()
+    }
+
+    fn label(&self, mr: u32) -> String {
+        let m = &self.mrs[mr as usize];
+        format!("#{}:C{}.p{}", m.io, m.plane / 4, m.plane % 4)
+    }
+
+    /// The chip's command starts with everything waiting there.
+    fn start(&mut self, chip: u32) {
+        for m in &mut self.mrs {
+            if m.waiting && m.plane / 4 == chip {
+                m.waiting = false;
+                self.occ.plane_waiting[m.plane as usize] -= 1;
+            }
+        }
+    }
+
+    /// The chip's running command (everything started there) finishes.
+    fn finish(&mut self, chip: u32) {
+        self.start(chip);
+        for m in &mut self.mrs {
+            if m.committed && m.plane / 4 == chip {
+                m.committed = false;
+                self.occ.chip_committed[chip as usize] -= 1;
+            }
+        }
+    }
+
+    fn finish_all(&mut self) {
+        for chip in 0..9 {
+            self.finish(chip);
+        }
+    }
+
+    /// Chips with no committed work: idle while the queue holds work.
+    fn idle_chips(&self) -> Vec<u32> {
+        (0..9).filter(|&c| self.occ.chip_committed[c as usize] == 0).collect()
+    }
+}
+
+fn labels(s: &[&str]) -> Vec<String> {
+    s.iter().map(|x| x.to_string()).collect()
+}
+
+/// VAS (Figure 4): #1 goes; #2 collides with #1 on C0 and everything stalls behind it.
+#[test]
+fn vas_stalls_at_the_first_collision() {
+    let mut h = Harness::new("vas");
+    assert_eq!(h.round(), labels(&["#1:C0.p0", "#1:C1.p0", "#1:C2.p0", "#1:C3.p0"]));
+    assert_eq!(h.idle_chips(), vec![4, 5, 6, 7, 8], "five chips idle, as in Figure 4");
+    assert_eq!(h.round(), Vec::<String>::new(), "nothing moves while #1 holds C0");
+    h.finish(0);
+    // #2's first memory request can go; its second collides with #1 on C1.
+    assert_eq!(h.round(), labels(&["#2:C0.p1"]));
+    h.finish(1);
+    h.finish(2);
+    h.finish(3);
+    // #2 completes its commit, #3 goes, #4 goes (C3 is clear now), #5 collides with #4 on C3.
+    assert_eq!(
+        h.round(),
+        labels(&["#2:C1.p1", "#2:C5.p0", "#3:C6.p0", "#3:C7.p0", "#3:C8.p0", "#4:C3.p0", "#4:C3.p2", "#4:C4.p0"])
+    );
+    h.finish_all();
+    assert_eq!(h.round(), labels(&["#5:C3.p1", "#5:C3.p3"]));
+    assert_eq!(h.sched.pending(), 0);
+}
+
+/// PAS (Figure 5): whole requests, out of order: #3 overtakes #2, which collides with #1.
+#[test]
+fn pas_skips_colliding_requests_whole() {
+    let mut h = Harness::new("pas");
+    assert_eq!(
+        h.round(),
+        labels(&["#1:C0.p0", "#1:C1.p0", "#1:C2.p0", "#1:C3.p0", "#3:C6.p0", "#3:C7.p0", "#3:C8.p0"])
+    );
+    assert_eq!(h.idle_chips(), vec![4, 5], "two chips idle instead of VAS's five");
+    h.finish(0);
+    // #2 needs C1 too, still #1's: it waits whole, though C0 is free.
+    assert_eq!(h.round(), Vec::<String>::new());
+    h.finish_all();
+    // #2 and #4 go; #5 collides with #4 on C3.
+    assert_eq!(h.round(), labels(&["#2:C0.p1", "#2:C1.p1", "#2:C5.p0", "#4:C3.p0", "#4:C3.p2", "#4:C4.p0"]));
+    h.finish_all();
+    assert_eq!(h.round(), labels(&["#5:C3.p1", "#5:C3.p3"]));
+}
+
+/// SPK2, RIOS (Figure 7): chip by chip in channel-striped order, each clear chip takes the
+/// oldest request's work for it; every chip that has work is busy after the first round.
+#[test]
+fn spk2_commits_per_chip_in_striped_order() {
+    let mut h = Harness::new("spk2");
+    assert_eq!(
+        h.round(),
+        labels(&[
+            "#1:C0.p0", "#1:C3.p0", "#3:C6.p0", // offset 0 of channels 0, 1, 2
+            "#1:C1.p0", "#4:C4.p0", "#3:C7.p0", // offset 1
+            "#1:C2.p0", "#2:C5.p0", "#3:C8.p0", // offset 2
+        ])
+    );
+    assert_eq!(h.idle_chips(), Vec::<u32>::new(), "no idle chip");
+    h.finish_all();
+    // Now the next-oldest request of each chip: #2 on C0, C1; on C3 #4 brings both its planes.
+    assert_eq!(h.round(), labels(&["#2:C0.p1", "#4:C3.p0", "#4:C3.p2", "#2:C1.p1"]));
+    h.finish_all();
+    assert_eq!(h.round(), labels(&["#5:C3.p1", "#5:C3.p3"]));
+}
+
+/// SPK3, RIOS + FARO (Figures 8, 9): every free plane slot of every chip is filled in the
+/// first round. On C3 plane 0 both #1 and #4 want the slot: #4 has two memory requests on C3
+/// (connectivity 2 against 1) and wins; #1's goes as soon as C3's command starts, while C3 is
+/// still busy (over-commitment).
+#[test]
+fn spk3_fills_every_plane_by_connectivity() {
+    let mut h = Harness::new("spk3");
+    assert_eq!(
+        h.round(),
+        labels(&[
+            "#1:C0.p0", "#2:C0.p1", // C0: one two-plane command's worth
+            "#4:C3.p0", "#5:C3.p1", "#4:C3.p2", "#5:C3.p3", // C3: all four planes
+            "#3:C6.p0", "#1:C1.p0", "#2:C1.p1", "#4:C4.p0", "#3:C7.p0", "#1:C2.p0", "#2:C5.p0", "#3:C8.p0",
+        ])
+    );
+    assert_eq!(h.round(), Vec::<String>::new(), "C3 plane 0 still has a waiting request");
+    h.start(3);
+    assert_eq!(h.round(), labels(&["#1:C3.p0"]), "over-committed to busy C3");
+    assert_eq!(h.occ.chip_committed[3], 5);
+    assert_eq!(h.sched.pending(), 0);
+}
+
+/// SPK1, FARO alone: whole requests by overlap depth, then connectivity. #4 (depth 2 on C3,
+/// three memory requests) and #5 (depth 2) go before #1 (depth 1, four); #1 then finds C3's
+/// plane 0 taken by #4 and waits whole, while #2 and #3 go around it.
+#[test]
+fn spk1_orders_requests_by_overlap_depth_then_connectivity() {
+    let mut h = Harness::new("spk1");
+    assert_eq!(
+        h.round(),
+        labels(&[
+            "#4:C3.p0", "#4:C3.p2", "#4:C4.p0", "#5:C3.p1", "#5:C3.p3", "#2:C0.p1", "#2:C1.p1", "#2:C5.p0", "#3:C6.p0",
+            "#3:C7.p0", "#3:C8.p0",
+        ])
+    );
+    assert_eq!(h.idle_chips(), vec![2], "C2 waits for #1, which waits for C3's plane 0");
+    h.start(3);
+    // C3 is busy, but its slots are free again: #1 is over-committed to C0, C1 and C3.
+    assert_eq!(h.round(), labels(&["#1:C0.p0", "#1:C1.p0", "#1:C2.p0", "#1:C3.p0"]));
+}
+
+/// `direct` commits everything in ready order.
+#[test]
+fn direct_commits_everything_at_once() {
+    let mut h = Harness::new("direct");
+    assert_eq!(h.round().len(), EXAMPLE.len());
+}
+
+/// PAS's starvation guard: once the oldest request has been overtaken `max_bypass` times,
+/// nothing overtakes it.
+#[test]
+fn pas_stops_overtaking_a_starving_request() {
+    for (max_bypass, expect) in [(32, labels(&["#4:C3.p0", "#4:C3.p2", "#4:C4.p0"])), (1, vec![])] {
+        let mut h = Harness::new("pas");
+        h.sched = SchedulerKind::Pas.build(&h.geo, max_bypass, true);
+        for k in 0..EXAMPLE.len() as u32 {
+            h.sched.ready(k, &h.mrs);
+        }
+        // #1 and #3 go; #2 (colliding with #1 on C0) is overtaken once, by #3.
+        assert_eq!(h.round().len(), 7);
+        // C3 frees: #4 could go, but #2 (still colliding on C0, C1, C2) has been overtaken
+        // max_bypass times when that is 1.
+        h.finish(3);
+        assert_eq!(h.round(), expect, "max_bypass {max_bypass}");
+    }
+}
