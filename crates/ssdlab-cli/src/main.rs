@@ -79,6 +79,23 @@ enum Command {
         #[command(subcommand)]
         command: TraceCommand,
     },
+    /// Reproduce a paper's evaluation: results.csv, one PNG per figure and REPORT.md in --out.
+    Reproduce {
+        /// Which paper: sprinkler.
+        paper: String,
+        /// Folder for the results (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// A smaller grid that finishes in a few minutes.
+        #[arg(long)]
+        quick: bool,
+        /// Folder holding the shared traces (msr/, ...).
+        #[arg(long, default_value = "../shared/traces")]
+        traces: PathBuf,
+        /// Parallel runs (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Measure speed and memory on fixed scenarios (mqsim-default drive).
     Bench {
         /// Print a JSON list instead of a table.
@@ -136,6 +153,21 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
+        Command::Reproduce { paper, out, quick, traces, threads } => {
+            if paper != "sprinkler" {
+                return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler")));
+            }
+            let opts = ssdlab::reproduce::sprinkler::Options {
+                out: out.clone(),
+                quick,
+                traces,
+                threads: threads.unwrap_or_else(ssdlab::reproduce::default_threads),
+            };
+            let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
+            println!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
+            println!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+            Ok(())
+        }
         Command::Run {
             config,
             workload,

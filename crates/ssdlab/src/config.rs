@@ -187,6 +187,9 @@ pub struct HilConfig {
     /// Sprinkler's readdressing callback: update the targets of uncommitted requests when
     /// their data moves to another plane.
     pub readdressing: bool,
+    /// Which overlapping requests the drive keeps in order: strict (RAW, WAR, WAW) | war
+    /// (only a write after a read, Sprinkler §4.4; the host orders the rest).
+    pub hazards: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -324,7 +327,13 @@ impl Default for CacheConfig {
 
 impl Default for HilConfig {
     fn default() -> Self {
-        HilConfig { scheduler: "direct".into(), queue_depth: 32, max_bypass: 32, readdressing: true }
+        HilConfig {
+            scheduler: "direct".into(),
+            queue_depth: 32,
+            max_bypass: 32,
+            readdressing: true,
+            hazards: "strict".into(),
+        }
     }
 }
 
@@ -553,6 +562,9 @@ impl Config {
         }
         if let Err(why) = crate::hil::SchedulerKind::parse(&self.hil.scheduler) {
             return bad(file, "hil.scheduler", &self.hil.scheduler, &why);
+        }
+        if !["strict", "war"].contains(&self.hil.hazards.as_str()) {
+            return bad(file, "hil.hazards", &self.hil.hazards, "must be strict or war");
         }
         if self.ftl.mapping != "page" {
             return bad(file, "ftl.mapping", &self.ftl.mapping, "known mappings: page");

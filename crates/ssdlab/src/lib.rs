@@ -33,6 +33,7 @@ pub mod host;
 pub mod mem;
 pub mod nand;
 pub mod report;
+pub mod reproduce;
 pub mod sim;
 pub mod stats;
 pub mod tsu;

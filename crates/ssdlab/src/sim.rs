@@ -269,6 +269,8 @@ pub struct Simulation {
     active_writers: u32,
     active_fua: u32,
     page_filter: PageFilter,
+    /// `hil.hazards = "war"`: only a write after a read (and FUA) is ordered (Sprinkler §4.4).
+    war_only: bool,
     blocked: u32,
     /// What is committed to the flash side and not done, per chip and plane.
     occ: Occupancy,
@@ -331,6 +333,14 @@ impl Simulation {
                 )
             })?;
         }
+        if opts.check && cfg.hil.hazards != "strict" {
+            return Err(crate::error::Error::config(
+                "config",
+                0,
+                "hil.hazards",
+                "--check needs hil.hazards = \"strict\": with \"war\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
+            ));
+        }
         let mut oracle = opts.check.then(|| Oracle::new(ftl.logical_pages(), geo.pages(), geo.sectors_per_page()));
         if let Some(o) = &mut oracle {
             for lpn in 0..ftl.logical_pages() {
@@ -382,6 +392,7 @@ impl Simulation {
             active_writers: 0,
             active_fua: 0,
             page_filter: PageFilter::default(),
+            war_only: cfg.hil.hazards == "war",
             blocked: 0,
             occ: Occupancy::new(&geo),
             deferring: false,
@@ -622,7 +633,9 @@ impl Simulation {
         let entry =
             Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
         // The page filter answers "surely no conflict" for most requests without a scan.
-        let maybe_conflict = entry.fua || self.active_fua > 0 || self.page_filter.may_conflict(&entry);
+        let maybe_conflict = entry.fua
+            || self.active_fua > 0
+            || (!(self.war_only && !entry.writes) && self.page_filter.may_conflict(&entry));
         self.active_writers += (entry.writes || entry.fua) as u32;
         self.active_fua += entry.fua as u32;
         self.page_filter.add(&entry, 1);
@@ -650,8 +663,10 @@ impl Simulation {
                 return true;
             }
             // Page granularity: a write of some sectors of a page rewrites (and may move)
-            // the whole page, so it conflicts with any access to that page.
-            if (me.writes || o.writes) && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
+            // the whole page, so it conflicts with any access to that page. Under Sprinkler's
+            // rule only a write after a read waits (the read goes first).
+            let ordered = if self.war_only { me.writes && !o.writes } else { me.writes || o.writes };
+            if ordered && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
                 return true;
             }
         }

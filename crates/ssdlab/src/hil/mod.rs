@@ -162,6 +162,8 @@ pub struct Pending {
     pub ios: Vec<PendingIo>,
     /// Per chip: uncommitted memory requests, oldest request first.
     pub by_chip: Vec<Vec<u32>>,
+    /// Per plane: uncommitted memory requests aimed at it.
+    pub by_plane: Vec<u32>,
     count: usize,
     spare: Vec<Vec<u32>>,
 }
@@ -174,11 +176,46 @@ pub struct PendingIo {
     pub mrs: Vec<u32>,
     /// Times a younger request was committed ahead of it (PAS, SPK1).
     pub bypassed: u32,
+    /// Distinct chips and planes of `mrs`, and the overlap depth (most distinct planes on one
+    /// chip); valid while `summary_of` is `mrs.len()` (any change resets it).
+    pub chips: Vec<u32>,
+    pub planes: Vec<u32>,
+    pub depth: u32,
+    summary_of: usize,
+}
+
+impl PendingIo {
+    /// Bring `chips`, `planes` and `depth` up to date with `mrs`.
+    pub fn summarize(&mut self, mrs: &[MemoryRequest], geo: &Geometry) {
+        if self.summary_of == self.mrs.len() {
+            return;
+        }
+        self.summary_of = self.mrs.len();
+        self.planes.clear();
+        self.planes.extend(self.mrs.iter().map(|&mr| mrs[mr as usize].plane));
+        self.planes.sort_unstable();
+        self.planes.dedup();
+        self.chips.clear();
+        self.chips.extend(self.planes.iter().map(|&p| geo.chip_of_plane(p)));
+        self.chips.dedup();
+        // Planes are sorted, so each chip's planes are adjacent.
+        let mut depth = 0;
+        let mut run = 0;
+        for (k, &p) in self.planes.iter().enumerate() {
+            run = if k > 0 && geo.chip_of_plane(self.planes[k - 1]) == geo.chip_of_plane(p) { run + 1 } else { 1 };
+            depth = depth.max(run);
+        }
+        self.depth = depth;
+    }
 }
 
 impl Pending {
-    pub fn new(chips: u32) -> Pending {
-        Pending { by_chip: (0..chips).map(|_| Vec::new()).collect(), ..Default::default() }
+    pub fn new(geo: &Geometry) -> Pending {
+        Pending {
+            by_chip: (0..geo.chips()).map(|_| Vec::new()).collect(),
+            by_plane: vec![0; geo.planes() as usize],
+            ..Default::default()
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -197,22 +234,27 @@ impl Pending {
             found => {
                 let at = found.map_or(0, |i| i + 1);
                 let buf = self.spare.pop().unwrap_or_default();
-                self.ios.insert(at, PendingIo { io: m.io, seq: m.io_seq, mrs: buf, bypassed: 0 });
+                let p = PendingIo { io: m.io, seq: m.io_seq, mrs: buf, summary_of: usize::MAX, ..Default::default() };
+                self.ios.insert(at, p);
                 at
             }
         };
         self.ios[pos].mrs.push(mr);
+        self.ios[pos].summary_of = usize::MAX;
         let list = &mut self.by_chip[geo.chip_of_plane(m.plane) as usize];
         let at = list.iter().rposition(|&x| mrs[x as usize].io_seq <= m.io_seq).map_or(0, |i| i + 1);
         list.insert(at, mr);
+        self.by_plane[m.plane as usize] += 1;
         self.count += 1;
     }
 
     /// Forget a memory request that was committed (`io_pos`: its request's index in `ios`).
-    pub fn remove(&mut self, mr: u32, io_pos: usize, chip: u32) {
+    pub fn remove(&mut self, mr: u32, io_pos: usize, chip: u32, plane: u32) {
+        self.by_plane[plane as usize] -= 1;
         let p = &mut self.ios[io_pos];
         let k = p.mrs.iter().position(|&x| x == mr).expect("pending memory request");
         p.mrs.remove(k);
+        p.summary_of = usize::MAX;
         let list = &mut self.by_chip[chip as usize];
         let k = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
         list.remove(k);
@@ -240,6 +282,7 @@ impl Pending {
             let list = &mut self.by_chip[chip as usize];
             let k = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
             list.remove(k);
+            self.by_plane[board.mrs[mr as usize].plane as usize] -= 1;
             board.commit(mr);
         }
         self.count -= mrs.len();
@@ -255,9 +298,11 @@ impl Pending {
             let list = &mut self.by_chip[chip as usize];
             let at = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
             list.remove(at);
+            self.by_plane[board.mrs[mr as usize].plane as usize] -= 1;
             board.commit(mr);
         }
         self.ios[io_pos].mrs.drain(..k);
+        self.ios[io_pos].summary_of = usize::MAX;
         self.count -= k;
     }
 
@@ -288,6 +333,8 @@ impl Pending {
             let m = &mrs[mr as usize];
             if m.lpn == lpn && m.plane == from_plane && m.op == MrOp::Read {
                 moved.push(mr);
+                self.by_plane[from_plane as usize] -= 1;
+                self.by_plane[to_plane as usize] += 1;
                 if from != to {
                     self.by_chip[from].remove(k);
                     let list = &mut self.by_chip[to];

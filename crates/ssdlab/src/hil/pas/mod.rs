@@ -19,7 +19,7 @@ pub struct Pas {
 
 impl Pas {
     pub fn new(geo: &Geometry, max_bypass: u32, readdressing: bool) -> Pas {
-        Pas { geo: geo.clone(), pending: Pending::new(geo.chips()), max_bypass, readdressing }
+        Pas { geo: geo.clone(), pending: Pending::new(geo), max_bypass, readdressing }
     }
 }
 
@@ -33,8 +33,9 @@ impl DeviceScheduler for Pas {
     fn schedule(&mut self, board: &mut Board<'_>) {
         let mut i = 0;
         while i < self.pending.ios.len() {
-            let p = &self.pending.ios[i];
-            let free = p.mrs.iter().all(|&mr| !board.collides(board.chip_of(mr), p.io));
+            let p = &mut self.pending.ios[i];
+            p.summarize(board.mrs, board.geo);
+            let free = p.chips.iter().all(|&chip| !board.collides(chip, p.io));
             if free {
                 self.pending.commit_io(i, board);
                 self.pending.count_bypass(i);

@@ -18,7 +18,6 @@ pub struct Scratch {
     io_counts: Vec<(u32, u32)>,
     best: Vec<u32>,
     best_key: Vec<(u32, Reverse<u64>)>,
-    chip_planes: Vec<(u32, [u64; 4])>,
     order: Vec<(Reverse<u32>, Reverse<usize>, u64, usize)>,
 }
 
@@ -29,7 +28,6 @@ impl Scratch {
             io_counts: Vec::new(),
             best: vec![NONE; ppc],
             best_key: vec![(0, Reverse(0)); ppc],
-            chip_planes: Vec::new(),
             order: Vec::new(),
         }
     }
@@ -44,7 +42,8 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
             continue;
         }
         let base = chip * ppc;
-        if !(base..base + ppc).any(|p| board.slot_free(p)) {
+        // Only a plane with a free slot and a request for it can take anything.
+        if !(base..base + ppc).any(|p| board.slot_free(p) && pending.by_plane[p as usize] > 0) {
             continue;
         }
         // Connectivity of each host request on this chip.
@@ -77,7 +76,7 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
             }
             let io = board.mrs[mr as usize].io;
             let pos = pending.ios.iter().position(|p| p.io == io).expect("pending request of a pending memory request");
-            pending.remove(mr, pos, chip);
+            pending.remove(mr, pos, chip, board.mrs[mr as usize].plane);
             board.commit(mr);
         }
     }
@@ -86,26 +85,10 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
 /// SPK1: whole host requests, in FARO's priority order, each committed if every plane it
 /// needs has a free slot (busy chips included: that is the over-commitment).
 pub fn commit_requests(pending: &mut Pending, board: &mut Board<'_>, max_bypass: u32, s: &mut Scratch) {
-    let ppc = board.geo.planes_per_chip();
     s.order.clear();
-    for (i, p) in pending.ios.iter().enumerate() {
-        // Overlap depth of the request: the most distinct planes it brings to one chip.
-        s.chip_planes.clear();
-        for &mr in &p.mrs {
-            let plane = board.mrs[mr as usize].plane;
-            let (chip, pic) = (plane / ppc, plane % ppc);
-            let (word, bit) = ((pic / 64) as usize, 1u64 << (pic % 64));
-            match s.chip_planes.iter_mut().find(|e| e.0 == chip) {
-                Some(e) => e.1[word] |= bit,
-                None => {
-                    let mut mask = [0; 4];
-                    mask[word] = bit;
-                    s.chip_planes.push((chip, mask));
-                }
-            }
-        }
-        let depth = s.chip_planes.iter().map(|e| e.1.iter().map(|w| w.count_ones()).sum::<u32>()).max().unwrap_or(0);
-        s.order.push((Reverse(depth), Reverse(p.mrs.len()), p.seq, i));
+    for (i, p) in pending.ios.iter_mut().enumerate() {
+        p.summarize(board.mrs, board.geo);
+        s.order.push((Reverse(p.depth), Reverse(p.mrs.len()), p.seq, i));
     }
     // The oldest request, once overtaken too often, goes alone and first.
     let starving = pending.ios.first().is_some_and(|p| p.bypassed >= max_bypass);
@@ -115,7 +98,7 @@ pub fn commit_requests(pending: &mut Pending, board: &mut Board<'_>, max_bypass:
     s.order.sort_unstable();
     for k in 0..s.order.len() {
         let i = s.order[k].3;
-        let fits = pending.ios[i].mrs.iter().all(|&mr| board.slot_free(board.mrs[mr as usize].plane));
+        let fits = pending.ios[i].planes.iter().all(|&plane| board.slot_free(plane));
         if fits {
             pending.commit_io(i, board);
             pending.count_bypass(i);

@@ -51,7 +51,7 @@ impl Sprinkler {
         Sprinkler {
             name,
             geo: geo.clone(),
-            pending: Pending::new(geo.chips()),
+            pending: Pending::new(geo),
             rios,
             faro,
             max_bypass,

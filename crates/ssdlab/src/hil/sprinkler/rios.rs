@@ -30,7 +30,7 @@ pub fn commit_per_chip(pending: &mut Pending, visit: &[u32], board: &mut Board<'
         while k < pending.by_chip[c].len() {
             let mr = pending.by_chip[c][k];
             if board.mrs[mr as usize].io == io {
-                pending.remove(mr, pos, chip);
+                pending.remove(mr, pos, chip, board.mrs[mr as usize].plane);
                 board.commit(mr);
             } else {
                 k += 1;

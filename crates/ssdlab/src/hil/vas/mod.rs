@@ -15,7 +15,7 @@ pub struct Vas {
 
 impl Vas {
     pub fn new(geo: &Geometry, readdressing: bool) -> Vas {
-        Vas { geo: geo.clone(), pending: Pending::new(geo.chips()), readdressing }
+        Vas { geo: geo.clone(), pending: Pending::new(geo), readdressing }
     }
 }
 
