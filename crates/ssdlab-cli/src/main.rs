@@ -104,6 +104,10 @@ enum Command {
         /// Run only scenarios whose name contains this.
         #[arg(long)]
         only: Option<String>,
+        /// Override a key of the mqsim-default drive in every scenario, e.g.
+        /// --set hil.scheduler=spk3 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
         /// Internal: run one scenario in this process and print its JSON.
         #[arg(long, hide = true)]
         scenario: Option<String>,
@@ -249,13 +253,15 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             Ok(())
         }
         Command::Trace { command } => trace(command),
-        Command::Bench { json, only, scenario } => {
+        Command::Bench { json, only, set, scenario } => {
             if let Some(name) = scenario {
-                let r = ssdlab::bench::run_scenario(&name)?;
+                let r = ssdlab::bench::run_scenario(&name, &set)?;
                 println!("{}", serde_json::to_string(&r)?);
                 return Ok(());
             }
-            bench_all(only.as_deref(), json)
+            // Bad overrides fail here, once, with exit code 2.
+            ssdlab::bench::config(&set)?;
+            bench_all(only.as_deref(), &set, json)
         }
     }
 }
@@ -337,14 +343,19 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
 }
 
 /// Run every scenario in a child process (so each peak RSS is its own) and print them.
-fn bench_all(only: Option<&str>, json: bool) -> Result<(), InputError> {
+fn bench_all(only: Option<&str>, set: &[String], json: bool) -> Result<(), InputError> {
     let exe = std::env::current_exe()?;
     let mut results = Vec::new();
     for name in ssdlab::bench::SCENARIOS.iter().filter(|n| only.is_none_or(|o| n.contains(o))) {
         if !json {
             eprintln!("running {name} ...");
         }
-        let out = std::process::Command::new(&exe).args(["bench", "--scenario", name]).output()?;
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(["bench", "--scenario", name]);
+        for s in set {
+            cmd.args(["--set", s]);
+        }
+        let out = cmd.output()?;
         if !out.status.success() {
             return Err(InputError(format!("scenario {name} failed: {}", String::from_utf8_lossy(&out.stderr))));
         }

@@ -1044,3 +1044,107 @@ fn timeline_window_limits_events() {
         assert!(ts < 200.0, "event outside the 0:200 us window: {e}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sprinkler: schedulers, hazards, reproduction, bench overrides
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn config_bad_hazard_rule_names_key_and_value() {
+    check_bad_config("[hil]\nhazards = \"loose\"\n", &["hil.hazards", "loose"]);
+}
+
+#[test]
+fn check_mode_needs_strict_hazards() {
+    let dir = TempDir::new("check-war");
+    let wl = synthetic_workload(&dir, 100);
+    ssdlab(["run", "--config", SPRINKLER, "--workload", &p(&wl), "--check"])
+        .assert_input_error(&["hil.hazards", "strict"]);
+}
+
+#[test]
+fn every_scheduler_runs_a_trace_to_completion() {
+    let trace = format!("{TRACES}/msr/hm_0.sample1000.csv");
+    for s in ["direct", "vas", "pas", "spk1", "spk2", "spk3"] {
+        let set = format!("hil.scheduler={s}");
+        let out = ssdlab([
+            "run",
+            "--config",
+            SPRINKLER,
+            "--workload",
+            &trace,
+            "--set",
+            &set,
+            "--replay",
+            "closed_loop",
+            "--queue-depth",
+            "64",
+            "--address-mode",
+            "wrap",
+            "--json",
+        ]);
+        out.assert_success();
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["sim"]["host"]["requests_completed"], 1000, "{s}");
+        assert_eq!(v["config"]["hil"]["scheduler"], s);
+    }
+}
+
+#[test]
+fn reproduce_unknown_paper_is_an_input_error() {
+    let dir = TempDir::new("repro-unknown");
+    ssdlab(["reproduce", "nopaper", "--out", &p(&dir.path("out"))]).assert_input_error(&["nopaper", "sprinkler"]);
+}
+
+#[test]
+fn reproduce_without_traces_names_the_missing_file() {
+    let dir = TempDir::new("repro-notraces");
+    let out = dir.path("out");
+    let missing = dir.path("no-traces");
+    ssdlab(["reproduce", "sprinkler", "--quick", "--out", &p(&out), "--traces", &p(&missing)])
+        .assert_input_error(&["hm_0.sample1000.csv", "--traces"]);
+}
+
+#[test]
+fn bench_rejects_a_bad_override() {
+    ssdlab(["bench", "--only", "fresh", "--set", "hil.scheduler=bogus"])
+        .assert_input_error(&["hil.scheduler", "bogus"]);
+}
+
+/// The quick reproduction on the shipped MSR traces: the paper's direction (SPK3 well above
+/// VAS and PAS in bandwidth, chips busier than under VAS) on every trace, and the files the
+/// report promises.
+#[test]
+fn reproduce_sprinkler_quick_shows_the_papers_direction() {
+    let dir = TempDir::new("repro-quick");
+    let out = dir.path("out");
+    ssdlab(["reproduce", "sprinkler", "--quick", "--out", &p(&out), "--traces", TRACES]).assert_success();
+    for f in ["results.csv", "REPORT.md", "fig10a_bandwidth.png", "fig15_chip_utilization_1024.png", "fig17_gc.png"] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
+    let get = |w: &str, s: &str, c: &str| -> f64 {
+        rows.iter()
+            .find(|r| {
+                r[col("experiment")] == "workloads"
+                    && r[col("workload")] == w
+                    && r[col("scheduler")] == s
+                    && r[col("chips")] == "64"
+            })
+            .unwrap_or_else(|| panic!("no row for {w} {s}"))[col(c)]
+        .parse()
+        .unwrap()
+    };
+    for w in ["msr-hm0", "msr-rw20", "msr-rw40", "msr-rd83"] {
+        let (vas, pas, spk3) =
+            (get(w, "vas", "bandwidth_mb_s"), get(w, "pas", "bandwidth_mb_s"), get(w, "spk3", "bandwidth_mb_s"));
+        assert!(spk3 >= 1.5 * vas, "{w}: spk3 {spk3} vas {vas}");
+        assert!(spk3 >= 1.2 * pas, "{w}: spk3 {spk3} pas {pas}");
+        assert!(get(w, "spk3", "chip_utilization") > get(w, "vas", "chip_utilization"), "{w}");
+        // VAS and PAS never over-commit: one page per command.
+        assert_eq!(get(w, "vas", "transaction_reduction"), 0.0, "{w}");
+    }
+}

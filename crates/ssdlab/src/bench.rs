@@ -50,9 +50,14 @@ fn workload(name: &str) -> Option<WorkloadSpec> {
     })
 }
 
-/// Run one scenario in this process.
-pub fn run_scenario(name: &str) -> Result<BenchResult> {
-    let config = Config::from_toml_str(MQSIM_DEFAULT, "presets/mqsim-default.toml", &[])?;
+/// The drive every scenario runs on: `mqsim-default` with `sets` applied.
+pub fn config(sets: &[String]) -> Result<Config> {
+    Config::from_toml_str(MQSIM_DEFAULT, "presets/mqsim-default.toml", sets)
+}
+
+/// Run one scenario in this process, on `mqsim-default` with `sets` applied.
+pub fn run_scenario(name: &str, sets: &[String]) -> Result<BenchResult> {
+    let config = config(sets)?;
     if name == "precondition-512g-90" {
         let wall = Instant::now();
         let mut ftl = Ftl::new(&config, 42);

@@ -635,7 +635,7 @@ impl Simulation {
         // The page filter answers "surely no conflict" for most requests without a scan.
         let maybe_conflict = entry.fua
             || self.active_fua > 0
-            || (!(self.war_only && !entry.writes) && self.page_filter.may_conflict(&entry));
+            || ((entry.writes || !self.war_only) && self.page_filter.may_conflict(&entry));
         self.active_writers += (entry.writes || entry.fua) as u32;
         self.active_fua += entry.fua as u32;
         self.page_filter.add(&entry, 1);

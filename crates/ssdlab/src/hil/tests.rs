@@ -254,3 +254,27 @@ fn pas_stops_overtaking_a_starving_request() {
         assert_eq!(h.round(), expect, "max_bypass {max_bypass}");
     }
 }
+
+/// Readdressing callback (§4.3): #1's page on C3 moves to C4 plane 1 before it is committed;
+/// with the callback SPK2 commits it to C4, without it the stale target C3 is kept.
+#[test]
+fn readdressing_regroups_an_uncommitted_read_under_its_new_chip() {
+    for (on, chip) in [(true, 4), (false, 3)] {
+        let mut h = Harness::new("spk2");
+        h.sched = SchedulerKind::Spk2.build(&h.geo, 32, on);
+        for k in 0..4u32 {
+            h.sched.ready(k, &h.mrs); // request #1 only
+        }
+        // Before any round, lpn 3 (#1's C3 page) moves to C4 plane 1.
+        let mut moved = Vec::new();
+        h.sched.readdress(3, 3 * 4, 4 * 4 + 1, &h.mrs, &mut moved);
+        for &mr in &moved {
+            h.mrs[mr as usize].plane = 4 * 4 + 1;
+        }
+        assert_eq!(moved, if on { vec![3] } else { vec![] });
+        let out = h.round();
+        let expect = if on { "#1:C4.p1" } else { "#1:C3.p0" };
+        assert!(out.contains(&expect.to_string()), "readdressing {on}: {out:?}");
+        assert_eq!(h.occ.chip_committed[chip], 1);
+    }
+}
