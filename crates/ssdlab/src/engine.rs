@@ -34,9 +34,6 @@ pub enum Event {
     ReadDataOut { mr: u32 },
     /// A request completes (a write's completion entry reached the host).
     Complete { io: u32 },
-    /// The device-level scheduler runs once every request that arrived at this instant has
-    /// been split (Sprinkler's schedulers secure all tags before committing).
-    Schedule,
     /// Periodic sampling for the time series.
     Sample,
 }

@@ -277,8 +277,8 @@ pub struct Simulation {
     /// While a scheduling round commits, chips are started only at its end, so a command is
     /// built from everything committed at that instant.
     deferring: bool,
-    /// The scheduler sees the requests that arrive at one instant together: a round is
-    /// queued as an event after them (`direct` commits at once: it has nothing to choose).
+    /// The scheduler sees the requests an event makes ready together: the round runs once
+    /// the event is handled (`direct` commits at once: it has nothing to choose).
     batch_arrivals: bool,
     schedule_pending: bool,
     deferred_chips: Vec<u32>,
@@ -441,6 +441,10 @@ impl Simulation {
         for f in 0..self.flows.len() {
             self.refill_flow(f);
         }
+        if self.schedule_pending {
+            self.schedule_pending = false;
+            self.run_scheduler();
+        }
         if self.interval_ps > 0 {
             self.q.at(self.interval_ps, Event::Sample);
         }
@@ -479,11 +483,12 @@ impl Simulation {
                 }
                 Event::ReadDataOut { mr } => self.mr_done(mr),
                 Event::Complete { io } => self.complete(io),
-                Event::Schedule => {
-                    self.schedule_pending = false;
-                    self.run_scheduler();
-                }
                 Event::Sample => self.sample(),
+            }
+            if self.schedule_pending {
+                // The requests this event made ready, all at once.
+                self.schedule_pending = false;
+                self.run_scheduler();
             }
             if self.progress && self.q.processed() & 0xffff == 0 {
                 let w = wall.elapsed().as_secs_f64();
@@ -727,14 +732,13 @@ impl Simulation {
         }
     }
 
-    /// New memory requests are ready: run the scheduler now, or once this instant's other
-    /// arrivals are in.
+    /// New memory requests are ready: run the scheduler now, or once the event that made
+    /// them ready is done (so a round sees every request that arrived with it).
     fn schedule_arrivals(&mut self) {
         if !self.batch_arrivals {
             self.run_scheduler();
-        } else if !self.schedule_pending && self.sched.pending() > 0 {
+        } else {
             self.schedule_pending = true;
-            self.q.after(0, Event::Schedule);
         }
     }
 
