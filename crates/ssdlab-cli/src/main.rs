@@ -45,6 +45,10 @@ enum Command {
         /// Integrity oracle and invariant checks (slower; meant for small drives).
         #[arg(long)]
         check: bool,
+        /// Also run each flow alone and report slowdowns, fairness, unfairness, weighted
+        /// speedup and maximum slowdown (FLIN's metrics).
+        #[arg(long)]
+        fairness: bool,
         /// Print the JSON report to stdout instead of the summary.
         #[arg(long)]
         json: bool,
@@ -182,6 +186,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             timeline,
             timeline_window,
             check,
+            fairness,
             json,
             address_mode,
             replay,
@@ -213,7 +218,11 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             };
             let opts = RunOptions { check, timeline: window, progress: true };
             let outcome = ssdlab::run_outcome(&cfg, &wl, seed, &opts)?;
-            let report = ssdlab::Report::from_outcome(&outcome);
+            let mut report = ssdlab::Report::from_outcome(&outcome);
+            if fairness {
+                let seed = seed.unwrap_or(wl.seed);
+                ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab::reproduce::default_threads())?;
+            }
             if let (Some(path), Some(tl)) = (&timeline, &outcome.timeline) {
                 write_file(path, &tl.to_json())?;
                 if tl.dropped > 0 {

@@ -1148,3 +1148,26 @@ fn reproduce_sprinkler_quick_shows_the_papers_direction() {
         assert_eq!(get(w, "vas", "transaction_reduction"), 0.0, "{w}");
     }
 }
+
+#[test]
+fn fairness_flag_adds_slowdowns_and_the_summary() {
+    let dir = TempDir::new("fairness");
+    let wl = dir.write(
+        "two.toml",
+        "seed = 5\n[[flows]]\nname = \"w\"\nread_ratio = 0.0\nrequest_bytes = 65536\nqueue_depth = 16\nrequests = 500\n\n[[flows]]\nname = \"r\"\nread_ratio = 1.0\nrequest_bytes = 4096\nqueue_depth = 2\nrequests = 500\n",
+    );
+    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--fairness", "--json"]);
+    out.assert_success();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let f = &v["sim"]["fairness"];
+    let s: Vec<f64> = v["sim"]["flows"].as_array().unwrap().iter().map(|f| f["slowdown"].as_f64().unwrap()).collect();
+    let (max, min) = (s[0].max(s[1]), s[0].min(s[1]));
+    assert!((f["unfairness"].as_f64().unwrap() - max / min).abs() < 1e-9);
+    assert!((f["fairness"].as_f64().unwrap() - min / max).abs() < 1e-9);
+    assert!((f["weighted_speedup"].as_f64().unwrap() - (1.0 / s[0] + 1.0 / s[1])).abs() < 1e-9);
+    assert_eq!(f["max_slowdown"].as_f64().unwrap(), max);
+    // Without the flag the keys are absent.
+    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--json"]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v["sim"].get("fairness").is_none() && v["sim"]["flows"][0].get("slowdown").is_none());
+}

@@ -470,13 +470,18 @@ impl Synthetic {
     }
 }
 
+/// The seed of flow `i` that has none of its own, derived from the run's seed.
+pub fn flow_seed(seed: u64, i: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1)
+}
+
 /// Build run-time flows. `logical_sectors` is the drive's exposed size; flows without a seed
 /// of their own derive one from `seed`.
 pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> Result<Vec<Flow>> {
     let file = if spec.source.is_empty() { "workload" } else { spec.source.as_str() };
     let mut flows = Vec::with_capacity(spec.flows.len());
     for (i, f) in spec.flows.iter().enumerate() {
-        let seed = f.seed.unwrap_or(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1));
+        let seed = f.seed.unwrap_or(flow_seed(seed, i));
         let priority = match f.priority.as_str() {
             "urgent" => 0,
             "high" => 1,

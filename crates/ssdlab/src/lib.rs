@@ -52,6 +52,53 @@ pub fn run(config: &Config, workload: &WorkloadSpec, seed: Option<u64>, opts: &R
     Ok(Report::from_outcome(&outcome))
 }
 
+/// Run one simulation, then each of its flows alone, and add the slowdowns and fairness
+/// summary to the report (see [`add_fairness`]).
+pub fn run_with_fairness(
+    config: &Config,
+    workload: &WorkloadSpec,
+    seed: Option<u64>,
+    opts: &RunOptions,
+    threads: usize,
+) -> Result<Report> {
+    let seed = seed.unwrap_or(workload.seed);
+    let mut report = run(config, workload, Some(seed), opts)?;
+    add_fairness(&mut report, config, workload, seed, threads)?;
+    Ok(report)
+}
+
+/// Run each flow of `workload` alone on the same drive (same config, seed and
+/// preconditioning; each flow keeps the seed it had in the shared run) and add each flow's
+/// slowdown and the fairness summary to `report`, the shared run's report. The alone runs go
+/// in parallel on up to `threads` cores.
+pub fn add_fairness(
+    report: &mut Report,
+    config: &Config,
+    workload: &WorkloadSpec,
+    seed: u64,
+    threads: usize,
+) -> Result<()> {
+    let jobs: Vec<reproduce::Job> = (0..workload.flows.len())
+        .map(|i| {
+            let mut alone = workload.clone();
+            let mut flow = alone.flows[i].clone();
+            // The seed the flow had in the shared run (see host::build_flows).
+            flow.seed = Some(flow.seed.unwrap_or_else(|| host::flow_seed(seed, i)));
+            alone.flows = vec![flow];
+            reproduce::Job { config: config.clone(), workload: alone }
+        })
+        .collect();
+    let alone = reproduce::run_jobs(jobs, threads, Some(seed), None)?;
+    let shared: Vec<f64> = report.sim.flows.iter().map(|f| f.latency_us.mean).collect();
+    let alone: Vec<f64> = alone.iter().map(|r| r.sim.flows[0].latency_us.mean).collect();
+    let (summary, slowdowns) = report::FairnessReport::from_means(&shared, &alone);
+    for (f, s) in report.sim.flows.iter_mut().zip(slowdowns) {
+        f.slowdown = s;
+    }
+    report.sim.fairness = Some(summary);
+    Ok(())
+}
+
 /// Run one simulation and return the raw outcome (with the timeline, if recorded).
 pub fn run_outcome(
     config: &Config,

@@ -36,6 +36,41 @@ pub struct SimReport {
     pub cache: CacheReport,
     pub ftl: FtlReport,
     pub time_series: Vec<Sample>,
+    /// With `--fairness`: each flow's slowdown against running alone, and their summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<FairnessReport>,
+}
+
+/// Fairness across flows (FLIN, ISCA 2018). A flow's slowdown is its mean response time when
+/// sharing the drive divided by its mean response time when it runs alone (same config, same
+/// seed, same preconditioning). Unfairness = max / min slowdown; fairness = 1 / unfairness;
+/// weighted speedup = Σ alone / shared.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FairnessReport {
+    pub fairness: f64,
+    pub unfairness: f64,
+    pub weighted_speedup: f64,
+    pub max_slowdown: f64,
+}
+
+impl FairnessReport {
+    /// From each flow's mean response time shared and alone (flows with no requests are left
+    /// out). Returns the summary and the per-flow slowdowns.
+    pub fn from_means(shared: &[f64], alone: &[f64]) -> (FairnessReport, Vec<Option<f64>>) {
+        let slowdowns: Vec<Option<f64>> =
+            shared.iter().zip(alone).map(|(&s, &a)| (s > 0.0 && a > 0.0).then(|| s / a)).collect();
+        let present: Vec<f64> = slowdowns.iter().flatten().copied().collect();
+        let max = present.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = present.iter().copied().fold(f64::INFINITY, f64::min);
+        let unfairness = if present.is_empty() { 1.0 } else { max / min };
+        let report = FairnessReport {
+            fairness: 1.0 / unfairness,
+            unfairness,
+            weighted_speedup: present.iter().map(|s| 1.0 / s).sum(),
+            max_slowdown: if present.is_empty() { 1.0 } else { max },
+        };
+        (report, slowdowns)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -92,6 +127,9 @@ pub struct FlowReport {
     pub latency_us: LatencySummary,
     pub host_wait_us_mean: f64,
     pub device_us_mean: f64,
+    /// With `--fairness`: mean response time shared / alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -186,6 +224,7 @@ impl Report {
                 latency_us: LatencySummary::of(&f.latency),
                 host_wait_us_mean: ratio(f.host_wait_ps as f64 / 1e6, f.completed as f64),
                 device_us_mean: ratio(f.device_ps as f64 / 1e6, f.completed as f64),
+                slowdown: None,
             })
             .collect();
         let commands = s.commands as f64;
@@ -255,6 +294,7 @@ impl Report {
                     gc_pages_programmed: s.gc_pages_programmed,
                 },
                 time_series: s.samples.clone(),
+                fairness: None,
             },
             check: o.check.clone(),
             run: RunReport {
@@ -312,10 +352,20 @@ impl Report {
             out += "flows            requests       IOPS  mean (us)   p99 (us)\n";
             for f in &s.flows {
                 out += &format!(
-                    "  {:<14} {:>8} {:>10.0} {:>10.1} {:>10.1}\n",
+                    "  {:<14} {:>8} {:>10.0} {:>10.1} {:>10.1}",
                     f.name, f.requests_completed, f.iops, f.latency_us.mean, f.latency_us.p99
                 );
+                if let Some(sd) = f.slowdown {
+                    out += &format!("  slowdown {sd:.2}");
+                }
+                out += "\n";
             }
+        }
+        if let Some(fr) = &s.fairness {
+            out += &format!(
+                "fairness {:.3} (unfairness {:.2}), weighted speedup {:.3}, max slowdown {:.2}\n",
+                fr.fairness, fr.unfairness, fr.weighted_speedup, fr.max_slowdown
+            );
         }
         let fl = &s.flash;
         out += &format!(
@@ -478,5 +528,23 @@ impl Timeline {
         }
         out.push_str("\n]}\n");
         out
+    }
+}
+
+#[cfg(test)]
+mod fairness_tests {
+    use super::FairnessReport;
+
+    /// Worked by hand: slowdowns 300/100 = 3 and 100/100 = 1; unfairness 3/1; fairness 1/3;
+    /// weighted speedup 100/300 + 100/100 = 4/3; max slowdown 3. A flow with no requests
+    /// (mean 0) has no slowdown and is left out.
+    #[test]
+    fn fairness_metrics_follow_their_definitions() {
+        let (r, s) = FairnessReport::from_means(&[300.0, 100.0, 0.0], &[100.0, 100.0, 50.0]);
+        assert_eq!(s, vec![Some(3.0), Some(1.0), None]);
+        assert_eq!(r.unfairness, 3.0);
+        assert!((r.fairness - 1.0 / 3.0).abs() < 1e-15);
+        assert!((r.weighted_speedup - 4.0 / 3.0).abs() < 1e-15);
+        assert_eq!(r.max_slowdown, 3.0);
     }
 }

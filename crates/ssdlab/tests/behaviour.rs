@@ -867,3 +867,27 @@ fn d_choices_spans_random_to_greedy() {
     );
     assert!(d64 <= greedy * 1.02, "d = 64 of ~119 blocks is nearly greedy: {d64:.3} vs {greedy:.3}");
 }
+
+/// `--fairness`: a flow that runs alone anyway has slowdown exactly 1 (its alone run is the
+/// same simulation: same config, seed, preconditioning and flow seed), so fairness and
+/// weighted speedup are 1. With a second, write-heavy flow added, the read flow is slowed down.
+#[test]
+fn fairness_compares_each_flow_with_itself_alone() {
+    let cfg = small();
+    let reader = flow(1.0, "uniform", 4096, 2, 2000);
+    let single = workload(7, None, vec![reader.clone()]);
+    let r = ssdlab::run_with_fairness(&cfg, &single, None, &RunOptions::default(), 2).unwrap();
+    let f = r.sim.fairness.as_ref().unwrap();
+    assert_eq!(r.sim.flows[0].slowdown, Some(1.0));
+    assert_eq!((f.fairness, f.unfairness, f.weighted_speedup, f.max_slowdown), (1.0, 1.0, 1.0, 1.0));
+
+    let writer = flow(0.0, "uniform", 65536, 32, 2000);
+    let both = workload(7, None, vec![reader, writer]);
+    let r = ssdlab::run_with_fairness(&cfg, &both, None, &RunOptions::default(), 2).unwrap();
+    let reader_slowdown = r.sim.flows[0].slowdown.unwrap();
+    assert!(reader_slowdown > 1.5, "reads behind 64 KiB writes: slowdown {reader_slowdown}");
+    let f = r.sim.fairness.as_ref().unwrap();
+    let s: Vec<f64> = r.sim.flows.iter().map(|f| f.slowdown.unwrap()).collect();
+    assert_eq!(f.max_slowdown, s[0].max(s[1]));
+    assert!((f.weighted_speedup - (1.0 / s[0] + 1.0 / s[1])).abs() < 1e-12);
+}

@@ -24,6 +24,12 @@ pub struct Job {
 /// Run every job, on up to `threads` cores, returning reports in job order. Progress goes to
 /// stderr.
 pub fn run_all(label: &str, jobs: Vec<Job>, threads: usize) -> Result<Vec<Report>> {
+    run_jobs(jobs, threads, None, Some(label))
+}
+
+/// Run every job (with `seed` overriding the workloads' seeds when given), on up to `threads`
+/// cores, returning reports in job order; with a `label`, progress goes to stderr.
+pub fn run_jobs(jobs: Vec<Job>, threads: usize, seed: Option<u64>, label: Option<&str>) -> Result<Vec<Report>> {
     let n = jobs.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -36,14 +42,18 @@ pub fn run_all(label: &str, jobs: Vec<Job>, threads: usize) -> Result<Vec<Report
                     break;
                 }
                 let job = &jobs[i];
-                let r = crate::run(&job.config, &job.workload, None, &RunOptions::default());
+                let r = crate::run(&job.config, &job.workload, seed, &RunOptions::default());
                 results.lock().expect("no worker panicked")[i] = Some(r);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                eprint!("\r  {label}: {d}/{n} runs   ");
+                if let Some(label) = label {
+                    eprint!("\r  {label}: {d}/{n} runs   ");
+                }
             });
         }
     });
-    eprintln!();
+    if label.is_some() {
+        eprintln!();
+    }
     results.into_inner().expect("no worker panicked").into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
