@@ -105,10 +105,41 @@ pub struct SuspensionConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TsuConfig {
-    /// fifo | ooo
+    /// fifo | ooo | flin
     pub policy: String,
     /// How many queued transactions per queue the builder looks at when coalescing.
     pub scan_limit: u32,
+    pub flin: FlinConfig,
+}
+
+/// FLIN's parameters (ISCA 2018; defaults from its authors' code, TECHNIQUES.md §1).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlinConfig {
+    /// Length of the epoch over which flow intensity is measured.
+    pub epoch_us: f64,
+    /// A flow is low-intensity for reads on a chip if it enqueued fewer reads there in an
+    /// epoch than this many bytes of the whole drive's worth, per chip, in pages.
+    pub alpha_read_bytes: u64,
+    /// The same for writes.
+    pub alpha_write_bytes: u64,
+    /// Below this fairness (min / max mean slowdown) in the high-intensity segment, its most
+    /// slowed-down flow's new transaction jumps to the segment's front.
+    pub fairness_threshold: f64,
+    /// Flows start low-intensity (before their first epoch ends).
+    pub start_low_intensity: bool,
+}
+
+impl Default for FlinConfig {
+    fn default() -> Self {
+        FlinConfig {
+            epoch_us: 10_000.0,
+            alpha_read_bytes: 32 << 20,
+            alpha_write_bytes: 256 << 10,
+            fairness_threshold: 0.6,
+            start_low_intensity: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -276,7 +307,7 @@ impl Default for SuspensionConfig {
 
 impl Default for TsuConfig {
     fn default() -> Self {
-        TsuConfig { policy: "ooo".into(), scan_limit: 64 }
+        TsuConfig { policy: "ooo".into(), scan_limit: 64, flin: FlinConfig::default() }
     }
 }
 
@@ -562,6 +593,13 @@ impl Config {
         }
         if let Err(why) = crate::hil::SchedulerKind::parse(&self.hil.scheduler) {
             return bad(file, "hil.scheduler", &self.hil.scheduler, &why);
+        }
+        let fl = &self.tsu.flin;
+        if !(fl.epoch_us.is_finite() && fl.epoch_us > 0.0) {
+            return bad(file, "tsu.flin.epoch_us", fl.epoch_us, "must be a positive number of microseconds");
+        }
+        if !(fl.fairness_threshold.is_finite() && (0.0..=1.0).contains(&fl.fairness_threshold)) {
+            return bad(file, "tsu.flin.fairness_threshold", fl.fairness_threshold, "must be in [0, 1]");
         }
         if !["strict", "war"].contains(&self.hil.hazards.as_str()) {
             return bad(file, "hil.hazards", &self.hil.hazards, "must be strict or war");

@@ -130,6 +130,9 @@ pub struct FlowReport {
     /// With `--fairness`: mean response time shared / alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<f64>,
+    /// With a TSU policy that charges GC to flows (FLIN): chip time of GC charged to this flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_charged_us: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -216,7 +219,8 @@ impl Report {
             .flow_names
             .iter()
             .zip(&s.flows)
-            .map(|(name, f)| FlowReport {
+            .enumerate()
+            .map(|(i, (name, f))| FlowReport {
                 name: name.clone(),
                 requests_completed: f.completed,
                 iops: ratio(f.completed as f64, secs),
@@ -225,6 +229,7 @@ impl Report {
                 host_wait_us_mean: ratio(f.host_wait_ps as f64 / 1e6, f.completed as f64),
                 device_us_mean: ratio(f.device_ps as f64 / 1e6, f.completed as f64),
                 slowdown: None,
+                gc_charged_us: o.gc_charged_us.as_ref().and_then(|g| g.get(i).copied()),
             })
             .collect();
         let commands = s.commands as f64;

@@ -27,7 +27,7 @@ use crate::host::{build_flows, Flow, IoOp, IoRequest, WorkloadSpec};
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, Timing, NONE};
 use crate::stats::{Sample, Stats};
 use crate::tsu::{
-    ChipQueues, GcUrgency, PickContext, QueueClass, QueueEntry, Transaction, TsuPolicy, TsuPolicyKind, TxKind,
+    ChipQueues, GcUrgency, Pick, PickContext, QueueClass, QueueEntry, Transaction, TsuPolicy, TsuPolicyKind, TxKind,
     QUEUE_CLASSES,
 };
 
@@ -213,6 +213,8 @@ pub struct Outcome {
     pub state_bytes: u64,
     pub check: Option<CheckResult>,
     pub timeline: Option<crate::report::Timeline>,
+    /// Chip time of GC charged to each flow (µs), when the TSU policy charges GC (FLIN).
+    pub gc_charged_us: Option<Vec<f64>>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -290,7 +292,7 @@ pub struct Simulation {
     heads_buf: Vec<Option<u64>>,
     priorities: Vec<u8>,
     build_txs: Vec<u32>,
-    order_buf: Vec<(u64, usize, Ppn)>,
+    order_buf: Vec<(u64, usize, Ppn, usize)>,
     done_buf: Vec<u32>,
     dropped_moves: Vec<u32>,
     readdressed: Vec<u32>,
@@ -359,7 +361,9 @@ impl Simulation {
             timing: Timing::from_config(cfg),
             q: EventQueue::new(),
             ftl,
-            tsu: TsuPolicyKind::parse(&cfg.tsu.policy).expect("validated").build(),
+            tsu: TsuPolicyKind::parse(&cfg.tsu.policy)
+                .expect("validated")
+                .build(cfg, &flows.iter().map(|f| f.priority).collect::<Vec<u8>>()),
             sched: SchedulerKind::parse(&cfg.hil.scheduler).expect("validated").build(
                 &geo,
                 cfg.hil.max_bypass,
@@ -536,6 +540,7 @@ impl Simulation {
             sim_time_ps,
             stats: self.stats,
             check,
+            gc_charged_us: self.tsu.gc_charged_us(),
             timeline: self.timeline,
         })
     }
@@ -984,7 +989,9 @@ impl Simulation {
 
     fn new_tx(&mut self, kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
         self.tx_seq += 1;
+        let flow = if mr != NONE { self.ios[self.mrs[mr].io].flow } else { NONE };
         self.txs.insert(Transaction {
+            flow,
             kind,
             op,
             plane,
@@ -1019,6 +1026,7 @@ impl Simulation {
             let plane = self.geo.plane_of(old);
             let read = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, full & !mask, NONE);
             self.txs[read].then = tx;
+            self.txs[read].flow = self.txs[tx].flow;
             self.enqueue(read);
         } else {
             self.enqueue(tx);
@@ -1038,6 +1046,7 @@ impl Simulation {
         };
         let entry = QueueEntry { tx, lpn: t.lpn, page, op: t.op, seq: t.seq };
         self.queues[chip as usize].push(class, pic, entry);
+        self.tsu.enqueued(chip, tx, &self.txs[tx], self.q.now());
         self.chip_queued[chip as usize] += 1;
         self.chip_load[chip as usize] += 1;
         if self.deferring {
@@ -1127,21 +1136,30 @@ impl Simulation {
         let mut excluded = [false; QUEUE_CLASSES];
         loop {
             let class = match forced {
-                Some(c) => c,
+                Some(c) => Pick::class(c),
                 None => {
                     let gc_urgency = self.gc_urgency(chip);
-                    let ctx =
-                        PickContext { queues: &self.queues[ci], txs: &self.txs.items, gc_urgency, excluded: &excluded };
+                    let ctx = PickContext {
+                        chip,
+                        now: self.q.now(),
+                        queues: &self.queues[ci],
+                        txs: &self.txs.items,
+                        gc_urgency,
+                        excluded: &excluded,
+                    };
                     match self.tsu.pick(&ctx) {
-                        Some(c) => c,
+                        Some(p) => p,
                         None => return,
                     }
                 }
             };
-            if self.try_build_from(chip, class) || forced.is_some() || self.chips[chip as usize].busy {
+            if self.try_build_from(chip, class.class, class.leader)
+                || forced.is_some()
+                || self.chips[chip as usize].busy
+            {
                 return;
             }
-            excluded[class as usize] = true;
+            excluded[class.class as usize] = true;
         }
     }
 
@@ -1151,7 +1169,7 @@ impl Simulation {
     /// same page offset (multi-plane; reads look up to `tsu.scan_limit` deep in the plane's
     /// queue for a matching offset), or on a new die (die interleaving). Returns false if
     /// nothing in the queue can start now.
-    fn try_build_from(&mut self, chip: u32, class: QueueClass) -> bool {
+    fn try_build_from(&mut self, chip: u32, class: QueueClass, leader: Option<u32>) -> bool {
         let ci = chip as usize;
         let ppc = self.geo.planes_per_chip() as usize;
         let ppd = self.geo.planes_per_die as usize;
@@ -1186,13 +1204,27 @@ impl Simulation {
                 // cache write-back under dynamic allocation) follows its data.
                 if user_read && self.geo.plane_of(ppn) != chip * ppc as u32 + pic as u32 {
                     self.queues[ci].take(class, pic, 0);
+                    self.tsu.dequeued(chip, e.tx);
                     self.chip_queued[ci] -= 1;
                     self.chip_load[ci] -= 1;
                     self.readdressed.push(e.tx);
                     continue;
                 }
-                order.push((e.seq, pic, ppn));
+                order.push((e.seq, pic, ppn, 0));
                 break;
+            }
+        }
+        // A leader chosen by the policy goes first, from wherever it is in its plane's queue.
+        if let Some(tx) = leader {
+            let pic = self.txs[tx].plane_in_chip as usize;
+            let pos = (0..self.queues[ci].plane_len(class, pic)).find(|&k| self.queues[ci].get(class, pic, k).tx == tx);
+            if let Some(pos) = pos {
+                let e = *self.queues[ci].get(class, pic, pos);
+                let ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
+                if !user_read || self.geo.plane_of(ppn) == chip * ppc as u32 + pic as u32 {
+                    order.retain(|o| o.1 != pic);
+                    order.push((0, pic, ppn, pos));
+                }
             }
         }
         order.sort_unstable();
@@ -1201,7 +1233,7 @@ impl Simulation {
         let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
         let mut dies_used = 0;
         let mut op: Option<FlashOp> = None;
-        for &(_, pic, head_ppn) in &order {
+        for &(_, pic, head_ppn, first) in &order {
             let plane = chip * ppc as u32 + pic as u32;
             let die = pic / ppd;
             // Where in the plane this command would work: (page offset, block in plane).
@@ -1226,16 +1258,21 @@ impl Simulation {
                 None => true,
                 Some((off, blk)) => off == key.0 && (!same_block || key.1 == NONE || blk == key.1),
             };
-            let depth =
-                if is_read && want.is_some() { self.scan_limit.min(self.queues[ci].plane_len(class, pic)) } else { 1 };
+            let depth = if first > 0 {
+                1
+            } else if is_read && want.is_some() {
+                self.scan_limit.min(self.queues[ci].plane_len(class, pic))
+            } else {
+                1
+            };
             let mut found = None;
-            for pos in 0..depth {
+            for pos in first..first + depth {
                 let e = *self.queues[ci].get(class, pic, pos);
                 let mut ppn = head_ppn;
                 let key = match fixed_key {
                     Some(k) => k,
                     None => {
-                        if pos > 0 {
+                        if pos > first {
                             ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
                             if self.geo.plane_of(ppn) != plane {
                                 continue; // moved: it follows its data when it reaches the head
@@ -1322,6 +1359,7 @@ impl Simulation {
         let ppd = self.geo.planes_per_die;
         // Busy first: allocation below may start GC, which enqueues on this very chip.
         self.set_chip_busy(chip, true);
+        self.tsu.dispatched(chip, txs, &self.txs.items, now);
         // Resolve pages.
         for &tx in txs {
             let (kind, plane, lpn, stream) =

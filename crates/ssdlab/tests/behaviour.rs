@@ -891,3 +891,28 @@ fn fairness_compares_each_flow_with_itself_alone() {
     assert_eq!(f.max_slowdown, s[0].max(s[1]));
     assert!((f.weighted_speedup - (1.0 / s[0] + 1.0 / s[1])).abs() < 1e-12);
 }
+
+/// FLIN under GC, with the integrity oracle: every request completes, every read returns
+/// the last data written, and all GC is charged to the flow that writes — none to a flow
+/// that only reads (it wrote nothing on any chip since any erase).
+#[test]
+fn flin_keeps_data_under_gc_and_charges_gc_to_the_writer() {
+    let mut cfg = small();
+    cfg.tsu.policy = "flin".into();
+    let mut writer = flow(0.3, "uniform", 4096, 32, 40_000);
+    writer.name = "writer".into();
+    let mut reader = flow(1.0, "uniform", 16384, 4, 10_000);
+    reader.name = "reader".into();
+    reader.priority = "urgent".into();
+    let wl = workload(9, Some((0.9, "random")), vec![writer, reader]);
+    let opts = RunOptions { check: true, ..RunOptions::default() };
+    let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).unwrap();
+    let r = Report::from_outcome(&o);
+    let c = r.check.as_ref().unwrap();
+    assert_eq!(c.violations, 0, "{:?}", c.first_violation);
+    assert!(r.sim.gc.invocations > 100, "GC ran: {}", r.sim.gc.invocations);
+    assert_eq!(r.sim.flows[0].requests_completed, 40_000);
+    assert_eq!(r.sim.flows[1].requests_completed, 10_000);
+    assert!(r.sim.flows[0].gc_charged_us.unwrap() > 0.0);
+    assert_eq!(r.sim.flows[1].gc_charged_us, Some(0.0));
+}

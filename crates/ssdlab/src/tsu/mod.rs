@@ -5,7 +5,9 @@
 //! ([`TsuPolicy`]) picks the transaction to serve first; the builder in `sim` then widens it
 //! into the widest legal command — more planes of the same die at the same page offset
 //! (multi-plane), more dies of the same chip (die interleaving) — from the same queue.
-//! New policies (FLIN) implement [`TsuPolicy`].
+//! New policies implement [`TsuPolicy`]; `flin` (FLIN, ISCA 2018) is one, in its own folder.
+
+pub mod flin;
 
 use std::collections::VecDeque;
 
@@ -72,6 +74,8 @@ pub struct Transaction {
     /// Cache write-backs: the cache entry's TRIM generation when the write-back started.
     pub cache_gen: u32,
     pub stream: Stream,
+    /// The flow (tenant) the work is for; NONE for GC and cache write-backs.
+    pub flow: u32,
     pub enqueued_ps: Ps,
     /// Global enqueue order, for FIFO.
     pub seq: u64,
@@ -186,6 +190,8 @@ impl ChipQueues {
 
 /// What a policy sees of a chip when choosing.
 pub struct PickContext<'a> {
+    pub chip: u32,
+    pub now: Ps,
     pub queues: &'a ChipQueues,
     pub txs: &'a [Transaction],
     /// How pressing GC is on this chip.
@@ -210,11 +216,36 @@ pub enum GcUrgency {
     Critical,
 }
 
-/// Chooses the queue a free chip serves next. The builder takes that queue's head and
-/// coalesces more of the same queue around it.
+/// What a policy chose: the queue to serve and, optionally, the transaction that leads the
+/// command (otherwise the queue's oldest startable one leads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pick {
+    pub class: QueueClass,
+    pub leader: Option<u32>,
+}
+
+impl Pick {
+    pub fn class(class: QueueClass) -> Pick {
+        Pick { class, leader: None }
+    }
+}
+
+/// Chooses the queue a free chip serves next. The builder takes that queue's head (or the
+/// policy's leader) and coalesces more of the same queue around it.
 pub trait TsuPolicy {
     fn name(&self) -> &'static str;
-    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass>;
+    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<Pick>;
+    /// A transaction entered chip `chip`'s queues.
+    fn enqueued(&mut self, _chip: u32, _tx: u32, _t: &Transaction, _now: Ps) {}
+    /// A queued transaction left chip `chip`'s queues without running (it followed its data
+    /// to another chip).
+    fn dequeued(&mut self, _chip: u32, _tx: u32) {}
+    /// Transactions left chip `chip`'s queues to run as one command.
+    fn dispatched(&mut self, _chip: u32, _txs: &[u32], _all: &[Transaction], _now: Ps) {}
+    /// Chip time of GC commands charged to each flow so far (µs), if the policy charges GC.
+    fn gc_charged_us(&self) -> Option<Vec<f64>> {
+        None
+    }
 }
 
 /// First come, first served over all queues of the chip.
@@ -224,13 +255,13 @@ impl TsuPolicy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
     }
-    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass> {
+    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<Pick> {
         QueueClass::ALL
             .iter()
             .filter(|&&c| ctx.available(c))
             .filter_map(|&c| ctx.queues.oldest(c).map(|e| (e.seq, c)))
             .min_by_key(|&(seq, _)| seq)
-            .map(|(_, c)| c)
+            .map(|(_, c)| Pick::class(c))
     }
 }
 
@@ -242,7 +273,7 @@ impl TsuPolicy for OutOfOrder {
     fn name(&self) -> &'static str {
         "ooo"
     }
-    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<QueueClass> {
+    fn pick(&mut self, ctx: &PickContext<'_>) -> Option<Pick> {
         use QueueClass::*;
         const NORMAL: [QueueClass; QUEUE_CLASSES] = [MapRead, UserRead, MapWrite, UserWrite, GcRead, GcWrite, GcErase];
         const CRITICAL: [QueueClass; QUEUE_CLASSES] =
@@ -251,7 +282,7 @@ impl TsuPolicy for OutOfOrder {
             GcUrgency::None => &NORMAL,
             GcUrgency::Critical => &CRITICAL,
         };
-        order.iter().copied().find(|&c| ctx.available(c))
+        order.iter().copied().find(|&c| ctx.available(c)).map(Pick::class)
     }
 }
 
@@ -259,6 +290,7 @@ impl TsuPolicy for OutOfOrder {
 pub enum TsuPolicyKind {
     Fifo,
     Ooo,
+    Flin,
 }
 
 impl TsuPolicyKind {
@@ -266,14 +298,17 @@ impl TsuPolicyKind {
         match s {
             "fifo" => Ok(TsuPolicyKind::Fifo),
             "ooo" => Ok(TsuPolicyKind::Ooo),
-            _ => Err(format!("`{s}` is not a TSU policy: use fifo or ooo")),
+            "flin" => Ok(TsuPolicyKind::Flin),
+            _ => Err(format!("`{s}` is not a TSU policy: use fifo, ooo or flin")),
         }
     }
 
-    pub fn build(self) -> Box<dyn TsuPolicy> {
+    /// Build the policy; `flows` holds each flow's NVMe priority (0 urgent .. 3 low).
+    pub fn build(self, cfg: &crate::Config, flows: &[u8]) -> Box<dyn TsuPolicy> {
         match self {
             TsuPolicyKind::Fifo => Box::new(Fifo),
             TsuPolicyKind::Ooo => Box::new(OutOfOrder),
+            TsuPolicyKind::Flin => Box::new(flin::Flin::new(cfg, flows)),
         }
     }
 }

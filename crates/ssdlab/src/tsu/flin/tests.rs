@@ -1,0 +1,168 @@
+//! FLIN's stages on small cases worked by hand.
+
+use super::*;
+use crate::ftl::Stream;
+use crate::tsu::{ChipQueues, QueueEntry, QUEUE_CLASSES};
+
+fn config() -> Config {
+    let mut cfg = Config::default();
+    cfg.nand.channels = 1;
+    cfg.nand.chips_per_channel = 1;
+    cfg
+}
+
+fn tx(kind: TxKind, op: FlashOp, flow: u32, seq: u64) -> Transaction {
+    Transaction {
+        kind,
+        op,
+        plane: 0,
+        chip: 0,
+        plane_in_chip: 0,
+        ppn: NONE,
+        lpn: seq as u32,
+        sector_mask: 1,
+        mr: NONE,
+        src_ppn: NONE,
+        then: NONE,
+        cache_gen: 0,
+        stream: Stream::User,
+        flow,
+        enqueued_ps: 0,
+        seq,
+    }
+}
+
+fn order(f: &Flin, op: usize, class: usize) -> Vec<(u32, u32)> {
+    f.chips[0].queues[op][class].iter().map(|e| (e.tx, e.flow)).collect()
+}
+
+/// Stage 1: flow 0 is high-intensity for reads, flow 1 low-intensity. Flow 0 queues three
+/// reads; flow 1's read arrives last but goes to the end of the (empty) low segment: first.
+#[test]
+fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
+    let cfg = config();
+    let mut f = Flin::new(&cfg, &[1, 1]);
+    f.chips[0].low[0][READ] = false;
+    let all: Vec<Transaction> =
+        (0..4).map(|k| tx(TxKind::User, FlashOp::Read, if k < 3 { 0 } else { 1 }, k as u64 + 1)).collect();
+    for (k, t) in all.iter().enumerate() {
+        f.enqueued(0, k as u32, t, 1_000 * k as Ps);
+    }
+    assert_eq!(order(&f, READ, 1), vec![(3, 1), (0, 0), (1, 0), (2, 0)]);
+    assert_eq!(f.chips[0].low_len[READ][1], 1);
+    // With one flow in the class, stage 1 is first come, first served.
+    let mut single = Flin::new(&cfg, &[1]);
+    for (k, t) in all.iter().take(3).enumerate() {
+        single.enqueued(0, k as u32, t, 0);
+    }
+    assert_eq!(order(&single, READ, 1), vec![(0, 0), (1, 0), (2, 0)]);
+}
+
+/// Stage 1, high segment: when it is already unfair and the newcomer's flow is the most
+/// slowed down, the newcomer jumps to the segment's front behind a barrier (MoveForward).
+/// Flow 0's first read has waited long (arrived at 0); flow 1's five reads arrived at `now`
+/// (5 ms, within the first epoch). Flow 0's read has slowdown (5 ms + svc) / svc, far above
+/// flow 1's 2..6, so fairness is far below 0.6 and flow 0 is the most slowed down.
+#[test]
+fn the_most_slowed_down_flow_jumps_forward_when_the_segment_is_unfair() {
+    let cfg = config();
+    let mut f = Flin::new(&cfg, &[1, 1]);
+    f.chips[0].low = vec![[false; 2]; 3];
+    let now: Ps = 5_000_000_000;
+    let all: Vec<Transaction> =
+        (0..7).map(|k| tx(TxKind::User, FlashOp::Read, (k == 0 || k == 6) as u32 ^ 1, k + 1)).collect();
+    // tx 0: flow 0 at t = 0; tx 1..=5: flow 1 at `now`; tx 6: flow 0 at `now`.
+    f.enqueued(0, 0, &all[0], 0);
+    for k in 1..=5 {
+        f.enqueued(0, k, &all[k as usize], now);
+    }
+    assert_eq!(order(&f, READ, 1), vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1), (5, 1)]);
+    f.enqueued(0, 6, &all[6], now);
+    let q = order(&f, READ, 1);
+    // Flow 0's new read stops behind flow 0's own earlier read (position 1), as a barrier.
+    assert_eq!(q[0], (0, 0));
+    assert_eq!(q[1], (6, 0), "{q:?}");
+    assert!(f.chips[0].queues[READ][1][1].barrier);
+}
+
+/// Stage 2: four flows, one per priority class, each with plenty of queued reads. Fifteen
+/// dispatches serve the classes 8, 4, 2 and 1 times (weights 2^i).
+#[test]
+fn priority_classes_get_their_weighted_shares() {
+    let cfg = config();
+    let mut f = Flin::new(&cfg, &[0, 1, 2, 3]);
+    let mut all = Vec::new();
+    let mut queues = ChipQueues::new(1);
+    for k in 0..80u32 {
+        let t = tx(TxKind::User, FlashOp::Read, k % 4, k as u64 + 1);
+        queues.push(
+            QueueClass::UserRead,
+            0,
+            QueueEntry { tx: k, lpn: k, page: NONE, op: FlashOp::Read, seq: k as u64 + 1 },
+        );
+        f.enqueued(0, k, &t, 0);
+        all.push(t);
+    }
+    let excluded = [false; QUEUE_CLASSES];
+    let mut served = [0; 4];
+    for _ in 0..15 {
+        let ctx = PickContext {
+            chip: 0,
+            now: 0,
+            queues: &queues,
+            txs: &all,
+            gc_urgency: GcUrgency::None,
+            excluded: &excluded,
+        };
+        let p = f.pick(&ctx).unwrap();
+        let leader = p.leader.unwrap();
+        served[all[leader as usize].flow as usize] += 1;
+        f.dispatched(0, &[leader], &all, 0);
+    }
+    assert_eq!(served, [8, 4, 2, 1]);
+}
+
+/// Stage 3 by the rule: a read (service 100, waited 5) and a write (service 1000, waited
+/// 10 000): PW_read = (5 + 1000) / 100 = 10.05, PW_write = (10 000 + 100) / 1000 = 10.1, so
+/// the write goes; had the read waited 10, PW_read = 10.1 ≥ PW_write and the read goes.
+#[test]
+fn wait_balancing_serves_the_queue_with_the_larger_proportional_wait() {
+    let e = |arrival, svc| Entry { tx: 0, flow: 0, arrival, alone_wait: 0, svc, barrier: false };
+    let (pr, pw) = proportional_waits(&e(9_995, 100), &e(0, 1000), 0, 10_000);
+    assert!((pr - 10.05).abs() < 1e-12 && (pw - 10.1).abs() < 1e-12);
+    assert!(pr < pw);
+    let (pr, pw) = proportional_waits(&e(9_990, 100), &e(0, 1000), 0, 10_000);
+    assert!(pr >= pw);
+    // GC work the write would bring counts on the read's side: 1000 of it tips a balanced
+    // pair toward the read.
+    let (pr, pw) = proportional_waits(&e(9_995, 100), &e(0, 1000), 1000, 10_000);
+    assert!((pr - 20.05).abs() < 1e-12 && pr > pw);
+}
+
+/// GC charging: flow 0 wrote three pages on the chip since its last erase, flow 1 one; a GC
+/// read is charged 3 : 1; after the erase (also charged 3 : 1) the counts restart, and GC with
+/// no writes since is nobody's (the last slot).
+#[test]
+fn gc_work_is_charged_to_the_flows_that_wrote() {
+    let cfg = config();
+    let mut f = Flin::new(&cfg, &[1, 1]);
+    let mut all: Vec<Transaction> =
+        (0..4).map(|k| tx(TxKind::User, FlashOp::Program, (k == 3) as u32, k + 1)).collect();
+    all.push(tx(TxKind::Gc, FlashOp::Read, NONE, 5));
+    all.push(tx(TxKind::Gc, FlashOp::Erase, NONE, 6));
+    for k in 0..4 {
+        f.enqueued(0, k, &all[k as usize], 0);
+        f.dispatched(0, &[k], &all, 0);
+    }
+    assert_eq!(f.chips[0].writes_since_erase, vec![3, 1, 0]);
+    f.dispatched(0, &[4], &all, 0);
+    let g = f.gc_charged_us().unwrap();
+    assert!(g[0] > 0.0 && (g[0] - 3.0 * g[1]).abs() < 1e-9 && g[2] == 0.0, "{g:?}");
+    f.dispatched(0, &[5], &all, 0);
+    assert_eq!(f.chips[0].writes_since_erase, vec![0, 0, 0]);
+    let before = f.gc_charged_us().unwrap();
+    f.dispatched(0, &[4], &all, 0);
+    let after = f.gc_charged_us().unwrap();
+    assert_eq!((after[0], after[1]), (before[0], before[1]));
+    assert!(after[2] > before[2]);
+}
