@@ -85,7 +85,7 @@ enum Command {
     },
     /// Reproduce a paper's evaluation: results.csv, one PNG per figure and REPORT.md in --out.
     Reproduce {
-        /// Which paper: sprinkler.
+        /// Which paper: sprinkler or flin.
         paper: String,
         /// Folder for the results (created if missing).
         #[arg(long)]
@@ -162,15 +162,18 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
         Command::Reproduce { paper, out, quick, traces, threads } => {
-            if paper != "sprinkler" {
-                return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler")));
+            let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
+            if paper == "flin" {
+                let opts = ssdlab::reproduce::flin::Options { out: out.clone(), quick, traces, threads };
+                let rows = ssdlab::reproduce::flin::reproduce(&opts)?;
+                println!("{}", ssdlab::reproduce::flin::check_table(&rows));
+                println!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+                return Ok(());
             }
-            let opts = ssdlab::reproduce::sprinkler::Options {
-                out: out.clone(),
-                quick,
-                traces,
-                threads: threads.unwrap_or_else(ssdlab::reproduce::default_threads),
-            };
+            if paper != "sprinkler" {
+                return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin")));
+            }
+            let opts = ssdlab::reproduce::sprinkler::Options { out: out.clone(), quick, traces, threads };
             let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
             println!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
             println!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());

@@ -1171,3 +1171,25 @@ fn fairness_flag_adds_slowdowns_and_the_summary() {
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert!(v["sim"].get("fairness").is_none() && v["sim"]["flows"][0].get("slowdown").is_none());
 }
+
+/// The quick FLIN reproduction: at least 20 mixes under FLIN, Sprinkler and
+/// Sprinkler+Fairness, and FLIN's worst slowdown below Sprinkler's.
+#[test]
+fn reproduce_flin_quick_covers_twenty_mixes() {
+    let dir = TempDir::new("repro-flin");
+    let out = dir.path("out");
+    ssdlab(["reproduce", "flin", "--quick", "--out", &p(&out), "--traces", TRACES]).assert_success();
+    assert!(out.join("REPORT.md").exists() && out.join("fairness.png").exists());
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let worst = |policy: &str| {
+        rows.iter()
+            .filter(|r| r[0] == "mix" && r[3] == policy)
+            .map(|r| r[7].parse::<f64>().unwrap())
+            .fold(0.0, f64::max)
+    };
+    for policy in ["flin", "sprinkler", "sprinkler_fairness"] {
+        assert!(rows.iter().filter(|r| r[0] == "mix" && r[3] == policy).count() >= 20, "{policy}");
+    }
+    assert!(worst("flin") < worst("sprinkler"), "flin {} sprinkler {}", worst("flin"), worst("sprinkler"));
+}

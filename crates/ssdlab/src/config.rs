@@ -221,6 +221,11 @@ pub struct HilConfig {
     /// Which overlapping requests the drive keeps in order: strict (RAW, WAR, WAW) | war
     /// (only a write after a read, Sprinkler §4.4; the host orders the rest).
     pub hazards: String,
+    /// Fairness layer over the device queue: none | wa_bc (budgets with GC compensation,
+    /// Jun & Shin 2015: FLIN's "Sprinkler+Fairness").
+    pub fairness: String,
+    /// WA-BC: each flow's budget per round, in device time per chip.
+    pub wa_bc_round_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -364,6 +369,8 @@ impl Default for HilConfig {
             max_bypass: 32,
             readdressing: true,
             hazards: "strict".into(),
+            fairness: "none".into(),
+            wa_bc_round_us: 10_000.0,
         }
     }
 }
@@ -600,6 +607,17 @@ impl Config {
         }
         if !(fl.fairness_threshold.is_finite() && (0.0..=1.0).contains(&fl.fairness_threshold)) {
             return bad(file, "tsu.flin.fairness_threshold", fl.fairness_threshold, "must be in [0, 1]");
+        }
+        if !["none", "wa_bc"].contains(&self.hil.fairness.as_str()) {
+            return bad(file, "hil.fairness", &self.hil.fairness, "must be none or wa_bc");
+        }
+        if !(self.hil.wa_bc_round_us.is_finite() && self.hil.wa_bc_round_us > 0.0) {
+            return bad(
+                file,
+                "hil.wa_bc_round_us",
+                self.hil.wa_bc_round_us,
+                "must be a positive number of microseconds",
+            );
         }
         if !["strict", "war"].contains(&self.hil.hazards.as_str()) {
             return bad(file, "hil.hazards", &self.hil.hazards, "must be strict or war");

@@ -248,6 +248,12 @@ pub struct Simulation {
     sq: Vec<VecDeque<u32>>,
     sq_waiting: u32,
     arbiter: Arbiter,
+    /// `hil.fairness = "wa_bc"`: which flows' requests the scheduler may commit.
+    wa_bc: Option<crate::hil::wa_bc::WaBc>,
+    /// Per flow: ready memory requests not yet committed; whether the flow may commit.
+    flow_ready: Vec<u32>,
+    flow_pending_buf: Vec<bool>,
+    flow_allowed: Vec<bool>,
     link: Link,
     link_up_free_ps: Ps,
     link_down_free_ps: Ps,
@@ -375,6 +381,20 @@ impl Simulation {
             sq_waiting: 0,
             flows,
             arbiter: Arbiter::from_config(cfg),
+            wa_bc: (cfg.hil.fairness == "wa_bc").then(|| {
+                let t = Timing::from_config(cfg);
+                let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
+                let xfer = t.bus_transfer_ps(geo.page_bytes as u64);
+                crate::hil::wa_bc::WaBc::new(
+                    nflows,
+                    us_to_ps(cfg.hil.wa_bc_round_us) * geo.chips() as u64,
+                    mean(&t.t_read_ps) + xfer,
+                    mean(&t.t_program_ps) + xfer,
+                )
+            }),
+            flow_ready: vec![0; nflows],
+            flow_pending_buf: vec![false; nflows],
+            flow_allowed: vec![true; nflows],
             link: Link::from_config(cfg),
             link_up_free_ps: 0,
             link_down_free_ps: 0,
@@ -708,6 +728,7 @@ impl Simulation {
             let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
             let mr = self.mrs.insert(MemoryRequest {
                 io,
+                flow: self.ios[io].flow,
                 io_seq: self.ios[io].seq,
                 lpn: lpn as Lpn,
                 sector_mask: mask,
@@ -800,6 +821,7 @@ impl Simulation {
                 match self.ftl.read_target(lpn) {
                     Some(ppn) => {
                         self.mrs[mr].plane = self.geo.plane_of(ppn);
+                        self.flow_ready[self.mrs[mr].flow as usize] += 1;
                         self.sched.ready(mr, &self.mrs.items);
                     }
                     None => {
@@ -815,6 +837,7 @@ impl Simulation {
                     self.cache_write(mr);
                 } else {
                     self.mrs[mr].plane = self.ftl.write_plane(lpn, &self.chip_load);
+                    self.flow_ready[self.mrs[mr].flow as usize] += 1;
                     self.sched.ready(mr, &self.mrs.items);
                 }
             }
@@ -898,16 +921,37 @@ impl Simulation {
         }
         let mut out = std::mem::take(&mut self.commit_buf);
         out.clear();
+        if let Some(w) = &mut self.wa_bc {
+            for (p, &n) in self.flow_pending_buf.iter_mut().zip(&self.flow_ready) {
+                *p = n > 0;
+            }
+            w.allowed(&self.flow_pending_buf, &mut self.flow_allowed);
+        }
         {
-            let mut board = Board { geo: &self.geo, mrs: &self.mrs.items, occ: &mut self.occ, out: &mut out };
+            let mut board = Board {
+                geo: &self.geo,
+                mrs: &self.mrs.items,
+                occ: &mut self.occ,
+                out: &mut out,
+                allowed: &self.flow_allowed,
+            };
             self.sched.schedule(&mut board);
         }
+        let gc_per_write = if self.stats.user_pages_programmed > 0 {
+            self.stats.gc_pages_moved as f64 / self.stats.user_pages_programmed as f64
+        } else {
+            0.0
+        };
         self.deferring = true;
         for &mr in &out {
             let m = &mut self.mrs[mr];
             debug_assert!(!m.committed, "memory request {mr} committed twice");
             m.committed = true;
             m.waiting = true;
+            self.flow_ready[m.flow as usize] -= 1;
+            if let Some(w) = &mut self.wa_bc {
+                w.charge(m.flow as usize, m.op == MrOp::Write, 1, gc_per_write);
+            }
             self.commit(mr);
         }
         self.deferring = false;

@@ -33,6 +33,7 @@ mod sprinkler;
 #[cfg(test)]
 mod tests;
 mod vas;
+pub mod wa_bc;
 
 pub use direct::Direct;
 pub use pas::Pas;
@@ -54,6 +55,8 @@ pub enum MrOp {
 #[derive(Debug, Clone)]
 pub struct MemoryRequest {
     pub io: u32,
+    /// The flow (tenant) of the host request.
+    pub flow: u32,
     /// Arrival order of the host request (smaller is older).
     pub io_seq: u64,
     pub lpn: Lpn,
@@ -100,12 +103,21 @@ pub struct Board<'a> {
     pub occ: &'a mut Occupancy,
     /// Committed this round, in commit order.
     pub out: &'a mut Vec<u32>,
+    /// Per flow: whether its requests may be committed this round (a fairness layer's say,
+    /// `hil.fairness`); every scheduler leaves the others pending.
+    pub allowed: &'a [bool],
 }
 
 impl Board<'_> {
     #[inline]
     pub fn chip_of(&self, mr: u32) -> u32 {
         self.geo.chip_of_plane(self.mrs[mr as usize].plane)
+    }
+
+    /// Whether the fairness layer lets memory request `mr`'s flow commit now.
+    #[inline]
+    pub fn allowed(&self, mr: u32) -> bool {
+        self.allowed[self.mrs[mr as usize].flow as usize]
     }
 
     /// Whether a chip holds committed work of a request other than `io` (a collision for a

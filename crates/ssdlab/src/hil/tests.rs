@@ -56,6 +56,7 @@ impl Harness {
         for (k, &(io, chip, pic)) in EXAMPLE.iter().enumerate() {
             h.mrs.push(MemoryRequest {
                 io,
+                flow: 0,
                 io_seq: io as u64,
                 lpn: k as u32,
                 sector_mask: 1,
@@ -73,7 +74,7 @@ impl Harness {
     /// One scheduling round: the committed memory requests as "#io:Cchip.pplane".
     fn round(&mut self) -> Vec<String> {
         let mut out = Vec::new();
-        let mut board = Board { geo: &self.geo, mrs: &self.mrs, occ: &mut self.occ, out: &mut out };
+        let mut board = Board { geo: &self.geo, mrs: &self.mrs, occ: &mut self.occ, out: &mut out, allowed: &[true] };
         self.sched.schedule(&mut board);
         for &mr in &out {
             let m = &mut self.mrs[mr as usize];

@@ -6,6 +6,7 @@
 //! deterministic, and rows are written in the grid's order, so the CSV does not depend on
 //! which core finished first.
 
+pub mod flin;
 pub mod plot;
 pub mod sprinkler;
 

@@ -19,10 +19,14 @@ impl DeviceScheduler for Direct {
         self.ready.push(mr);
     }
     fn schedule(&mut self, board: &mut Board<'_>) {
-        for &mr in &self.ready {
-            board.commit(mr);
-        }
-        self.ready.clear();
+        self.ready.retain(|&mr| {
+            if board.allowed(mr) {
+                board.commit(mr);
+                false
+            } else {
+                true
+            }
+        });
     }
     fn pending(&self) -> usize {
         self.ready.len()

@@ -35,7 +35,7 @@ impl DeviceScheduler for Pas {
         while i < self.pending.ios.len() {
             let p = &mut self.pending.ios[i];
             p.summarize(board.mrs, board.geo);
-            let free = p.chips.iter().all(|&chip| !board.collides(chip, p.io));
+            let free = board.allowed(p.mrs[0]) && p.chips.iter().all(|&chip| !board.collides(chip, p.io));
             if free {
                 self.pending.commit_io(i, board);
                 self.pending.count_bypass(i);

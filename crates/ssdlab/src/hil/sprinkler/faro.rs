@@ -58,7 +58,7 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
         s.best.fill(NONE);
         for &mr in &pending.by_chip[c] {
             let m = &board.mrs[mr as usize];
-            if !board.slot_free(m.plane) {
+            if !board.slot_free(m.plane) || !board.allowed(mr) {
                 continue;
             }
             let pic = (m.plane - base) as usize;
@@ -98,7 +98,8 @@ pub fn commit_requests(pending: &mut Pending, board: &mut Board<'_>, max_bypass:
     s.order.sort_unstable();
     for k in 0..s.order.len() {
         let i = s.order[k].3;
-        let fits = pending.ios[i].planes.iter().all(|&plane| board.slot_free(plane));
+        let p = &pending.ios[i];
+        let fits = board.allowed(p.mrs[0]) && p.planes.iter().all(|&plane| board.slot_free(plane));
         if fits {
             pending.commit_io(i, board);
             pending.count_bypass(i);

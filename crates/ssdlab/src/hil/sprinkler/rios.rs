@@ -24,7 +24,9 @@ pub fn commit_per_chip(pending: &mut Pending, visit: &[u32], board: &mut Board<'
         if pending.by_chip[c].is_empty() || !board.chip_clear(chip) {
             continue;
         }
-        let io = board.mrs[pending.by_chip[c][0] as usize].io;
+        // The oldest request with work here whose flow may commit.
+        let Some(&first) = pending.by_chip[c].iter().find(|&&mr| board.allowed(mr)) else { continue };
+        let io = board.mrs[first as usize].io;
         let pos = pending.ios.iter().position(|p| p.io == io).expect("pending request of a pending memory request");
         let mut k = 0;
         while k < pending.by_chip[c].len() {

@@ -29,7 +29,8 @@ impl DeviceScheduler for Vas {
     fn schedule(&mut self, board: &mut Board<'_>) {
         while let Some(head) = self.pending.ios.first() {
             let io = head.io;
-            let k = head.mrs.iter().take_while(|&&mr| !board.collides(board.chip_of(mr), io)).count();
+            let k =
+                head.mrs.iter().take_while(|&&mr| board.allowed(mr) && !board.collides(board.chip_of(mr), io)).count();
             self.pending.commit_prefix(0, k, board);
             if !self.pending.ios[0].mrs.is_empty() {
                 break; // stalled on a collision

@@ -1,0 +1,495 @@
+//! `ssdlab reproduce flin`: the evaluation of FLIN (Tavakkol et al., ISCA 2018) on the `flin`
+//! preset.
+//!
+//! - Characterization: four two-flow experiments, one per source of interference (I/O
+//!   intensity, access pattern, read/write ratio, GC demand), each under Sprinkler,
+//!   Sprinkler+Fairness and FLIN.
+//! - Mixes: 20 (quick) or 40 (full) mixes of four concurrent flows, each in its own NVMe
+//!   submission queue, drawn from the shared traces and synthetic high- and low-interference
+//!   flows, grouped by how many of the four are high-interference (0 to 4 of them, the paper's
+//!   0–100 % groups).
+//! - Policies: `flin` (FLIN in the TSU, `direct` device queue), `sprinkler` (SPK3 with the
+//!   `ooo` TSU), `sprinkler_fairness` (the same plus WA-BC budgets), and for reference `fifo`
+//!   and `ooo` (MQSim's schedulers).
+//!
+//! Every flow runs for the same simulated time; each is also run alone (same config, seed,
+//! preconditioning) for its slowdown. Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::{mean, plot, run_jobs, Job};
+use crate::error::{Error, Result};
+use crate::host::{flow_seed, FlowSpec, PreconditionSpec};
+use crate::report::FairnessReport;
+use crate::{Config, WorkloadSpec};
+
+const PRESET: &str = include_str!("../../../../presets/flin.toml");
+const PRESET_NAME: &str = "presets/flin.toml";
+
+pub const POLICIES: [&str; 5] = ["flin", "sprinkler", "sprinkler_fairness", "ooo", "fifo"];
+
+/// The config `--set` lines of a policy.
+fn policy_sets(policy: &str) -> Vec<String> {
+    let s = |x: &[&str]| x.iter().map(|v| v.to_string()).collect();
+    match policy {
+        "flin" => s(&["tsu.policy=flin", "hil.scheduler=direct"]),
+        "sprinkler" => s(&["tsu.policy=ooo", "hil.scheduler=spk3"]),
+        "sprinkler_fairness" => s(&["tsu.policy=ooo", "hil.scheduler=spk3", "hil.fairness=wa_bc"]),
+        "ooo" => s(&["tsu.policy=ooo", "hil.scheduler=direct"]),
+        _ => s(&["tsu.policy=fifo", "hil.scheduler=direct"]),
+    }
+}
+
+pub struct Options {
+    pub out: PathBuf,
+    pub quick: bool,
+    pub traces: PathBuf,
+    pub threads: usize,
+}
+
+/// One row of results.csv: a mix (or characterization experiment) under one policy.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub experiment: &'static str,
+    pub mix: String,
+    pub high_flows: u32,
+    pub policy: &'static str,
+    pub fairness: f64,
+    pub unfairness: f64,
+    pub weighted_speedup: f64,
+    pub max_slowdown: f64,
+    pub slowdowns: Vec<f64>,
+    pub iops: f64,
+}
+
+/// A flow template: a name, whether it interferes heavily, and its spec.
+struct Template {
+    name: &'static str,
+    high: bool,
+    spec: FlowSpec,
+}
+
+fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: &str, footprint: f64) -> FlowSpec {
+    FlowSpec {
+        read_ratio,
+        request_bytes: bytes,
+        align_bytes: bytes.min(65536),
+        queue_depth: Some(qd),
+        address: address.into(),
+        footprint,
+        ..FlowSpec::default()
+    }
+}
+
+fn trace(path: PathBuf, qd: u32) -> FlowSpec {
+    FlowSpec {
+        kind: "trace".into(),
+        path: Some(path),
+        replay: "closed_loop".into(),
+        queue_depth: Some(qd),
+        address_mode: "wrap".into(),
+        ..FlowSpec::default()
+    }
+}
+
+/// The pool mixes are drawn from: real traces replayed closed-loop (at a high queue depth they
+/// are high-interference, at a low one low-interference) and synthetic flows.
+fn templates(traces: &Path) -> Vec<Template> {
+    let t = |f: &str| traces.join(f);
+    vec![
+        Template { name: "tpcc-hi", high: true, spec: trace(t("mqsim/tpcc-small.trace"), 32) },
+        Template { name: "wsrch-hi", high: true, spec: trace(t("mqsim/wsrch-small.trace"), 32) },
+        Template { name: "fin1-hi", high: true, spec: trace(t("umass/Financial1.first10k.ssdsim.ascii"), 32) },
+        Template { name: "msr-rw20-hi", high: true, spec: trace(t("msr/msr.cut.per_10k.rw_20_80.105.trace"), 32) },
+        Template { name: "write-hog", high: true, spec: synthetic(0.0, 65536, 32, "uniform", 1.0) },
+        Template { name: "read-hog", high: true, spec: synthetic(1.0, 16384, 64, "uniform", 1.0) },
+        Template { name: "tpcc-lo", high: false, spec: trace(t("mqsim/tpcc-small.trace"), 1) },
+        Template { name: "wsrch-lo", high: false, spec: trace(t("mqsim/wsrch-small.trace"), 2) },
+        Template { name: "msr-rw40-lo", high: false, spec: trace(t("msr/msr.cut.per_10k.rw_40_60.1370.trace"), 1) },
+        Template {
+            name: "msr-rd83-lo",
+            high: false,
+            spec: trace(t("msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace"), 2),
+        },
+        Template { name: "reader-lo", high: false, spec: synthetic(1.0, 4096, 1, "uniform", 1.0) },
+        Template { name: "mixed-lo", high: false, spec: synthetic(0.7, 8192, 2, "uniform", 1.0) },
+    ]
+}
+
+/// A workload of `flows`, each running for `duration_ms`.
+fn workload(flows: Vec<(String, FlowSpec)>, duration_ms: f64, precondition: Option<PreconditionSpec>) -> WorkloadSpec {
+    let flows = flows
+        .into_iter()
+        .map(|(name, mut f)| {
+            f.name = name;
+            f.duration_ms = duration_ms;
+            f.requests = 0;
+            f
+        })
+        .collect();
+    WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition, flows }
+}
+
+/// The shared run and each flow alone, as jobs.
+fn jobs_for(config: &Config, wl: &WorkloadSpec) -> Vec<Job> {
+    let mut jobs = vec![Job { config: config.clone(), workload: wl.clone() }];
+    for i in 0..wl.flows.len() {
+        let mut alone = wl.clone();
+        let mut f = alone.flows[i].clone();
+        f.seed = Some(f.seed.unwrap_or_else(|| flow_seed(wl.seed, i)));
+        alone.flows = vec![f];
+        jobs.push(Job { config: config.clone(), workload: alone });
+    }
+    jobs
+}
+
+/// A characterization experiment: its name, its flows, and whether GC must be active.
+type Experiment = (&'static str, Vec<(String, FlowSpec)>, bool);
+
+struct Case {
+    experiment: &'static str,
+    mix: String,
+    high_flows: u32,
+    policy: &'static str,
+    first_job: usize,
+    flows: usize,
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Io { file: path.display().to_string(), source: e }
+}
+
+pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
+    let wall = std::time::Instant::now();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
+    for f in ["mqsim/tpcc-small.trace", "mqsim/wsrch-small.trace", "umass/Financial1.first10k.ssdsim.ascii"] {
+        let p = opts.traces.join(f);
+        if !p.exists() {
+            return Err(Error::config(
+                &p.display().to_string(),
+                0,
+                "--traces",
+                "trace not found: pass --traces DIR, the folder holding mqsim/, msr/, umass/ (default ../shared/traces)",
+            ));
+        }
+    }
+    let duration_ms = if opts.quick { 100.0 } else { 400.0 };
+    let pool = templates(&opts.traces);
+    let mut jobs = Vec::new();
+    let mut cases = Vec::new();
+    let policies: &[&'static str] = if opts.quick { &POLICIES[..3] } else { &POLICIES };
+
+    // Characterization: one source of interference each.
+    let rd = |qd| synthetic(1.0, 4096, qd, "uniform", 1.0);
+    let wr = |qd| synthetic(0.0, 4096, qd, "uniform", 1.0);
+    let characterization: Vec<Experiment> = vec![
+        ("intensity", vec![("heavy-reads".into(), rd(64)), ("light-reads".into(), rd(2))], false),
+        (
+            "access_pattern",
+            vec![
+                ("spread-reads".into(), rd(16)),
+                // A footprint of a few MiB: its pages sit on a handful of chips.
+                ("narrow-reads".into(), synthetic(1.0, 4096, 16, "uniform", 1e-5)),
+            ],
+            false,
+        ),
+        ("read_write_ratio", vec![("writes".into(), wr(16)), ("reads".into(), rd(16))], false),
+        (
+            "gc_demand",
+            vec![("gc-heavy-writes".into(), wr(16)), ("mostly-reads".into(), synthetic(0.9, 4096, 16, "uniform", 1.0))],
+            true,
+        ),
+    ];
+    for (name, flows, gc) in characterization {
+        for &policy in policies.iter().take(3) {
+            let mut sets = policy_sets(policy);
+            if gc && opts.quick {
+                // Quick mode only: an 8x smaller drive, so preconditioning is fast.
+                sets.push("nand.blocks_per_plane=512".into());
+            }
+            let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
+            let pre = gc.then(|| PreconditionSpec { occupancy: 0.9, pattern: "random".into() });
+            let wl = workload(flows.clone(), duration_ms, pre);
+            cases.push(Case {
+                experiment: "characterization",
+                mix: name.into(),
+                high_flows: 0,
+                policy,
+                first_job: jobs.len(),
+                flows: 2,
+            });
+            jobs.extend(jobs_for(&cfg, &wl));
+        }
+    }
+
+    // Mixes: per group of k high-interference flows (0..=4), draw mixes from the pool.
+    let per_group = if opts.quick { 4 } else { 8 };
+    let (high, low): (Vec<&Template>, Vec<&Template>) = pool.iter().partition(|t| t.high);
+    let mut rng = Pcg64Mcg::seed_from_u64(2018);
+    for k in 0..=4u32 {
+        for m in 0..per_group {
+            let mut chosen: Vec<&Template> = Vec::new();
+            for (from, n) in [(&high, k as usize), (&low, 4 - k as usize)] {
+                let mut idx: Vec<usize> = (0..from.len()).collect();
+                for i in 0..n {
+                    let j = rng.random_range(i..idx.len());
+                    idx.swap(i, j);
+                    chosen.push(from[idx[i]]);
+                }
+            }
+            let mix = format!("mix{}-{}", k * 25, m);
+            let flows: Vec<(String, FlowSpec)> = chosen.iter().map(|t| (t.name.to_string(), t.spec.clone())).collect();
+            for &policy in policies {
+                let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &policy_sets(policy))?;
+                let wl = workload(flows.clone(), duration_ms, None);
+                cases.push(Case {
+                    experiment: "mix",
+                    mix: mix.clone(),
+                    high_flows: k,
+                    policy,
+                    first_job: jobs.len(),
+                    flows: 4,
+                });
+                jobs.extend(jobs_for(&cfg, &wl));
+            }
+        }
+    }
+
+    let reports = {
+        let n = jobs.len();
+        eprintln!("  reproduce flin: {n} runs (shared and alone) ...");
+        run_jobs(jobs, opts.threads, None, Some("reproduce flin"))?
+    };
+    let rows: Vec<Row> = cases
+        .iter()
+        .map(|c| {
+            let shared = &reports[c.first_job];
+            let s: Vec<f64> = shared.sim.flows.iter().map(|f| f.latency_us.mean).collect();
+            let a: Vec<f64> = (0..c.flows).map(|i| reports[c.first_job + 1 + i].sim.flows[0].latency_us.mean).collect();
+            let (fr, sd) = FairnessReport::from_means(&s, &a);
+            Row {
+                experiment: c.experiment,
+                mix: c.mix.clone(),
+                high_flows: c.high_flows,
+                policy: c.policy,
+                fairness: fr.fairness,
+                unfairness: fr.unfairness,
+                weighted_speedup: fr.weighted_speedup,
+                max_slowdown: fr.max_slowdown,
+                slowdowns: sd.into_iter().map(|x| x.unwrap_or(0.0)).collect(),
+                iops: shared.sim.host.iops,
+            }
+        })
+        .collect();
+
+    let mut csv = String::from(
+        "experiment,mix,high_flows,policy,fairness,unfairness,weighted_speedup,max_slowdown,iops,slowdowns\n",
+    );
+    for r in &rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.3},{:.1},{}",
+            r.experiment,
+            r.mix,
+            r.high_flows,
+            r.policy,
+            r.fairness,
+            r.unfairness,
+            r.weighted_speedup,
+            r.max_slowdown,
+            r.iops,
+            r.slowdowns.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(";")
+        );
+    }
+    let path = opts.out.join("results.csv");
+    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))?;
+    let figures = figures(&opts.out, &rows, policies);
+    let md = report_md(opts, &rows, policies, &figures, wall.elapsed().as_secs_f64());
+    let path = opts.out.join("REPORT.md");
+    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    Ok(rows)
+}
+
+fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {
+    let mut done = Vec::new();
+    let mixes: Vec<String> = {
+        let mut m: Vec<String> = Vec::new();
+        for r in rows.iter().filter(|r| r.experiment == "mix") {
+            if !m.contains(&r.mix) {
+                m.push(r.mix.clone());
+            }
+        }
+        m
+    };
+    let mut bar = |file: &str, title: &str, y: &str, exp: &str, cats: &[String], f: &dyn Fn(&Row) -> f64| {
+        let series: Vec<(String, Vec<f64>)> = policies
+            .iter()
+            .map(|p| {
+                let v = cats
+                    .iter()
+                    .map(|c| rows.iter().find(|r| r.experiment == exp && r.mix == *c && r.policy == *p).map_or(0.0, f))
+                    .collect();
+                (p.to_string(), v)
+            })
+            .collect();
+        if plot::bars(&out.join(file), title, y, cats, &series).is_ok() {
+            done.push(file.to_string());
+        }
+    };
+    bar("fairness.png", "Fairness per mix (min / max slowdown)", "fairness", "mix", &mixes, &|r| r.fairness);
+    bar("weighted_speedup.png", "Weighted speedup per mix", "weighted speedup", "mix", &mixes, &|r| r.weighted_speedup);
+    bar("max_slowdown.png", "Maximum slowdown per mix", "max slowdown", "mix", &mixes, &|r| r.max_slowdown);
+    let chars: Vec<String> =
+        ["intensity", "access_pattern", "read_write_ratio", "gc_demand"].iter().map(|s| s.to_string()).collect();
+    bar(
+        "characterization_unfairness.png",
+        "Unfairness per source of interference",
+        "unfairness (max/min slowdown)",
+        "characterization",
+        &chars,
+        &|r| r.unfairness,
+    );
+    done
+}
+
+fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String], wall_s: f64) -> String {
+    let mut m = String::new();
+    let _ = writeln!(m, "# FLIN (ISCA 2018) reproduced with ssdlab\n");
+    let _ = writeln!(
+        m,
+        "Mode: **{}** ({} cases, {:.0} s wall on {} threads). Drive: `{PRESET_NAME}`. Every flow runs {} ms of simulated time in its own NVMe submission queue; each is also run alone (same config, seed, preconditioning) for its slowdown = mean response time shared / alone. Fairness = min / max slowdown, unfairness = its inverse, weighted speedup = Σ alone / shared. Figures: {}.\n",
+        if opts.quick { "quick" } else { "full" },
+        rows.len(),
+        wall_s,
+        opts.threads,
+        if opts.quick { 100 } else { 400 },
+        figures.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+    );
+    let _ = writeln!(m, "## Characterization: one source of interference at a time\n");
+    let _ = writeln!(m, "| experiment | policy | slowdowns | unfairness | weighted speedup |\n|---|---|---|---|---|");
+    for r in rows.iter().filter(|r| r.experiment == "characterization") {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {:.2} | {:.3} |",
+            r.mix,
+            r.policy,
+            r.slowdowns.iter().map(|s| format!("{s:.2}")).collect::<Vec<_>>().join(", "),
+            r.unfairness,
+            r.weighted_speedup
+        );
+    }
+    let _ = writeln!(m, "\n## Mixes of four flows\n");
+    let _ = writeln!(m, "| mix | high-interference flows | policy | fairness | weighted speedup | max slowdown | IOPS |\n|---|---|---|---|---|---|---|");
+    for r in rows.iter().filter(|r| r.experiment == "mix") {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {:.3} | {:.3} | {:.2} | {:.0} |",
+            r.mix, r.high_flows, r.policy, r.fairness, r.weighted_speedup, r.max_slowdown, r.iops
+        );
+    }
+    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| {
+        let xs: Vec<f64> = rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(f).collect();
+        mean(&xs)
+    };
+    let worst = |p: &str| {
+        rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(|r| r.max_slowdown).fold(0.0, f64::max)
+    };
+    let _ = writeln!(m, "\n## Summary over the mixes\n");
+    let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | mean IOPS |\n|---|---|---|---|---|---|");
+    for &p in policies {
+        let _ = writeln!(
+            m,
+            "| {p} | {:.3} | {:.3} | {:.2} | {:.2} | {:.0} |",
+            avg(p, &|r| r.fairness),
+            avg(p, &|r| r.weighted_speedup),
+            avg(p, &|r| r.max_slowdown),
+            worst(p),
+            avg(p, &|r| r.iops)
+        );
+    }
+    let _ = writeln!(m, "\nMean fairness by how many of the four flows are high-interference:\n");
+    let _ = writeln!(m, "| policy | 0 | 1 | 2 | 3 | 4 |\n|---|---|---|---|---|---|");
+    for &p in policies {
+        let mut line = format!("| {p} |");
+        for k in 0..=4 {
+            let xs: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.experiment == "mix" && r.policy == p && r.high_flows == k)
+                .map(|r| r.fairness)
+                .collect();
+            line += &format!(" {:.3} |", mean(&xs));
+        }
+        let _ = writeln!(m, "{line}");
+    }
+    let (ff, fs) = (avg("flin", &|r| r.fairness), avg("sprinkler_fairness", &|r| r.fairness));
+    let (wf, ws) = (avg("flin", &|r| r.weighted_speedup), avg("sprinkler_fairness", &|r| r.weighted_speedup));
+    let _ = writeln!(m, "\n| claim | paper | ssdlab |\n|---|---|---|");
+    let _ = writeln!(m, "| FLIN fairness vs Sprinkler+Fairness | +70% | {:+.1}% |", (ff / fs - 1.0) * 100.0);
+    let _ = writeln!(m, "| FLIN weighted speedup vs Sprinkler+Fairness | +47% | {:+.1}% |", (wf / ws - 1.0) * 100.0);
+    let _ = writeln!(
+        m,
+        "| worst slowdown | FLIN < 80×; Sprinkler-based > 500× | FLIN {:.1}×; Sprinkler {:.1}×; Sprinkler+Fairness {:.1}× |",
+        worst("flin"),
+        worst("sprinkler"),
+        worst("sprinkler_fairness")
+    );
+    let _ = writeln!(
+        m,
+        "| throughput | equal to the state of the art | FLIN {:.0} IOPS, Sprinkler {:.0} IOPS (mean over mixes) |\n",
+        avg("flin", &|r| r.iops),
+        avg("sprinkler", &|r| r.iops)
+    );
+    m += ANALYSIS;
+    m
+}
+
+const ANALYSIS: &str = r#"
+## How this differs from the paper's setup
+
+- **Workloads.** The paper mixes 40 four-flow workloads from full MSR, UMass, TPC and
+  Exchange traces replayed on MQSim. ssdlab ships short excerpts, so mixes draw from them and
+  from synthetic flows, and every flow runs closed-loop for the same simulated time: its queue
+  depth makes it high- or low-interference (32–64 outstanding against 1–2).
+- **Sprinkler+Fairness** is WA-BC (Jun & Shin, NVMSA 2015) as FLIN describes it, built from
+  the abstract (`crates/ssdlab/src/hil/wa_bc.rs`): per-flow budgets of device time, GC cost
+  charged in proportion to a flow's writes. Blocks are not segregated per flow.
+- **FLIN** follows TECHNIQUES.md §1 with the authors' code defaults (epoch 10 ms, α_read
+  32 MiB, α_write 256 KiB per epoch for the drive, fairness threshold 0.6); the slowdown
+  estimates leave out the running command's remaining time (it shifts every candidate
+  equally). `crates/ssdlab/src/tsu/flin/` documents each stage.
+- **Where FLIN and WA-BC each win.** FLIN reorders work inside each chip's queues: it helps
+  most when low- and high-intensity flows share the drive (it puts the light flows' work
+  first and keeps any flow from being starved, so its worst slowdown stays lowest). When every
+  flow is high-intensity, stage 1 leaves them all in the high segment, where only the jump
+  forward of the most slowed-down flow acts; WA-BC instead throttles how fast each flow's work
+  is committed, which equalises device time directly — so in those mixes Sprinkler+Fairness
+  is the fairer of the two (see the table by group above). The paper reports FLIN ahead in
+  every group; ssdlab's WA-BC is a reconstruction from an abstract, and its round length
+  (10 ms × chips of device time per flow) is a choice, not a published value.
+- Slowdowns of a few × rather than hundreds: the excerpts and run lengths here are short,
+  and the device queue (64 tags) and host queues are shallower than the paper's worst cases.
+"#;
+
+/// The done-when check: mean fairness, mean weighted speedup and worst slowdown over the
+/// mixes for FLIN and Sprinkler+Fairness.
+pub fn check_table(rows: &[Row]) -> String {
+    let stat = |p: &str| {
+        let r: Vec<&Row> = rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).collect();
+        (
+            mean(&r.iter().map(|r| r.fairness).collect::<Vec<_>>()),
+            mean(&r.iter().map(|r| r.weighted_speedup).collect::<Vec<_>>()),
+            r.iter().map(|r| r.max_slowdown).fold(0.0, f64::max),
+        )
+    };
+    let mut s =
+        String::from("| policy | mean fairness | mean weighted speedup | worst slowdown |\n|---|---|---|---|\n");
+    for p in ["flin", "sprinkler_fairness", "sprinkler"] {
+        let (f, w, x) = stat(p);
+        let _ = writeln!(s, "| {p} | {f:.3} | {w:.3} | {x:.2} |");
+    }
+    s
+}
