@@ -163,8 +163,8 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
         Command::Reproduce { paper, out, quick, traces, threads } => {
             let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
+            let opts = ssdlab::reproduce::Options { out: out.clone(), quick, traces, threads };
             if paper == "flin" {
-                let opts = ssdlab::reproduce::flin::Options { out: out.clone(), quick, traces, threads };
                 let rows = ssdlab::reproduce::flin::reproduce(&opts)?;
                 println!("{}", ssdlab::reproduce::flin::check_table(&rows));
                 println!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
@@ -173,7 +173,6 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             if paper != "sprinkler" {
                 return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin")));
             }
-            let opts = ssdlab::reproduce::sprinkler::Options { out: out.clone(), quick, traces, threads };
             let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
             println!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
             println!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());

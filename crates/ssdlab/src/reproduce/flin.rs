@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{mean, plot, run_jobs, Job};
+use super::{mean, plot, run_jobs, Job, Options};
 use crate::error::{Error, Result};
 use crate::host::{flow_seed, FlowSpec, PreconditionSpec};
 use crate::report::FairnessReport;
@@ -42,13 +42,6 @@ fn policy_sets(policy: &str) -> Vec<String> {
         "ooo" => s(&["tsu.policy=ooo", "hil.scheduler=direct"]),
         _ => s(&["tsu.policy=fifo", "hil.scheduler=direct"]),
     }
-}
-
-pub struct Options {
-    pub out: PathBuf,
-    pub quick: bool,
-    pub traces: PathBuf,
-    pub threads: usize,
 }
 
 /// One row of results.csv: a mix (or characterization experiment) under one policy.

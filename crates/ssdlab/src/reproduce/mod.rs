@@ -10,11 +10,24 @@ pub mod flin;
 pub mod plot;
 pub mod sprinkler;
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::error::Result;
 use crate::{Config, Report, RunOptions, WorkloadSpec};
+
+/// What every reproduction takes.
+pub struct Options {
+    /// Folder for results.csv, the figures and REPORT.md.
+    pub out: PathBuf,
+    /// The smaller grid.
+    pub quick: bool,
+    /// Folder holding the shared traces (`msr/`, `mqsim/`, `umass/`, ...).
+    pub traces: PathBuf,
+    /// Parallel runs.
+    pub threads: usize,
+}
 
 /// One simulation of a reproduction grid.
 pub struct Job {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{geomean, mean, plot, run_all, Job};
+use super::{geomean, mean, plot, run_all, Job, Options};
 use crate::error::{Error, Result};
 use crate::host::{FlowSpec, PreconditionSpec};
 use crate::nand::Geometry;
@@ -76,14 +76,6 @@ const TABLE1: [TableRow; 16] = [
 /// Host requests outstanding per flow: more than the device's 32 tags, so the device queue
 /// stays full and queue stall time is measured.
 const HOST_QUEUE_DEPTH: u32 = 256;
-
-pub struct Options {
-    pub out: PathBuf,
-    pub quick: bool,
-    /// Folder holding `msr/...` (the shared traces).
-    pub traces: PathBuf,
-    pub threads: usize,
-}
 
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
