@@ -150,6 +150,9 @@ pub struct FlashReport {
     pub flp: FlpReport,
     pub suspensions: u64,
     pub read_modify_writes: u64,
+    /// Uncommitted reads the readdressing callback regrouped under another chip (Sprinkler
+    /// §4.3; data moved between planes while they waited in the device queue).
+    pub readdressed_reads: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -271,6 +274,7 @@ impl Report {
                     },
                     suspensions: s.suspensions,
                     read_modify_writes: s.rmw_reads,
+                    readdressed_reads: s.readdressed,
                 },
                 gc: GcReport {
                     invocations: s.gc_invocations,

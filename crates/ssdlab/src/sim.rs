@@ -285,9 +285,6 @@ pub struct Simulation {
     /// While a scheduling round commits, chips are started only at its end, so a command is
     /// built from everything committed at that instant.
     deferring: bool,
-    /// The scheduler sees the requests an event makes ready together: the round runs once
-    /// the event is handled (`direct` commits at once: it has nothing to choose).
-    batch_arrivals: bool,
     schedule_pending: bool,
     deferred_chips: Vec<u32>,
     chip_deferred: Vec<bool>,
@@ -420,7 +417,6 @@ impl Simulation {
             blocked: 0,
             occ: Occupancy::new(&geo),
             deferring: false,
-            batch_arrivals: cfg.hil.scheduler != "direct",
             schedule_pending: false,
             deferred_chips: Vec::new(),
             chip_deferred: vec![false; chips],
@@ -761,7 +757,7 @@ impl Simulation {
     /// New memory requests are ready: run the scheduler now, or once the event that made
     /// them ready is done (so a round sees every request that arrived with it).
     fn schedule_arrivals(&mut self) {
-        if !self.batch_arrivals {
+        if !self.sched.batches_arrivals() {
             self.run_scheduler();
         } else {
             self.schedule_pending = true;
@@ -1033,7 +1029,7 @@ impl Simulation {
 
     fn new_tx(&mut self, kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
         self.tx_seq += 1;
-        let flow = if mr != NONE { self.ios[self.mrs[mr].io].flow } else { NONE };
+        let flow = if mr != NONE { self.mrs[mr].flow } else { NONE };
         self.txs.insert(Transaction {
             flow,
             kind,

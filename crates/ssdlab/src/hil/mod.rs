@@ -160,6 +160,12 @@ pub trait DeviceScheduler {
     fn schedule(&mut self, board: &mut Board<'_>);
     /// Ready memory requests not yet committed.
     fn pending(&self) -> usize;
+    /// Whether a round should wait until the event that made requests ready is handled, so
+    /// it sees all of them (Sprinkler's schedulers secure every tag first). A scheduler that
+    /// commits everything has nothing to choose and runs at once.
+    fn batches_arrivals(&self) -> bool {
+        true
+    }
     /// Readdressing callback (Sprinkler §4.3): the data of `lpn` moved to another plane; a
     /// scheduler that keeps targets of uncommitted requests updates them. Returns the
     /// requests whose target changed (`mrs[mr].plane` is updated by the caller).
@@ -178,6 +184,9 @@ pub struct Pending {
     pub by_plane: Vec<u32>,
     count: usize,
     spare: Vec<Vec<u32>>,
+    planes_per_chip: u32,
+    /// Sprinkler's readdressing callback is on (`hil.readdressing`).
+    readdressing: bool,
 }
 
 /// A host request's uncommitted memory requests.
@@ -222,10 +231,12 @@ impl PendingIo {
 }
 
 impl Pending {
-    pub fn new(geo: &Geometry) -> Pending {
+    pub fn new(geo: &Geometry, readdressing: bool) -> Pending {
         Pending {
             by_chip: (0..geo.chips()).map(|_| Vec::new()).collect(),
             by_plane: vec![0; geo.planes() as usize],
+            planes_per_chip: geo.planes_per_chip(),
+            readdressing,
             ..Default::default()
         }
     }
@@ -238,7 +249,7 @@ impl Pending {
         self.count == 0
     }
 
-    pub fn add(&mut self, mr: u32, mrs: &[MemoryRequest], geo: &Geometry) {
+    pub fn add(&mut self, mr: u32, mrs: &[MemoryRequest]) {
         let m = &mrs[mr as usize];
         // Memory requests of one host request arrive together; requests mostly in order.
         let pos = match self.ios.iter().rposition(|p| p.seq <= m.io_seq) {
@@ -253,7 +264,7 @@ impl Pending {
         };
         self.ios[pos].mrs.push(mr);
         self.ios[pos].summary_of = usize::MAX;
-        let list = &mut self.by_chip[geo.chip_of_plane(m.plane) as usize];
+        let list = &mut self.by_chip[(m.plane / self.planes_per_chip) as usize];
         let at = list.iter().rposition(|&x| mrs[x as usize].io_seq <= m.io_seq).map_or(0, |i| i + 1);
         list.insert(at, mr);
         self.by_plane[m.plane as usize] += 1;
@@ -288,18 +299,7 @@ impl Pending {
 
     /// Commit every uncommitted memory request of the request at `io_pos`.
     pub fn commit_io(&mut self, io_pos: usize, board: &mut Board<'_>) {
-        let mut mrs = std::mem::take(&mut self.ios[io_pos].mrs);
-        for &mr in &mrs {
-            let chip = board.chip_of(mr);
-            let list = &mut self.by_chip[chip as usize];
-            let k = list.iter().position(|&x| x == mr).expect("pending memory request on its chip");
-            list.remove(k);
-            self.by_plane[board.mrs[mr as usize].plane as usize] -= 1;
-            board.commit(mr);
-        }
-        self.count -= mrs.len();
-        mrs.clear();
-        self.ios[io_pos].mrs = mrs;
+        self.commit_prefix(io_pos, self.ios[io_pos].mrs.len(), board);
     }
 
     /// Commit the first `k` uncommitted memory requests of the request at `io_pos`.
@@ -327,18 +327,14 @@ impl Pending {
         }
     }
 
-    /// Readdressing: move uncommitted requests of `lpn` from one plane's chip to another's.
-    pub fn readdress(
-        &mut self,
-        lpn: Lpn,
-        from_plane: u32,
-        to_plane: u32,
-        mrs: &[MemoryRequest],
-        geo: &Geometry,
-        moved: &mut Vec<u32>,
-    ) {
-        let from = geo.chip_of_plane(from_plane) as usize;
-        let to = geo.chip_of_plane(to_plane) as usize;
+    /// Readdressing (when the callback is on): move uncommitted reads of `lpn` from one
+    /// plane's chip to another's.
+    pub fn readdress(&mut self, lpn: Lpn, from_plane: u32, to_plane: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>) {
+        if !self.readdressing {
+            return;
+        }
+        let from = (from_plane / self.planes_per_chip) as usize;
+        let to = (to_plane / self.planes_per_chip) as usize;
         let mut k = 0;
         while k < self.by_chip[from].len() {
             let mr = self.by_chip[from][k];

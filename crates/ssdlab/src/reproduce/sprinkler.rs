@@ -418,6 +418,23 @@ fn per_scheduler(rows: &[Row], chips: u32, f: impl Fn(&Row) -> f64) -> (Vec<Stri
     (names, series)
 }
 
+/// The transfer sizes Figure 15 ran at `chips`, in run order.
+fn transfer_sizes(rows: &[Row], chips: u32) -> Vec<u64> {
+    let mut sizes: Vec<u64> =
+        rows.iter().filter(|r| r.experiment == "transfer_size" && r.chips == chips).map(|r| r.transfer_bytes).collect();
+    sizes.dedup();
+    sizes
+}
+
+/// Figure 15's chip utilization of `scheduler` at `chips` and transfer size `bytes`.
+fn utilization(rows: &[Row], chips: u32, bytes: u64, scheduler: &str) -> f64 {
+    rows.iter()
+        .find(|r| {
+            r.experiment == "transfer_size" && r.chips == chips && r.transfer_bytes == bytes && r.scheduler == scheduler
+        })
+        .map_or(0.0, |r| r.chip_utilization)
+}
+
 /// Draw every figure; returns (file, caption) of those written.
 fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
     let mut done = Vec::new();
@@ -491,31 +508,11 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
     }
     // Fig. 15: chip utilization against transfer size.
     for chips in [64, 256, 1024] {
-        let mut sizes: Vec<u64> = rows
-            .iter()
-            .filter(|r| r.experiment == "transfer_size" && r.chips == chips)
-            .map(|r| r.transfer_bytes)
-            .collect();
-        sizes.dedup();
+        let sizes = transfer_sizes(rows, chips);
         let xs: Vec<f64> = sizes.iter().map(|&b| b as f64).collect();
         let series: Vec<(String, Vec<f64>)> = SCHEDULERS
             .iter()
-            .map(|s| {
-                let v = sizes
-                    .iter()
-                    .map(|&b| {
-                        rows.iter()
-                            .find(|r| {
-                                r.experiment == "transfer_size"
-                                    && r.chips == chips
-                                    && r.transfer_bytes == b
-                                    && r.scheduler == *s
-                            })
-                            .map_or(0.0, |r| r.chip_utilization)
-                    })
-                    .collect();
-                (s.to_uppercase(), v)
-            })
+            .map(|s| (s.to_uppercase(), sizes.iter().map(|&b| utilization(rows, chips, b, s)).collect()))
             .collect();
         let file = format!("fig15_chip_utilization_{chips}.png");
         let caption = format!("Fig. 15: chip utilization, {chips} chips");
@@ -731,25 +728,10 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
     let _ = writeln!(m, "| chips | transfer | VAS | PAS | SPK1 | SPK2 | SPK3 |\n|---|---|---|---|---|---|---|");
     let mut overall = Vec::new();
     for (chips, p3, pv) in paper {
-        let mut sizes: Vec<u64> = rows
-            .iter()
-            .filter(|r| r.experiment == "transfer_size" && r.chips == chips)
-            .map(|r| r.transfer_bytes)
-            .collect();
-        sizes.dedup();
-        for b in &sizes {
+        for b in transfer_sizes(rows, chips) {
             let mut line = format!("| {chips} | {} KiB |", b >> 10);
             for s in SCHEDULERS {
-                let u = rows
-                    .iter()
-                    .find(|r| {
-                        r.experiment == "transfer_size"
-                            && r.chips == chips
-                            && r.transfer_bytes == *b
-                            && r.scheduler == s
-                    })
-                    .map_or(0.0, |r| r.chip_utilization);
-                line += &format!(" {} |", pct(u));
+                line += &format!(" {} |", pct(utilization(rows, chips, b, s)));
             }
             let _ = writeln!(m, "{line}");
         }

@@ -31,6 +31,9 @@ impl DeviceScheduler for Direct {
     fn pending(&self) -> usize {
         self.ready.len()
     }
+    fn batches_arrivals(&self) -> bool {
+        false
+    }
     fn readdress(&mut self, _: Lpn, _: u32, _: u32, _: &[MemoryRequest], _: &mut Vec<u32>) {
         // Nothing waits here between calls: every ready request is committed at once.
     }

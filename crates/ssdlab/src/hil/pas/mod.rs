@@ -11,15 +11,13 @@ use super::{Board, DeviceScheduler, MemoryRequest, Pending};
 use crate::nand::{Geometry, Lpn};
 
 pub struct Pas {
-    geo: Geometry,
     pending: Pending,
     max_bypass: u32,
-    readdressing: bool,
 }
 
 impl Pas {
     pub fn new(geo: &Geometry, max_bypass: u32, readdressing: bool) -> Pas {
-        Pas { geo: geo.clone(), pending: Pending::new(geo), max_bypass, readdressing }
+        Pas { pending: Pending::new(geo, readdressing), max_bypass }
     }
 }
 
@@ -28,7 +26,7 @@ impl DeviceScheduler for Pas {
         "pas"
     }
     fn ready(&mut self, mr: u32, mrs: &[MemoryRequest]) {
-        self.pending.add(mr, mrs, &self.geo);
+        self.pending.add(mr, mrs);
     }
     fn schedule(&mut self, board: &mut Board<'_>) {
         let mut i = 0;
@@ -50,8 +48,6 @@ impl DeviceScheduler for Pas {
         self.pending.len()
     }
     fn readdress(&mut self, lpn: Lpn, from: u32, to: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>) {
-        if self.readdressing {
-            self.pending.readdress(lpn, from, to, mrs, &self.geo, moved);
-        }
+        self.pending.readdress(lpn, from, to, mrs, moved);
     }
 }

@@ -35,12 +35,10 @@ use crate::nand::{Geometry, Lpn};
 
 pub struct Sprinkler {
     name: &'static str,
-    geo: Geometry,
     pending: Pending,
     rios: bool,
     faro: bool,
     max_bypass: u32,
-    readdressing: bool,
     /// RIOS's chip visiting order.
     visit: Vec<u32>,
     scratch: faro::Scratch,
@@ -50,12 +48,10 @@ impl Sprinkler {
     fn new(name: &'static str, geo: &Geometry, rios: bool, faro: bool, max_bypass: u32, readdressing: bool) -> Self {
         Sprinkler {
             name,
-            geo: geo.clone(),
-            pending: Pending::new(geo),
+            pending: Pending::new(geo, readdressing),
             rios,
             faro,
             max_bypass,
-            readdressing,
             visit: rios::visit_order(geo),
             scratch: faro::Scratch::new(geo),
         }
@@ -76,7 +72,7 @@ impl DeviceScheduler for Sprinkler {
         self.name
     }
     fn ready(&mut self, mr: u32, mrs: &[MemoryRequest]) {
-        self.pending.add(mr, mrs, &self.geo);
+        self.pending.add(mr, mrs);
     }
     fn schedule(&mut self, board: &mut Board<'_>) {
         match (self.rios, self.faro) {
@@ -91,8 +87,6 @@ impl DeviceScheduler for Sprinkler {
         self.pending.len()
     }
     fn readdress(&mut self, lpn: Lpn, from: u32, to: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>) {
-        if self.readdressing {
-            self.pending.readdress(lpn, from, to, mrs, &self.geo, moved);
-        }
+        self.pending.readdress(lpn, from, to, mrs, moved);
     }
 }

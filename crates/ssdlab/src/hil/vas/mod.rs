@@ -8,14 +8,12 @@ use super::{Board, DeviceScheduler, MemoryRequest, Pending};
 use crate::nand::{Geometry, Lpn};
 
 pub struct Vas {
-    geo: Geometry,
     pending: Pending,
-    readdressing: bool,
 }
 
 impl Vas {
     pub fn new(geo: &Geometry, readdressing: bool) -> Vas {
-        Vas { geo: geo.clone(), pending: Pending::new(geo), readdressing }
+        Vas { pending: Pending::new(geo, readdressing) }
     }
 }
 
@@ -24,7 +22,7 @@ impl DeviceScheduler for Vas {
         "vas"
     }
     fn ready(&mut self, mr: u32, mrs: &[MemoryRequest]) {
-        self.pending.add(mr, mrs, &self.geo);
+        self.pending.add(mr, mrs);
     }
     fn schedule(&mut self, board: &mut Board<'_>) {
         while let Some(head) = self.pending.ios.first() {
@@ -42,8 +40,6 @@ impl DeviceScheduler for Vas {
         self.pending.len()
     }
     fn readdress(&mut self, lpn: Lpn, from: u32, to: u32, mrs: &[MemoryRequest], moved: &mut Vec<u32>) {
-        if self.readdressing {
-            self.pending.readdress(lpn, from, to, mrs, &self.geo, moved);
-        }
+        self.pending.readdress(lpn, from, to, mrs, moved);
     }
 }
