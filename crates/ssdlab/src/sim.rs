@@ -1405,9 +1405,9 @@ impl Simulation {
             let (kind, plane, lpn, stream) =
                 (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
             if kind == TxKind::User {
-                // The memory request's first command starts: it no longer waits at its plane.
-                let t = &self.txs[tx];
-                let mr = if t.mr != NONE || t.then == NONE { t.mr } else { self.txs[t.then].mr };
+                // The memory request's own command starts (a read-modify-write's program, not
+                // its read): it no longer waits at its plane.
+                let mr = self.txs[tx].mr;
                 if mr != NONE && self.mrs[mr].waiting {
                     self.mrs[mr].waiting = false;
                     self.occ.plane_waiting[self.mrs[mr].plane as usize] -= 1;
@@ -1440,6 +1440,7 @@ impl Simulation {
                             o.moved(src, ppn);
                         }
                     } else {
+                        self.ftl.write_programmed(plane);
                         let old = self.ftl.map.get(lpn);
                         // A cache write-back overtaken by a TRIM programs data nobody maps.
                         let current = self.txs[tx].mr != NONE

@@ -37,6 +37,14 @@ pub enum AllocationScheme {
     /// One of the 24 orders of channel (C), way (W), die (D) and plane (P): the first letter
     /// varies fastest with the logical page number (CWDP stripes pages over channels first).
     Static([Level; 4]),
+    /// Static for the leading `fixed` levels of `order` (1 to 3 letters given, e.g. `CW`:
+    /// the channel and the chip follow the logical page as in `CWDP`), dynamic for the rest:
+    /// among the planes those levels leave open, the one with the fewest writes assigned
+    /// and not yet programmed (ties in rotation, dies before planes). With `CW` a chip's
+    /// queued writes spread over its dies and planes, so they can meet in one
+    /// die-interleaved or multi-plane command. `order` lists the missing letters after the
+    /// given ones, in `CWDP` order; preconditioning places data by the full `order`.
+    Hybrid { order: [Level; 4], fixed: usize },
     /// Dynamic allocation: the least busy chip first (fewest queued transactions; ties go
     /// round-robin), then dies and planes round-robin within it.
     Dynamic,
@@ -50,9 +58,10 @@ impl AllocationScheme {
         let up = s.to_ascii_uppercase();
         let mut levels = [Level::Channel; 4];
         let mut seen = [false; 4];
-        if up.len() != 4 {
+        if up.is_empty() || up.len() > 4 {
             return Err(format!(
-                "`{s}` is not an allocation scheme: use dynamic or a permutation of CWDP such as CWDP, WCDP, PDWC"
+                "`{s}` is not an allocation scheme: use dynamic, a permutation of CWDP such as CWDP, WCDP, PDWC, \
+                 or its first 1 to 3 letters (static), the rest dynamic, such as CW"
             ));
         }
         for (i, ch) in up.chars().enumerate() {
@@ -69,7 +78,26 @@ impl AllocationScheme {
             seen[k] = true;
             levels[i] = l;
         }
-        Ok(AllocationScheme::Static(levels))
+        let fixed = up.len();
+        if fixed == 4 {
+            return Ok(AllocationScheme::Static(levels));
+        }
+        let mut i = fixed;
+        for (k, l) in [Level::Channel, Level::Way, Level::Die, Level::Plane].into_iter().enumerate() {
+            if !seen[k] {
+                levels[i] = l;
+                i += 1;
+            }
+        }
+        Ok(AllocationScheme::Hybrid { order: levels, fixed })
+    }
+
+    /// The full order data is placed by when no write chose its plane (preconditioning).
+    pub fn placement_order(&self) -> [Level; 4] {
+        match self {
+            AllocationScheme::Static(o) | AllocationScheme::Hybrid { order: o, .. } => *o,
+            AllocationScheme::Dynamic => [Level::Channel, Level::Way, Level::Die, Level::Plane],
+        }
     }
 }
 
@@ -165,6 +193,8 @@ pub struct Ftl {
     pub gc_pending: Vec<u32>,
     rr_chip: u32,
     rr_plane: Vec<u32>,
+    /// Per plane: writes given this plane and not yet programmed (hybrid allocation).
+    unprogrammed: Vec<u32>,
     rng: Pcg64Mcg,
 }
 
@@ -189,7 +219,8 @@ impl Ftl {
             gc_victim: vec![NONE; geo.planes() as usize],
             gc_pending: vec![0; geo.planes() as usize],
             rr_chip: 0,
-            rr_plane: vec![0; geo.chips() as usize],
+            rr_plane: vec![0; geo.planes() as usize],
+            unprogrammed: vec![0; geo.planes() as usize],
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
             geo,
         }
@@ -251,8 +282,12 @@ impl Ftl {
     /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
     /// or running per chip (for dynamic allocation).
     pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
-        match &self.allocation {
+        let plane = match &self.allocation {
             AllocationScheme::Static(order) => static_plane(&self.geo, order, lpn).0,
+            AllocationScheme::Hybrid { order, fixed } => {
+                let (order, fixed) = (*order, *fixed);
+                self.hybrid_plane(&order, fixed, lpn)
+            }
             AllocationScheme::Dynamic => {
                 let chips = self.geo.chips();
                 let start = self.rr_chip;
@@ -271,7 +306,64 @@ impl Ftl {
                 *r = (*r + 1) % ppc;
                 best * ppc + d * self.geo.planes_per_die + p
             }
+        };
+        self.unprogrammed[plane as usize] += 1;
+        plane
+    }
+
+    /// A write given `plane` by [`Ftl::write_plane`] is being programmed.
+    pub fn write_programmed(&mut self, plane: u32) {
+        let n = &mut self.unprogrammed[plane as usize];
+        assert!(*n > 0, "plane {plane}: programmed more user writes than were given it");
+        *n -= 1;
+    }
+
+    /// Hybrid allocation: the static levels from `lpn`, then the candidate with the fewest
+    /// unprogrammed writes; among those the one whose write point is lowest in its block, so
+    /// a plane that fell behind its neighbours catches up and their write points meet at the
+    /// same page offset (which multi-plane programs need); remaining ties in rotation from
+    /// the group's last choice (first dynamic level fastest: dies before planes under `CW`).
+    fn hybrid_plane(&mut self, order: &[Level; 4], fixed: usize, lpn: Lpn) -> u32 {
+        let div = self.geo.level_divisors();
+        let mut coord = [0u32; 4];
+        let mut x = lpn;
+        for &level in &order[..fixed] {
+            let k = level as usize;
+            coord[k] = div[k].remainder(x);
+            x = div[k].quotient(x);
         }
+        let radix = |l: Level| -> u32 {
+            match l {
+                Level::Channel => self.geo.channels,
+                Level::Way => self.geo.chips_per_channel,
+                Level::Die => self.geo.dies_per_chip,
+                Level::Plane => self.geo.planes_per_die,
+            }
+        };
+        let candidates: u32 = order[fixed..].iter().map(|&l| radix(l)).product();
+        let plane_at = |mut k: u32, coord: &mut [u32; 4]| {
+            for &level in &order[fixed..] {
+                let r = radix(level);
+                coord[level as usize] = k % r;
+                k /= r;
+            }
+            let [c, w, d, p] = *coord;
+            self.geo.plane_index(c, w, d, p)
+        };
+        let group = plane_at(0, &mut coord) as usize;
+        let start = self.rr_plane[group];
+        let mut best = ((u32::MAX, u32::MAX), 0u32, 0u32);
+        for i in 0..candidates {
+            let k = (start + i) % candidates;
+            let plane = plane_at(k, &mut coord);
+            let offset = self.blocks.next_offset(plane, Stream::User, self.user_reserve_blocks).unwrap_or(u32::MAX);
+            let key = (self.unprogrammed[plane as usize], offset);
+            if key < best.0 {
+                best = (key, k, plane);
+            }
+        }
+        self.rr_plane[group] = (best.1 + 1) % candidates;
+        best.2
     }
 
     /// Map `lpn` to the freshly programmed `ppn`, invalidating its previous page.
@@ -462,5 +554,58 @@ mod tests {
         }
         assert_eq!(count, 24);
         assert!(AllocationScheme::parse("CWDD").is_err());
+    }
+
+    #[test]
+    fn hybrid_orders_fix_the_given_letters_and_balance_the_rest() {
+        use Level::*;
+        assert_eq!(
+            AllocationScheme::parse("cw"),
+            Ok(AllocationScheme::Hybrid { order: [Channel, Way, Die, Plane], fixed: 2 })
+        );
+        assert_eq!(
+            AllocationScheme::parse("PD"),
+            Ok(AllocationScheme::Hybrid { order: [Plane, Die, Channel, Way], fixed: 2 })
+        );
+        assert_eq!(
+            AllocationScheme::parse("W"),
+            Ok(AllocationScheme::Hybrid { order: [Way, Channel, Die, Plane], fixed: 1 })
+        );
+        assert!(AllocationScheme::parse("").is_err());
+        assert!(AllocationScheme::parse("CWC").is_err());
+        assert!(AllocationScheme::parse("CWDPC").is_err());
+
+        // 2 channels x 3 chips x 2 dies x 2 planes; "CW": lpn 7 -> channel 1, chip 0 (as CWDP),
+        // so the candidates are planes 12..16 of chip 3 (die-major: 12 = d0p0, 13 = d0p1,
+        // 14 = d1p0, 15 = d1p1), scanned dies first from the rotation point.
+        let mut c = Config::default();
+        c.nand.channels = 2;
+        c.nand.chips_per_channel = 3;
+        c.nand.dies_per_chip = 2;
+        c.nand.planes_per_die = 2;
+        c.nand.blocks_per_plane = 8;
+        c.nand.pages_per_block = 4;
+        c.ftl.allocation = "CW".into();
+        let mut ftl = Ftl::new(&c, 1);
+        let g = ftl.geo.clone();
+        assert_eq!(g.chip_of_plane(static_plane(&g, &[Channel, Way, Die, Plane], 7).0), 3);
+        // Nothing queued, every write point at offset 0: rotation d0p0, d1p0, d0p1, d1p1.
+        let first: Vec<u32> = (0..4).map(|_| ftl.write_plane(7, &[])).collect();
+        assert_eq!(first, vec![12, 14, 13, 15]);
+        // Each plane now has one unprogrammed write. Program all four, and only plane 12's
+        // write point moves (to offset 1): 13, 14 and 15 lag behind it at offset 0, so they
+        // go first, in rotation order (the pointer is back at d0p0, which is skipped).
+        for p in [12, 13, 14, 15] {
+            ftl.write_programmed(p);
+        }
+        let (ppn, _) = ftl.blocks.allocate(12, Stream::User, ftl.user_reserve_blocks).unwrap();
+        ftl.commit_write(7, ppn);
+        assert_eq!(ftl.write_plane(7, &[]), 14);
+        assert_eq!(ftl.write_plane(7, &[]), 13);
+        assert_eq!(ftl.write_plane(7, &[]), 15);
+        // All three lagging planes now carry a write: plane 12 (no load, offset 1) is next.
+        assert_eq!(ftl.write_plane(7, &[]), 12);
+        // Another chip's page (lpn 0 -> chip 0) never lands on chip 3.
+        assert_eq!(g.chip_of_plane(ftl.write_plane(0, &[])), 0);
     }
 }

@@ -19,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::mapping::Mapping;
-use super::{static_plane, AllocationScheme, Ftl, Level};
+use super::{static_plane, Ftl};
 use crate::nand::{Lpn, NONE};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,10 +43,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     let planes = geo.planes() as usize;
     // Which plane each logical page lives on: the static order, or CWDP for dynamic
     // allocation (any spread is a valid dynamic history; this one is balanced).
-    let order = match &ftl.allocation {
-        AllocationScheme::Static(o) => *o,
-        AllocationScheme::Dynamic => [Level::Channel, Level::Way, Level::Die, Level::Plane],
-    };
+    let order = ftl.allocation.placement_order();
     // Counting sort of logical pages by plane.
     let mut start = vec![0usize; planes + 1];
     for lpn in 0..n as Lpn {
