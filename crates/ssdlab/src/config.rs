@@ -619,8 +619,8 @@ impl Config {
                 "must be a positive number of microseconds",
             );
         }
-        if !["strict", "war"].contains(&self.hil.hazards.as_str()) {
-            return bad(file, "hil.hazards", &self.hil.hazards, "must be strict or war");
+        if !["strict", "war", "none"].contains(&self.hil.hazards.as_str()) {
+            return bad(file, "hil.hazards", &self.hil.hazards, "must be strict, war or none");
         }
         if self.ftl.mapping != "page" {
             return bad(file, "ftl.mapping", &self.ftl.mapping, "known mappings: page");

@@ -279,6 +279,9 @@ pub struct Simulation {
     page_filter: PageFilter,
     /// `hil.hazards = "war"`: only a write after a read (and FUA) is ordered (Sprinkler §4.4).
     war_only: bool,
+    /// `hil.hazards = "none"`: only FUA is ordered (NVMe leaves overlapping commands to the
+    /// host; MQSim's host interface splits every command into transactions on arrival).
+    fua_only: bool,
     blocked: u32,
     /// What is committed to the flash side and not done, per chip and plane.
     occ: Occupancy,
@@ -343,7 +346,7 @@ impl Simulation {
                 "config",
                 0,
                 "hil.hazards",
-                "--check needs hil.hazards = \"strict\": with \"war\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
+                "--check needs hil.hazards = \"strict\": with \"war\" or \"none\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
             ));
         }
         let mut oracle = opts.check.then(|| Oracle::new(ftl.logical_pages(), geo.pages(), geo.sectors_per_page()));
@@ -414,6 +417,7 @@ impl Simulation {
             active_fua: 0,
             page_filter: PageFilter::default(),
             war_only: cfg.hil.hazards == "war",
+            fua_only: cfg.hil.hazards == "none",
             blocked: 0,
             occ: Occupancy::new(&geo),
             deferring: false,
@@ -661,7 +665,7 @@ impl Simulation {
         // The page filter answers "surely no conflict" for most requests without a scan.
         let maybe_conflict = entry.fua
             || self.active_fua > 0
-            || ((entry.writes || !self.war_only) && self.page_filter.may_conflict(&entry));
+            || (!self.fua_only && (entry.writes || !self.war_only) && self.page_filter.may_conflict(&entry));
         self.active_writers += (entry.writes || entry.fua) as u32;
         self.active_fua += entry.fua as u32;
         self.page_filter.add(&entry, 1);
@@ -691,7 +695,13 @@ impl Simulation {
             // Page granularity: a write of some sectors of a page rewrites (and may move)
             // the whole page, so it conflicts with any access to that page. Under Sprinkler's
             // rule only a write after a read waits (the read goes first).
-            let ordered = if self.war_only { me.writes && !o.writes } else { me.writes || o.writes };
+            let ordered = if self.fua_only {
+                false
+            } else if self.war_only {
+                me.writes && !o.writes
+            } else {
+                me.writes || o.writes
+            };
             if ordered && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
                 return true;
             }

@@ -688,6 +688,21 @@ fn a_write_after_a_read_of_the_same_page_waits_for_it() {
 }
 
 #[test]
+fn with_hazards_none_a_read_does_not_wait_for_a_write_to_its_page() {
+    // NVMe (and MQSim) leave overlapping commands to the host: the read of page 0 issued
+    // with a write to it is served as if the write were not there (it reaches the idle
+    // chip while the write's data is still crossing the link), where `strict` makes it
+    // wait for the write.
+    let mut cfg = small();
+    cfg.hil.hazards = "none".into();
+    let both =
+        run(&cfg, &trace_workload(trace_file("none-raw", &[(0, 0, 16, false), (0, 0, 16, true)]), "timestamps", 8));
+    let read_alone = run(&cfg, &trace_workload(trace_file("none-read", &[(0, 0, 16, true)]), "timestamps", 8));
+    assert_eq!(both.stats.read.sum_ps, read_alone.stats.read.sum_ps);
+    assert!(both.stats.read.sum_ps < both.stats.write.sum_ps, "the read finishes before the write");
+}
+
+#[test]
 fn hazards_are_judged_per_page_not_per_sector() {
     // A 4 KiB write of sectors 0-7 and a 4 KiB read of sectors 8-15 share no sector but
     // share the 8 KiB page the write rewrites: the read waits for the write.
