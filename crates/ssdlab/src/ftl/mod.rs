@@ -501,13 +501,18 @@ pub fn logical_pages(geo: &Geometry, overprovisioning_ratio: f64) -> u32 {
 mod tests {
     use super::*;
 
-    fn geo() -> Geometry {
+    /// 2 channels x 3 chips x 2 dies x 2 planes.
+    fn config() -> Config {
         let mut c = Config::default();
         c.nand.channels = 2;
         c.nand.chips_per_channel = 3;
         c.nand.dies_per_chip = 2;
         c.nand.planes_per_die = 2;
-        Geometry::from_config(&c)
+        c
+    }
+
+    fn geo() -> Geometry {
+        Geometry::from_config(&config())
     }
 
     #[test]
@@ -578,11 +583,7 @@ mod tests {
         // 2 channels x 3 chips x 2 dies x 2 planes; "CW": lpn 7 -> channel 1, chip 0 (as CWDP),
         // so the candidates are planes 12..16 of chip 3 (die-major: 12 = d0p0, 13 = d0p1,
         // 14 = d1p0, 15 = d1p1), scanned dies first from the rotation point.
-        let mut c = Config::default();
-        c.nand.channels = 2;
-        c.nand.chips_per_channel = 3;
-        c.nand.dies_per_chip = 2;
-        c.nand.planes_per_die = 2;
+        let mut c = config();
         c.nand.blocks_per_plane = 8;
         c.nand.pages_per_block = 4;
         c.ftl.allocation = "CW".into();

@@ -238,11 +238,21 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
             }
             let mix = format!("mix{}-{}", k * 25, m);
             let flows: Vec<(String, FlowSpec)> = chosen.iter().map(|t| (t.name.to_string(), t.spec.clone())).collect();
-            for &policy in policies {
-                let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &policy_sets(policy))?;
+            // Every policy on the preset; in full mode also the three main ones with the drive
+            // ordering overlapping requests (`hil.hazards = strict`) instead of MQSim's none,
+            // for the report's comparison.
+            let strict: &[&'static str] = if opts.quick { &[] } else { &POLICIES[..3] };
+            let runs = policies
+                .iter()
+                .map(|&p| ("mix", p, None))
+                .chain(strict.iter().map(|&p| ("mix_strict", p, Some("hil.hazards=strict"))));
+            for (experiment, policy, extra) in runs {
+                let mut sets = policy_sets(policy);
+                sets.extend(extra.map(String::from));
+                let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
                 let wl = workload(flows.clone(), duration_ms, None);
                 cases.push(Case {
-                    experiment: "mix",
+                    experiment,
                     mix: mix.clone(),
                     high_flows: k,
                     policy,
@@ -250,25 +260,6 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     flows: 4,
                 });
                 jobs.extend(jobs_for(&cfg, &wl));
-            }
-            // Full mode: the same mix with the drive ordering overlapping requests
-            // (`hil.hazards = strict`) instead of MQSim's none, for the report's comparison.
-            if !opts.quick {
-                for &policy in &POLICIES[..3] {
-                    let mut sets = policy_sets(policy);
-                    sets.push("hil.hazards=strict".into());
-                    let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
-                    let wl = workload(flows.clone(), duration_ms, None);
-                    cases.push(Case {
-                        experiment: "mix_strict",
-                        mix: mix.clone(),
-                        high_flows: k,
-                        policy,
-                        first_job: jobs.len(),
-                        flows: 4,
-                    });
-                    jobs.extend(jobs_for(&cfg, &wl));
-                }
             }
         }
     }
