@@ -4,11 +4,13 @@
 //! - Figures 10–14, 16: VAS, PAS, SPK1, SPK2 and SPK3 on the MSR Cambridge traces shipped in
 //!   `../shared/traces/msr` and on synthetic workloads built from Table 1 (transfer sizes,
 //!   request counts, randomness, read/write mix), replayed closed-loop with the host holding
-//!   more requests than the device queue's 32 tags, so the device queue stays full.
+//!   more requests than the device queue's 256 tags, so the device queue stays full; and, for
+//!   Figure 16, the MSR traces again under `CWDP` allocation and 32 tags (the sensitivity table).
 //! - Figure 15: chip utilization against transfer size (4 KiB–4 MiB) at 64, 256 and 1024
 //!   chips.
 //! - Figure 17: a drive filled to 95 % with random writes (GC active) against a pristine one,
-//!   with and without the readdressing callback.
+//!   with and without the readdressing callback, on a 16 GiB drive so that GC reaches steady
+//!   state within the run.
 //!
 //! Writes DIR/results.csv, DIR/*.png, DIR/workloads/*.trace (the synthetic workloads, in the
 //! replayer format) and DIR/REPORT.md.
