@@ -148,6 +148,34 @@ impl PageFilter {
     }
 }
 
+/// Which overlapping requests the drive keeps in order (`hil.hazards`); FUA always.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hazards {
+    /// Read-after-write, write-after-read and write-after-write.
+    Strict,
+    /// Only a write after a read (Sprinkler §4.4).
+    War,
+    /// Nothing but FUA (NVMe leaves overlapping commands to the host; MQSim's host
+    /// interface splits every command into transactions as it arrives).
+    FuaOnly,
+}
+
+impl Hazards {
+    /// Whether a request `later` (writes or not) must wait for an overlapping `earlier` one.
+    fn orders(self, later: bool, earlier: bool) -> bool {
+        match self {
+            Hazards::Strict => later || earlier,
+            Hazards::War => later && !earlier,
+            Hazards::FuaOnly => false,
+        }
+    }
+
+    /// Whether a request (writes or not) may have to wait for any overlapping one.
+    fn may_order(self, writes: bool) -> bool {
+        self.orders(writes, true) || self.orders(writes, false)
+    }
+}
+
 /// The command a chip runs (one per chip at a time).
 #[derive(Default)]
 struct Command {
@@ -277,11 +305,7 @@ pub struct Simulation {
     active_writers: u32,
     active_fua: u32,
     page_filter: PageFilter,
-    /// `hil.hazards = "war"`: only a write after a read (and FUA) is ordered (Sprinkler §4.4).
-    war_only: bool,
-    /// `hil.hazards = "none"`: only FUA is ordered (NVMe leaves overlapping commands to the
-    /// host; MQSim's host interface splits every command into transactions on arrival).
-    fua_only: bool,
+    hazards: Hazards,
     blocked: u32,
     /// What is committed to the flash side and not done, per chip and plane.
     occ: Occupancy,
@@ -416,8 +440,11 @@ impl Simulation {
             active_writers: 0,
             active_fua: 0,
             page_filter: PageFilter::default(),
-            war_only: cfg.hil.hazards == "war",
-            fua_only: cfg.hil.hazards == "none",
+            hazards: match cfg.hil.hazards.as_str() {
+                "war" => Hazards::War,
+                "none" => Hazards::FuaOnly,
+                _ => Hazards::Strict,
+            },
             blocked: 0,
             occ: Occupancy::new(&geo),
             deferring: false,
@@ -665,7 +692,7 @@ impl Simulation {
         // The page filter answers "surely no conflict" for most requests without a scan.
         let maybe_conflict = entry.fua
             || self.active_fua > 0
-            || (!self.fua_only && (entry.writes || !self.war_only) && self.page_filter.may_conflict(&entry));
+            || (self.hazards.may_order(entry.writes) && self.page_filter.may_conflict(&entry));
         self.active_writers += (entry.writes || entry.fua) as u32;
         self.active_fua += entry.fua as u32;
         self.page_filter.add(&entry, 1);
@@ -695,14 +722,7 @@ impl Simulation {
             // Page granularity: a write of some sectors of a page rewrites (and may move)
             // the whole page, so it conflicts with any access to that page. Under Sprinkler's
             // rule only a write after a read waits (the read goes first).
-            let ordered = if self.fua_only {
-                false
-            } else if self.war_only {
-                me.writes && !o.writes
-            } else {
-                me.writes || o.writes
-            };
-            if ordered && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
+            if self.hazards.orders(me.writes, o.writes) && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages) {
                 return true;
             }
         }

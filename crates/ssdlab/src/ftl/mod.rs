@@ -40,9 +40,9 @@ pub enum AllocationScheme {
     /// Static for the leading `fixed` levels of `order` (1 to 3 letters given, e.g. `CW`:
     /// the channel and the chip follow the logical page as in `CWDP`), dynamic for the rest:
     /// among the planes those levels leave open, the one with the fewest writes assigned
-    /// and not yet programmed (ties in rotation, dies before planes). With `CW` a chip's
-    /// queued writes spread over its dies and planes, so they can meet in one
-    /// die-interleaved or multi-plane command. `order` lists the missing letters after the
+    /// and not yet programmed, then the lowest write point in its block, then in rotation
+    /// (dies before planes). With `CW` a chip's queued writes spread over its dies and
+    /// planes, so they can meet in one die-interleaved or multi-plane command. `order` lists the missing letters after the
     /// given ones, in `CWDP` order; preconditioning places data by the full `order`.
     Hybrid { order: [Level; 4], fixed: usize },
     /// Dynamic allocation: the least busy chip first (fewest queued transactions; ties go
@@ -192,6 +192,8 @@ pub struct Ftl {
     /// Per plane: page moves of the current victim not yet finished.
     pub gc_pending: Vec<u32>,
     rr_chip: u32,
+    /// Rotation points: per chip (dynamic), per group of candidate planes (hybrid, indexed by
+    /// the group's first plane).
     rr_plane: Vec<u32>,
     /// Per plane: writes given this plane and not yet programmed (hybrid allocation).
     unprogrammed: Vec<u32>,

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{mean, plot, run_jobs, Job, Options};
-use crate::error::{Error, Result};
+use super::{io_err, mean, plot, run_jobs, shared_trace, Job, Options};
+use crate::error::Result;
 use crate::host::{flow_seed, FlowSpec, PreconditionSpec};
 use crate::report::FairnessReport;
 use crate::{Config, WorkloadSpec};
@@ -154,23 +154,11 @@ struct Case {
     flows: usize,
 }
 
-fn io_err(path: &Path, e: std::io::Error) -> Error {
-    Error::Io { file: path.display().to_string(), source: e }
-}
-
 pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let wall = std::time::Instant::now();
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
     for f in ["mqsim/tpcc-small.trace", "mqsim/wsrch-small.trace", "umass/Financial1.first10k.ssdsim.ascii"] {
-        let p = opts.traces.join(f);
-        if !p.exists() {
-            return Err(Error::config(
-                &p.display().to_string(),
-                0,
-                "--traces",
-                "trace not found: pass --traces DIR, the folder holding mqsim/, msr/, umass/ (default ../shared/traces)",
-            ));
-        }
+        shared_trace(opts, f)?;
     }
     let duration_ms = if opts.quick { 100.0 } else { 400.0 };
     let pool = templates(&opts.traces);

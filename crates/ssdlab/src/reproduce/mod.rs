@@ -10,11 +10,11 @@ pub mod flin;
 pub mod plot;
 pub mod sprinkler;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::{Config, Report, RunOptions, WorkloadSpec};
 
 /// What every reproduction takes.
@@ -27,6 +27,25 @@ pub struct Options {
     pub traces: PathBuf,
     /// Parallel runs.
     pub threads: usize,
+}
+
+/// A file error of a reproduction's output or inputs.
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Io { file: path.display().to_string(), source: e }
+}
+
+/// `file` under the traces folder, or an input error saying how to point `--traces` at it.
+fn shared_trace(opts: &Options, file: &str) -> Result<PathBuf> {
+    let path = opts.traces.join(file);
+    if !path.exists() {
+        return Err(Error::config(
+            &path.display().to_string(),
+            0,
+            "--traces",
+            "trace not found: pass --traces DIR, the folder holding msr/, mqsim/ and umass/ (default ../shared/traces)",
+        ));
+    }
+    Ok(path)
 }
 
 /// One simulation of a reproduction grid.

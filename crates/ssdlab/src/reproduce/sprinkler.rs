@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::{geomean, mean, plot, run_all, Job, Options};
-use crate::error::{Error, Result};
+use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
+use crate::error::Result;
 use crate::host::{FlowSpec, PreconditionSpec};
 use crate::nand::Geometry;
 use crate::{Config, Report, WorkloadSpec};
@@ -244,11 +244,7 @@ fn synthesize(t: &TableRow, requests: u64, span_bytes: u64, seed: u64, path: &Pa
         next[k] = offset + bytes;
         let _ = writeln!(out, "0.000 0 {offset} {bytes} {}", read as u8);
     }
-    std::fs::write(path, out).map_err(|e| Error::Io { file: path.display().to_string(), source: e })
-}
-
-fn io_err(path: &Path, e: std::io::Error) -> Error {
-    Error::Io { file: path.display().to_string(), source: e }
+    std::fs::write(path, out).map_err(|e| io_err(path, e))
 }
 
 /// Run the reproduction; returns the rows (also written to DIR/results.csv).
@@ -264,16 +260,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     // Workloads of figures 10-14 and 16: the MSR traces, then Table 1's synthetics.
     let mut workloads: Vec<(String, PathBuf, u64)> = Vec::new();
     for (file, name) in MSR_TRACES {
-        let path = opts.traces.join(file);
-        if !path.exists() {
-            return Err(Error::config(
-                &path.display().to_string(),
-                0,
-                "--traces",
-                "MSR trace not found: pass --traces DIR, the folder holding msr/ (default ../shared/traces)",
-            ));
-        }
-        workloads.push((name.to_string(), path, 0));
+        workloads.push((name.to_string(), shared_trace(opts, file)?, 0));
     }
     let synthetic_requests = if opts.quick { 3000 } else { 20000 };
     for (i, t) in TABLE1.iter().enumerate() {
