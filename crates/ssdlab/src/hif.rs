@@ -15,15 +15,24 @@ pub struct Link {
     bytes_per_s: u128,
     payload_bytes: u64,
     overhead_bytes: u64,
+    sector_bytes: u64,
+    /// `transfer_ps` of 0 ..= `SECTOR_TABLE` whole sectors (the hot path's sizes).
+    sector_ps: Vec<Ps>,
 }
+
+/// Transfers of up to this many sectors are looked up, not computed.
+const SECTOR_TABLE: u64 = 256;
 
 impl Link {
     pub fn from_config(c: &Config) -> Link {
-        if c.hif.interface == "sata" {
+        let sector_bytes = c.nand.sector_bytes as u64;
+        let mut link = if c.hif.interface == "sata" {
             Link {
                 bytes_per_s: (c.hif.sata.bandwidth_mb_s * 1e6).round() as u128,
                 payload_bytes: 8192,
                 overhead_bytes: 0,
+                sector_bytes,
+                sector_ps: Vec::new(),
             }
         } else {
             let p = &c.hif.pcie;
@@ -31,7 +40,20 @@ impl Link {
                 bytes_per_s: (p.lane_gb_s * 1e9).round() as u128 * p.lanes as u128,
                 payload_bytes: p.tlp_payload_bytes as u64,
                 overhead_bytes: p.tlp_overhead_bytes as u64,
+                sector_bytes,
+                sector_ps: Vec::new(),
             }
+        };
+        link.sector_ps = (0..=SECTOR_TABLE).map(|k| link.transfer_ps(k * sector_bytes)).collect();
+        link
+    }
+
+    /// `transfer_ps` of `sectors` whole sectors.
+    #[inline]
+    pub fn transfer_sectors_ps(&self, sectors: u64) -> Ps {
+        match self.sector_ps.get(sectors as usize) {
+            Some(&ps) => ps,
+            None => self.transfer_ps(sectors * self.sector_bytes),
         }
     }
 

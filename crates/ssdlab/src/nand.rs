@@ -194,6 +194,11 @@ pub struct Timing {
     pub erase_cycles: u64,
     /// Bus throughput as a rational: bits per transfer × transfers per second.
     bus_bits_per_s: u128,
+    /// Page types per block cycle (the page type of an offset is offset mod this).
+    page_types: Divisor,
+    sector_bytes: u64,
+    /// `bus_transfer_ps` of 0 ..= one die's worth of sectors (the hot path's sizes).
+    sector_xfer_ps: Vec<u64>,
     pub t_suspend_ps: u64,
     pub t_resume_ps: u64,
 }
@@ -204,7 +209,7 @@ impl Timing {
         // Transfers per second is rate_mt_s × 10^6; keep it exact for fractional rates
         // written with up to three decimals (333.333 MT/s).
         let milli_mt = (n.bus.rate_mt_s * 1000.0).round() as u128;
-        Timing {
+        let mut t = Timing {
             t_read_ps: n.t_read_us.iter().map(|&t| us_to_ps(t)).collect(),
             t_program_ps: n.t_program_us.iter().map(|&t| us_to_ps(t)).collect(),
             t_erase_ps: us_to_ps(n.t_erase_us),
@@ -215,13 +220,19 @@ impl Timing {
             bus_bits_per_s: milli_mt * 1000 * n.bus.width_bits as u128,
             t_suspend_ps: us_to_ps(n.suspension.t_suspend_us),
             t_resume_ps: us_to_ps(n.suspension.t_resume_us),
-        }
+            page_types: Divisor::new(n.t_read_us.len() as u32),
+            sector_bytes: n.sector_bytes as u64,
+            sector_xfer_ps: Vec::new(),
+        };
+        let die_sectors = (n.page_bytes / n.sector_bytes * n.planes_per_die) as u64;
+        t.sector_xfer_ps = (0..=die_sectors).map(|k| t.bus_transfer_ps(k * t.sector_bytes)).collect();
+        t
     }
 
     /// Page type (0 = LSB) of a page offset within its block.
     #[inline]
     pub fn page_type(&self, page_in_block: u32) -> usize {
-        page_in_block as usize % self.t_read_ps.len()
+        self.page_types.remainder(page_in_block) as usize
     }
 
     #[inline]
@@ -240,6 +251,15 @@ impl Timing {
     pub fn bus_transfer_ps(&self, bytes: u64) -> u64 {
         let num = bytes as u128 * 8 * 1_000_000_000_000u128;
         num.div_ceil(self.bus_bits_per_s) as u64
+    }
+
+    /// `bus_transfer_ps` of `sectors` whole sectors, from a table for the usual sizes.
+    #[inline]
+    pub fn bus_transfer_sectors_ps(&self, sectors: u64) -> u64 {
+        match self.sector_xfer_ps.get(sectors as usize) {
+            Some(&ps) => ps,
+            None => self.bus_transfer_ps(sectors * self.sector_bytes),
+        }
     }
 
     /// Command and address phase of one plane's part of a command.

@@ -91,12 +91,16 @@ struct Io {
     pending_mrs: u32,
     state: IoState,
     version: u32,
+    /// Index of the request's entry in `active` while it holds a tag.
+    active_slot: u32,
 }
 
 /// A request holding a device tag, as the hazard check sees it.
 #[derive(Debug, Clone, Copy)]
 struct Active {
     io: u32,
+    /// Order of admission (holding a tag): the hazard check orders by it.
+    admitted: u64,
     first_lpn: u64,
     pages: u32,
     writes: bool,
@@ -299,8 +303,10 @@ pub struct Simulation {
     busy_chips: u32,
     buses: Vec<ChannelBus>,
     tags_free: u32,
-    /// Requests holding a tag, in arrival order, with what the hazard check needs.
+    /// Requests holding a tag, in no particular order, with what the hazard check needs.
     active: Vec<Active>,
+    admitted: u64,
+    blocked_buf: Vec<(u64, u32)>,
     /// Active requests that write, trim or are FUA.
     active_writers: u32,
     active_fua: u32,
@@ -437,6 +443,8 @@ impl Simulation {
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             tags_free: tags,
             active: Vec::with_capacity(tags as usize),
+            admitted: 0,
+            blocked_buf: Vec::new(),
             active_writers: 0,
             active_fua: 0,
             page_filter: PageFilter::default(),
@@ -561,6 +569,7 @@ impl Simulation {
             eprintln!();
         }
         let sim_time_ps = self.last_completion_ps;
+        self.stats.finish();
         if self.interval_ps > 0 {
             // The last, partial window, so the series accounts for every request.
             self.stats.advance(sim_time_ps.max(self.q.now()), chips, self.busy_chips, false, false);
@@ -657,6 +666,7 @@ impl Simulation {
                 pending_mrs: 0,
                 state: IoState::InSq,
                 version: 0,
+                active_slot: NONE,
             });
             self.flow_outstanding[f] += 1;
             self.sq[f].push_back(io);
@@ -686,9 +696,17 @@ impl Simulation {
 
     /// A command has a tag: check hazards, then start it.
     fn admit(&mut self, io: u32) {
-        let i = &self.ios[io];
-        let entry =
-            Active { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
+        self.admitted += 1;
+        let i = &mut self.ios[io];
+        i.active_slot = self.active.len() as u32;
+        let entry = Active {
+            io,
+            admitted: self.admitted,
+            first_lpn: i.first_lpn,
+            pages: i.pages,
+            writes: i.req.op != IoOp::Read,
+            fua: i.req.fua,
+        };
         // The page filter answers "surely no conflict" for most requests without a scan.
         let maybe_conflict = entry.fua
             || self.active_fua > 0
@@ -711,10 +729,12 @@ impl Simulation {
             // Only reads in flight (and none is FUA): nothing to order.
             return false;
         }
-        let me = self.active.iter().find(|a| a.io == io).expect("hazard check of an active request");
+        let me = &self.active[self.ios[io].active_slot as usize];
+        debug_assert_eq!(me.io, io);
         for o in &self.active {
-            if o.io == io {
-                return false;
+            if o.admitted >= me.admitted {
+                // Only requests admitted earlier (in admission order) can hold it back.
+                continue;
             }
             if me.fua || o.fua {
                 return true;
@@ -776,7 +796,7 @@ impl Simulation {
         }
         if op == MrOp::Write {
             let start = now.max(self.link_up_free_ps);
-            let end = start + self.link.transfer_ps(req.sectors as u64 * self.geo.sector_bytes as u64);
+            let end = start + self.link.transfer_sectors_ps(req.sectors as u64);
             self.link_up_free_ps = end;
             self.q.at(end, Event::WriteDataIn { io });
         } else {
@@ -1622,7 +1642,7 @@ impl Simulation {
                 let c = match op {
                     FlashOp::Read => self.timing.t_read(page),
                     FlashOp::Program => {
-                        t += self.timing.bus_transfer_ps(self.geo.page_bytes as u64);
+                        t += self.timing.bus_transfer_sectors_ps(self.geo.sectors_per_page() as u64);
                         self.timing.t_program(page)
                     }
                     FlashOp::Erase => self.timing.t_erase_ps,
@@ -1676,14 +1696,14 @@ impl Simulation {
         let k = cmd.out_order[cmd.out_next] as usize;
         cmd.out_next += 1;
         let die = cmd.dies[k].0;
-        let mut bytes = 0u64;
+        let mut sectors = 0u64;
         for &tx in &cmd.txs {
             let tr = &self.txs[tx];
             if tr.plane_in_chip as u32 / ppd == die {
-                bytes += tr.sector_mask.count_ones() as u64 * self.geo.sector_bytes as u64;
+                sectors += tr.sector_mask.count_ones() as u64;
             }
         }
-        let end = now + self.timing.bus_transfer_ps(bytes);
+        let end = now + self.timing.bus_transfer_sectors_ps(sectors);
         self.buses[ch as usize].free_ps = end;
         if let Some(tl) = &mut self.timeline {
             tl.bus(ch, chip, now, end, FlashOp::Read);
@@ -1781,9 +1801,9 @@ impl Simulation {
     /// A user read finished on flash: send its data to the host.
     fn mr_flash_done(&mut self, mr: u32) {
         let now = self.q.now();
-        let bytes = self.mrs[mr].sector_mask.count_ones() as u64 * self.geo.sector_bytes as u64;
+        let sectors = self.mrs[mr].sector_mask.count_ones() as u64;
         let start = now.max(self.link_down_free_ps);
-        let end = start + self.link.transfer_ps(bytes);
+        let end = start + self.link.transfer_sectors_ps(sectors);
         self.link_down_free_ps = end;
         self.q.at(end, Event::ReadDataOut { mr });
     }
@@ -1916,18 +1936,12 @@ impl Simulation {
         let lat = now - req.arrival_ps;
         let bytes = req.sectors as u64 * self.geo.sector_bytes as u64;
         let s = &mut self.stats;
-        s.all.record(lat);
         match req.op {
-            IoOp::Read => {
-                s.read.record(lat);
-                s.bytes_read += bytes;
-            }
-            IoOp::Write => {
-                s.write.record(lat);
-                s.bytes_written += bytes;
-            }
+            IoOp::Read => s.bytes_read += bytes,
+            IoOp::Write => s.bytes_written += bytes,
             IoOp::Trim => {}
         }
+        s.record(flow, req.op as usize, lat);
         s.completed += 1;
         s.host_wait_ps += (fetched - req.arrival_ps) as u128;
         s.device_ps += (now - fetched) as u128;
@@ -1937,12 +1951,15 @@ impl Simulation {
         let fs = &mut s.flows[flow];
         fs.completed += 1;
         fs.bytes += bytes;
-        fs.latency.record(lat);
         fs.host_wait_ps += (fetched - req.arrival_ps) as u128;
         fs.device_ps += (now - fetched) as u128;
         // Free the tag and wake requests that waited on this one.
-        let pos = self.active.iter().position(|a| a.io == io).expect("completed request is active");
-        let gone = self.active.remove(pos);
+        let pos = self.ios[io].active_slot as usize;
+        let gone = self.active.swap_remove(pos);
+        debug_assert_eq!(gone.io, io);
+        if let Some(moved) = self.active.get(pos) {
+            self.ios[moved.io].active_slot = pos as u32;
+        }
         self.active_writers -= (gone.writes || gone.fua) as u32;
         self.active_fua -= gone.fua as u32;
         self.page_filter.add(&gone, -1);
@@ -1950,14 +1967,20 @@ impl Simulation {
         self.tags_free += 1;
         self.flow_outstanding[flow] -= 1;
         if self.blocked > 0 {
-            let candidates: Vec<u32> =
-                self.active.iter().map(|a| a.io).filter(|&x| self.ios[x].state == IoState::Blocked).collect();
-            for x in candidates {
+            // Blocked requests retry in admission order.
+            let mut candidates = std::mem::take(&mut self.blocked_buf);
+            candidates.clear();
+            candidates.extend(
+                self.active.iter().filter(|a| self.ios[a.io].state == IoState::Blocked).map(|a| (a.admitted, a.io)),
+            );
+            candidates.sort_unstable();
+            for &(_, x) in &candidates {
                 if !self.hazard(x) {
                     self.blocked -= 1;
                     self.start_io(x);
                 }
             }
+            self.blocked_buf = candidates;
         }
         self.last_completion_ps = now;
         self.refill_flow(flow);

@@ -44,6 +44,11 @@ impl Latency {
         self.hist.saturating_record(ns);
         self.sum_ps += ps as u128;
     }
+    /// Add another histogram's values.
+    pub fn add(&mut self, other: &Latency) {
+        self.hist.add(&other.hist).expect("latency histograms share their bounds");
+        self.sum_ps += other.sum_ps;
+    }
     pub fn count(&self) -> u64 {
         self.hist.len()
     }
@@ -74,6 +79,10 @@ impl Latency {
 pub struct FlowStats {
     pub completed: u64,
     pub bytes: u64,
+    /// Response times by operation (read, write, trim): each completion is recorded once,
+    /// here; `latency` and the drive-wide histograms are their sums, made by `finish`.
+    pub by_op: [Latency; 3],
+    /// All of the flow's response times (filled by [`Stats::finish`]).
     pub latency: Latency,
     pub host_wait_ps: u128,
     pub device_ps: u128,
@@ -155,6 +164,25 @@ pub struct Stats {
 impl Stats {
     pub fn new(flows: usize) -> Stats {
         Stats { flows: (0..flows).map(|_| FlowStats::default()).collect(), ..Stats::default() }
+    }
+
+    /// Record a completed request's response time: `op` 0 read, 1 write, 2 trim.
+    #[inline]
+    pub fn record(&mut self, flow: usize, op: usize, ps: Ps) {
+        self.flows[flow].by_op[op].record(ps);
+    }
+
+    /// Sum the per-flow, per-operation histograms into each flow's and the drive's (exact:
+    /// histograms with the same bounds add bucket by bucket). Call once, at the end.
+    pub fn finish(&mut self) {
+        for f in &mut self.flows {
+            for l in &f.by_op {
+                f.latency.add(l);
+            }
+            self.read.add(&f.by_op[0]);
+            self.write.add(&f.by_op[1]);
+            self.all.add(&f.latency);
+        }
     }
 
     /// Integrate the state that held since the previous event up to `now`.
