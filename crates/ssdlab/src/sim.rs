@@ -676,6 +676,7 @@ impl Simulation {
     }
 
     /// Move commands from submission queues to free device tags.
+    #[inline(always)]
     fn fetch(&mut self) {
         while self.tags_free > 0 && self.sq_waiting > 0 {
             for (h, q) in self.heads_buf.iter_mut().zip(&self.sq) {
@@ -695,6 +696,7 @@ impl Simulation {
     }
 
     /// A command has a tag: check hazards, then start it.
+    #[inline(always)]
     fn admit(&mut self, io: u32) {
         self.admitted += 1;
         let i = &mut self.ios[io];
@@ -749,6 +751,7 @@ impl Simulation {
         false
     }
 
+    #[inline(always)]
     fn start_io(&mut self, io: u32) {
         self.ios[io].state = IoState::Running;
         let now = self.q.now();
@@ -829,6 +832,7 @@ impl Simulation {
 
     /// A memory request's data is where it needs to be: serve it from the cache, finish it
     /// (trim, zero read), or hand it to the device-level scheduler with its target.
+    #[inline(always)]
     fn mr_ready(&mut self, mr: u32) {
         let now = self.q.now();
         let (lpn, mask, op) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].op);
@@ -1514,18 +1518,17 @@ impl Simulation {
                 FlashOp::Erase => {}
             }
         }
-        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
-        cmd.txs.clear();
-        cmd.txs.extend_from_slice(txs);
-        cmd.dies.clear();
-        cmd.out_order.clear();
-        cmd.out_next = 0;
-        cmd.op = Some(op);
-        cmd.planes_used = txs.len() as u32;
-        cmd.segment_start_ps = now;
-        cmd.suspends = 0;
-        self.chips[ci].cmd = cmd;
-        self.chips[ci].bus_phase_end_ps = Ps::MAX;
+        let c = &mut self.chips[ci];
+        c.cmd.txs.clear();
+        c.cmd.txs.extend_from_slice(txs);
+        c.cmd.dies.clear();
+        c.cmd.out_order.clear();
+        c.cmd.out_next = 0;
+        c.cmd.op = Some(op);
+        c.cmd.planes_used = txs.len() as u32;
+        c.cmd.segment_start_ps = now;
+        c.cmd.suspends = 0;
+        c.bus_phase_end_ps = Ps::MAX;
         self.stats.command(txs.len() as u32, {
             let mut dies = 0u32;
             let mut last = u32::MAX;
@@ -1546,6 +1549,7 @@ impl Simulation {
     }
 
     /// Ask for the channel bus; granted now if it is free and nobody waits, else in turn.
+    #[inline(always)]
     fn request_bus(&mut self, ch: u32, req: BusRequest, short: bool) {
         let now = self.q.now();
         let b = &mut self.buses[ch as usize];
@@ -1577,6 +1581,7 @@ impl Simulation {
     }
 
     /// The bus of `ch` may be free: grant it to the next waiter.
+    #[inline(always)]
     fn bus_free(&mut self, ch: u32) {
         let now = self.q.now();
         let b = &mut self.buses[ch as usize];
@@ -1603,6 +1608,7 @@ impl Simulation {
     }
 
     /// Run a bus request now. False if it is stale (its command was suspended meanwhile).
+    #[inline(always)]
     fn grant_bus(&mut self, ch: u32, req: BusRequest) -> bool {
         self.buses[ch as usize].handoff = false;
         match req {
@@ -1624,11 +1630,13 @@ impl Simulation {
 
     /// The bus phase of a command: command/address cycles (and data in, for programs) die
     /// by die; each die starts its array operation when its part of the phase ends.
+    #[inline(always)]
     fn command_phase(&mut self, ch: u32, chip: u32) {
         let now = self.q.now();
         let ci = chip as usize;
         let ppd = self.geo.planes_per_die;
-        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
+        let c = &mut self.chips[ci];
+        let cmd = &mut c.cmd;
         let op = cmd.op.expect("a command in its bus phase has an op");
         let mut t = now;
         let mut i = 0;
@@ -1662,8 +1670,8 @@ impl Simulation {
         if let Some(tl) = &mut self.timeline {
             tl.bus(ch, chip, now, t, op);
         }
-        let gen = self.chips[ci].gen;
-        self.chips[ci].bus_phase_end_ps = t;
+        let gen = c.gen;
+        c.bus_phase_end_ps = t;
         if op == FlashOp::Read {
             // Each die sends its data out when its array read is done, in that order.
             cmd.out_order.extend(0..cmd.dies.len() as u32);
@@ -1676,10 +1684,10 @@ impl Simulation {
             let end = cmd.dies.iter().map(|d| d.1).max().expect("at least one die");
             self.q.at(end, Event::CommandDone { chip, gen });
         }
-        self.chips[ci].cmd = cmd;
     }
 
     /// A die of a read command finished its array time: ask for the bus to send its data.
+    #[inline(always)]
     fn cell_done(&mut self, chip: u32, gen: u32) {
         if self.chips[chip as usize].gen != gen {
             return;
@@ -1688,6 +1696,7 @@ impl Simulation {
     }
 
     /// Data out of the next die of a read command (dies go in the order their reads end).
+    #[inline(always)]
     fn data_out(&mut self, ch: u32, chip: u32) {
         let now = self.q.now();
         let ci = chip as usize;
