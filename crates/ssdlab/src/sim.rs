@@ -317,7 +317,8 @@ pub struct Simulation {
     occ: Occupancy,
     /// While a scheduling round commits, chips are started only at its end, so a command is
     /// built from everything committed at that instant.
-    deferring: bool,
+    /// Nesting depth of such rounds (a command's completion is one too).
+    deferring: u32,
     schedule_pending: bool,
     deferred_chips: Vec<u32>,
     chip_deferred: Vec<bool>,
@@ -455,7 +456,7 @@ impl Simulation {
             },
             blocked: 0,
             occ: Occupancy::new(&geo),
-            deferring: false,
+            deferring: 0,
             schedule_pending: false,
             deferred_chips: Vec::new(),
             chip_deferred: vec![false; chips],
@@ -992,7 +993,7 @@ impl Simulation {
         } else {
             0.0
         };
-        self.deferring = true;
+        self.deferring += 1;
         for &mr in &out {
             let m = &mut self.mrs[mr];
             debug_assert!(!m.committed, "memory request {mr} committed twice");
@@ -1004,9 +1005,11 @@ impl Simulation {
             }
             self.commit(mr);
         }
-        self.deferring = false;
+        self.deferring -= 1;
         self.commit_buf = out;
-        self.start_deferred();
+        if self.deferring == 0 {
+            self.start_deferred();
+        }
     }
 
     /// Start the chips that were given work while a scheduling round committed.
@@ -1143,7 +1146,7 @@ impl Simulation {
         self.tsu.enqueued(chip, tx, &self.txs[tx], self.q.now());
         self.chip_queued[chip as usize] += 1;
         self.chip_load[chip as usize] += 1;
-        if self.deferring {
+        if self.deferring > 0 {
             if !self.chip_deferred[chip as usize] {
                 self.chip_deferred[chip as usize] = true;
                 self.deferred_chips.push(chip);
@@ -1744,12 +1747,18 @@ impl Simulation {
         self.chips[ci].gen = self.chips[ci].gen.wrapping_add(1);
         self.set_chip_busy(chip, false);
         self.chip_load[ci] -= txs.len() as u32;
-        // Completing may enqueue follow-up work (GC writes, programs of read-modify-writes)
-        // and start the chip again: the finished command is out of the way already.
+        // Completing may enqueue follow-up work (GC writes, programs of read-modify-writes):
+        // chips start once every transaction of the command is done, so follow-ups of one
+        // multi-plane command can run as one again.
+        self.deferring += 1;
         for &tx in &txs {
             self.tx_done(tx, op);
         }
+        self.deferring -= 1;
         self.done_buf = txs;
+        if self.deferring == 0 {
+            self.start_deferred();
+        }
         self.try_start(chip);
         self.run_scheduler();
         // A read's last data-out ended now: hand the channel to its waiters.

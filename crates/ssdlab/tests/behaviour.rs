@@ -182,6 +182,29 @@ fn a_suspended_program_lets_one_read_through_and_resumes_with_the_time_it_had_le
     assert_eq!(off.stats.write.sum_ps, w0);
 }
 
+#[test]
+fn programs_following_one_multi_plane_read_start_as_one_multi_plane_program() {
+    // One die, two planes; a sequential fill puts lpn 0 and lpn 1 at page 0 of planes 0 and
+    // 1, lpn 2 at page 1 of plane 0. A page read of lpn 2 holds the chip while two 4 KiB
+    // writes to the first halves of lpn 0 and 1 arrive: their read-modify-write reads (same
+    // offset, two planes) run as one command, and when it ends both programs must run as one
+    // multi-plane program — three commands, two of them multi-plane, one tPROG.
+    let mut cfg = gc_lab("greedy");
+    cfg.hil.hazards = "none".into();
+    let path = trace_file("rmw-mp", &[(0, 2 * 16, 16, true), (0, 0, 8, false), (0, 16, 8, false)]);
+    let mut wl = trace_workload(path, "timestamps", 8);
+    wl.precondition = Some(PreconditionSpec { occupancy: 0.5, pattern: "sequential".into() });
+    let o = run(&cfg, &wl);
+    assert_eq!(o.stats.rmw_reads, 2);
+    assert_eq!(o.stats.commands, 3, "page read, two-plane read, two-plane program");
+    assert_eq!(o.stats.flp_multi_plane, 2);
+    // Both writes end within read + read + one program (+ bus and link time, < 100 us);
+    // programs one after the other would take a second tPROG of 750 us.
+    let (t_read, t_prog) = (75_000_000u64, 750_000_000u64);
+    let bound = 2 * t_read + t_prog + 100_000_000;
+    assert!(o.sim_time_ps < bound, "last write done at {} ps, bound {bound}", o.sim_time_ps);
+}
+
 // ---------------------------------------------------------------------- 2. TSU policy
 
 #[test]
