@@ -82,6 +82,9 @@ pub struct Geometry {
     div_cpc: Divisor,
     div_ch: Divisor,
     div_dpc: Divisor,
+    /// Derived sizes, kept so the hot path does not divide or multiply for them.
+    sectors_per_page: u32,
+    planes_per_chip: u32,
 }
 
 impl Geometry {
@@ -103,6 +106,8 @@ impl Geometry {
             div_cpc: Divisor::new(n.chips_per_channel),
             div_ch: Divisor::new(n.channels),
             div_dpc: Divisor::new(n.dies_per_chip),
+            sectors_per_page: n.page_bytes / n.sector_bytes,
+            planes_per_chip: n.dies_per_chip * n.planes_per_die,
         }
     }
     /// Fast divisors of the four resource levels: channels, chips per channel, dies per chip,
@@ -113,8 +118,9 @@ impl Geometry {
     pub fn chips(&self) -> u32 {
         self.channels * self.chips_per_channel
     }
+    #[inline]
     pub fn planes_per_chip(&self) -> u32 {
-        self.dies_per_chip * self.planes_per_die
+        self.planes_per_chip
     }
     pub fn planes(&self) -> u32 {
         self.chips() * self.planes_per_chip()
@@ -128,8 +134,9 @@ impl Geometry {
     pub fn pages_per_plane(&self) -> u32 {
         self.blocks_per_plane * self.pages_per_block
     }
+    #[inline]
     pub fn sectors_per_page(&self) -> u32 {
-        self.page_bytes / self.sector_bytes
+        self.sectors_per_page
     }
     pub fn capacity_bytes(&self) -> u64 {
         self.pages() as u64 * self.page_bytes as u64
@@ -163,6 +170,11 @@ impl Geometry {
     #[inline]
     pub fn die_in_chip(&self, plane: u32) -> u32 {
         self.div_ppd.quotient(self.div_ppc.remainder(plane))
+    }
+    /// Die of a plane given by its index within the chip.
+    #[inline]
+    pub fn die_of_plane_in_chip(&self, plane_in_chip: u32) -> u32 {
+        self.div_ppd.quotient(plane_in_chip)
     }
     /// Plane index within its chip (die × planes_per_die + plane_in_die).
     #[inline]

@@ -1269,7 +1269,6 @@ impl Simulation {
     fn try_build_from(&mut self, chip: u32, class: QueueClass, leader: Option<u32>) -> bool {
         let ci = chip as usize;
         let ppc = self.geo.planes_per_chip() as usize;
-        let ppd = self.geo.planes_per_die as usize;
         let multiplane = self.cfg.nand.multiplane;
         let same_block = self.cfg.nand.multiplane_same_block;
         let interleave = self.cfg.nand.die_interleave;
@@ -1332,7 +1331,7 @@ impl Simulation {
         let mut op: Option<FlashOp> = None;
         for &(_, pic, head_ppn, first) in &order {
             let plane = chip * ppc as u32 + pic as u32;
-            let die = pic / ppd;
+            let die = self.geo.die_of_plane_in_chip(pic as u32) as usize;
             // Where in the plane this command would work: (page offset, block in plane).
             let fixed_key = if is_read {
                 None
@@ -1453,7 +1452,6 @@ impl Simulation {
     fn launch(&mut self, chip: u32, op: FlashOp, txs: &[u32]) {
         let now = self.q.now();
         let ci = chip as usize;
-        let ppd = self.geo.planes_per_die;
         // Busy first: allocation below may start GC, which enqueues on this very chip.
         self.set_chip_busy(chip, true);
         self.tsu.dispatched(chip, txs, &self.txs.items, now);
@@ -1536,7 +1534,7 @@ impl Simulation {
             let mut dies = 0u32;
             let mut last = u32::MAX;
             for &t in txs {
-                let d = self.txs[t].plane_in_chip as u32 / ppd;
+                let d = self.geo.die_of_plane_in_chip(self.txs[t].plane_in_chip as u32);
                 if d != last {
                     dies += 1;
                     last = d;
@@ -1637,16 +1635,15 @@ impl Simulation {
     fn command_phase(&mut self, ch: u32, chip: u32) {
         let now = self.q.now();
         let ci = chip as usize;
-        let ppd = self.geo.planes_per_die;
         let c = &mut self.chips[ci];
         let cmd = &mut c.cmd;
         let op = cmd.op.expect("a command in its bus phase has an op");
         let mut t = now;
         let mut i = 0;
         while i < cmd.txs.len() {
-            let die = self.txs[cmd.txs[i]].plane_in_chip as u32 / ppd;
+            let die = self.geo.die_of_plane_in_chip(self.txs[cmd.txs[i]].plane_in_chip as u32);
             let mut cell = 0;
-            while i < cmd.txs.len() && self.txs[cmd.txs[i]].plane_in_chip as u32 / ppd == die {
+            while i < cmd.txs.len() && self.geo.die_of_plane_in_chip(self.txs[cmd.txs[i]].plane_in_chip as u32) == die {
                 let tr = &self.txs[cmd.txs[i]];
                 t += self.timing.cmd_addr_ps(op);
                 let page = self.geo.page_in_block(tr.ppn);
@@ -1703,7 +1700,6 @@ impl Simulation {
     fn data_out(&mut self, ch: u32, chip: u32) {
         let now = self.q.now();
         let ci = chip as usize;
-        let ppd = self.geo.planes_per_die;
         let cmd = &mut self.chips[ci].cmd;
         let k = cmd.out_order[cmd.out_next] as usize;
         cmd.out_next += 1;
@@ -1711,7 +1707,7 @@ impl Simulation {
         let mut sectors = 0u64;
         for &tx in &cmd.txs {
             let tr = &self.txs[tx];
-            if tr.plane_in_chip as u32 / ppd == die {
+            if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) == die {
                 sectors += tr.sector_mask.count_ones() as u64;
             }
         }
