@@ -108,6 +108,10 @@ enum Command {
         /// Run only scenarios whose name contains this.
         #[arg(long)]
         only: Option<String>,
+        /// Runs of each scenario; the fastest is reported (the machine's other load only
+        /// ever slows a run down), the median beside it.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+        repeat: u32,
         /// Override a key of the mqsim-default drive in every scenario, e.g.
         /// --set hil.scheduler=spk3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -264,7 +268,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             Ok(())
         }
         Command::Trace { command } => trace(command),
-        Command::Bench { json, only, set, scenario } => {
+        Command::Bench { json, only, repeat, set, scenario } => {
             if let Some(name) = scenario {
                 let r = ssdlab::bench::run_scenario(&name, &set)?;
                 println!("{}", serde_json::to_string(&r)?);
@@ -272,7 +276,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             }
             // Bad overrides fail here, once, with exit code 2.
             ssdlab::bench::config(&set)?;
-            bench_all(only.as_deref(), &set, json)
+            bench_all(only.as_deref(), &set, json, repeat)
         }
     }
 }
@@ -354,30 +358,35 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
 }
 
 /// Run every scenario in a child process (so each peak RSS is its own) and print them.
-fn bench_all(only: Option<&str>, set: &[String], json: bool) -> Result<(), InputError> {
+fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Result<(), InputError> {
     let exe = std::env::current_exe()?;
     let mut results = Vec::new();
     for name in ssdlab::bench::SCENARIOS.iter().filter(|n| only.is_none_or(|o| n.contains(o))) {
-        if !json {
-            eprintln!("running {name} ...");
+        let mut runs = Vec::new();
+        for k in 0..repeat {
+            if !json {
+                eprintln!("running {name} ({} of {repeat}) ...", k + 1);
+            }
+            let mut cmd = std::process::Command::new(&exe);
+            cmd.args(["bench", "--scenario", name]);
+            for s in set {
+                cmd.args(["--set", s]);
+            }
+            let out = cmd.output()?;
+            if !out.status.success() {
+                return Err(InputError(format!("scenario {name} failed: {}", String::from_utf8_lossy(&out.stderr))));
+            }
+            runs.push(serde_json::from_slice::<ssdlab::bench::BenchResult>(&out.stdout)?);
         }
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.args(["bench", "--scenario", name]);
-        for s in set {
-            cmd.args(["--set", s]);
-        }
-        let out = cmd.output()?;
-        if !out.status.success() {
-            return Err(InputError(format!("scenario {name} failed: {}", String::from_utf8_lossy(&out.stderr))));
-        }
-        let r: ssdlab::bench::BenchResult = serde_json::from_slice(&out.stdout)?;
+        let r = ssdlab::bench::best_of(runs);
         if !json {
             println!(
-                "{:<22} {:>9} req {:>8.2} s {:>12.0} req/s {:>12.0} events/s  peak RSS {:>7.1} MB  {:>5.2} B/page  (sim {:.0} IOPS)",
+                "{:<22} {:>9} req {:>8.2} s {:>12.0} req/s (median {:>9.0}) {:>12.0} events/s  peak RSS {:>7.1} MB  {:>5.2} B/page  (sim {:.0} IOPS)",
                 r.scenario,
                 r.requests,
                 r.wall_s,
                 r.requests_per_s,
+                r.requests_per_s_median,
                 r.events_per_s,
                 r.peak_rss_bytes as f64 / 1e6,
                 r.state_bytes_per_page,
