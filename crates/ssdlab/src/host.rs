@@ -354,7 +354,7 @@ pub struct Synthetic {
     read_ratio: f64,
     trim_ratio: f64,
     fua_ratio: f64,
-    address: String,
+    address: Address,
     hot_fraction: f64,
     hot_access: f64,
     sizes_sectors: Vec<(u32, f64)>,
@@ -427,6 +427,14 @@ impl Flow {
     }
 }
 
+/// A synthetic flow's address pattern (`address`, validated when the workload is read).
+#[derive(Debug, Clone, Copy)]
+enum Address {
+    Uniform,
+    Sequential,
+    HotCold,
+}
+
 impl Synthetic {
     fn generate(&mut self) -> IoRequest {
         let u: f64 = self.rng.random();
@@ -450,13 +458,13 @@ impl Synthetic {
         };
         // Number of aligned slots where a request of this size fits in the footprint.
         let slots = ((self.span_sectors.saturating_sub(sectors as u64)) / self.align_sectors + 1).max(1);
-        let slot = match self.address.as_str() {
-            "sequential" => {
+        let slot = match self.address {
+            Address::Sequential => {
                 let s = self.next_seq % slots;
                 self.next_seq = self.next_seq.wrapping_add((sectors as u64).div_ceil(self.align_sectors));
                 s
             }
-            "hotcold" => {
+            Address::HotCold => {
                 let hot_slots = ((slots as f64 * self.hot_fraction) as u64).clamp(1, slots);
                 if self.rng.random::<f64>() < self.hot_access || hot_slots == slots {
                     self.rng.random_range(0..hot_slots)
@@ -464,7 +472,7 @@ impl Synthetic {
                     self.rng.random_range(hot_slots..slots)
                 }
             }
-            _ => self.rng.random_range(0..slots),
+            Address::Uniform => self.rng.random_range(0..slots),
         };
         IoRequest { arrival_ps: 0, op, lba: self.start_sector + slot * self.align_sectors, sectors, fua }
     }
@@ -546,7 +554,11 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
                 read_ratio: f.read_ratio,
                 trim_ratio: f.trim_ratio,
                 fua_ratio: f.fua_ratio,
-                address: f.address.clone(),
+                address: match f.address.as_str() {
+                    "sequential" => Address::Sequential,
+                    "hotcold" => Address::HotCold,
+                    _ => Address::Uniform,
+                },
                 hot_fraction: f.hot_fraction,
                 hot_access: f.hot_access,
                 sizes_sectors,
