@@ -82,6 +82,7 @@ pub struct Geometry {
     div_cpc: Divisor,
     div_ch: Divisor,
     div_dpc: Divisor,
+    div_ppp: Divisor,
     /// Derived sizes, kept so the hot path does not divide or multiply for them.
     sectors_per_page: u32,
     planes_per_chip: u32,
@@ -106,6 +107,7 @@ impl Geometry {
             div_cpc: Divisor::new(n.chips_per_channel),
             div_ch: Divisor::new(n.channels),
             div_dpc: Divisor::new(n.dies_per_chip),
+            div_ppp: Divisor::new(n.blocks_per_plane * n.pages_per_block),
             sectors_per_page: n.page_bytes / n.sector_bytes,
             planes_per_chip: n.dies_per_chip * n.planes_per_die,
         }
@@ -170,6 +172,11 @@ impl Geometry {
     #[inline]
     pub fn die_in_chip(&self, plane: u32) -> u32 {
         self.div_ppd.quotient(self.div_ppc.remainder(plane))
+    }
+    /// `x` mod pages per plane (a page offset within a plane).
+    #[inline]
+    pub fn wrap_in_plane(&self, x: u32) -> u32 {
+        self.div_ppp.remainder(x)
     }
     /// Die of a plane given by its index within the chip.
     #[inline]

@@ -277,8 +277,8 @@ impl Ftl {
     pub fn phantom_ppn(&self, lpn: Lpn) -> Ppn {
         const CWDP: [Level; 4] = [Level::Channel, Level::Way, Level::Die, Level::Plane];
         let (plane, rest) = static_plane(&self.geo, &CWDP, lpn);
-        let in_plane = rest % self.geo.pages_per_plane();
-        self.geo.ppn(plane, in_plane / self.geo.pages_per_block, in_plane % self.geo.pages_per_block)
+        // Block rest / pages_per_block, page rest % pages_per_block, folded into the plane.
+        plane * self.geo.pages_per_plane() + self.geo.wrap_in_plane(rest)
     }
 
     /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
