@@ -49,12 +49,14 @@ impl Oracle {
     }
 
     /// A new write request: its version.
+    #[cold]
     pub fn new_version(&mut self) -> u32 {
         self.next_version += 1;
         self.next_version
     }
 
     /// The host wrote `version` to the sectors `mask` of `lpn`.
+    #[cold]
     pub fn host_wrote(&mut self, lpn: Lpn, mask: u64, version: u32) {
         let base = lpn as usize * self.spp;
         for s in 0..self.spp {
@@ -65,6 +67,7 @@ impl Oracle {
     }
 
     /// TRIM: the sectors read as never written afterwards.
+    #[cold]
     pub fn trimmed(&mut self, lpn: Lpn) {
         let base = lpn as usize * self.spp;
         self.expected[base..base + self.spp].fill(0);
@@ -72,6 +75,7 @@ impl Oracle {
     }
 
     /// The cache took `mask` sectors of `lpn` at `version`.
+    #[cold]
     pub fn cache_wrote(&mut self, lpn: Lpn, mask: u64, version: u32) {
         let spp = self.spp;
         let page = self.cached.entry(lpn).or_insert_with(|| vec![0; spp].into_boxed_slice());
@@ -82,17 +86,20 @@ impl Oracle {
         }
     }
 
+    #[cold]
     pub fn cache_dropped(&mut self, lpn: Lpn) {
         self.cached.remove(&lpn);
     }
 
     /// Data for program transaction `tx`: sectors in `mask` at `version` (from the host).
+    #[cold]
     pub fn stage_host_data(&mut self, tx: u32, mask: u64, version: u32) {
         let page: Box<[u32]> = (0..self.spp).map(|s| if mask >> s & 1 == 1 { version } else { 0 }).collect();
         self.inflight.insert(tx, page);
     }
 
     /// Data for program transaction `tx`: the cached copy of `lpn` (a write-back).
+    #[cold]
     pub fn stage_cache_data(&mut self, tx: u32, lpn: Lpn) {
         let page = self.cached.get(&lpn).cloned().unwrap_or_else(|| vec![0; self.spp].into_boxed_slice());
         self.inflight.insert(tx, page);
@@ -100,6 +107,7 @@ impl Oracle {
 
     /// Program `tx` wrote its staged sectors `mask` to `ppn`; the other sectors come from
     /// `merge_from` (the page read for a read-modify-write) or are unwritten.
+    #[cold]
     pub fn program(&mut self, tx: u32, ppn: Ppn, mask: u64, merge_from: Option<Ppn>) {
         let staged = self.inflight.remove(&tx).expect("program of a transaction with no staged data");
         let base = ppn as usize * self.spp;
@@ -116,11 +124,13 @@ impl Oracle {
     }
 
     /// GC or copyback moved `src` to `dst`.
+    #[cold]
     pub fn moved(&mut self, src: Ppn, dst: Ppn) {
         let (s, d) = (src as usize * self.spp, dst as usize * self.spp);
         self.flash.copy_within(s..s + self.spp, d);
     }
 
+    #[cold]
     pub fn erased(&mut self, first_ppn: Ppn, pages: u32) {
         let s = first_ppn as usize * self.spp;
         self.flash[s..s + pages as usize * self.spp].fill(ERASED);
@@ -145,6 +155,7 @@ impl Oracle {
 
     /// A read of sectors `mask` of `lpn` served from flash page `ppn` (None: not from
     /// flash), with cached sectors overlaid.
+    #[cold]
     pub fn read(&mut self, lpn: Lpn, mask: u64, ppn: Option<Ppn>, what: &str) {
         self.reads_checked += 1;
         let base = lpn as usize * self.spp;

@@ -489,6 +489,7 @@ impl Timeline {
         self.events.push((chip, thread, start, end, op, bus));
     }
 
+    #[cold]
     pub fn bus(&mut self, channel: u32, chip: u32, start: Ps, end: Ps, op: FlashOp) {
         if !self.chips_seen.iter().any(|&(c, _)| c == chip) {
             self.chips_seen.push((chip, channel));
@@ -496,6 +497,7 @@ impl Timeline {
         self.push(chip, 0, start, end, op, true);
     }
 
+    #[cold]
     pub fn cell(&mut self, chip: u32, die: u32, start: Ps, end: Ps, op: FlashOp) {
         self.push(chip, 1 + die, start, end, op, false);
     }

@@ -603,6 +603,7 @@ impl Simulation {
     }
 
     /// What is waiting where, for the message of a run that stopped with work left.
+    #[cold]
     fn stuck_report(&self) -> String {
         let mut out = format!(
             "{} memory requests pending, {} parked, {} waiting for cache; ",
@@ -727,6 +728,7 @@ impl Simulation {
     }
 
     /// Whether `io` must wait for an earlier unfinished request.
+    #[cold]
     fn hazard(&self, io: u32) -> bool {
         if self.active_writers == 0 {
             // Only reads in flight (and none is FUA): nothing to order.
@@ -906,6 +908,7 @@ impl Simulation {
 
     // ---------------------------------------------------------------- cache
 
+    #[cold]
     fn cache_write(&mut self, mr: u32) {
         if !self.cache_waiting.is_empty() || !self.try_cache_write(mr) {
             // Keep arrival order: later writes wait behind earlier ones.
@@ -916,6 +919,7 @@ impl Simulation {
     }
 
     /// Put a write into the cache if there is room; false if it must wait.
+    #[cold]
     fn try_cache_write(&mut self, mr: u32) -> bool {
         let (lpn, mask, io) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].io);
         let cache = self.cache.as_mut().expect("cache on");
@@ -939,6 +943,7 @@ impl Simulation {
     }
 
     /// A write-back finished: writes waiting for room go in, in order.
+    #[cold]
     fn drain_cache_waiting(&mut self) {
         while let Some(&mr) = self.cache_waiting.front() {
             if !self.try_cache_write(mr) {
@@ -950,6 +955,7 @@ impl Simulation {
     }
 
     /// Write the least recently used dirty page back to flash.
+    #[cold]
     fn start_writeback(&mut self) {
         let Some((lpn, mask, gen)) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
         self.stats.cache_writebacks += 1;
@@ -1038,6 +1044,7 @@ impl Simulation {
     }
 
     /// A committed memory request's data moved from the plane it was committed to.
+    #[cold]
     fn mr_moved(&mut self, mr: u32, plane: u32) {
         let m = &mut self.mrs[mr];
         if m.committed {
@@ -1834,6 +1841,7 @@ impl Simulation {
 
     /// Readdressing callback: `lpn` now lives on another plane; the scheduler regroups
     /// uncommitted reads of it.
+    #[cold]
     fn readdress(&mut self, lpn: Lpn, from: u32, to: u32) {
         let mut moved = std::mem::take(&mut self.readdress_buf);
         moved.clear();
@@ -1892,6 +1900,7 @@ impl Simulation {
 
     // ---------------------------------------------------------------- suspension
 
+    #[cold]
     fn maybe_suspend(&mut self, chip: u32) {
         let ci = chip as usize;
         let now = self.q.now();
@@ -1924,6 +1933,7 @@ impl Simulation {
         self.q.after(self.timing.t_suspend_ps, Event::ChipFree { chip, gen });
     }
 
+    #[cold]
     fn resume(&mut self, chip: u32) {
         let ci = chip as usize;
         let now = self.q.now();
@@ -2005,6 +2015,7 @@ impl Simulation {
     }
 
     /// Close the current time-series window at `now`.
+    #[cold]
     fn sample(&mut self) {
         self.take_sample(self.q.now());
         if self.ios.live > 0 || !self.all_flows_done() || !self.q.is_empty() {
@@ -2012,6 +2023,7 @@ impl Simulation {
         }
     }
 
+    #[cold]
     fn take_sample(&mut self, now: Ps) {
         let s = &mut self.stats;
         let window_ps = now - s.window_start_ps;
