@@ -1148,7 +1148,12 @@ impl Simulation {
             QueueClass::GcErase => t.ppn,
             _ => NONE,
         };
-        let entry = QueueEntry { tx, lpn: t.lpn, page, op: t.op, seq: t.seq };
+        let page_at = if page == NONE {
+            (NONE, NONE)
+        } else {
+            (self.geo.page_in_block(page), self.geo.block_in_plane(self.geo.block_of(page)))
+        };
+        let entry = QueueEntry { tx, lpn: t.lpn, page, page_at, op: t.op, seq: t.seq };
         self.queues[chip as usize].push(class, pic, entry);
         self.tsu.enqueued(chip, tx, &self.txs[tx], self.q.now());
         self.chip_queued[chip as usize] += 1;
@@ -1374,9 +1379,14 @@ impl Simulation {
                 let mut ppn = head_ppn;
                 let key = match fixed_key {
                     Some(k) => k,
+                    // A GC read's page is fixed, on this plane: its place was worked out once.
+                    None if !user_read => {
+                        ppn = e.page;
+                        e.page_at
+                    }
                     None => {
                         if pos > first {
-                            ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
+                            ppn = self.user_read_page(e.lpn);
                             if self.geo.plane_of(ppn) != plane {
                                 continue; // moved: it follows its data when it reaches the head
                             }

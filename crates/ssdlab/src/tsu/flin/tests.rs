@@ -98,7 +98,7 @@ fn priority_classes_get_their_weighted_shares() {
         queues.push(
             QueueClass::UserRead,
             0,
-            QueueEntry { tx: k, lpn: k, page: NONE, op: FlashOp::Read, seq: k as u64 + 1 },
+            QueueEntry { tx: k, lpn: k, page: NONE, page_at: (NONE, NONE), op: FlashOp::Read, seq: k as u64 + 1 },
         );
         f.enqueued(0, k, &t, 0);
         all.push(t);
