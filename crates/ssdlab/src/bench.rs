@@ -32,15 +32,9 @@ pub struct BenchResult {
     /// Simulated IOPS (a sanity figure, not a speed measure).
     pub sim_iops: f64,
     /// Runs measured; the figures above are the fastest run's.
-    #[serde(default = "one")]
     pub runs: u32,
     /// Median requests per second over the runs.
-    #[serde(default)]
     pub requests_per_s_median: f64,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// The fastest of several runs of one scenario, with the median rate beside it. Other load

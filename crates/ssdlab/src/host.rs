@@ -265,7 +265,7 @@ impl WorkloadSpec {
                     if f.read_ratio + f.trim_ratio > 1.0 + 1e-12 {
                         return bad("trim_ratio", format!("{name}: read_ratio + trim_ratio exceeds 1"));
                     }
-                    if !["uniform", "sequential", "hotcold"].contains(&f.address.as_str()) {
+                    if Address::parse(&f.address).is_none() {
                         return bad(
                             "address",
                             format!("{} = {:?}: use uniform, sequential or hotcold", key("address"), f.address),
@@ -435,6 +435,17 @@ enum Address {
     HotCold,
 }
 
+impl Address {
+    fn parse(s: &str) -> Option<Address> {
+        match s {
+            "uniform" => Some(Address::Uniform),
+            "sequential" => Some(Address::Sequential),
+            "hotcold" => Some(Address::HotCold),
+            _ => None,
+        }
+    }
+}
+
 impl Synthetic {
     fn generate(&mut self) -> IoRequest {
         let u: f64 = self.rng.random();
@@ -554,11 +565,7 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
                 read_ratio: f.read_ratio,
                 trim_ratio: f.trim_ratio,
                 fua_ratio: f.fua_ratio,
-                address: match f.address.as_str() {
-                    "sequential" => Address::Sequential,
-                    "hotcold" => Address::HotCold,
-                    _ => Address::Uniform,
-                },
+                address: Address::parse(&f.address).expect("validated"),
                 hot_fraction: f.hot_fraction,
                 hot_access: f.hot_access,
                 sizes_sectors,

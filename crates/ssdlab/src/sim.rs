@@ -1148,10 +1148,10 @@ impl Simulation {
             QueueClass::GcErase => t.ppn,
             _ => NONE,
         };
-        let page_at = if page == NONE {
-            (NONE, NONE)
-        } else {
+        let page_at = if class == QueueClass::GcRead {
             (self.geo.page_in_block(page), self.geo.block_in_plane(self.geo.block_of(page)))
+        } else {
+            (NONE, NONE)
         };
         let entry = QueueEntry { tx, lpn: t.lpn, page, page_at, op: t.op, seq: t.seq };
         self.queues[chip as usize].push(class, pic, entry);

@@ -103,8 +103,9 @@ pub struct QueueEntry {
     pub lpn: Lpn,
     /// GC moves: the page moved. Erases: the block's first page. Otherwise NONE.
     pub page: Ppn,
-    /// Where `page` sits, (page offset in its block, block in its plane), worked out once
-    /// at enqueue so the builder's scans compare instead of dividing; (NONE, NONE) without.
+    /// GC reads: where `page` sits, (page offset in its block, block in its plane), worked
+    /// out once at enqueue so the builder's multi-plane scan compares instead of dividing.
+    /// Otherwise (NONE, NONE).
     pub page_at: (u32, u32),
     pub op: FlashOp,
     pub seq: u64,
