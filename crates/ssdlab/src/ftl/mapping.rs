@@ -4,8 +4,11 @@
 //! demand-based schemes (DFTL, CDFTL, FMMU) whose translation pages live in flash in later
 //! work. [`PageMap`] keeps one 4-byte entry per written logical page. Memory grows with what
 //! has been written, not with the drive's capacity: the table is cut into chunks of
-//! 2^19 logical pages (2 MiB when dense, one huge page); a chunk starts empty, holds its first
-//! entries in a hash table and turns into a dense array once that would be smaller.
+//! 2^19 logical pages (2 MiB when dense); a chunk starts empty, holds its first entries in a
+//! hash table and turns into a dense array once that would be smaller. A drive about to be
+//! filled (preconditioning) gets one flat table instead, backed by huge pages: a 2 MiB chunk
+//! of its own is never 2 MiB-aligned, so the kernel could back none of it with a huge page,
+//! and every random lookup would miss the TLB.
 
 use rustc_hash::FxHashMap;
 
@@ -36,6 +39,8 @@ enum Chunk {
 
 pub struct PageMap {
     chunks: Vec<Chunk>,
+    /// The whole table, once [`PageMap::make_dense`] ran; `chunks` is then empty.
+    flat: Vec<Ppn>,
     logical_pages: u32,
     mapped: u64,
 }
@@ -43,7 +48,7 @@ pub struct PageMap {
 impl PageMap {
     pub fn new(logical_pages: u32) -> PageMap {
         let n = (logical_pages as usize).div_ceil(CHUNK);
-        PageMap { chunks: (0..n).map(|_| Chunk::Empty).collect(), logical_pages, mapped: 0 }
+        PageMap { chunks: (0..n).map(|_| Chunk::Empty).collect(), flat: Vec::new(), logical_pages, mapped: 0 }
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -55,31 +60,39 @@ impl PageMap {
         self.mapped
     }
 
-    /// Make every chunk dense up front (preconditioning writes most of the drive), backed by
-    /// huge pages.
+    /// Turn the map into one flat table up front (preconditioning writes most of the
+    /// drive), backed by huge pages.
     pub fn make_dense(&mut self) {
-        for c in 0..self.chunks.len() {
-            self.densify(c, true);
+        if !self.flat.is_empty() {
+            return;
         }
-    }
-
-    fn densify(&mut self, c: usize, huge: bool) {
-        let mut dense: Box<[Ppn]> = if huge {
-            let mut v: Vec<Ppn> = Vec::with_capacity(CHUNK);
-            crate::mem::advise_huge_pages(v.spare_capacity_mut());
-            v.resize(CHUNK, NONE);
-            v.into_boxed_slice()
-        } else {
-            vec![NONE; CHUNK].into_boxed_slice()
-        };
-        match std::mem::replace(&mut self.chunks[c], Chunk::Empty) {
-            Chunk::Empty => {}
-            Chunk::Sparse(m) => {
-                for (off, ppn) in m {
-                    dense[off as usize] = ppn;
+        let mut flat: Vec<Ppn> = Vec::with_capacity(self.logical_pages as usize);
+        crate::mem::advise_huge_pages(flat.spare_capacity_mut());
+        flat.resize(self.logical_pages as usize, NONE);
+        for (c, chunk) in std::mem::take(&mut self.chunks).into_iter().enumerate() {
+            let base = c * CHUNK;
+            match chunk {
+                Chunk::Empty => {}
+                Chunk::Sparse(m) => {
+                    for (off, ppn) in m {
+                        flat[base + off as usize] = ppn;
+                    }
+                }
+                Chunk::Dense(d) => {
+                    let n = d.len().min(flat.len() - base);
+                    flat[base..base + n].copy_from_slice(&d[..n]);
                 }
             }
-            Chunk::Dense(d) => dense = d,
+        }
+        self.flat = flat;
+    }
+
+    fn densify(&mut self, c: usize) {
+        let mut dense: Box<[Ppn]> = vec![NONE; CHUNK].into_boxed_slice();
+        if let Chunk::Sparse(m) = std::mem::replace(&mut self.chunks[c], Chunk::Empty) {
+            for (off, ppn) in m {
+                dense[off as usize] = ppn;
+            }
         }
         self.chunks[c] = Chunk::Dense(dense);
     }
@@ -88,6 +101,9 @@ impl PageMap {
 impl Mapping for PageMap {
     #[inline]
     fn get(&self, lpn: Lpn) -> Ppn {
+        if !self.flat.is_empty() {
+            return self.flat[lpn as usize];
+        }
         let (c, off) = ((lpn >> CHUNK_BITS) as usize, lpn as usize & (CHUNK - 1));
         match &self.chunks[c] {
             Chunk::Empty => NONE,
@@ -100,6 +116,12 @@ impl Mapping for PageMap {
     fn set(&mut self, lpn: Lpn, ppn: Ppn) {
         debug_assert!(ppn != NONE);
         assert!(lpn < self.logical_pages, "lpn {lpn} past the logical space");
+        if !self.flat.is_empty() {
+            if std::mem::replace(&mut self.flat[lpn as usize], ppn) == NONE {
+                self.mapped += 1;
+            }
+            return;
+        }
         let (c, off) = ((lpn >> CHUNK_BITS) as usize, lpn as usize & (CHUNK - 1));
         let was = match &mut self.chunks[c] {
             Chunk::Empty => {
@@ -111,7 +133,7 @@ impl Mapping for PageMap {
             Chunk::Sparse(m) => {
                 let was = m.insert(off as u32, ppn).unwrap_or(NONE);
                 if m.len() > SPARSE_LIMIT {
-                    self.densify(c, false);
+                    self.densify(c);
                 }
                 was
             }
@@ -124,10 +146,13 @@ impl Mapping for PageMap {
 
     fn clear(&mut self, lpn: Lpn) {
         let (c, off) = ((lpn >> CHUNK_BITS) as usize, lpn as usize & (CHUNK - 1));
-        let was = match &mut self.chunks[c] {
-            Chunk::Empty => NONE,
-            Chunk::Sparse(m) => m.remove(&(off as u32)).unwrap_or(NONE),
-            Chunk::Dense(d) => std::mem::replace(&mut d[off], NONE),
+        let was = match self.flat.get_mut(lpn as usize) {
+            Some(e) => std::mem::replace(e, NONE),
+            None => match &mut self.chunks[c] {
+                Chunk::Empty => NONE,
+                Chunk::Sparse(m) => m.remove(&(off as u32)).unwrap_or(NONE),
+                Chunk::Dense(d) => std::mem::replace(&mut d[off], NONE),
+            },
         };
         if was != NONE {
             self.mapped -= 1;
@@ -135,7 +160,7 @@ impl Mapping for PageMap {
     }
 
     fn state_bytes(&self) -> u64 {
-        let mut bytes = (self.chunks.len() * std::mem::size_of::<Chunk>()) as u64;
+        let mut bytes = (self.chunks.len() * std::mem::size_of::<Chunk>() + self.flat.len() * 4) as u64;
         for c in &self.chunks {
             bytes += match c {
                 Chunk::Empty => 0,
@@ -167,6 +192,33 @@ mod tests {
         m.clear(CHUNK as u32);
         assert_eq!(m.get(CHUNK as u32), NONE);
         assert_eq!(m.mapped(), SPARSE_LIMIT as u64 + 9);
+    }
+
+    #[test]
+    fn a_flat_table_keeps_every_entry_of_the_chunks() {
+        // Chunk 0 dense, chunk 1 sparse, chunk 2 empty and partial (the space is not a
+        // whole number of chunks).
+        let pages = 2 * CHUNK as u32 + 1000;
+        let mut m = PageMap::new(pages);
+        for i in 0..(SPARSE_LIMIT as u32 + 1) {
+            m.set(i, i + 7);
+        }
+        m.set(CHUNK as u32 + 5, 42);
+        assert!(matches!(m.chunks[0], Chunk::Dense(_)));
+        let mapped = m.mapped();
+        m.make_dense();
+        assert!(m.chunks.is_empty());
+        assert_eq!(m.mapped(), mapped);
+        assert_eq!(m.get(0), 7);
+        assert_eq!(m.get(SPARSE_LIMIT as u32), SPARSE_LIMIT as u32 + 7);
+        assert_eq!(m.get(SPARSE_LIMIT as u32 + 1), NONE);
+        assert_eq!(m.get(CHUNK as u32 + 5), 42);
+        assert_eq!(m.get(pages - 1), NONE);
+        m.set(pages - 1, 9);
+        m.clear(CHUNK as u32 + 5);
+        assert_eq!((m.get(pages - 1), m.get(CHUNK as u32 + 5)), (9, NONE));
+        assert_eq!(m.mapped(), mapped);
+        assert_eq!(m.state_bytes(), pages as u64 * 4);
     }
 
     #[test]
