@@ -436,7 +436,7 @@ impl Simulation {
             txs: Slab::new(),
             tx_seq: 0,
             chips: (0..chips).map(|_| Chip::default()).collect(),
-            queues: (0..chips).map(|_| ChipQueues::new(geo.planes_per_chip())).collect(),
+            queues: (0..chips).map(|_| ChipQueues::new(geo.planes_per_chip(), geo.pages_per_block)).collect(),
             chip_queued: vec![0; chips],
             chip_load: vec![0; chips],
             chip_busy: vec![false; chips],
@@ -1369,7 +1369,11 @@ impl Simulation {
             let depth = if first > 0 {
                 1
             } else if is_read && want.is_some() {
-                self.scan_limit.min(self.queues[ci].plane_len(class, pic))
+                match want {
+                    // No GC read of this plane sits at the offset wanted: nothing to scan for.
+                    Some((off, _)) if !user_read && !self.queues[ci].any_at_offset(pic, off) => continue,
+                    _ => self.scan_limit.min(self.queues[ci].plane_len(class, pic)),
+                }
             } else {
                 1
             };
