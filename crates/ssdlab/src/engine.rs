@@ -5,7 +5,7 @@
 //! every machine. Storage is reused: scheduling does not allocate once the queue has reached
 //! its working size.
 
-use std::collections::VecDeque;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Simulated time in picoseconds.
 pub type Ps = u64;
@@ -40,32 +40,42 @@ pub enum Event {
     Sample,
 }
 
-/// A pending event: its time and the sequence number that orders simultaneous events.
+/// A pending event. `key` is time × 2^64 + sequence number, so one integer comparison orders
+/// events by time and simultaneous ones by the order they were scheduled in.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    time: Ps,
-    seq: u64,
+    key: u128,
     event: Event,
 }
 
-/// Buckets of a radix heap: bucket b (1..=64) holds events whose time differs from the last
-/// time served in bit b − 1 at the highest.
-const BUCKETS: usize = 65;
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    /// Reversed: the standard heap is a max-heap, the earliest key must come out first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.key.cmp(&self.key)
+    }
+}
 
-/// A radix heap over event times (Ahuja et al.): time never runs backwards, so an event is
-/// filed by the highest bit in which its time differs from the last time served, and moves
-/// only towards lower buckets as time advances — a few instructions per event amortised,
-/// against a comparison heap's log n. Events at the current time wait in `ready`, in
-/// schedule order. All storage is reused: scheduling does not allocate once the queue has
-/// reached its working size.
+/// A binary heap of pending events keyed by (time, sequence), with a side queue for events
+/// scheduled at the current time (the common case of one event causing the next at once):
+/// those skip the heap. Every event at the current time still in the heap was scheduled
+/// before any in `ready`, so the heap's go first. Storage is reused: scheduling does not
+/// allocate once the queue has reached its working size.
 #[derive(Debug)]
 pub struct EventQueue {
-    buckets: Vec<Vec<Entry>>,
-    /// Bit b − 1 set when bucket b is not empty.
-    nonempty: u64,
-    /// Events at time `now_ps`, in sequence order.
-    ready: VecDeque<Entry>,
-    len: usize,
+    heap: BinaryHeap<Entry>,
+    /// Events at time `now_ps` scheduled while the clock stood there, in schedule order.
+    ready: VecDeque<Event>,
     seq: u64,
     now_ps: Ps,
     processed: u64,
@@ -80,10 +90,8 @@ impl Default for EventQueue {
 impl EventQueue {
     pub fn new() -> EventQueue {
         EventQueue {
-            buckets: (0..BUCKETS).map(|_| Vec::with_capacity(64)).collect(),
-            nonempty: 0,
+            heap: BinaryHeap::with_capacity(1024),
             ready: VecDeque::with_capacity(64),
-            len: 0,
             seq: 0,
             now_ps: 0,
             processed: 0,
@@ -100,26 +108,15 @@ impl EventQueue {
         self.processed
     }
 
-    /// The bucket of a time later than `now_ps`: 1 + the highest bit in which they differ.
-    #[inline]
-    fn bucket(&self, time_ps: Ps) -> usize {
-        64 - (time_ps ^ self.now_ps).leading_zeros() as usize
-    }
-
     /// Schedule `event` at absolute time `time_ps` (never in the past).
     #[inline]
     pub fn at(&mut self, time_ps: Ps, event: Event) {
         assert!(time_ps >= self.now_ps, "event scheduled in the past: {event:?} at {time_ps} < {}", self.now_ps);
-        self.seq += 1;
-        self.len += 1;
-        let entry = Entry { time: time_ps, seq: self.seq, event };
         if time_ps == self.now_ps {
-            // Every queued event at this time was scheduled earlier: it goes last.
-            self.ready.push_back(entry);
+            self.ready.push_back(event);
         } else {
-            let b = self.bucket(time_ps);
-            self.buckets[b].push(entry);
-            self.nonempty |= 1 << (b - 1);
+            self.seq += 1;
+            self.heap.push(Entry { key: (time_ps as u128) << 64 | self.seq as u128, event });
         }
     }
 
@@ -132,46 +129,24 @@ impl EventQueue {
     /// Take the earliest event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        if self.ready.is_empty() {
-            if self.nonempty == 0 {
-                return None;
-            }
-            // The lowest non-empty bucket holds the earliest time: advance to it and refile
-            // the bucket (its other events land in lower buckets, never in this one).
-            let b = self.nonempty.trailing_zeros() as usize + 1;
-            let mut items = std::mem::take(&mut self.buckets[b]);
-            self.nonempty &= !(1 << (b - 1));
-            let earliest = items.iter().map(|e| e.time).min().expect("a non-empty bucket");
-            debug_assert!(earliest > self.now_ps);
-            self.now_ps = earliest;
-            for e in items.drain(..) {
-                if e.time == earliest {
-                    self.ready.push_back(e);
-                } else {
-                    let nb = self.bucket(e.time);
-                    debug_assert!(nb < b);
-                    self.buckets[nb].push(e);
-                    self.nonempty |= 1 << (nb - 1);
-                }
-            }
-            self.buckets[b] = items;
-            // Simultaneous events may have reached this bucket out of schedule order.
-            if self.ready.len() > 1 {
-                self.ready.make_contiguous().sort_unstable_by_key(|e| e.seq);
-            }
-        }
-        let e = self.ready.pop_front()?;
-        self.len -= 1;
+        let heap_now = self.heap.peek().is_some_and(|e| (e.key >> 64) as Ps == self.now_ps);
+        let event = if !heap_now && !self.ready.is_empty() {
+            self.ready.pop_front().expect("not empty")
+        } else {
+            let e = self.heap.pop()?;
+            self.now_ps = (e.key >> 64) as Ps;
+            e.event
+        };
         self.processed += 1;
-        Some(e.event)
+        Some(event)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.heap.is_empty() && self.ready.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.heap.len() + self.ready.len()
     }
 }
 
