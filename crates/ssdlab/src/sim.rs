@@ -1377,8 +1377,20 @@ impl Simulation {
             } else {
                 1
             };
+            // A GC victim's reads queue in page order: the one at the wanted offset is found
+            // by bisection rather than by scanning.
+            let (lo, hi) = match want {
+                Some((off, _)) if fixed_key.is_none() && !user_read && first == 0 => {
+                    match self.queues[ci].find_offset(class, pic, off, depth) {
+                        Some(Some(pos)) => (pos, pos + 1),
+                        Some(None) => continue,
+                        None => (first, first + depth),
+                    }
+                }
+                _ => (first, first + depth),
+            };
             let mut found = None;
-            for pos in first..first + depth {
+            for pos in lo..hi {
                 let e = *self.queues[ci].get(class, pic, pos);
                 let mut ppn = head_ppn;
                 let key = match fixed_key {

@@ -128,6 +128,10 @@ pub struct ChipQueues {
     /// `tsu.scan_limit` entries in vain.
     at_offset: Vec<u32>,
     pages_per_block: usize,
+    /// Index as `heads`: whether every entry of the FIFO has a known place and their page
+    /// offsets strictly ascend (a GC victim's reads, queued in page order). Taking entries
+    /// keeps that true; only a push can end it, until the FIFO empties.
+    ascending: Vec<bool>,
 }
 
 impl ChipQueues {
@@ -141,11 +145,17 @@ impl ChipQueues {
             class_len: [0; QUEUE_CLASSES],
             at_offset: vec![0; planes * pages_per_block as usize],
             pages_per_block: pages_per_block as usize,
+            ascending: vec![false; n],
         }
     }
     pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, entry: QueueEntry) {
         self.count_at(plane_in_chip as usize, &entry, true);
         let i = class as usize * self.planes + plane_in_chip as usize;
+        let placed = entry.page_at.0 != crate::nand::NONE;
+        match self.rest[i].back().or(self.heads[i].as_ref()) {
+            None => self.ascending[i] = placed,
+            Some(last) => self.ascending[i] &= placed && last.page_at.0 < entry.page_at.0,
+        }
         if self.heads[i].is_none() {
             self.heads[i] = Some(entry);
         } else {
@@ -197,6 +207,27 @@ impl ChipQueues {
                 *c -= 1;
             }
         }
+    }
+    /// Where among the first `depth` entries of a plane's FIFO the entry at page `offset`
+    /// is, found by bisection when the FIFO's offsets are known to ascend (then at most one
+    /// entry has the offset): `Some(Some(pos))` or `Some(None)` (not within `depth`), and
+    /// `None` when the order is not known, so the caller must scan.
+    pub fn find_offset(
+        &self,
+        class: QueueClass,
+        plane_in_chip: usize,
+        offset: u32,
+        depth: usize,
+    ) -> Option<Option<usize>> {
+        let i = class as usize * self.planes + plane_in_chip;
+        if !self.ascending[i] {
+            return None;
+        }
+        let head = self.heads[i].as_ref()?;
+        if head.page_at.0 == offset {
+            return Some(Some(0).filter(|_| depth > 0));
+        }
+        Some(self.rest[i].binary_search_by_key(&offset, |e| e.page_at.0).ok().map(|k| k + 1).filter(|&p| p < depth))
     }
     /// Whether a plane's queues hold an entry with a known place (a GC read) at page
     /// `offset`. False means no such entry anywhere in them; true means at least one.
@@ -371,5 +402,28 @@ mod tests {
         assert_eq!(q.take(QueueClass::GcRead, 1, 0), 2);
         assert!(!q.any_at_offset(1, 5));
         assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn a_gc_read_is_found_by_offset_while_the_offsets_ascend() {
+        let mut q = ChipQueues::new(1, 16);
+        for (tx, off) in [(1, 2), (2, 5), (3, 9), (4, 12)] {
+            q.push(QueueClass::GcRead, 0, gc_read(tx, off));
+        }
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 2, 64), Some(Some(0)));
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 9, 64), Some(Some(2)));
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 12, 3), Some(None), "beyond the scan depth");
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 7, 64), Some(None));
+        // Taking from the middle keeps the order.
+        q.take(QueueClass::GcRead, 0, 1);
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 12, 64), Some(Some(2)));
+        // An offset out of order (another block's reads) makes the caller scan.
+        q.push(QueueClass::GcRead, 0, gc_read(5, 3));
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 3, 64), None);
+        while q.len() > 0 {
+            q.take(QueueClass::GcRead, 0, 0);
+        }
+        q.push(QueueClass::GcRead, 0, gc_read(6, 3));
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 3, 64), Some(Some(0)), "an emptied queue starts afresh");
     }
 }
