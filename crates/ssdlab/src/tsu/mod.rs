@@ -420,7 +420,7 @@ mod tests {
         // An offset out of order (another block's reads) makes the caller scan.
         q.push(QueueClass::GcRead, 0, gc_read(5, 3));
         assert_eq!(q.find_offset(QueueClass::GcRead, 0, 3, 64), None);
-        while q.len() > 0 {
+        while !q.is_empty() {
             q.take(QueueClass::GcRead, 0, 0);
         }
         q.push(QueueClass::GcRead, 0, gc_read(6, 3));
