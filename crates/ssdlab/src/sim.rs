@@ -1338,8 +1338,10 @@ impl Simulation {
         order.sort_unstable();
         let mut chosen = std::mem::take(&mut self.build_txs);
         chosen.clear();
-        let mut die_key: [Option<(u32, u32)>; 16] = [None; 16];
-        let mut dies_used = 0;
+        // Per die of the chip, the (offset, block) its planes work at; valid where `dies_in`
+        // has the die's bit.
+        let mut die_key = [(0u32, 0u32); 16];
+        let mut dies_in = 0u16;
         let mut op: Option<FlashOp> = None;
         for &(_, pic, head_ppn, first) in &order {
             let plane = chip * ppc as u32 + pic as u32;
@@ -1355,8 +1357,8 @@ impl Simulation {
                     None => continue,
                 }
             };
-            let want = die_key[die];
-            if want.is_none() && dies_used > 0 && !interleave {
+            let want = (dies_in & 1 << die != 0).then_some(die_key[die]);
+            if want.is_none() && dies_in != 0 && !interleave {
                 continue;
             }
             if want.is_some() && !multiplane {
@@ -1420,8 +1422,8 @@ impl Simulation {
             }
             let Some((pos, e, key, ppn)) = found else { continue };
             if want.is_none() {
-                die_key[die] = Some(key);
-                dies_used += 1;
+                die_key[die] = key;
+                dies_in |= 1 << die;
             }
             op = Some(e.op);
             self.queues[ci].take(class, pic, pos);
