@@ -108,8 +108,9 @@ enum Command {
         /// Run only scenarios whose name contains this.
         #[arg(long)]
         only: Option<String>,
-        /// Runs of each scenario; the fastest is reported (the machine's other load only
-        /// ever slows a run down), the median beside it.
+        /// Rounds: each round runs every scenario once, in turn, so a scenario's runs are
+        /// spread over the whole benchmark. The fastest run of each is reported (the
+        /// machine's other load only ever slows a run down), the median beside it.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
         repeat: u32,
         /// Override a key of the mqsim-default drive in every scenario, e.g.
@@ -360,12 +361,15 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
 /// Run every scenario in a child process (so each peak RSS is its own) and print them.
 fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Result<(), InputError> {
     let exe = std::env::current_exe()?;
-    let mut results = Vec::new();
-    for name in ssdlab::bench::SCENARIOS.iter().filter(|n| only.is_none_or(|o| n.contains(o))) {
-        let mut runs = Vec::new();
-        for k in 0..repeat {
+    let names: Vec<&str> =
+        ssdlab::bench::SCENARIOS.iter().copied().filter(|n| only.is_none_or(|o| n.contains(o))).collect();
+    // Round by round, every scenario once per round: a machine whose speed drifts over
+    // minutes then spreads over each scenario's runs instead of over the scenarios.
+    let mut runs: Vec<Vec<ssdlab::bench::BenchResult>> = vec![Vec::new(); names.len()];
+    for k in 0..repeat {
+        for (i, name) in names.iter().enumerate() {
             if !json {
-                eprintln!("running {name} ({} of {repeat}) ...", k + 1);
+                eprintln!("round {} of {repeat}: running {name} ...", k + 1);
             }
             let mut cmd = std::process::Command::new(&exe);
             cmd.args(["bench", "--scenario", name]);
@@ -376,9 +380,12 @@ fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Res
             if !out.status.success() {
                 return Err(InputError(format!("scenario {name} failed: {}", String::from_utf8_lossy(&out.stderr))));
             }
-            runs.push(serde_json::from_slice::<ssdlab::bench::BenchResult>(&out.stdout)?);
+            runs[i].push(serde_json::from_slice::<ssdlab::bench::BenchResult>(&out.stdout)?);
         }
-        let r = ssdlab::bench::best_of(runs);
+    }
+    let mut results = Vec::new();
+    for r in runs {
+        let r = ssdlab::bench::best_of(r);
         if !json {
             println!(
                 "{:<22} {:>9} req {:>8.2} s {:>12.0} req/s (median {:>9.0}) {:>12.0} events/s  peak RSS {:>7.1} MB  {:>5.2} B/page  (sim {:.0} IOPS)",
