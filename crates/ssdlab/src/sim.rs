@@ -1798,6 +1798,20 @@ impl Simulation {
 
     fn tx_done(&mut self, tx: u32, op: FlashOp) {
         let t = self.txs[tx].clone();
+        if t.kind == TxKind::Gc && op == FlashOp::Read && self.ftl.blocks.lpn_at(t.src_ppn) == t.lpn {
+            // The read of a GC move found its page still live: the move's program takes over
+            // the read's record (everything but the operation, page, time and order carries
+            // over), as a new transaction in the slot it frees.
+            self.tx_seq += 1;
+            let w = &mut self.txs[tx];
+            debug_assert!(w.mr == NONE && w.flow == NONE && w.then == NONE && w.stream == Stream::Gc);
+            w.op = FlashOp::Program;
+            w.ppn = NONE;
+            w.enqueued_ps = self.q.now();
+            w.seq = self.tx_seq;
+            self.enqueue(tx);
+            return;
+        }
         self.txs.remove(tx);
         match (t.kind, op) {
             (TxKind::User, FlashOp::Read) => {
@@ -1823,14 +1837,8 @@ impl Simulation {
                 }
             }
             (TxKind::Gc, FlashOp::Read) => {
-                if self.ftl.blocks.lpn_at(t.src_ppn) == t.lpn {
-                    let w = self.new_tx(TxKind::Gc, FlashOp::Program, t.plane, t.lpn, t.sector_mask, NONE);
-                    self.txs[w].src_ppn = t.src_ppn;
-                    self.enqueue(w);
-                } else {
-                    // Overwritten or trimmed since the victim was chosen: nothing to move.
-                    self.gc_move_done(t.plane);
-                }
+                // Overwritten or trimmed since the victim was chosen: nothing to move.
+                self.gc_move_done(t.plane);
             }
             (TxKind::Gc, FlashOp::Program) | (TxKind::Gc, FlashOp::Copyback) => self.gc_move_done(t.plane),
             (TxKind::Gc, FlashOp::Erase) => {
