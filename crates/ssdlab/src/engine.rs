@@ -66,14 +66,29 @@ impl Ord for Entry {
     }
 }
 
-/// A binary heap of pending events keyed by (time, sequence), with a side queue for events
-/// scheduled at the current time (the common case of one event causing the next at once):
-/// those skip the heap. Every event at the current time still in the heap was scheduled
-/// before any in `ready`, so the heap's go first. Storage is reused: scheduling does not
-/// allocate once the queue has reached its working size.
+/// Streams of events whose times never decrease (transfers on one serial link): they queue
+/// in [`EventQueue`]'s lanes, in order, outside the heap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Host-to-device data on the PCIe link.
+    LinkUp = 0,
+    /// Device-to-host data on the PCIe link.
+    LinkDown = 1,
+}
+
+const LANES: usize = 2;
+
+/// A binary heap of pending events keyed by (time, sequence), beside two cheaper paths:
+/// events scheduled at the current time (one event causing the next at once) wait in
+/// `ready`, and events of a [`Lane`] (whose times never decrease) wait in that lane's FIFO.
+/// The earliest key among the heap's top and the lanes' fronts goes first; every keyed event
+/// at the current time was scheduled before any in `ready`, so those go before `ready`'s.
+/// Storage is reused: scheduling does not allocate once the queue has reached its working
+/// size.
 #[derive(Debug)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    lanes: [VecDeque<Entry>; LANES],
     /// Events at time `now_ps` scheduled while the clock stood there, in schedule order.
     ready: VecDeque<Event>,
     seq: u64,
@@ -91,6 +106,7 @@ impl EventQueue {
     pub fn new() -> EventQueue {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
+            lanes: [VecDeque::with_capacity(64), VecDeque::with_capacity(64)],
             ready: VecDeque::with_capacity(64),
             seq: 0,
             now_ps: 0,
@@ -126,14 +142,40 @@ impl EventQueue {
         self.at(self.now_ps + delay_ps, event);
     }
 
+    /// Schedule `event` at `time_ps` in `lane`: no earlier than the lane's last event.
+    #[inline]
+    pub fn at_in_lane(&mut self, lane: Lane, time_ps: Ps, event: Event) {
+        assert!(time_ps >= self.now_ps, "event scheduled in the past: {event:?} at {time_ps} < {}", self.now_ps);
+        if time_ps == self.now_ps {
+            self.ready.push_back(event);
+            return;
+        }
+        self.seq += 1;
+        let key = (time_ps as u128) << 64 | self.seq as u128;
+        let q = &mut self.lanes[lane as usize];
+        assert!(q.back().is_none_or(|b| b.key < key), "{lane:?} event at {time_ps} before the lane's last");
+        q.push_back(Entry { key, event });
+    }
+
     /// Take the earliest event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let heap_now = self.heap.peek().is_some_and(|e| (e.key >> 64) as Ps == self.now_ps);
-        let event = if !heap_now && !self.ready.is_empty() {
+        // The earliest keyed event: the heap's top or a lane's front (u128::MAX: none).
+        let mut best = self.heap.peek().map_or(u128::MAX, |e| e.key);
+        let mut from = LANES;
+        for (k, q) in self.lanes.iter().enumerate() {
+            if let Some(e) = q.front() {
+                if e.key < best {
+                    best = e.key;
+                    from = k;
+                }
+            }
+        }
+        let keyed_now = best != u128::MAX && (best >> 64) as Ps == self.now_ps;
+        let event = if !keyed_now && !self.ready.is_empty() {
             self.ready.pop_front().expect("not empty")
         } else {
-            let e = self.heap.pop()?;
+            let e = if from < LANES { self.lanes[from].pop_front() } else { self.heap.pop() }?;
             self.now_ps = (e.key >> 64) as Ps;
             e.event
         };
@@ -142,11 +184,11 @@ impl EventQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.ready.is_empty()
+        self.len() == 0
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.ready.len()
+        self.heap.len() + self.ready.len() + self.lanes.iter().map(|q| q.len()).sum::<usize>()
     }
 }
 
@@ -212,6 +254,45 @@ mod tests {
                 next += 1;
             }
             // The reference: the earliest time, and among equals the first scheduled.
+            if let Some(k) = (0..pending.len()).min_by_key(|&k| pending[k]) {
+                let (t, id) = pending.remove(k);
+                assert_eq!(q.pop(), Some(Event::Complete { io: id }), "round {round}");
+                assert_eq!(q.now(), t);
+            }
+        }
+        assert_eq!(q.len(), pending.len());
+    }
+
+    #[test]
+    fn lane_events_interleave_with_heap_events_in_time_then_schedule_order() {
+        // As above, with two lanes fed non-decreasing times (a serial link's transfers).
+        let mut q = EventQueue::new();
+        let mut pending: Vec<(Ps, u32)> = Vec::new();
+        let mut lane_last = [0 as Ps; 2];
+        let mut x = 55555u64;
+        let mut next = 0u32;
+        let mut rnd = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        for round in 0..20_000u32 {
+            let schedule = if round < 19_000 { 1 + rnd() % 3 } else { 0 };
+            for _ in 0..schedule {
+                let kind = rnd() % 3;
+                let t = if kind < 2 {
+                    let l = kind as usize;
+                    let t = lane_last[l].max(q.now()) + [0, 0, 5, 64][(rnd() % 4) as usize];
+                    lane_last[l] = t;
+                    q.at_in_lane([Lane::LinkUp, Lane::LinkDown][l], t, Event::Complete { io: next });
+                    t
+                } else {
+                    let t = q.now() + [0, 1, 7, 64, 1000][(rnd() % 5) as usize] * (rnd() % 3);
+                    q.at(t, Event::Complete { io: next });
+                    t
+                };
+                pending.push((t, next));
+                next += 1;
+            }
             if let Some(k) = (0..pending.len()).min_by_key(|&k| pending[k]) {
                 let (t, id) = pending.remove(k);
                 assert_eq!(q.pop(), Some(Event::Complete { io: id }), "round {round}");

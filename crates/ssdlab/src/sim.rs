@@ -16,7 +16,7 @@ use std::time::Instant;
 use crate::cache::{WriteCache, WriteOutcome};
 use crate::check::Oracle;
 use crate::config::{ns_to_ps, us_to_ps, Config};
-use crate::engine::{Event, EventQueue, Ps};
+use crate::engine::{Event, EventQueue, Lane, Ps};
 use crate::error::Result;
 use crate::ftl::mapping::Mapping;
 use crate::ftl::precondition::{precondition, Pattern};
@@ -804,7 +804,7 @@ impl Simulation {
             let start = now.max(self.link_up_free_ps);
             let end = start + self.link.transfer_sectors_ps(req.sectors as u64);
             self.link_up_free_ps = end;
-            self.q.at(end, Event::WriteDataIn { io });
+            self.q.at_in_lane(Lane::LinkUp, end, Event::WriteDataIn { io });
         } else {
             self.schedule_arrivals();
         }
@@ -1862,7 +1862,7 @@ impl Simulation {
         let start = now.max(self.link_down_free_ps);
         let end = start + self.link.transfer_sectors_ps(sectors);
         self.link_down_free_ps = end;
-        self.q.at(end, Event::ReadDataOut { mr });
+        self.q.at_in_lane(Lane::LinkDown, end, Event::ReadDataOut { mr });
     }
 
     fn mr_done(&mut self, mr: u32) {
