@@ -1190,6 +1190,9 @@ impl Simulation {
     /// time; under a saturating load free blocks therefore settle near the hard threshold,
     /// which the measured effective spare factor reflects.
     fn gc_urgency(&self, chip: u32) -> GcUrgency {
+        if self.ftl.collecting_planes() == 0 {
+            return GcUrgency::None;
+        }
         let ppc = self.geo.planes_per_chip();
         for p in chip * ppc..(chip + 1) * ppc {
             if self.ftl.gc_victim[p as usize] != NONE

@@ -189,6 +189,8 @@ pub struct Ftl {
     pub unwritten_read_flash: bool,
     /// Per plane: the block GC is cleaning, or NONE.
     pub gc_victim: Vec<u32>,
+    /// Planes with a victim now (entries of `gc_victim` that are not NONE).
+    collecting: u32,
     /// Per plane: page moves of the current victim not yet finished.
     pub gc_pending: Vec<u32>,
     rr_chip: u32,
@@ -219,6 +221,7 @@ impl Ftl {
             static_wl_threshold: f.wear_leveling.static_threshold,
             unwritten_read_flash: f.unwritten_read == "flash",
             gc_victim: vec![NONE; geo.planes() as usize],
+            collecting: 0,
             gc_pending: vec![0; geo.planes() as usize],
             rr_chip: 0,
             rr_plane: vec![0; geo.planes() as usize],
@@ -387,6 +390,11 @@ impl Ftl {
         }
     }
 
+    /// Planes collecting garbage now.
+    pub fn collecting_planes(&self) -> u32 {
+        self.collecting
+    }
+
     /// Whether `plane` should start GC now (below the threshold and not already collecting).
     pub fn needs_gc(&self, plane: u32) -> bool {
         self.gc_victim[plane as usize] == NONE && self.blocks.free_blocks(plane) < self.gc_threshold_blocks
@@ -402,6 +410,7 @@ impl Ftl {
         let victim = self.static_wl_victim(plane).or_else(|| self.select_victim(plane))?;
         self.blocks.state[victim as usize] = BlockState::Victim;
         self.gc_victim[plane as usize] = victim;
+        self.collecting += 1;
         Some(victim)
     }
 
@@ -471,6 +480,7 @@ impl Ftl {
         assert!(victim != NONE, "finish_gc on plane {plane} without a victim");
         self.blocks.erase(victim);
         self.gc_victim[plane as usize] = NONE;
+        self.collecting -= 1;
         victim
     }
 
@@ -487,6 +497,8 @@ impl Ftl {
         }
         let valid: u64 = self.blocks.valid.iter().map(|&v| v as u64).sum();
         assert_eq!(valid, mapped, "valid pages ({valid}) differ from mapped logical pages ({mapped})");
+        let victims = self.gc_victim.iter().filter(|&&v| v != NONE).count() as u32;
+        assert_eq!(self.collecting, victims, "planes counted as collecting differ from planes with a victim");
     }
 
     pub fn state_bytes(&self) -> u64 {
