@@ -677,8 +677,10 @@ impl Simulation {
         self.fetch();
     }
 
-    /// Move commands from submission queues to free device tags.
-    #[inline(always)]
+    /// Move commands from submission queues to free device tags. Kept out of line: it
+    /// carries admission and request start inlined, and both the host and completion paths
+    /// call it; one copy keeps the hot code small enough for the instruction cache.
+    #[inline(never)]
     fn fetch(&mut self) {
         while self.tags_free > 0 && self.sq_waiting > 0 {
             for (h, q) in self.heads_buf.iter_mut().zip(&self.sq) {
