@@ -87,6 +87,16 @@ pub struct Flin {
     svc: [Ps; 2],
     t_erase: Ps,
     gc_charge_ps: Vec<f64>,
+    /// Reused buffers of stage 1's fairness estimates (no allocation per insertion).
+    scratch: Scratch,
+}
+
+/// Buffers the fairness estimates fill and reuse.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    slowdowns: Vec<f64>,
+    /// (flow, sum of slowdowns, entries).
+    per_flow: Vec<(u32, f64, u32)>,
 }
 
 impl Flin {
@@ -124,6 +134,7 @@ impl Flin {
             svc: [svc_read, svc_write],
             t_erase: timing.t_erase_ps,
             gc_charge_ps: vec![0.0; n],
+            scratch: Scratch::default(),
         }
     }
 
@@ -163,6 +174,7 @@ impl Flin {
         c.count[f][op] += 1;
         let low = c.low[f][op];
         let running = std::mem::take(&mut c.running);
+        let sc = &mut self.scratch;
         let q = &mut c.queues[op][class];
         let low_len = &mut c.low_len[op][class];
         if !multi {
@@ -176,18 +188,18 @@ impl Flin {
             e.alone_wait = alone_wait(q, pos, &e, &running, now);
             q.insert(pos, e);
             *low_len += 1;
-            reorder_for_fairness(q, 0, pos, now);
+            reorder_for_fairness(q, 0, pos, now, sc);
         } else {
             let pos = q.len();
             let mut e = e;
             e.alone_wait = alone_wait(q, pos, &e, &running, now);
             q.push(e);
             let lo = *low_len;
-            match segment_fairness(q, lo, now) {
+            match segment_fairness(q, lo, now, sc) {
                 Some((fairness, worst)) if fairness < threshold && worst == e.flow => {
                     move_forward(q, lo, pos);
                 }
-                _ => reorder_for_fairness(q, lo, pos, now),
+                _ => reorder_for_fairness(q, lo, pos, now, sc),
             }
         }
         self.chips[chip].running = running;
@@ -248,14 +260,14 @@ fn slowdowns(q: &[Entry], now: Ps, out: &mut Vec<f64>) {
 
 /// Fairness of `q[lo..]` by per-flow mean slowdown (min / max) and the most slowed-down flow;
 /// None with fewer than two flows there.
-pub fn segment_fairness(q: &[Entry], lo: usize, now: Ps) -> Option<(f64, u32)> {
-    let mut s = Vec::with_capacity(q.len());
-    slowdowns(q, now, &mut s);
-    fairness_of(&q[lo..], &s[lo..])
+pub fn segment_fairness(q: &[Entry], lo: usize, now: Ps, sc: &mut Scratch) -> Option<(f64, u32)> {
+    let Scratch { slowdowns: s, per_flow } = sc;
+    slowdowns(q, now, s);
+    fairness_of(&q[lo..], &s[lo..], per_flow)
 }
 
-fn fairness_of(q: &[Entry], s: &[f64]) -> Option<(f64, u32)> {
-    let mut per_flow: Vec<(u32, f64, u32)> = Vec::new();
+fn fairness_of(q: &[Entry], s: &[f64], per_flow: &mut Vec<(u32, f64, u32)>) -> Option<(f64, u32)> {
+    per_flow.clear();
     for (e, &x) in q.iter().zip(s) {
         match per_flow.iter_mut().find(|p| p.0 == e.flow) {
             Some(p) => {
@@ -282,14 +294,14 @@ fn fairness_of(q: &[Entry], s: &[f64]) -> Option<(f64, u32)> {
 
 /// Move the entry at `pos` forward within `q[lo..=pos]`, past other flows' entries only, to
 /// the position where fairness over the range is highest (ties: the furthest back).
-pub fn reorder_for_fairness(q: &mut Vec<Entry>, lo: usize, pos: usize, now: Ps) {
+pub fn reorder_for_fairness(q: &mut Vec<Entry>, lo: usize, pos: usize, now: Ps, sc: &mut Scratch) {
     let flow = q[pos].flow;
-    let mut best = (fairness_at(q, lo, pos, now), pos);
+    let mut best = (fairness_at(q, lo, pos, now, sc), pos);
     let mut p = pos;
     while p > lo && q[p - 1].flow != flow {
         q.swap(p - 1, p);
         p -= 1;
-        let f = fairness_at(q, lo, pos, now);
+        let f = fairness_at(q, lo, pos, now, sc);
         if f > best.0 {
             best = (f, p);
         }
@@ -299,10 +311,10 @@ pub fn reorder_for_fairness(q: &mut Vec<Entry>, lo: usize, pos: usize, now: Ps) 
     q.insert(best.1, e);
 }
 
-fn fairness_at(q: &[Entry], lo: usize, hi: usize, now: Ps) -> f64 {
-    let mut s = Vec::with_capacity(q.len());
-    slowdowns(&q[..=hi], now, &mut s);
-    fairness_of(&q[lo..=hi], &s[lo..=hi]).map_or(1.0, |x| x.0)
+fn fairness_at(q: &[Entry], lo: usize, hi: usize, now: Ps, sc: &mut Scratch) -> f64 {
+    let Scratch { slowdowns: s, per_flow } = sc;
+    slowdowns(&q[..=hi], now, s);
+    fairness_of(&q[lo..=hi], &s[lo..=hi], per_flow).map_or(1.0, |x| x.0)
 }
 
 /// Move the entry at `pos` toward `limit`, stopping behind its own flow or a barrier; it
