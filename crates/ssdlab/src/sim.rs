@@ -436,7 +436,7 @@ impl Simulation {
             txs: Slab::new(),
             tx_seq: 0,
             chips: (0..chips).map(|_| Chip::default()).collect(),
-            queues: (0..chips).map(|_| ChipQueues::new(geo.planes_per_chip(), geo.pages_per_block)).collect(),
+            queues: (0..chips).map(|_| ChipQueues::new(geo.planes_per_chip())).collect(),
             chip_queued: vec![0; chips],
             chip_load: vec![0; chips],
             chip_busy: vec![false; chips],
@@ -1373,28 +1373,20 @@ impl Simulation {
                 None => true,
                 Some((off, blk)) => off == key.0 && (!same_block || key.1 == NONE || blk == key.1),
             };
-            let depth = if first > 0 {
-                1
-            } else if is_read && want.is_some() {
-                match want {
-                    // No GC read of this plane sits at the offset wanted: nothing to scan for.
-                    Some((off, _)) if !user_read && !self.queues[ci].any_at_offset(pic, off) => continue,
-                    _ => self.scan_limit.min(self.queues[ci].plane_len(class, pic)),
-                }
-            } else {
-                1
-            };
-            // A GC victim's reads queue in page order: the one at the wanted offset is found
-            // by bisection rather than by scanning.
+            // Positions of the plane's queue to look at: the leader's own, or for a read
+            // joining a die already in the command, up to `tsu.scan_limit` deep for the same
+            // offset. A GC victim's reads queue in page order, so the one at the wanted offset
+            // is found by bisection rather than by scanning (while that order holds).
             let (lo, hi) = match want {
-                Some((off, _)) if fixed_key.is_none() && !user_read && first == 0 => {
-                    match self.queues[ci].find_offset(class, pic, off, depth) {
+                Some((off, _)) if is_read && first == 0 => {
+                    let depth = self.scan_limit.min(self.queues[ci].plane_len(class, pic));
+                    match (!user_read).then(|| self.queues[ci].find_offset(class, pic, off, depth)).flatten() {
                         Some(Some(pos)) => (pos, pos + 1),
                         Some(None) => continue,
-                        None => (first, first + depth),
+                        None => (0, depth),
                     }
                 }
-                _ => (first, first + depth),
+                _ => (first, first + 1),
             };
             let mut found = None;
             for pos in lo..hi {

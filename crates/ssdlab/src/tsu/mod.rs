@@ -122,12 +122,6 @@ pub struct ChipQueues {
     heads: Vec<Option<QueueEntry>>,
     rest: Vec<VecDeque<QueueEntry>>,
     class_len: [u32; QUEUE_CLASSES],
-    /// Index `plane_in_chip × pages_per_block + offset`: how many queued entries with a known
-    /// place (GC reads) sit at that page offset. The builder's multi-plane scan asks this
-    /// first and skips a plane with nothing at the offset it needs, instead of scanning
-    /// `tsu.scan_limit` entries in vain.
-    at_offset: Vec<u32>,
-    pages_per_block: usize,
     /// Index as `heads`: whether every entry of the FIFO has a known place and their page
     /// offsets strictly ascend (a GC victim's reads, queued in page order). Taking entries
     /// keeps that true; only a push can end it, until the FIFO empties.
@@ -135,7 +129,7 @@ pub struct ChipQueues {
 }
 
 impl ChipQueues {
-    pub fn new(planes_per_chip: u32, pages_per_block: u32) -> ChipQueues {
+    pub fn new(planes_per_chip: u32) -> ChipQueues {
         let planes = planes_per_chip as usize;
         let n = planes * QUEUE_CLASSES;
         ChipQueues {
@@ -143,13 +137,10 @@ impl ChipQueues {
             heads: vec![None; n],
             rest: (0..n).map(|_| VecDeque::new()).collect(),
             class_len: [0; QUEUE_CLASSES],
-            at_offset: vec![0; planes * pages_per_block as usize],
-            pages_per_block: pages_per_block as usize,
             ascending: vec![false; n],
         }
     }
     pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, entry: QueueEntry) {
-        self.count_at(plane_in_chip as usize, &entry, true);
         let i = class as usize * self.planes + plane_in_chip as usize;
         let placed = entry.page_at.0 != crate::nand::NONE;
         match self.rest[i].back().or(self.heads[i].as_ref()) {
@@ -187,25 +178,12 @@ impl ChipQueues {
     pub fn take(&mut self, class: QueueClass, plane_in_chip: usize, pos: usize) -> u32 {
         self.class_len[class as usize] -= 1;
         let i = class as usize * self.planes + plane_in_chip;
-        let e = if pos == 0 {
+        if pos == 0 {
             let head = self.heads[i].take().expect("position in range");
             self.heads[i] = self.rest[i].pop_front();
-            head
+            head.tx
         } else {
-            self.rest[i].remove(pos - 1).expect("position in range")
-        };
-        self.count_at(plane_in_chip, &e, false);
-        e.tx
-    }
-    #[inline]
-    fn count_at(&mut self, plane_in_chip: usize, e: &QueueEntry, add: bool) {
-        if e.page_at.0 != crate::nand::NONE {
-            let c = &mut self.at_offset[plane_in_chip * self.pages_per_block + e.page_at.0 as usize];
-            if add {
-                *c += 1;
-            } else {
-                *c -= 1;
-            }
+            self.rest[i].remove(pos - 1).expect("position in range").tx
         }
     }
     /// Where among the first `depth` entries of a plane's FIFO the entry at page `offset`
@@ -228,12 +206,6 @@ impl ChipQueues {
             return Some(Some(0).filter(|_| depth > 0));
         }
         Some(self.rest[i].binary_search_by_key(&offset, |e| e.page_at.0).ok().map(|k| k + 1).filter(|&p| p < depth))
-    }
-    /// Whether a plane's queues hold an entry with a known place (a GC read) at page
-    /// `offset`. False means no such entry anywhere in them; true means at least one.
-    #[inline]
-    pub fn any_at_offset(&self, plane_in_chip: usize, offset: u32) -> bool {
-        self.at_offset[plane_in_chip * self.pages_per_block + offset as usize] > 0
     }
     pub fn class_len(&self, class: QueueClass) -> usize {
         self.class_len[class as usize] as usize
@@ -386,27 +358,26 @@ mod tests {
     }
 
     #[test]
-    fn offsets_of_queued_gc_reads_are_counted_until_taken() {
-        let mut q = ChipQueues::new(2, 8);
+    fn taken_gc_reads_are_no_longer_found_and_unplaced_queues_are_scanned() {
+        let mut q = ChipQueues::new(2);
         q.push(QueueClass::GcRead, 1, gc_read(1, 5));
-        q.push(QueueClass::GcRead, 1, gc_read(2, 5));
         q.push(QueueClass::GcRead, 1, gc_read(3, 6));
-        // A user read has no known place: it is not counted.
+        // A user read has no known place: its queue's order is unknown, the caller scans.
         q.push(QueueClass::UserRead, 0, QueueEntry { page_at: (NONE, NONE), ..gc_read(4, 0) });
-        assert!(q.any_at_offset(1, 5) && q.any_at_offset(1, 6));
-        assert!(!q.any_at_offset(0, 5) && !q.any_at_offset(0, 0) && !q.any_at_offset(1, 7));
-        assert_eq!(q.take(QueueClass::GcRead, 1, 2), 3);
-        assert!(!q.any_at_offset(1, 6));
+        assert_eq!(q.find_offset(QueueClass::UserRead, 0, 0, 64), None);
+        assert_eq!(q.find_offset(QueueClass::GcRead, 0, 5, 64), None, "an empty queue has no order yet");
+        assert_eq!(q.find_offset(QueueClass::GcRead, 1, 6, 64), Some(Some(1)));
+        assert_eq!(q.take(QueueClass::GcRead, 1, 1), 3);
+        assert_eq!(q.find_offset(QueueClass::GcRead, 1, 6, 64), Some(None));
+        assert_eq!(q.find_offset(QueueClass::GcRead, 1, 5, 64), Some(Some(0)));
         assert_eq!(q.take(QueueClass::GcRead, 1, 0), 1);
-        assert!(q.any_at_offset(1, 5), "one of the two reads at offset 5 is still queued");
-        assert_eq!(q.take(QueueClass::GcRead, 1, 0), 2);
-        assert!(!q.any_at_offset(1, 5));
+        assert_eq!(q.find_offset(QueueClass::GcRead, 1, 5, 64), None, "empty again");
         assert_eq!(q.len(), 1);
     }
 
     #[test]
     fn a_gc_read_is_found_by_offset_while_the_offsets_ascend() {
-        let mut q = ChipQueues::new(1, 16);
+        let mut q = ChipQueues::new(1);
         for (tx, off) in [(1, 2), (2, 5), (3, 9), (4, 12)] {
             q.push(QueueClass::GcRead, 0, gc_read(tx, off));
         }

@@ -92,7 +92,7 @@ fn priority_classes_get_their_weighted_shares() {
     let cfg = config();
     let mut f = Flin::new(&cfg, &[0, 1, 2, 3]);
     let mut all = Vec::new();
-    let mut queues = ChipQueues::new(1, 4);
+    let mut queues = ChipQueues::new(1);
     for k in 0..80u32 {
         let t = tx(TxKind::User, FlashOp::Read, k % 4, k as u64 + 1);
         queues.push(
