@@ -116,28 +116,25 @@ impl Mapping for PageMap {
     fn set(&mut self, lpn: Lpn, ppn: Ppn) {
         debug_assert!(ppn != NONE);
         assert!(lpn < self.logical_pages, "lpn {lpn} past the logical space");
-        if !self.flat.is_empty() {
-            if std::mem::replace(&mut self.flat[lpn as usize], ppn) == NONE {
-                self.mapped += 1;
-            }
-            return;
-        }
         let (c, off) = ((lpn >> CHUNK_BITS) as usize, lpn as usize & (CHUNK - 1));
-        let was = match &mut self.chunks[c] {
-            Chunk::Empty => {
-                let mut m = FxHashMap::default();
-                m.insert(off as u32, ppn);
-                self.chunks[c] = Chunk::Sparse(m);
-                NONE
-            }
-            Chunk::Sparse(m) => {
-                let was = m.insert(off as u32, ppn).unwrap_or(NONE);
-                if m.len() > SPARSE_LIMIT {
-                    self.densify(c);
+        let was = match self.flat.get_mut(lpn as usize) {
+            Some(e) => std::mem::replace(e, ppn),
+            None => match &mut self.chunks[c] {
+                Chunk::Empty => {
+                    let mut m = FxHashMap::default();
+                    m.insert(off as u32, ppn);
+                    self.chunks[c] = Chunk::Sparse(m);
+                    NONE
                 }
-                was
-            }
-            Chunk::Dense(d) => std::mem::replace(&mut d[off], ppn),
+                Chunk::Sparse(m) => {
+                    let was = m.insert(off as u32, ppn).unwrap_or(NONE);
+                    if m.len() > SPARSE_LIMIT {
+                        self.densify(c);
+                    }
+                    was
+                }
+                Chunk::Dense(d) => std::mem::replace(&mut d[off], ppn),
+            },
         };
         if was == NONE {
             self.mapped += 1;
