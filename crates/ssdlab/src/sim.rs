@@ -1794,8 +1794,8 @@ impl Simulation {
     }
 
     fn tx_done(&mut self, tx: u32, op: FlashOp) {
-        let t = self.txs[tx].clone();
-        if t.kind == TxKind::Gc && op == FlashOp::Read && self.ftl.blocks.lpn_at(t.src_ppn) == t.lpn {
+        let r = &self.txs[tx];
+        if r.kind == TxKind::Gc && op == FlashOp::Read && self.ftl.blocks.lpn_at(r.src_ppn) == r.lpn {
             // The read of a GC move found its page still live: the move's program takes over
             // the read's record (everything but the operation, page, time and order carries
             // over), as a new transaction in the slot it frees.
@@ -1809,6 +1809,7 @@ impl Simulation {
             self.enqueue(tx);
             return;
         }
+        let t = self.txs[tx].clone();
         self.txs.remove(tx);
         match (t.kind, op) {
             (TxKind::User, FlashOp::Read) => {
