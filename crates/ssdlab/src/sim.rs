@@ -780,6 +780,10 @@ impl Simulation {
             let lo = if lpn == first_lpn { req.lba % spp } else { 0 };
             let hi = if lpn == last_lpn { (req.lba + req.sectors as u64 - 1) % spp } else { spp - 1 };
             let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
+            if op == MrOp::Write {
+                // Looked up once the data has crossed the link.
+                self.ftl.map.prefetch(lpn as Lpn);
+            }
             let mr = self.mrs.insert(MemoryRequest {
                 io,
                 flow: self.ios[io].flow,
@@ -1135,6 +1139,10 @@ impl Simulation {
             self.txs[read].flow = self.txs[tx].flow;
             self.enqueue(read);
         } else {
+            if old != NONE {
+                // Invalidated when the program starts.
+                self.ftl.blocks.prefetch_page(old);
+            }
             self.enqueue(tx);
         }
     }
@@ -1800,6 +1808,8 @@ impl Simulation {
             // the read's record (everything but the operation, page, time and order carries
             // over), as a new transaction in the slot it frees.
             self.tx_seq += 1;
+            // Its map entry changes when the program starts.
+            self.ftl.map.prefetch(r.lpn);
             let w = &mut self.txs[tx];
             debug_assert!(w.mr == NONE && w.flow == NONE && w.then == NONE && w.stream == Stream::Gc);
             w.op = FlashOp::Program;
@@ -1814,7 +1824,10 @@ impl Simulation {
         match (t.kind, op) {
             (TxKind::User, FlashOp::Read) => {
                 if t.then != NONE {
-                    // Read half of a read-modify-write: now program the merged page.
+                    // Read half of a read-modify-write: now program the merged page (which
+                    // invalidates the page just read and remaps the logical page).
+                    self.ftl.blocks.prefetch_page(t.ppn);
+                    self.ftl.map.prefetch(t.lpn);
                     self.enqueue(t.then);
                 } else {
                     if let Some(o) = &mut self.oracle {

@@ -42,6 +42,9 @@ pub struct Blocks {
     touched: Vec<bool>,
     fresh_cursor: Vec<u32>,
     erased: Vec<VecDeque<u32>>,
+    /// Free blocks per plane (never-used plus erased), kept so the hot path reads one small
+    /// array rather than a cursor and a queue per plane.
+    free: Vec<u32>,
     frontier: Vec<[u32; 2]>,
     seq: u64,
     pub dynamic_wear_leveling: bool,
@@ -65,6 +68,7 @@ impl Blocks {
             touched: vec![false; nb],
             fresh_cursor: vec![0; np],
             erased: (0..np).map(|_| VecDeque::new()).collect(),
+            free: vec![geo.blocks_per_plane; np],
             frontier: vec![[NONE; 2]; np],
             seq: 0,
             dynamic_wear_leveling,
@@ -72,14 +76,25 @@ impl Blocks {
         }
     }
 
+    #[inline]
     pub fn free_blocks(&self, plane: u32) -> u32 {
-        self.geo.blocks_per_plane - self.fresh_cursor[plane as usize] + self.erased[plane as usize].len() as u32
+        self.free[plane as usize]
     }
 
     /// The logical page a physical page holds, or NONE if it is invalid or unwritten.
     #[inline]
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
         self.p2l[ppn as usize].wrapping_sub(1)
+    }
+
+    /// Start loading what invalidating `ppn` touches: its reverse-map entry and its block's
+    /// valid count (see [`crate::mem::prefetch`]).
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        if let Some(e) = self.p2l.get(ppn as usize) {
+            crate::mem::prefetch(e);
+            crate::mem::prefetch(&self.valid[self.geo.block_of(ppn) as usize]);
+        }
     }
 
     /// Page offset the next page of `stream` in `plane` would get, if one can be had.
@@ -124,6 +139,7 @@ impl Blocks {
     fn take_free_block(&mut self, plane: u32) -> u32 {
         let p = plane as usize;
         self.free_total -= 1;
+        self.free[p] -= 1;
         let cursor = self.fresh_cursor[p];
         let erased = &mut self.erased[p];
         // Never-used blocks have the lowest erase count of all, so they come first either way.
@@ -188,6 +204,7 @@ impl Blocks {
         self.erase_count[b] += 1;
         let plane = self.geo.plane_of_block(block);
         self.erased[plane as usize].push_back(block);
+        self.free[plane as usize] += 1;
         self.free_total += 1;
     }
 
@@ -221,6 +238,7 @@ impl Blocks {
         let in_plane = self.geo.block_in_plane(block);
         assert_eq!(in_plane, self.fresh_cursor[p], "fill_block must take fresh blocks in order");
         self.fresh_cursor[p] += 1;
+        self.free[p] -= 1;
         self.free_total -= 1;
         self.open_block(block);
         let b = block as usize;
@@ -254,6 +272,11 @@ impl Blocks {
             }
         }
         for p in 0..self.geo.planes() as usize {
+            assert_eq!(
+                self.free[p],
+                self.geo.blocks_per_plane - self.fresh_cursor[p] + self.erased[p].len() as u32,
+                "plane {p}: free-block count disagrees with the free lists"
+            );
             for &b in &self.erased[p] {
                 assert_eq!(self.state[b as usize], BlockState::Free, "block {b} on the free list is not free");
             }

@@ -87,6 +87,16 @@ impl PageMap {
         self.flat = flat;
     }
 
+    /// Start loading `lpn`'s entry into the cache (see [`crate::mem::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(e) = self.flat.get(lpn as usize) {
+            crate::mem::prefetch(e);
+        } else if let Some(Chunk::Dense(d)) = self.chunks.get((lpn >> CHUNK_BITS) as usize) {
+            crate::mem::prefetch(&d[lpn as usize & (CHUNK - 1)]);
+        }
+    }
+
     fn densify(&mut self, c: usize) {
         let mut dense: Box<[Ppn]> = vec![NONE; CHUNK].into_boxed_slice();
         if let Chunk::Sparse(m) = std::mem::replace(&mut self.chunks[c], Chunk::Empty) {
