@@ -1105,7 +1105,6 @@ impl Simulation {
             kind,
             op,
             plane,
-            chip: self.geo.chip_of_plane(plane),
             plane_in_chip: self.geo.plane_in_chip(plane) as u16,
             ppn: NONE,
             lpn,
@@ -1460,7 +1459,6 @@ impl Simulation {
             }
             let t = &mut self.txs[tx];
             t.plane = plane;
-            t.chip = self.geo.chip_of_plane(plane);
             t.plane_in_chip = self.geo.plane_in_chip(plane) as u16;
             self.enqueue(tx);
         }

@@ -50,14 +50,17 @@ impl QueueClass {
 }
 
 /// One page-level flash operation (or one block erase) waiting for or running on a chip.
+/// One cache line each: GC keeps thousands queued (every plane collecting, a victim's valid
+/// pages each), so a record read when its command is built is usually cold, and should cost
+/// one line, not two.
 #[derive(Debug, Clone)]
+#[repr(align(64))]
 pub struct Transaction {
     pub kind: TxKind,
     pub op: FlashOp,
     pub plane: u32,
-    /// The chip of `plane` and the plane's index within the chip (cached: the builder
-    /// looks at them for every queued transaction it scans).
-    pub chip: u32,
+    /// The plane's index within its chip (cached: the builder looks at it for every queued
+    /// transaction it scans).
     pub plane_in_chip: u16,
     /// Read: the page read (resolved when the command is built). Program: the page
     /// allocated when the command is built. Erase: first page of the block.
@@ -80,6 +83,8 @@ pub struct Transaction {
     /// Global enqueue order, for FIFO.
     pub seq: u64,
 }
+
+const _: () = assert!(std::mem::size_of::<Transaction>() == 64, "a transaction should fill one cache line");
 
 impl Transaction {
     pub fn class(&self) -> QueueClass {

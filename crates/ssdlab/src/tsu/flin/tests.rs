@@ -16,7 +16,6 @@ fn tx(kind: TxKind, op: FlashOp, flow: u32, seq: u64) -> Transaction {
         kind,
         op,
         plane: 0,
-        chip: 0,
         plane_in_chip: 0,
         ppn: NONE,
         lpn: seq as u32,
