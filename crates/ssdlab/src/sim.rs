@@ -1440,7 +1440,7 @@ impl Simulation {
         let launched = if let Some(op) = op {
             // Order by plane so the bus phase visits each die once, in die order.
             chosen.sort_by_key(|&t| (self.txs[t].plane_in_chip, t));
-            self.launch(chip, op, &chosen);
+            self.launch(chip, op, &mut chosen);
             true
         } else {
             false
@@ -1487,14 +1487,16 @@ impl Simulation {
     }
 
     /// Allocate pages, update the map and start the timing of a command.
-    fn launch(&mut self, chip: u32, op: FlashOp, txs: &[u32]) {
+    /// `txs` moves into the chip's command (the vector is swapped, not copied); the caller
+    /// gets back an empty one.
+    fn launch(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>) {
         let now = self.q.now();
         let ci = chip as usize;
         // Busy first: allocation below may start GC, which enqueues on this very chip.
         self.set_chip_busy(chip, true);
         self.tsu.dispatched(chip, txs, &self.txs.items, now);
         // Resolve pages.
-        for &tx in txs {
+        for &tx in txs.iter() {
             let (kind, plane, lpn, stream) =
                 (self.txs[tx].kind, self.txs[tx].plane, self.txs[tx].lpn, self.txs[tx].stream);
             if kind == TxKind::User {
@@ -1557,21 +1559,10 @@ impl Simulation {
                 FlashOp::Erase => {}
             }
         }
-        let c = &mut self.chips[ci];
-        c.cmd.txs.clear();
-        c.cmd.txs.extend_from_slice(txs);
-        c.cmd.dies.clear();
-        c.cmd.out_order.clear();
-        c.cmd.out_next = 0;
-        c.cmd.op = Some(op);
-        c.cmd.planes_used = txs.len() as u32;
-        c.cmd.segment_start_ps = now;
-        c.cmd.suspends = 0;
-        c.bus_phase_end_ps = Ps::MAX;
-        self.stats.command(txs.len() as u32, {
+        let dies = {
             let mut dies = 0u32;
             let mut last = u32::MAX;
-            for &t in txs {
+            for &t in txs.iter() {
                 let d = self.geo.die_of_plane_in_chip(self.txs[t].plane_in_chip as u32);
                 if d != last {
                     dies += 1;
@@ -1579,7 +1570,19 @@ impl Simulation {
                 }
             }
             dies
-        });
+        };
+        self.stats.command(txs.len() as u32, dies);
+        let c = &mut self.chips[ci];
+        c.cmd.txs.clear();
+        std::mem::swap(&mut c.cmd.txs, txs);
+        c.cmd.dies.clear();
+        c.cmd.out_order.clear();
+        c.cmd.out_next = 0;
+        c.cmd.op = Some(op);
+        c.cmd.planes_used = c.cmd.txs.len() as u32;
+        c.cmd.segment_start_ps = now;
+        c.cmd.suspends = 0;
+        c.bus_phase_end_ps = Ps::MAX;
         // Commands that are only command/address cycles (reads, erases, copybacks) take
         // the bus ahead of page transfers: issuing them keeps more chips working.
         let short = op != FlashOp::Program;
@@ -1773,7 +1776,7 @@ impl Simulation {
         let op = cmd.op.take().expect("a running command has an op");
         let mut txs = std::mem::take(&mut self.done_buf);
         txs.clear();
-        txs.append(&mut cmd.txs);
+        std::mem::swap(&mut txs, &mut cmd.txs);
         self.stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
         if self.txs[txs[0]].kind == TxKind::Gc {
             self.stats.gc_chip_ps += (now - cmd.segment_start_ps) as u128;
