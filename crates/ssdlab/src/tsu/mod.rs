@@ -243,7 +243,7 @@ pub struct PickContext<'a> {
 impl PickContext<'_> {
     /// Whether queue `c` has work the policy may pick.
     pub fn available(&self, c: QueueClass) -> bool {
-        !self.excluded[c as usize] && self.queues.class_len(c) > 0
+        !self.excluded[c as usize] & (self.queues.class_len(c) > 0)
     }
 }
 
@@ -322,7 +322,10 @@ impl TsuPolicy for OutOfOrder {
             GcUrgency::None => &NORMAL,
             GcUrgency::Critical => &CRITICAL,
         };
-        order.iter().copied().find(|&c| ctx.available(c)).map(Pick::class)
+        // The first available class in `order`, without a branch per class: bit i of `m`
+        // says whether order[i] is available.
+        let m = order.iter().enumerate().fold(0u32, |m, (i, &c)| m | (ctx.available(c) as u32) << i);
+        (m != 0).then(|| Pick::class(order[m.trailing_zeros() as usize]))
     }
 }
 
