@@ -1347,7 +1347,8 @@ impl Simulation {
                 }
             }
         }
-        order.sort_unstable();
+        // Sequence numbers are unique (a leader's 0 included): they alone decide the order.
+        order.sort_unstable_by_key(|o| o.0);
         let mut chosen = std::mem::take(&mut self.build_txs);
         chosen.clear();
         // Per die of the chip, the (offset, block) its planes work at; valid where `dies_in`
@@ -1439,7 +1440,8 @@ impl Simulation {
         }
         let launched = if let Some(op) = op {
             // Order by plane so the bus phase visits each die once, in die order.
-            chosen.sort_by_key(|&t| (self.txs[t].plane_in_chip, t));
+            // One transaction per plane: the plane alone decides the order.
+            chosen.sort_unstable_by_key(|&t| self.txs[t].plane_in_chip);
             self.launch(chip, op, &mut chosen);
             true
         } else {
