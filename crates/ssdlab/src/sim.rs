@@ -780,10 +780,6 @@ impl Simulation {
             let lo = if lpn == first_lpn { req.lba % spp } else { 0 };
             let hi = if lpn == last_lpn { (req.lba + req.sectors as u64 - 1) % spp } else { spp - 1 };
             let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
-            if op == MrOp::Write {
-                // Looked up once the data has crossed the link.
-                self.ftl.map.prefetch(lpn as Lpn);
-            }
             let mr = self.mrs.insert(MemoryRequest {
                 io,
                 flow: self.ios[io].flow,
@@ -800,7 +796,9 @@ impl Simulation {
                 if let Some(o) = &mut self.oracle {
                     o.host_wrote(lpn as Lpn, mask, self.ios[io].version);
                 }
-                // Write data crosses the link before the memory request can go anywhere.
+                // Write data crosses the link before the memory request can go anywhere; its
+                // map entry is looked up then.
+                self.ftl.map.prefetch(lpn as Lpn);
                 self.parked.push(mr);
             } else {
                 self.mr_ready(mr);
