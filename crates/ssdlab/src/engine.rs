@@ -126,7 +126,9 @@ impl Calendar {
         (time >> BUCKET_SHIFT) - (now >> BUCKET_SHIFT) < BUCKETS as u64
     }
 
-    #[inline]
+    /// Out of line: the hot code is at the edge of the instruction cache, and one copy of
+    /// this serves every place that schedules an event.
+    #[inline(never)]
     fn push(&mut self, key: u128, event: Event) {
         let b = ((key >> (64 + BUCKET_SHIFT)) as usize) & (BUCKETS - 1);
         let n = if self.free != u32::MAX {
