@@ -1679,21 +1679,26 @@ impl Simulation {
         let c = &mut self.chips[ci];
         let cmd = &mut c.cmd;
         let op = cmd.op.expect("a command in its bus phase has an op");
+        // Each plane's part of the bus phase: command/address cycles, and for a program its
+        // page of data in.
+        let per_plane = self.timing.cmd_addr_ps(op)
+            + match op {
+                FlashOp::Program => self.timing.bus_transfer_sectors_ps(self.geo.sectors_per_page() as u64),
+                _ => 0,
+            };
         let mut t = now;
+        let n = cmd.txs.len();
+        let mut tr = &self.txs[cmd.txs[0]];
         let mut i = 0;
-        while i < cmd.txs.len() {
-            let die = self.geo.die_of_plane_in_chip(self.txs[cmd.txs[i]].plane_in_chip as u32);
+        while i < n {
+            let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32);
             let mut cell = 0;
-            while i < cmd.txs.len() && self.geo.die_of_plane_in_chip(self.txs[cmd.txs[i]].plane_in_chip as u32) == die {
-                let tr = &self.txs[cmd.txs[i]];
-                t += self.timing.cmd_addr_ps(op);
+            loop {
+                t += per_plane;
                 let page = self.geo.page_in_block(tr.ppn);
                 let c = match op {
                     FlashOp::Read => self.timing.t_read(page),
-                    FlashOp::Program => {
-                        t += self.timing.bus_transfer_sectors_ps(self.geo.sectors_per_page() as u64);
-                        self.timing.t_program(page)
-                    }
+                    FlashOp::Program => self.timing.t_program(page),
                     FlashOp::Erase => self.timing.t_erase_ps,
                     FlashOp::Copyback => {
                         self.timing.t_read(self.geo.page_in_block(tr.src_ppn)) + self.timing.t_program(page)
@@ -1701,6 +1706,13 @@ impl Simulation {
                 };
                 cell = cell.max(c);
                 i += 1;
+                if i == n {
+                    break;
+                }
+                tr = &self.txs[cmd.txs[i]];
+                if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) != die {
+                    break;
+                }
             }
             if let Some(tl) = &mut self.timeline {
                 tl.cell(chip, die, t, t + cell, op);
@@ -1716,8 +1728,10 @@ impl Simulation {
         if op == FlashOp::Read {
             // Each die sends its data out when its array read is done, in that order.
             cmd.out_order.extend(0..cmd.dies.len() as u32);
-            let dies = &cmd.dies;
-            cmd.out_order.sort_by_key(|&k| (dies[k as usize].1, k));
+            if cmd.dies.len() > 1 {
+                let dies = &cmd.dies;
+                cmd.out_order.sort_by_key(|&k| (dies[k as usize].1, k));
+            }
             for &k in &cmd.out_order {
                 self.q.at(cmd.dies[k as usize].1, Event::CellDone { chip, gen });
             }
