@@ -85,7 +85,8 @@ const BUCKET_SHIFT: u32 = 22;
 const BUCKETS: usize = 1024;
 const WORDS: usize = BUCKETS / 64;
 
-/// A pending event in a calendar bucket's list.
+/// A pending event in a calendar bucket's list: an [`Entry`] with its list link, which fits
+/// in the padding an `Entry` has anyway (32 bytes either way).
 #[derive(Debug, Clone, Copy)]
 struct Node {
     key: u128,
@@ -94,6 +95,8 @@ struct Node {
     /// next free node.
     next: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Node>() == std::mem::size_of::<Entry>());
 
 /// Events in the calendar's horizon: bucket `(time >> BUCKET_SHIFT) % BUCKETS` holds its
 /// events in a list sorted by key, and a bitmap marks the non-empty buckets. Every event in it
@@ -290,17 +293,17 @@ impl EventQueue {
     /// Take the earliest event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        // The earliest keyed event: the calendar's first, the heap's top or a lane's front
-        // (u128::MAX: none). `from`: 0 and 1 the lanes, 2 the heap, 3 the calendar.
+        // The earliest keyed event (u128::MAX: none) and where it waits: a lane (its index),
+        // the heap or the calendar.
+        const HEAP: usize = LANES;
+        const CALENDAR: usize = LANES + 1;
         let bucket = self.calendar.first_bucket(self.now_ps);
-        let (mut best, mut from) = match bucket {
-            Some(b) => (self.calendar.key_at(b), LANES + 1),
-            None => (u128::MAX, LANES + 1),
-        };
+        let mut best = bucket.map_or(u128::MAX, |b| self.calendar.key_at(b));
+        let mut from = CALENDAR;
         if let Some(e) = self.heap.peek() {
             if e.key < best {
                 best = e.key;
-                from = LANES;
+                from = HEAP;
             }
         }
         for (k, q) in self.lanes.iter().enumerate() {
@@ -316,7 +319,7 @@ impl EventQueue {
             self.ready.pop_front().expect("not empty")
         } else {
             let (key, event) = match from {
-                LANES => self.heap.pop().map(|e| (e.key, e.event)),
+                HEAP => self.heap.pop().map(|e| (e.key, e.event)),
                 k if k < LANES => self.lanes[k].pop_front().map(|e| (e.key, e.event)),
                 _ => bucket.map(|b| {
                     let n = self.calendar.pop_at(b);

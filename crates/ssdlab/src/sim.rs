@@ -1728,10 +1728,8 @@ impl Simulation {
         if op == FlashOp::Read {
             // Each die sends its data out when its array read is done, in that order.
             cmd.out_order.extend(0..cmd.dies.len() as u32);
-            if cmd.dies.len() > 1 {
-                let dies = &cmd.dies;
-                cmd.out_order.sort_by_key(|&k| (dies[k as usize].1, k));
-            }
+            let dies = &cmd.dies;
+            cmd.out_order.sort_by_key(|&k| (dies[k as usize].1, k));
             for &k in &cmd.out_order {
                 self.q.at(cmd.dies[k as usize].1, Event::CellDone { chip, gen });
             }
