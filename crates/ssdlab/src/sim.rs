@@ -551,16 +551,7 @@ impl Simulation {
                 self.run_scheduler();
             }
             if self.progress && self.q.processed() & 0xffff == 0 {
-                let w = wall.elapsed().as_secs_f64();
-                if w > next_progress {
-                    next_progress = w + 1.0;
-                    eprint!(
-                        "\r  simulated {:.3} s, {} requests done, {:.0} requests/s   ",
-                        now as f64 / 1e12,
-                        self.stats.completed,
-                        self.stats.completed as f64 / w
-                    );
-                }
+                self.progress_line(wall, now, &mut next_progress);
             }
             if self.finished {
                 break;
@@ -600,6 +591,21 @@ impl Simulation {
             gc_charged_us: self.tsu.gc_charged_us(),
             timeline: self.timeline,
         })
+    }
+
+    /// At most once a second of wall time, a progress line on stderr.
+    #[cold]
+    fn progress_line(&self, wall: Instant, now: Ps, next_progress: &mut f64) {
+        let w = wall.elapsed().as_secs_f64();
+        if w > *next_progress {
+            *next_progress = w + 1.0;
+            eprint!(
+                "\r  simulated {:.3} s, {} requests done, {:.0} requests/s   ",
+                now as f64 / 1e12,
+                self.stats.completed,
+                self.stats.completed as f64 / w
+            );
+        }
     }
 
     /// What is waiting where, for the message of a run that stopped with work left.
@@ -1230,13 +1236,15 @@ impl Simulation {
             return;
         }
         self.build(chip, None);
-        if !self.chips[chip as usize].busy {
+        if !self.chips[chip as usize].busy && self.ftl.background_threshold_blocks > 0 {
             self.background_gc(chip);
         }
     }
 
+    /// An idle chip with nothing queued: collect planes below the background threshold.
+    #[cold]
     fn background_gc(&mut self, chip: u32) {
-        if self.ftl.background_threshold_blocks == 0 || !self.queues[chip as usize].is_empty() {
+        if !self.queues[chip as usize].is_empty() {
             return;
         }
         let ppc = self.geo.planes_per_chip();
@@ -1336,7 +1344,12 @@ impl Simulation {
         if let Some(tx) = leader {
             let pic = self.txs[tx].plane_in_chip as usize;
             let pos = (0..self.queues[ci].plane_len(class, pic)).find(|&k| self.queues[ci].get(class, pic, k).tx == tx);
-            if let Some(pos) = pos {
+            if pos == Some(0) {
+                // Already its plane's head (the usual case): it only moves to the front.
+                if let Some(o) = order.iter_mut().find(|o| o.1 == pic) {
+                    o.0 = 0;
+                }
+            } else if let Some(pos) = pos {
                 let e = *self.queues[ci].get(class, pic, pos);
                 let ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
                 if !user_read || self.geo.plane_of(ppn) == chip * ppc as u32 + pic as u32 {
