@@ -384,6 +384,9 @@ fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Res
         }
     }
     let mut results = Vec::new();
+    if !json {
+        println!("build: {}", ssdlab::bench::build_kind());
+    }
     for r in runs {
         let r = ssdlab::bench::best_of(r);
         if !json {

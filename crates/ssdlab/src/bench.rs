@@ -16,6 +16,17 @@ use crate::sim::{RunOptions, Simulation};
 /// The preset every scenario runs on, compiled in so `bench` works from any directory.
 pub const MQSIM_DEFAULT: &str = include_str!("../../../presets/mqsim-default.toml");
 
+/// How this binary was built: `debug`, `release`, or `pgo` (profile-guided, by
+/// `scripts/pgo-build.sh`, which sets `SSDLAB_BUILD`). Bench figures name it, since the same
+/// code runs faster with a profile-guided layout.
+pub fn build_kind() -> &'static str {
+    match option_env!("SSDLAB_BUILD") {
+        Some(kind) => kind,
+        None if cfg!(debug_assertions) => "debug",
+        None => "release",
+    }
+}
+
 pub const SCENARIOS: [&str; 5] =
     ["read-4k-2xqd16", "write-4k-qd32-gc", "mixed-70r-qd32", "precondition-512g-90", "fresh-512g"];
 
@@ -35,6 +46,8 @@ pub struct BenchResult {
     pub runs: u32,
     /// Median requests per second over the runs.
     pub requests_per_s_median: f64,
+    /// How the binary was built (`build_kind`).
+    pub build: String,
 }
 
 /// The fastest of several runs of one scenario, with the median rate beside it. Other load
@@ -95,6 +108,7 @@ pub fn run_scenario(name: &str, sets: &[String]) -> Result<BenchResult> {
             sim_iops: 0.0,
             runs: 1,
             requests_per_s_median: pages as f64 / wall_s,
+            build: build_kind().into(),
         });
     }
     let wl = workload(name).ok_or_else(|| {
@@ -114,6 +128,7 @@ pub fn run_scenario(name: &str, sets: &[String]) -> Result<BenchResult> {
         sim_iops: requests as f64 / (o.sim_time_ps as f64 / 1e12),
         runs: 1,
         requests_per_s_median: requests as f64 / o.wall_s,
+        build: build_kind().into(),
     })
 }
 
@@ -133,6 +148,7 @@ mod tests {
             sim_iops: 0.0,
             runs: 1,
             requests_per_s_median: 1000.0 / wall_s,
+            build: "release".into(),
         }
     }
 
