@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build a profile-guided (PGO) ssdlab: the same simulator, laid out by the compiler for the
-# paths real runs take, so it runs faster. Results do not change; this script checks that.
+# paths real runs take, so it runs faster. Results must not change: the script compares two
+# of its training runs' reports between the instrumented and the optimised binary.
 #
 #   bash scripts/pgo-build.sh [TRACES_DIR]      (default ../shared/traces)
 #
@@ -9,8 +10,12 @@
 # and the shipped traces when TRACES_DIR exists), merge their profiles with llvm-profdata
 # (rustup's llvm-tools component, installed if missing), and build again with the profile.
 # The binary lands in target/pgo/use/release/ssdlab; `ssdlab bench` prints `build: pgo`.
-# Exit status: 0 built and checked, 1 the check found different results, 2 a missing tool.
-set -euo pipefail
+# Exit status: 0 built and checked; 2 llvm-profdata missing and not installable; 1 anything
+# else (a failed build or run, or different reports). TRACES_DIR is relative to the repository.
+set -Eeuo pipefail
+# A failing command must not exit with its own status (ssdlab's input errors are 2, which
+# means "tool missing" here).
+trap 'exit 1' ERR
 cd "$(dirname "$0")/.."
 
 traces=${1:-../shared/traces}
@@ -79,15 +84,24 @@ bin=$dir/use/release/ssdlab
 
 # The profile may change speed, never results: the optimised binary must give the same
 # reports (outside `run`, the wall-clock section) as the instrumented one.
-strip_run() { sed '/^  "run": {/,/^  }/d' "$1"; }
+# `run` is the report's last top-level object; without it nothing may differ.
+strip_run() {
+  sed '/^  "run": {/,/^  }/d' "$1" >"$2"
+  if grep -q '"wall_s"' "$2"; then
+    echo "error: could not strip the run section of $1" >&2
+    exit 1
+  fi
+}
 for r in "${runs[0]}" "${runs[3]}"; do
   name=${r%%|*}
   # shellcheck disable=SC2086
   "$bin" run ${r#*|} --out "$train/$name.pgo.json" >/dev/null
-  if ! cmp -s <(strip_run "$train/$name.json") <(strip_run "$train/$name.pgo.json"); then
+  strip_run "$train/$name.json" "$train/$name.sim"
+  strip_run "$train/$name.pgo.json" "$train/$name.pgo.sim"
+  if ! diff "$train/$name.sim" "$train/$name.pgo.sim" >&2; then
     echo "error: the PGO binary's report of $name differs from the instrumented binary's" >&2
     exit 1
   fi
 done
-echo "pgo: reports identical; binary at $bin" >&2
-echo "$bin"
+echo "pgo: reports identical; binary at $PWD/$bin" >&2
+echo "$PWD/$bin"
