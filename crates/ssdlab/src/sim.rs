@@ -1345,10 +1345,9 @@ impl Simulation {
             let pic = self.txs[tx].plane_in_chip as usize;
             let pos = (0..self.queues[ci].plane_len(class, pic)).find(|&k| self.queues[ci].get(class, pic, k).tx == tx);
             if pos == Some(0) {
-                // Already its plane's head (the usual case): it only moves to the front.
-                if let Some(o) = order.iter_mut().find(|o| o.1 == pic) {
-                    o.0 = 0;
-                }
+                // Already its plane's head (the usual case), so already in the order with its
+                // page resolved: it only moves to the front.
+                order.iter_mut().find(|o| o.1 == pic).expect("a plane's head is in the order").0 = 0;
             } else if let Some(pos) = pos {
                 let e = *self.queues[ci].get(class, pic, pos);
                 let ppn = if user_read { self.user_read_page(e.lpn) } else { e.page };
