@@ -280,7 +280,8 @@ pub trait TsuPolicy {
     /// A queued transaction left chip `chip`'s queues without running (it followed its data
     /// to another chip).
     fn dequeued(&mut self, _chip: u32, _tx: u32) {}
-    /// Transactions left chip `chip`'s queues to run as one command.
+    /// Transactions left chip `chip`'s queues to run as one command (built from one queue
+    /// class: one kind, one operation).
     fn dispatched(&mut self, _chip: u32, _txs: &[u32], _all: &[Transaction], _now: Ps) {}
     /// Chip time of GC commands charged to each flow so far (µs), if the policy charges GC.
     fn gc_charged_us(&self) -> Option<Vec<f64>> {

@@ -58,26 +58,146 @@ pub struct Entry {
     pub barrier: bool,
 }
 
+/// Stage 2's table: the first turn at or after `t`, in round-robin order, whose class has a
+/// non-empty queue (bit c of `mask` = class c non-empty); `NO_TURN` when every queue is empty.
+const NEXT_TURN: [[u8; 1 << CLASSES]; TURNS.len()] = next_turn_table();
+const NO_TURN: u8 = u8::MAX;
+
+const fn next_turn_table() -> [[u8; 1 << CLASSES]; TURNS.len()] {
+    let mut table = [[NO_TURN; 1 << CLASSES]; TURNS.len()];
+    let mut t = 0;
+    while t < TURNS.len() {
+        let mut mask = 1;
+        while mask < 1 << CLASSES {
+            let mut k = 0;
+            while k < TURNS.len() {
+                let turn = (t + k) % TURNS.len();
+                if mask & (1 << TURNS[turn]) != 0 {
+                    table[t][mask] = turn as u8;
+                    break;
+                }
+                k += 1;
+            }
+            mask += 1;
+        }
+        t += 1;
+    }
+    table
+}
+
+/// One chip's queues of one op (read or write), in one cache line: the priority classes'
+/// queues are consecutive segments of one vector, class 0 (urgent) first.
+#[derive(Debug, Default, Clone)]
+#[repr(align(64))]
+pub struct OpQueues {
+    entries: Vec<Entry>,
+    /// Where each class's segment ends in `entries` (it starts where the previous one ends).
+    ends: [u32; CLASSES],
+    /// Length of each class's low-intensity segment (at the front of the class's queue).
+    low_len: [u32; CLASSES],
+    /// Stage 2: the round-robin position, and the turn that gave the current candidate.
+    turn: u8,
+    slot_turn: u8,
+}
+
+// One cache line per chip and op.
+const _: () = assert!(std::mem::size_of::<OpQueues>() == 64);
+
+impl OpQueues {
+    fn bounds(&self, class: usize) -> (usize, usize) {
+        let start = if class == 0 { 0 } else { self.ends[class - 1] as usize };
+        (start, self.ends[class] as usize)
+    }
+
+    /// The queue of `class`, front first.
+    pub fn class(&self, class: usize) -> &[Entry] {
+        let (start, end) = self.bounds(class);
+        &self.entries[start..end]
+    }
+
+    fn class_mut(&mut self, class: usize) -> &mut [Entry] {
+        let (start, end) = self.bounds(class);
+        &mut self.entries[start..end]
+    }
+
+    /// Length of `class`'s low-intensity segment.
+    pub fn low_len(&self, class: usize) -> usize {
+        self.low_len[class] as usize
+    }
+
+    /// Bit c set when class c's queue is not empty.
+    fn nonempty(&self) -> usize {
+        let mut start = 0;
+        let mut mask = 0;
+        for (c, &end) in self.ends.iter().enumerate() {
+            mask |= ((end > start) as usize) << c;
+            start = end;
+        }
+        mask
+    }
+
+    /// Insert `e` at `pos` of `class`'s queue.
+    #[inline]
+    fn insert(&mut self, class: usize, pos: usize, e: Entry) {
+        let (start, _) = self.bounds(class);
+        self.entries.insert(start + pos, e);
+        for (c, end) in self.ends.iter_mut().enumerate() {
+            *end += (c >= class) as u32;
+        }
+    }
+
+    /// Remove the entry at `pos` of `class`'s queue.
+    #[inline]
+    fn remove(&mut self, class: usize, pos: usize) -> Entry {
+        let (start, _) = self.bounds(class);
+        // The last entry (often the only one) comes off without a call to move the rest.
+        let e = if start + pos + 1 == self.entries.len() {
+            self.entries.pop().expect("a queued entry")
+        } else {
+            self.entries.remove(start + pos)
+        };
+        for (c, end) in self.ends.iter_mut().enumerate() {
+            *end -= (c >= class) as u32;
+        }
+        if pos < self.low_len[class] as usize {
+            self.low_len[class] -= 1;
+        }
+        e
+    }
+}
+
+/// One chip's queues and round-robin state.
 #[derive(Debug, Default, Clone)]
 pub struct ChipState {
-    /// `[op][class]`: the queue, and the length of its low-intensity segment.
-    pub queues: [[Vec<Entry>; CLASSES]; 2],
-    pub low_len: [[usize; CLASSES]; 2],
-    /// Per flow: transactions enqueued this epoch, and whether the flow is low-intensity, by op.
-    count: Vec<[u32; 2]>,
-    pub low: Vec<[bool; 2]>,
+    /// `[op]`: the read and the write queues.
+    pub ops: [OpQueues; 2],
     epoch_end: Ps,
-    /// Round-robin position per op, and the turn that gave the current candidate.
-    turn: [usize; 2],
-    slot_turn: [usize; 2],
-    /// Per flow: user writes dispatched on this chip since its last GC erase.
-    pub writes_since_erase: Vec<u32>,
-    /// User transactions of the command running now (for alone-wait estimates).
-    running: Vec<Entry>,
+    /// Commands dispatched on the chip; `FlowOnChip::running_cmd` refers to it.
+    commands: u64,
+    /// User writes dispatched on the chip since its last GC erase, all flows together.
+    writes_total: u64,
+}
+
+/// What FLIN keeps per chip and flow, in one 32-byte record.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FlowOnChip {
+    /// Transactions enqueued this epoch, by op.
+    count: [u32; 2],
+    /// Whether the flow is low-intensity on the chip, by op.
+    pub low: [bool; 2],
+    /// User writes dispatched on the chip since its last GC erase.
+    pub writes_since_erase: u32,
+    /// The chip's command count when the flow last had a transaction in a dispatched command,
+    /// and when the first such transaction would end had the flow run alone (arrival + alone
+    /// wait + service). Valid while that command is the chip's latest.
+    running_cmd: u64,
+    running_end: Ps,
 }
 
 pub struct Flin {
     pub chips: Vec<ChipState>,
+    /// `[chip × flows + flow]`: per chip and flow state (flows include the no-flow slot).
+    pub flows: Vec<FlowOnChip>,
     /// Priority class of each flow; the last slot is for work of no flow (cache write-backs).
     prio: Vec<u8>,
     flows_in_class: [u32; CLASSES],
@@ -117,15 +237,12 @@ impl Flin {
         }
         let n = prio.len();
         let epoch_ps = us_to_ps(f.epoch_us);
-        let chip = ChipState {
-            count: vec![[0; 2]; n],
-            low: vec![[f.start_low_intensity; 2]; n],
-            writes_since_erase: vec![0; n],
-            epoch_end: epoch_ps,
-            ..Default::default()
-        };
+        // Commands start at 1 so that no flow has a running transaction before the first.
+        let chip = ChipState { epoch_end: epoch_ps, commands: 1, ..Default::default() };
+        let flow = FlowOnChip { low: [f.start_low_intensity; 2], ..Default::default() };
         Flin {
             chips: vec![chip; geo.chips() as usize],
+            flows: vec![flow; geo.chips() as usize * n],
             prio,
             flows_in_class,
             epoch_ps,
@@ -138,6 +255,18 @@ impl Flin {
         }
     }
 
+    /// The per-flow records of `chip`.
+    fn flows_of(&mut self, chip: usize) -> &mut [FlowOnChip] {
+        let n = self.prio.len();
+        &mut self.flows[chip * n..(chip + 1) * n]
+    }
+
+    /// The record of `flow` (an index from `flow_index`) on `chip`.
+    pub fn flow_on_chip(&mut self, chip: usize, flow: usize) -> &mut FlowOnChip {
+        let n = self.prio.len();
+        &mut self.flows[chip * n + flow]
+    }
+
     fn flow_index(&self, flow: u32) -> usize {
         if flow == NONE || flow as usize >= self.prio.len() - 1 {
             self.prio.len() - 1
@@ -148,19 +277,20 @@ impl Flin {
 
     /// Close epochs that ended by `now`: classify flows by what they enqueued, reset counts.
     fn roll_epoch(&mut self, chip: usize, now: Ps) {
-        let c = &mut self.chips[chip];
-        if now < c.epoch_end {
+        let epoch_end = self.chips[chip].epoch_end;
+        if now < epoch_end {
             return;
         }
         // If more than one epoch went by, the last full one saw nothing.
-        let idle = now >= c.epoch_end + self.epoch_ps;
-        for (f, low) in c.low.iter_mut().enumerate() {
+        let idle = now >= epoch_end + self.epoch_ps;
+        let alpha = self.alpha;
+        for fc in self.flows_of(chip) {
             for op in [READ, WRITE] {
-                low[op] = idle || c.count[f][op] < self.alpha[op];
+                fc.low[op] = idle || fc.count[op] < alpha[op];
             }
-            c.count[f] = [0; 2];
+            fc.count = [0; 2];
         }
-        c.epoch_end = (now / self.epoch_ps + 1) * self.epoch_ps;
+        self.chips[chip].epoch_end = (now / self.epoch_ps + 1) * self.epoch_ps;
     }
 
     /// Stage 1: insert a user transaction into its queue.
@@ -170,31 +300,33 @@ impl Flin {
         let class = self.prio[f] as usize;
         let multi = self.flows_in_class[class] >= 2;
         let threshold = self.fairness_threshold;
-        let c = &mut self.chips[chip];
-        c.count[f][op] += 1;
-        let low = c.low[f][op];
-        let running = std::mem::take(&mut c.running);
+        let commands = self.chips[chip].commands;
+        let fc = self.flow_on_chip(chip, f);
+        fc.count[op] += 1;
+        let low = fc.low[op];
+        let running_end = (fc.running_cmd == commands).then_some(fc.running_end);
+        let oq = &mut self.chips[chip].ops[op];
         let sc = &mut self.scratch;
-        let q = &mut c.queues[op][class];
-        let low_len = &mut c.low_len[op][class];
+        let len = oq.class(class).len();
         if !multi {
             // Fewer than two flows in the class: first come, first served.
             let mut e = e;
-            e.alone_wait = alone_wait(q, q.len(), &e, &running, now);
-            q.push(e);
+            e.alone_wait = alone_wait(oq.class(class), len, &e, running_end, now);
+            oq.insert(class, len, e);
         } else if low {
-            let pos = *low_len;
+            let pos = oq.low_len(class);
             let mut e = e;
-            e.alone_wait = alone_wait(q, pos, &e, &running, now);
-            q.insert(pos, e);
-            *low_len += 1;
-            reorder_for_fairness(q, 0, pos, now, sc);
+            e.alone_wait = alone_wait(oq.class(class), pos, &e, running_end, now);
+            oq.insert(class, pos, e);
+            oq.low_len[class] += 1;
+            reorder_for_fairness(oq.class_mut(class), 0, pos, now, sc);
         } else {
-            let pos = q.len();
+            let pos = len;
             let mut e = e;
-            e.alone_wait = alone_wait(q, pos, &e, &running, now);
-            q.push(e);
-            let lo = *low_len;
+            e.alone_wait = alone_wait(oq.class(class), pos, &e, running_end, now);
+            oq.insert(class, pos, e);
+            let lo = oq.low_len(class);
+            let q = oq.class_mut(class);
             match segment_fairness(q, lo, now, sc) {
                 Some((fairness, worst)) if fairness < threshold && worst == e.flow => {
                     move_forward(q, lo, pos);
@@ -202,33 +334,84 @@ impl Flin {
                 _ => reorder_for_fairness(q, lo, pos, now, sc),
             }
         }
-        self.chips[chip].running = running;
     }
 
     /// Stage 2: the candidate of `op` — the head of the first non-empty queue in
     /// round-robin turn order — and the turn it came from.
-    fn candidate(&self, chip: usize, op: usize) -> Option<(Entry, usize)> {
-        let c = &self.chips[chip];
-        (0..TURNS.len()).map(|k| (c.turn[op] + k) % TURNS.len()).find_map(|t| {
-            let q = &c.queues[op][TURNS[t] as usize];
-            q.first().map(|e| (*e, t))
-        })
+    fn candidate(&self, chip: usize, op: usize) -> Option<(Entry, u8)> {
+        let oq = &self.chips[chip].ops[op];
+        let t = NEXT_TURN[oq.turn as usize][oq.nonempty()];
+        (t != NO_TURN).then(|| (oq.class(TURNS[t as usize] as usize)[0], t))
     }
 
     /// Estimated GC work the write candidate's flow would cause before its write:
     /// N_GC = queued GC reads × its share of the chip's writes since the last erase.
     fn gc_before_write(&self, chip: usize, ctx: &PickContext<'_>, w: Option<&Entry>) -> Ps {
         let Some(w) = w else { return 0 };
-        let c = &self.chips[chip];
-        let total: u64 = c.writes_since_erase.iter().map(|&x| x as u64).sum();
+        let total = self.chips[chip].writes_total;
         if total == 0 {
             return 0;
         }
-        let mine = c.writes_since_erase[self.flow_index(w.flow)] as u64;
+        let mine = self.flows[chip * self.prio.len() + self.flow_index(w.flow)].writes_since_erase as u64;
         let gc_reads = ctx.queues.class_len(QueueClass::GcRead) as u64;
         let n = gc_reads * mine / total;
         let erase = if n > 0 || ctx.queues.class_len(QueueClass::GcErase) > 0 { self.t_erase } else { 0 };
         n * (self.svc[READ] + self.svc[WRITE]) + erase
+    }
+
+    /// User transactions `txs` of `op` left the chip's queues as one command: out of FLIN's
+    /// queues, stage 2's round-robin moves on, they become the running ones, writes count
+    /// toward GC charging.
+    fn user_dispatched(&mut self, ci: usize, txs: &[u32], all: &[Transaction], op: usize) {
+        let n = self.prio.len();
+        let commands = self.chips[ci].commands;
+        for &tx in txs {
+            let f = self.flow_index(all[tx as usize].flow);
+            let class = self.prio[f] as usize;
+            let oq = &mut self.chips[ci].ops[op];
+            if let Some(k) = oq.class(class).iter().position(|e| e.tx == tx) {
+                let e = oq.remove(class, k);
+                // Stage 2's round-robin moves on once its candidate is served.
+                if k == 0 && TURNS[oq.slot_turn as usize] as usize == class {
+                    oq.turn = (oq.slot_turn + 1) % TURNS.len() as u8;
+                }
+                let fc = &mut self.flows[ci * n + f];
+                if fc.running_cmd != commands {
+                    fc.running_cmd = commands;
+                    fc.running_end = e.arrival + e.alone_wait + e.svc;
+                }
+            }
+            if op == WRITE {
+                self.flows[ci * n + f].writes_since_erase += 1;
+            }
+        }
+        if op == WRITE {
+            self.chips[ci].writes_total += txs.len() as u64;
+        }
+    }
+
+    /// Split `gc_ps` of GC service on `chip` among the flows by their user writes there since
+    /// the chip's last erase (to the no-flow slot if nobody wrote); an erase restarts the count.
+    fn charge_gc(&mut self, chip: usize, gc_ps: Ps, erased: bool) {
+        let n = self.prio.len();
+        let total = self.chips[chip].writes_total;
+        let flows = &mut self.flows[chip * n..(chip + 1) * n];
+        for (f, charge) in self.gc_charge_ps.iter_mut().enumerate() {
+            *charge += if total == 0 {
+                // Nobody wrote here since the last erase: GC of older data, unattributed.
+                if f == n - 1 {
+                    gc_ps as f64
+                } else {
+                    0.0
+                }
+            } else {
+                gc_ps as f64 * flows[f].writes_since_erase as f64 / total as f64
+            };
+        }
+        if erased {
+            flows.iter_mut().for_each(|fc| fc.writes_since_erase = 0);
+            self.chips[chip].writes_total = 0;
+        }
     }
 }
 
@@ -241,10 +424,12 @@ pub fn proportional_waits(r: &Entry, w: &Entry, t_gc: Ps, now: Ps) -> (f64, f64)
 }
 
 /// How long `e` would wait if its flow ran alone: behind the nearest earlier transaction of
-/// its flow ahead of `pos` in the queue, else behind one of its flow running on the chip.
-fn alone_wait(q: &[Entry], pos: usize, e: &Entry, running: &[Entry], now: Ps) -> Ps {
-    let prev = q[..pos].iter().rev().find(|y| y.flow == e.flow).or_else(|| running.iter().find(|y| y.flow == e.flow));
-    prev.map_or(0, |y| (y.arrival + y.alone_wait + y.svc).saturating_sub(now))
+/// its flow ahead of `pos` in the queue, else behind the first of its flow in the command
+/// running on the chip (`running_end`: when that one would end alone).
+fn alone_wait(q: &[Entry], pos: usize, e: &Entry, running_end: Option<Ps>, now: Ps) -> Ps {
+    let end =
+        q[..pos].iter().rev().find(|y| y.flow == e.flow).map(|y| y.arrival + y.alone_wait + y.svc).or(running_end);
+    end.map_or(0, |end| end.saturating_sub(now))
 }
 
 /// Estimated slowdown of each entry of `q` in its current order.
@@ -294,7 +479,7 @@ fn fairness_of(q: &[Entry], s: &[f64], per_flow: &mut Vec<(u32, f64, u32)>) -> O
 
 /// Move the entry at `pos` forward within `q[lo..=pos]`, past other flows' entries only, to
 /// the position where fairness over the range is highest (ties: the furthest back).
-pub fn reorder_for_fairness(q: &mut Vec<Entry>, lo: usize, pos: usize, now: Ps, sc: &mut Scratch) {
+pub fn reorder_for_fairness(q: &mut [Entry], lo: usize, pos: usize, now: Ps, sc: &mut Scratch) {
     let flow = q[pos].flow;
     let mut best = (fairness_at(q, lo, pos, now, sc), pos);
     let mut p = pos;
@@ -306,9 +491,8 @@ pub fn reorder_for_fairness(q: &mut Vec<Entry>, lo: usize, pos: usize, now: Ps, 
             best = (f, p);
         }
     }
-    // Put it back where it did best.
-    let e = q.remove(p);
-    q.insert(best.1, e);
+    // Put it back where it did best (at or behind `p`).
+    q[p..=best.1].rotate_left(1);
 }
 
 fn fairness_at(q: &[Entry], lo: usize, hi: usize, now: Ps, sc: &mut Scratch) -> f64 {
@@ -319,15 +503,14 @@ fn fairness_at(q: &[Entry], lo: usize, hi: usize, now: Ps, sc: &mut Scratch) -> 
 
 /// Move the entry at `pos` toward `limit`, stopping behind its own flow or a barrier; it
 /// becomes a barrier itself.
-pub fn move_forward(q: &mut Vec<Entry>, limit: usize, pos: usize) {
+pub fn move_forward(q: &mut [Entry], limit: usize, pos: usize) {
     let flow = q[pos].flow;
     let mut p = pos;
     while p > limit && q[p - 1].flow != flow && !q[p - 1].barrier {
         p -= 1;
     }
-    let mut e = q.remove(pos);
-    e.barrier = true;
-    q.insert(p, e);
+    q[p..=pos].rotate_right(1);
+    q[p].barrier = true;
 }
 
 impl TsuPolicy for Flin {
@@ -346,13 +529,10 @@ impl TsuPolicy for Flin {
 
     fn dequeued(&mut self, chip: u32, tx: u32) {
         let c = &mut self.chips[chip as usize];
-        for op in [READ, WRITE] {
+        for oq in &mut c.ops {
             for class in 0..CLASSES {
-                if let Some(k) = c.queues[op][class].iter().position(|e| e.tx == tx) {
-                    c.queues[op][class].remove(k);
-                    if k < c.low_len[op][class] {
-                        c.low_len[op][class] -= 1;
-                    }
+                if let Some(k) = oq.class(class).iter().position(|e| e.tx == tx) {
+                    oq.remove(class, k);
                     return;
                 }
             }
@@ -361,68 +541,26 @@ impl TsuPolicy for Flin {
 
     fn dispatched(&mut self, chip: u32, txs: &[u32], all: &[Transaction], _now: Ps) {
         let ci = chip as usize;
-        let mut running = std::mem::take(&mut self.chips[ci].running);
-        running.clear();
-        let mut gc_ps: Ps = 0;
-        let mut erased = false;
-        for &tx in txs {
-            let t = &all[tx as usize];
-            match t.kind {
-                TxKind::User => {
-                    let op = if t.op == FlashOp::Read { READ } else { WRITE };
-                    let c = &mut self.chips[ci];
-                    for class in 0..CLASSES {
-                        if let Some(k) = c.queues[op][class].iter().position(|e| e.tx == tx) {
-                            let e = c.queues[op][class].remove(k);
-                            if k < c.low_len[op][class] {
-                                c.low_len[op][class] -= 1;
-                            }
-                            // Stage 2's round-robin moves on once its candidate is served.
-                            if k == 0 && TURNS[c.slot_turn[op]] as usize == class {
-                                c.turn[op] = (c.slot_turn[op] + 1) % TURNS.len();
-                            }
-                            running.push(e);
-                            break;
-                        }
-                    }
-                    if op == WRITE {
-                        let f = self.flow_index(t.flow);
-                        self.chips[ci].writes_since_erase[f] += 1;
-                    }
-                }
-                TxKind::Gc => {
-                    gc_ps += match t.op {
-                        FlashOp::Read => self.svc[READ],
-                        FlashOp::Erase => {
-                            erased = true;
-                            self.t_erase
-                        }
-                        _ => self.svc[WRITE],
-                    };
-                }
-                TxKind::Mapping => {}
-            }
-        }
-        let c = &mut self.chips[ci];
-        c.running = running;
-        if gc_ps > 0 {
-            let total: u64 = c.writes_since_erase.iter().map(|&x| x as u64).sum();
-            let n = self.gc_charge_ps.len();
-            for (f, charge) in self.gc_charge_ps.iter_mut().enumerate() {
-                *charge += if total == 0 {
-                    // Nobody wrote here since the last erase: GC of older data, unattributed.
-                    if f == n - 1 {
-                        gc_ps as f64
-                    } else {
-                        0.0
-                    }
-                } else {
-                    gc_ps as f64 * c.writes_since_erase[f] as f64 / total as f64
+        // A new command: the flows' running transactions are now those of this one.
+        self.chips[ci].commands += 1;
+        let Some(&first) = txs.first() else { return };
+        // A command is built from one queue class: one kind, one operation.
+        let (kind, op) = (all[first as usize].kind, all[first as usize].op);
+        assert!(txs.iter().all(|&tx| all[tx as usize].kind == kind && all[tx as usize].op == op), "mixed command");
+        match kind {
+            TxKind::User => self.user_dispatched(ci, txs, all, if op == FlashOp::Read { READ } else { WRITE }),
+            TxKind::Gc => {
+                let per_tx = match op {
+                    FlashOp::Read => self.svc[READ],
+                    FlashOp::Erase => self.t_erase,
+                    _ => self.svc[WRITE],
                 };
+                let gc_ps = per_tx * txs.len() as Ps;
+                if gc_ps > 0 {
+                    self.charge_gc(ci, gc_ps, op == FlashOp::Erase);
+                }
             }
-            if erased {
-                c.writes_since_erase.iter_mut().for_each(|w| *w = 0);
-            }
+            TxKind::Mapping => {}
         }
     }
 
@@ -435,10 +573,10 @@ impl TsuPolicy for Flin {
         let read = if ctx.available(UserRead) { self.candidate(chip, READ) } else { None };
         let write = if ctx.available(UserWrite) { self.candidate(chip, WRITE) } else { None };
         if let Some((_, t)) = read {
-            self.chips[chip].slot_turn[READ] = t;
+            self.chips[chip].ops[READ].slot_turn = t;
         }
         if let Some((_, t)) = write {
-            self.chips[chip].slot_turn[WRITE] = t;
+            self.chips[chip].ops[WRITE].slot_turn = t;
         }
         let gc_first = [GcErase, GcWrite, GcRead];
         let background = [GcRead, GcWrite, GcErase];

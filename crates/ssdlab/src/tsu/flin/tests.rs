@@ -31,8 +31,13 @@ fn tx(kind: TxKind, op: FlashOp, flow: u32, seq: u64) -> Transaction {
     }
 }
 
+/// User writes since the last erase on chip 0, per flow (the last is the no-flow slot).
+fn writes_since_erase(f: &Flin) -> Vec<u32> {
+    f.flows.iter().map(|fc| fc.writes_since_erase).collect()
+}
+
 fn order(f: &Flin, op: usize, class: usize) -> Vec<(u32, u32)> {
-    f.chips[0].queues[op][class].iter().map(|e| (e.tx, e.flow)).collect()
+    f.chips[0].ops[op].class(class).iter().map(|e| (e.tx, e.flow)).collect()
 }
 
 /// Stage 1: flow 0 is high-intensity for reads, flow 1 low-intensity. Flow 0 queues three
@@ -41,14 +46,14 @@ fn order(f: &Flin, op: usize, class: usize) -> Vec<(u32, u32)> {
 fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
     let cfg = config();
     let mut f = Flin::new(&cfg, &[1, 1]);
-    f.chips[0].low[0][READ] = false;
+    f.flow_on_chip(0, 0).low[READ] = false;
     let all: Vec<Transaction> =
         (0..4).map(|k| tx(TxKind::User, FlashOp::Read, if k < 3 { 0 } else { 1 }, k as u64 + 1)).collect();
     for (k, t) in all.iter().enumerate() {
         f.enqueued(0, k as u32, t, 1_000 * k as Ps);
     }
     assert_eq!(order(&f, READ, 1), vec![(3, 1), (0, 0), (1, 0), (2, 0)]);
-    assert_eq!(f.chips[0].low_len[READ][1], 1);
+    assert_eq!(f.chips[0].ops[READ].low_len(1), 1);
     // With one flow in the class, stage 1 is first come, first served.
     let mut single = Flin::new(&cfg, &[1]);
     for (k, t) in all.iter().take(3).enumerate() {
@@ -66,7 +71,7 @@ fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
 fn the_most_slowed_down_flow_jumps_forward_when_the_segment_is_unfair() {
     let cfg = config();
     let mut f = Flin::new(&cfg, &[1, 1]);
-    f.chips[0].low = vec![[false; 2]; 3];
+    f.flows.iter_mut().for_each(|fc| fc.low = [false; 2]);
     let now: Ps = 5_000_000_000;
     let all: Vec<Transaction> =
         (0..7).map(|k| tx(TxKind::User, FlashOp::Read, (k == 0 || k == 6) as u32 ^ 1, k + 1)).collect();
@@ -81,7 +86,7 @@ fn the_most_slowed_down_flow_jumps_forward_when_the_segment_is_unfair() {
     // Flow 0's new read stops behind flow 0's own earlier read (position 1), as a barrier.
     assert_eq!(q[0], (0, 0));
     assert_eq!(q[1], (6, 0), "{q:?}");
-    assert!(f.chips[0].queues[READ][1][1].barrier);
+    assert!(f.chips[0].ops[READ].class(1)[1].barrier);
 }
 
 /// Stage 2: four flows, one per priority class, each with plenty of queued reads. Fifteen
@@ -121,6 +126,22 @@ fn priority_classes_get_their_weighted_shares() {
     assert_eq!(served, [8, 4, 2, 1]);
 }
 
+/// Stage 2's lookup table against the round-robin rule worked by hand on
+/// TURNS = [0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0]: from turn 1 with only class 3
+/// queued, the walk reaches turn 7; from turn 8 with classes 2 and 3 queued, turn 11 (class
+/// 2); from turn 12 with only class 3, it wraps to turn 7; from turn 14 with class 1 only,
+/// it wraps to turn 1; with nothing queued, no turn.
+#[test]
+fn the_next_turn_table_follows_the_round_robin_walk() {
+    assert_eq!(NEXT_TURN[1][0b1000], 7);
+    assert_eq!(NEXT_TURN[8][0b1100], 11);
+    assert_eq!(NEXT_TURN[12][0b1000], 7);
+    assert_eq!(NEXT_TURN[14][0b0010], 1);
+    assert_eq!(NEXT_TURN[3][0b0001], 4);
+    assert_eq!(NEXT_TURN[3][0b0100], 3);
+    assert_eq!(NEXT_TURN[5][0], NO_TURN);
+}
+
 /// Stage 3 by the rule: a read (service 100, waited 5) and a write (service 1000, waited
 /// 10 000): PW_read = (5 + 1000) / 100 = 10.05, PW_write = (10 000 + 100) / 1000 = 10.1, so
 /// the write goes; had the read waited 10, PW_read = 10.1 ≥ PW_write and the read goes.
@@ -153,12 +174,12 @@ fn gc_work_is_charged_to_the_flows_that_wrote() {
         f.enqueued(0, k, &all[k as usize], 0);
         f.dispatched(0, &[k], &all, 0);
     }
-    assert_eq!(f.chips[0].writes_since_erase, vec![3, 1, 0]);
+    assert_eq!(writes_since_erase(&f), vec![3, 1, 0]);
     f.dispatched(0, &[4], &all, 0);
     let g = f.gc_charged_us().unwrap();
     assert!(g[0] > 0.0 && (g[0] - 3.0 * g[1]).abs() < 1e-9 && g[2] == 0.0, "{g:?}");
     f.dispatched(0, &[5], &all, 0);
-    assert_eq!(f.chips[0].writes_since_erase, vec![0, 0, 0]);
+    assert_eq!(writes_since_erase(&f), vec![0, 0, 0]);
     let before = f.gc_charged_us().unwrap();
     f.dispatched(0, &[4], &all, 0);
     let after = f.gc_charged_us().unwrap();
