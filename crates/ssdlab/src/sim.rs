@@ -11,6 +11,7 @@
 //! allocation once slabs and queues have grown to their working size.
 
 use std::collections::VecDeque;
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use crate::cache::{WriteCache, WriteOutcome};
@@ -557,7 +558,7 @@ impl Simulation {
                 break;
             }
         }
-        if self.progress && wall.elapsed().as_secs_f64() > 2.0 {
+        if self.progress && wall.elapsed().as_secs_f64() > 2.0 && std::io::stderr().is_terminal() {
             eprintln!();
         }
         let sim_time_ps = self.last_completion_ps;
@@ -593,18 +594,25 @@ impl Simulation {
         })
     }
 
-    /// At most once a second of wall time, a progress line on stderr.
+    /// Progress on stderr: on a terminal, one line rewritten at most once a second of wall
+    /// time; into a log, a line every ten seconds.
     #[cold]
     fn progress_line(&self, wall: Instant, now: Ps, next_progress: &mut f64) {
         let w = wall.elapsed().as_secs_f64();
         if w > *next_progress {
-            *next_progress = w + 1.0;
-            eprint!(
-                "\r  simulated {:.3} s, {} requests done, {:.0} requests/s   ",
+            let tty = std::io::stderr().is_terminal();
+            *next_progress = w + if tty { 1.0 } else { 10.0 };
+            let line = format!(
+                "  simulated {:.3} s, {} requests done, {:.0} requests/s",
                 now as f64 / 1e12,
                 self.stats.completed,
                 self.stats.completed as f64 / w
             );
+            if tty {
+                eprint!("\r{line}   ");
+            } else {
+                eprintln!("{line}");
+            }
         }
     }
 

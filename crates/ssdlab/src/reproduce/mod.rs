@@ -10,6 +10,7 @@ pub mod flin;
 pub mod plot;
 pub mod sprinkler;
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -67,6 +68,8 @@ pub fn run_jobs(jobs: Vec<Job>, threads: usize, seed: Option<u64>, label: Option
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Report>>>> = Mutex::new((0..n).map(|_| None).collect());
+    // On a terminal the count rewrites one line; into a log, a line per tenth of the runs.
+    let tty = std::io::stderr().is_terminal();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1).min(n.max(1)) {
             s.spawn(|| loop {
@@ -79,12 +82,16 @@ pub fn run_jobs(jobs: Vec<Job>, threads: usize, seed: Option<u64>, label: Option
                 results.lock().expect("no worker panicked")[i] = Some(r);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(label) = label {
-                    eprint!("\r  {label}: {d}/{n} runs   ");
+                    if tty {
+                        eprint!("\r  {label}: {d}/{n} runs   ");
+                    } else if d * 10 / n != (d - 1) * 10 / n {
+                        eprintln!("  {label}: {d}/{n} runs");
+                    }
                 }
             });
         }
     });
-    if label.is_some() {
+    if label.is_some() && tty {
         eprintln!();
     }
     results.into_inner().expect("no worker panicked").into_iter().map(|r| r.expect("every job ran")).collect()
