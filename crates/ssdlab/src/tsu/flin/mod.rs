@@ -255,16 +255,16 @@ impl Flin {
         }
     }
 
-    /// The per-flow records of `chip`.
-    fn flows_of(&mut self, chip: usize) -> &mut [FlowOnChip] {
+    /// Where `chip`'s per-flow records are in `flows`.
+    fn records(&self, chip: usize) -> std::ops::Range<usize> {
         let n = self.prio.len();
-        &mut self.flows[chip * n..(chip + 1) * n]
+        chip * n..(chip + 1) * n
     }
 
     /// The record of `flow` (an index from `flow_index`) on `chip`.
     pub fn flow_on_chip(&mut self, chip: usize, flow: usize) -> &mut FlowOnChip {
-        let n = self.prio.len();
-        &mut self.flows[chip * n + flow]
+        let at = self.records(chip).start + flow;
+        &mut self.flows[at]
     }
 
     fn flow_index(&self, flow: u32) -> usize {
@@ -284,7 +284,8 @@ impl Flin {
         // If more than one epoch went by, the last full one saw nothing.
         let idle = now >= epoch_end + self.epoch_ps;
         let alpha = self.alpha;
-        for fc in self.flows_of(chip) {
+        let records = self.records(chip);
+        for fc in &mut self.flows[records] {
             for op in [READ, WRITE] {
                 fc.low[op] = idle || fc.count[op] < alpha[op];
             }
@@ -352,7 +353,7 @@ impl Flin {
         if total == 0 {
             return 0;
         }
-        let mine = self.flows[chip * self.prio.len() + self.flow_index(w.flow)].writes_since_erase as u64;
+        let mine = self.flows[self.records(chip).start + self.flow_index(w.flow)].writes_since_erase as u64;
         let gc_reads = ctx.queues.class_len(QueueClass::GcRead) as u64;
         let n = gc_reads * mine / total;
         let erase = if n > 0 || ctx.queues.class_len(QueueClass::GcErase) > 0 { self.t_erase } else { 0 };
@@ -363,26 +364,26 @@ impl Flin {
     /// queues, stage 2's round-robin moves on, they become the running ones, writes count
     /// toward GC charging.
     fn user_dispatched(&mut self, ci: usize, txs: &[u32], all: &[Transaction], op: usize) {
-        let n = self.prio.len();
+        let base = self.records(ci).start;
         let commands = self.chips[ci].commands;
         for &tx in txs {
             let f = self.flow_index(all[tx as usize].flow);
             let class = self.prio[f] as usize;
             let oq = &mut self.chips[ci].ops[op];
+            let fc = &mut self.flows[base + f];
             if let Some(k) = oq.class(class).iter().position(|e| e.tx == tx) {
                 let e = oq.remove(class, k);
                 // Stage 2's round-robin moves on once its candidate is served.
                 if k == 0 && TURNS[oq.slot_turn as usize] as usize == class {
                     oq.turn = (oq.slot_turn + 1) % TURNS.len() as u8;
                 }
-                let fc = &mut self.flows[ci * n + f];
                 if fc.running_cmd != commands {
                     fc.running_cmd = commands;
                     fc.running_end = e.arrival + e.alone_wait + e.svc;
                 }
             }
             if op == WRITE {
-                self.flows[ci * n + f].writes_since_erase += 1;
+                fc.writes_since_erase += 1;
             }
         }
         if op == WRITE {
@@ -395,7 +396,8 @@ impl Flin {
     fn charge_gc(&mut self, chip: usize, gc_ps: Ps, erased: bool) {
         let n = self.prio.len();
         let total = self.chips[chip].writes_total;
-        let flows = &mut self.flows[chip * n..(chip + 1) * n];
+        let records = self.records(chip);
+        let flows = &mut self.flows[records];
         for (f, charge) in self.gc_charge_ps.iter_mut().enumerate() {
             *charge += if total == 0 {
                 // Nobody wrote here since the last erase: GC of older data, unattributed.
