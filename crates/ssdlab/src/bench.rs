@@ -104,7 +104,7 @@ pub fn run_scenario(name: &str, sets: &[String]) -> Result<BenchResult> {
             requests_per_s: pages as f64 / wall_s,
             events_per_s: 0.0,
             peak_rss_bytes: peak_rss_bytes(),
-            state_bytes_per_page: ftl.state_bytes() as f64 / ftl.geo.pages() as f64,
+            state_bytes_per_page: ftl.state_bytes() as f64 / ftl.geo().pages() as f64,
             sim_iops: 0.0,
             runs: 1,
             requests_per_s_median: pages as f64 / wall_s,

@@ -6,7 +6,10 @@
 //! used clean page is dropped, or — if every page is dirty — the least recently used dirty
 //! page is written back to flash and its slot frees when that program finishes. A page
 //! being written back stays readable here until then. Only written data is cached (no read
-//! fill). Capacity is a limit: a write that finds the cache full of pages in flight waits.
+//! fill). Capacity is a limit: a write that finds the cache full of pages in flight waits,
+//! in arrival order, in the cache's waiting list.
+
+use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
@@ -51,6 +54,8 @@ pub struct WriteCache {
     pub flushing_pages: u32,
     /// Clean pages dropped to make room, not yet collected with `take_dropped`.
     dropped: Vec<Lpn>,
+    /// Writes (memory requests) waiting for room, oldest first.
+    waiting: VecDeque<u32>,
 }
 
 impl WriteCache {
@@ -66,6 +71,7 @@ impl WriteCache {
             dirty_pages: 0,
             flushing_pages: 0,
             dropped: Vec::new(),
+            waiting: VecDeque::new(),
         }
     }
 
@@ -108,6 +114,26 @@ impl WriteCache {
             self.unlink(s);
             self.push_front(s);
         }
+    }
+
+    /// Writes waiting for room.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// A write (memory request `mr`) waits for room, behind those already waiting.
+    pub fn wait(&mut self, mr: u32) {
+        self.waiting.push_back(mr);
+    }
+
+    /// The oldest waiting write.
+    pub fn first_waiting(&self) -> Option<u32> {
+        self.waiting.front().copied()
+    }
+
+    /// The oldest waiting write found room.
+    pub fn admitted_waiting(&mut self) {
+        self.waiting.pop_front();
     }
 
     /// Sectors of `lpn` held in the cache (0 if none).

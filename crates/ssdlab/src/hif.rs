@@ -7,6 +7,8 @@
 //! one direction carries write data to the device, the other read data to the host; a
 //! transfer of n bytes takes (n + ⌈n / payload⌉ × overhead) / bandwidth.
 
+pub mod queues;
+
 use crate::config::Config;
 use crate::engine::Ps;
 

@@ -6,6 +6,8 @@
 //! open-loop (at trace timestamps, or at a Poisson rate); requests that find the flow's
 //! submission queue full wait in the host and their wait counts in their response time.
 
+pub mod tenants;
+
 use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};

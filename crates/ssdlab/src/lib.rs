@@ -35,7 +35,9 @@ pub mod nand;
 pub mod report;
 pub mod reproduce;
 pub mod sim;
+pub mod slab;
 pub mod stats;
+pub mod timeline;
 pub mod tsu;
 
 pub use config::Config;

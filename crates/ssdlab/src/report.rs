@@ -7,9 +7,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::engine::Ps;
 use crate::host::WorkloadSpec;
-use crate::nand::FlashOp;
 use crate::sim::{CheckResult, Outcome};
 use crate::stats::{Latency, Sample};
 
@@ -458,88 +456,6 @@ pub fn peak_rss_bytes() -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map(|kb| kb * 1024)
         .unwrap_or(0)
-}
-
-/// Bus and cell activity for Perfetto / chrome://tracing: one process per chip, thread 0 its
-/// bus activity, thread 1 + d die d's array operations.
-pub struct Timeline {
-    start_ps: Ps,
-    end_ps: Ps,
-    events: Vec<(u32, u32, Ps, Ps, FlashOp, bool)>,
-    chips_seen: Vec<(u32, u32)>,
-    pub dropped: u64,
-}
-
-/// At most this many timeline events are kept; later ones are counted in `dropped`.
-pub const TIMELINE_LIMIT: usize = 2_000_000;
-
-impl Timeline {
-    pub fn new(start_ps: Ps, end_ps: Ps) -> Timeline {
-        Timeline { start_ps, end_ps, events: Vec::new(), chips_seen: Vec::new(), dropped: 0 }
-    }
-
-    fn push(&mut self, chip: u32, thread: u32, start: Ps, end: Ps, op: FlashOp, bus: bool) {
-        if end <= self.start_ps || start >= self.end_ps || end == start {
-            return;
-        }
-        if self.events.len() >= TIMELINE_LIMIT {
-            self.dropped += 1;
-            return;
-        }
-        self.events.push((chip, thread, start, end, op, bus));
-    }
-
-    #[cold]
-    pub fn bus(&mut self, channel: u32, chip: u32, start: Ps, end: Ps, op: FlashOp) {
-        if !self.chips_seen.iter().any(|&(c, _)| c == chip) {
-            self.chips_seen.push((chip, channel));
-        }
-        self.push(chip, 0, start, end, op, true);
-    }
-
-    #[cold]
-    pub fn cell(&mut self, chip: u32, die: u32, start: Ps, end: Ps, op: FlashOp) {
-        self.push(chip, 1 + die, start, end, op, false);
-    }
-
-    /// Chrome trace-event JSON (times in microseconds).
-    pub fn to_json(&self) -> String {
-        let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-        let mut first = true;
-        let mut sep = |out: &mut String| {
-            if !first {
-                out.push_str(",\n");
-            }
-            first = false;
-        };
-        let mut chips = self.chips_seen.clone();
-        chips.sort_unstable();
-        for (chip, channel) in chips {
-            sep(&mut out);
-            out += &format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{chip},\"args\":{{\"name\":\"chip {chip} (channel {channel})\"}}}}");
-        }
-        for &(chip, thread, start, end, op, bus) in &self.events {
-            sep(&mut out);
-            let name = match (op, bus) {
-                (FlashOp::Read, true) => "read bus",
-                (FlashOp::Program, true) => "program bus",
-                (FlashOp::Erase, true) => "erase bus",
-                (FlashOp::Copyback, true) => "copyback bus",
-                (FlashOp::Read, false) => "tR",
-                (FlashOp::Program, false) => "tPROG",
-                (FlashOp::Erase, false) => "tBERS",
-                (FlashOp::Copyback, false) => "copyback",
-            };
-            out += &format!(
-                "{{\"name\":\"{name}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{chip},\"tid\":{thread},\"ts\":{:.6},\"dur\":{:.6}}}",
-                if bus { "bus" } else { "cell" },
-                start as f64 / 1e6,
-                (end - start) as f64 / 1e6
-            );
-        }
-        out.push_str("\n]}\n");
-        out
-    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 use hdrhistogram::Histogram;
 
 use crate::engine::Ps;
+use crate::host::{IoOp, IoRequest};
 
 /// Latency histogram in nanoseconds (1 ns to ~2.8 h, 3 significant digits; longer values
 /// are clamped, the mean stays exact).
@@ -228,6 +229,60 @@ impl Stats {
     pub fn command_segment(&mut self, dur: Ps, planes_used: u32, planes_per_chip: u32) {
         self.idle_plane_ps += dur as u128 * (planes_per_chip - planes_used) as u128;
         self.busy_plane_capacity_ps += dur as u128 * planes_per_chip as u128;
+    }
+
+    /// A host request completed at `now` (fetched by the device at `fetched_ps`), moving
+    /// `bytes`.
+    pub fn request_done(&mut self, flow: usize, req: &IoRequest, fetched_ps: Ps, now: Ps, bytes: u64) {
+        let lat = now - req.arrival_ps;
+        match req.op {
+            IoOp::Read => self.bytes_read += bytes,
+            IoOp::Write => self.bytes_written += bytes,
+            IoOp::Trim => {}
+        }
+        self.record(flow, req.op as usize, lat);
+        self.completed += 1;
+        self.host_wait_ps += (fetched_ps - req.arrival_ps) as u128;
+        self.device_ps += (now - fetched_ps) as u128;
+        self.window_completed += 1;
+        self.window_bytes += bytes;
+        self.window_latency_ps += lat as u128;
+        let fs = &mut self.flows[flow];
+        fs.completed += 1;
+        fs.bytes += bytes;
+        fs.host_wait_ps += (fetched_ps - req.arrival_ps) as u128;
+        fs.device_ps += (now - fetched_ps) as u128;
+    }
+
+    /// Close the time-series window at `now`: one row of the series (`free_blocks_min` is
+    /// the fewest free blocks of any plane now).
+    pub fn close_window(&mut self, now: Ps, chips: u32, free_blocks_min: u32) {
+        let window_ps = now - self.window_start_ps;
+        if window_ps == 0 {
+            return;
+        }
+        self.window_start_ps = now;
+        let dt_s = window_ps as f64 / 1e12;
+        let row = Sample {
+            t_us: now as f64 / 1e6,
+            requests: self.window_completed,
+            iops: self.window_completed as f64 / dt_s,
+            bandwidth_mb_s: self.window_bytes as f64 / dt_s / 1e6,
+            latency_mean_us: if self.window_completed > 0 {
+                self.window_latency_ps as f64 / self.window_completed as f64 / 1e6
+            } else {
+                0.0
+            },
+            chip_utilization: self.window_busy_chip_ps as f64 / (window_ps as f64 * chips as f64),
+            free_blocks_min,
+            user_pages_programmed: self.user_pages_programmed,
+            gc_pages_programmed: self.gc_pages_programmed,
+        };
+        self.samples.push(row);
+        self.window_completed = 0;
+        self.window_bytes = 0;
+        self.window_latency_ps = 0;
+        self.window_busy_chip_ps = 0;
     }
 
     /// A command of `pages` pages over `dies` dies started.

@@ -14,6 +14,19 @@ use rustc_hash::FxHashMap;
 
 use crate::nand::{Lpn, Ppn, NONE};
 
+/// Where a read of a logical page goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Translation {
+    /// Read this physical page (for a never-written page under `ftl.unwritten_read =
+    /// "flash"`, the page static allocation would have given it).
+    Flash(Ppn),
+    /// A never-written page under `ftl.unwritten_read = "zero"`: no flash access.
+    Unwritten,
+    /// The translation is not in memory: a map cache is reading it from flash, and the
+    /// request resumes when it arrives. The full page map never answers this.
+    Pending,
+}
+
 /// A logical-to-physical page map.
 pub trait Mapping {
     /// The physical page holding `lpn`, or [`NONE`] if it was never written (or trimmed).

@@ -1,26 +1,34 @@
 //! Flash translation layer: mapping, allocation, block management, GC victim choice, wear
 //! levelling and preconditioning.
 //!
-//! Owns where every logical page lives. It answers three questions for the simulation
-//! loop — where does this read go, which plane gets this write, which block should GC clean
-//! next — and keeps the books (map, reverse map, valid counts, free blocks) consistent as
-//! pages are programmed, invalidated and erased. The flash transactions that carry out GC
+//! Owns where every logical page lives. It answers the simulation loop's questions — where
+//! does this read go ([`Ftl::translate_read`]), which plane gets this write
+//! ([`Ftl::write_plane`]), which page does this program take ([`Ftl::allocate`]), which
+//! block should GC clean next and which pages must it move ([`Ftl::start_gc`]) — and keeps
+//! the books (map, reverse map, valid counts, free blocks) consistent as pages are
+//! programmed, invalidated and erased. Its state is private: the loop uses these methods, and
+//! the TSU's builder reads it through [`FtlView`]. The flash transactions that carry out GC
 //! are issued by the loop (`sim`), through the TSU, like any other work.
 //!
-//! Extension points: [`mapping::Mapping`] (mapping schemes), [`AllocationScheme`]
-//! (plane choice for writes), [`VictimPolicy`] (GC victim choice).
+//! Parts, one module each: [`mapping`] (the map; [`mapping::Mapping`] for mapping schemes),
+//! [`alloc`] (plane choice for writes, [`AllocationScheme`]), [`blocks`] (block manager),
+//! [`gc`] (GC control and [`VictimPolicy`]), [`precondition`].
 
+pub mod alloc;
 pub mod blocks;
+pub mod gc;
 pub mod mapping;
 pub mod precondition;
 
-use rand::RngExt;
-use rand_pcg::Pcg64Mcg;
-
+use crate::check::Oracle;
 use crate::config::Config;
 use crate::nand::{Geometry, Lpn, Ppn, NONE};
+use crate::tsu::builder::FtlView;
+use crate::tsu::GcUrgency;
+use alloc::Allocator;
 pub use blocks::{BlockState, Blocks, Stream};
-use mapping::{Mapping, PageMap};
+use gc::Gc;
+use mapping::{Mapping, PageMap, Translation};
 
 /// Resource levels of a static allocation order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +152,16 @@ impl VictimPolicy {
     }
 }
 
+/// What a read of a never-written logical page does (`ftl.unwritten_read`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnwrittenRead {
+    /// Read the page static allocation would have given it (a fresh drive has realistic
+    /// read timing).
+    Flash,
+    /// Complete without touching flash.
+    Zero,
+}
+
 /// Block counts derived from the GC thresholds of a config.
 pub struct Limits {
     /// GC starts on a plane below this many free blocks.
@@ -174,61 +192,30 @@ impl Limits {
 }
 
 pub struct Ftl {
-    pub geo: Geometry,
-    pub map: PageMap,
-    pub blocks: Blocks,
-    pub allocation: AllocationScheme,
-    pub victim_policy: VictimPolicy,
-    /// GC starts on a plane below this many free blocks.
-    pub gc_threshold_blocks: u32,
-    /// User writes wait at or below this many free blocks.
-    pub user_reserve_blocks: u32,
-    pub background_threshold_blocks: u32,
-    pub gc_d: u32,
-    pub static_wl_threshold: u32,
-    pub unwritten_read_flash: bool,
-    /// Per plane: the block GC is cleaning, or NONE.
-    pub gc_victim: Vec<u32>,
-    /// Planes with a victim now (entries of `gc_victim` that are not NONE).
-    collecting: u32,
-    /// Per plane: page moves of the current victim not yet finished.
-    pub gc_pending: Vec<u32>,
-    rr_chip: u32,
-    /// Rotation points: per chip (dynamic), per group of candidate planes (hybrid, indexed by
-    /// the group's first plane).
-    rr_plane: Vec<u32>,
-    /// Per plane: writes given this plane and not yet programmed (hybrid allocation).
-    unprogrammed: Vec<u32>,
-    rng: Pcg64Mcg,
+    geo: Geometry,
+    map: PageMap,
+    blocks: Blocks,
+    alloc: Allocator,
+    gc: Gc,
+    unwritten_read: UnwrittenRead,
 }
 
 impl Ftl {
     pub fn new(config: &Config, seed: u64) -> Ftl {
-        use rand::SeedableRng;
         let geo = Geometry::from_config(config);
         let f = &config.ftl;
-        let logical = logical_pages(&geo, f.overprovisioning_ratio);
-        let limits = Limits::new(config);
         Ftl {
-            map: PageMap::new(logical),
+            map: PageMap::new(logical_pages(&geo, f.overprovisioning_ratio)),
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
-            allocation: AllocationScheme::parse(&f.allocation).expect("validated config"),
-            victim_policy: VictimPolicy::parse(&f.gc.policy).expect("validated config"),
-            gc_threshold_blocks: limits.gc_threshold_blocks,
-            user_reserve_blocks: limits.user_reserve_blocks,
-            background_threshold_blocks: limits.background_threshold_blocks,
-            gc_d: f.gc.d,
-            static_wl_threshold: f.wear_leveling.static_threshold,
-            unwritten_read_flash: f.unwritten_read == "flash",
-            gc_victim: vec![NONE; geo.planes() as usize],
-            collecting: 0,
-            gc_pending: vec![0; geo.planes() as usize],
-            rr_chip: 0,
-            rr_plane: vec![0; geo.planes() as usize],
-            unprogrammed: vec![0; geo.planes() as usize],
-            rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
+            alloc: Allocator::new(&geo, AllocationScheme::parse(&f.allocation).expect("validated")), // TEMP(config enums)
+            gc: Gc::new(config, &geo, seed),
+            unwritten_read: if f.unwritten_read == "zero" { UnwrittenRead::Zero } else { UnwrittenRead::Flash }, // TEMP
             geo,
         }
+    }
+
+    pub fn geo(&self) -> &Geometry {
+        &self.geo
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -238,12 +225,7 @@ impl Ftl {
     /// Physical pages that can hold data in steady state: all blocks but the ones GC keeps
     /// free and the open frontiers (one per stream per plane).
     pub fn data_pages(&self) -> u64 {
-        let per_plane = (Limits {
-            gc_threshold_blocks: self.gc_threshold_blocks,
-            user_reserve_blocks: 0,
-            background_threshold_blocks: 0,
-        })
-        .data_blocks_per_plane(&self.geo) as u64;
+        let per_plane = self.gc.limits.data_blocks_per_plane(&self.geo) as u64;
         per_plane * self.geo.planes() as u64 * self.geo.pages_per_block as u64
     }
 
@@ -263,17 +245,25 @@ impl Ftl {
         (t - self.logical_pages() as f64) / t
     }
 
-    /// The plane a read of `lpn` goes to and its page; for a never-written page, the place
-    /// static CWDP allocation would have given it (or None with `unwritten_read = zero`).
-    pub fn read_target(&self, lpn: Lpn) -> Option<Ppn> {
+    // ------------------------------------------------------------ translation
+
+    /// Where a read of `lpn` goes: its page; for a never-written page, the place static CWDP
+    /// allocation would have given it, or no flash at all with `ftl.unwritten_read = "zero"`.
+    pub fn translate_read(&self, lpn: Lpn) -> Translation {
         let ppn = self.map.get(lpn);
         if ppn != NONE {
-            return Some(ppn);
+            return Translation::Flash(ppn);
         }
-        if !self.unwritten_read_flash {
-            return None;
+        match self.unwritten_read {
+            UnwrittenRead::Flash => Translation::Flash(self.phantom_ppn(lpn)),
+            UnwrittenRead::Zero => Translation::Unwritten,
         }
-        Some(self.phantom_ppn(lpn))
+    }
+
+    /// The page `lpn` is mapped to, or NONE.
+    #[inline]
+    pub fn mapped_page(&self, lpn: Lpn) -> Ppn {
+        self.map.get(lpn)
     }
 
     /// Where a never-written logical page is read from (no state is kept for it).
@@ -284,91 +274,36 @@ impl Ftl {
         plane * self.geo.pages_per_plane() + self.geo.wrap_in_plane(rest)
     }
 
+    /// Start loading `lpn`'s map entry (it is about to change).
+    #[inline]
+    pub fn prefetch_entry(&self, lpn: Lpn) {
+        self.map.prefetch(lpn);
+    }
+
+    /// Start loading what invalidating `ppn` touches.
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        self.blocks.prefetch_page(ppn);
+    }
+
+    // ------------------------------------------------------------ writes
+
     /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
     /// or running per chip (for dynamic allocation).
     pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
-        let plane = match &self.allocation {
-            AllocationScheme::Static(order) => static_plane(&self.geo, order, lpn).0,
-            AllocationScheme::Hybrid { order, fixed } => {
-                let (order, fixed) = (*order, *fixed);
-                self.hybrid_plane(&order, fixed, lpn)
-            }
-            AllocationScheme::Dynamic => {
-                let chips = self.geo.chips();
-                let start = self.rr_chip;
-                let mut best = start % chips;
-                for k in 0..chips {
-                    let c = (start + k) % chips;
-                    if chip_load[c as usize] < chip_load[best as usize] {
-                        best = c;
-                    }
-                }
-                self.rr_chip = (best + 1) % chips;
-                let ppc = self.geo.planes_per_chip();
-                let r = &mut self.rr_plane[best as usize];
-                // Rotate dies first, then planes, so consecutive writes spread over dies.
-                let (d, p) = (*r % self.geo.dies_per_chip, (*r / self.geo.dies_per_chip) % self.geo.planes_per_die);
-                *r = (*r + 1) % ppc;
-                best * ppc + d * self.geo.planes_per_die + p
-            }
-        };
-        self.unprogrammed[plane as usize] += 1;
-        plane
+        self.alloc.write_plane(lpn, chip_load, &self.blocks, self.gc.limits.user_reserve_blocks)
     }
 
-    /// A write given `plane` by [`Ftl::write_plane`] is being programmed.
+    /// A user write given `plane` by [`Ftl::write_plane`] is being programmed.
     pub fn write_programmed(&mut self, plane: u32) {
-        let n = &mut self.unprogrammed[plane as usize];
-        assert!(*n > 0, "plane {plane}: programmed more user writes than were given it");
-        *n -= 1;
+        self.alloc.programmed(plane);
     }
 
-    /// Hybrid allocation: the static levels from `lpn`, then the candidate with the fewest
-    /// unprogrammed writes; among those the one whose write point is lowest in its block, so
-    /// a plane that fell behind its neighbours catches up and their write points meet at the
-    /// same page offset (which multi-plane programs need); remaining ties in rotation from
-    /// the group's last choice (first dynamic level fastest: dies before planes under `CW`).
-    fn hybrid_plane(&mut self, order: &[Level; 4], fixed: usize, lpn: Lpn) -> u32 {
-        let div = self.geo.level_divisors();
-        let mut coord = [0u32; 4];
-        let mut x = lpn;
-        for &level in &order[..fixed] {
-            let k = level as usize;
-            coord[k] = div[k].remainder(x);
-            x = div[k].quotient(x);
-        }
-        let radix = |l: Level| -> u32 {
-            match l {
-                Level::Channel => self.geo.channels,
-                Level::Way => self.geo.chips_per_channel,
-                Level::Die => self.geo.dies_per_chip,
-                Level::Plane => self.geo.planes_per_die,
-            }
-        };
-        let candidates: u32 = order[fixed..].iter().map(|&l| radix(l)).product();
-        let plane_at = |mut k: u32, coord: &mut [u32; 4]| {
-            for &level in &order[fixed..] {
-                let r = radix(level);
-                coord[level as usize] = k % r;
-                k /= r;
-            }
-            let [c, w, d, p] = *coord;
-            self.geo.plane_index(c, w, d, p)
-        };
-        let group = plane_at(0, &mut coord) as usize;
-        let start = self.rr_plane[group];
-        let mut best = ((u32::MAX, u32::MAX), 0u32, 0u32);
-        for i in 0..candidates {
-            let k = (start + i) % candidates;
-            let plane = plane_at(k, &mut coord);
-            let offset = self.blocks.next_offset(plane, Stream::User, self.user_reserve_blocks).unwrap_or(u32::MAX);
-            let key = (self.unprogrammed[plane as usize], offset);
-            if key < best.0 {
-                best = (key, k, plane);
-            }
-        }
-        self.rr_plane[group] = (best.1 + 1) % candidates;
-        best.2
+    /// Take the next page of `stream` in `plane` and whether a block was opened for it (then
+    /// check [`Ftl::needs_gc`]). None when a user write would take the blocks kept for GC.
+    #[inline]
+    pub fn allocate(&mut self, plane: u32, stream: Stream) -> Option<(Ppn, bool)> {
+        self.blocks.allocate(plane, stream, self.gc.limits.user_reserve_blocks)
     }
 
     /// Map `lpn` to the freshly programmed `ppn`, invalidating its previous page.
@@ -390,98 +325,81 @@ impl Ftl {
         }
     }
 
-    /// Planes collecting garbage now.
-    pub fn collecting_planes(&self) -> u32 {
-        self.collecting
+    // ------------------------------------------------------------ blocks and GC
+
+    #[inline]
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.blocks.free_blocks(plane)
     }
 
-    /// Whether `plane` should start GC now (below the threshold and not already collecting).
+    /// Free blocks over all planes.
+    #[inline]
+    pub fn free_total(&self) -> u64 {
+        self.blocks.free_total
+    }
+
+    /// Erase count of every block.
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.blocks.erase_count
+    }
+
+    /// Whether `plane` should start GC now.
+    #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
-        self.gc_victim[plane as usize] == NONE && self.blocks.free_blocks(plane) < self.gc_threshold_blocks
+        self.gc.needed(plane, &self.blocks)
     }
 
-    /// Whether background GC may clean `plane` while its chip is idle.
+    pub fn background_gc_on(&self) -> bool {
+        self.gc.background_on()
+    }
+
     pub fn wants_background_gc(&self, plane: u32) -> bool {
-        self.gc_victim[plane as usize] == NONE && self.blocks.free_blocks(plane) < self.background_threshold_blocks
+        self.gc.wanted_in_background(plane, &self.blocks)
     }
 
-    /// Choose a victim in `plane` and mark it; returns None if no block would free space.
-    pub fn start_gc(&mut self, plane: u32) -> Option<u32> {
-        let victim = self.static_wl_victim(plane).or_else(|| self.select_victim(plane))?;
-        self.blocks.state[victim as usize] = BlockState::Victim;
-        self.gc_victim[plane as usize] = victim;
-        self.collecting += 1;
-        Some(victim)
+    /// How pressing GC is on `chip` (the TSU policy orders queues by it).
+    #[inline]
+    pub fn gc_urgency(&self, chip: u32) -> GcUrgency {
+        self.gc.urgency(chip, &self.blocks)
     }
 
-    fn closed_blocks(&self, plane: u32) -> std::ops::Range<u32> {
-        let first = plane * self.geo.blocks_per_plane;
-        first..first + self.geo.blocks_per_plane
+    /// Start GC on `plane`: the victim, with its valid pages (the moves to make) in `pages`.
+    pub fn start_gc(&mut self, plane: u32, pages: &mut Vec<(Ppn, Lpn)>) -> Option<u32> {
+        self.gc.start(plane, &mut self.blocks, pages)
     }
 
-    fn select_victim(&mut self, plane: u32) -> Option<u32> {
-        let ppb = self.geo.pages_per_block as u16;
-        let b = &self.blocks;
-        let reclaimable = |x: u32| b.state[x as usize] == BlockState::Closed && b.valid[x as usize] < ppb;
-        let range = self.closed_blocks(plane);
-        match self.victim_policy {
-            VictimPolicy::Greedy => range.filter(|&x| reclaimable(x)).min_by_key(|&x| (b.valid[x as usize], x)),
-            VictimPolicy::Fifo => range.filter(|&x| reclaimable(x)).min_by_key(|&x| b.opened_seq[x as usize]),
-            VictimPolicy::CostBenefit => {
-                let now = range.clone().map(|x| b.opened_seq[x as usize]).max().unwrap_or(0);
-                let mut best: Option<(f64, u32)> = None;
-                for x in range.filter(|&x| reclaimable(x)) {
-                    let u = b.valid[x as usize] as f64 / ppb as f64;
-                    let age = (now - b.opened_seq[x as usize] + 1) as f64;
-                    let score = if u == 0.0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
-                    if best.is_none_or(|(s, _)| score > s) {
-                        best = Some((score, x));
-                    }
-                }
-                best.map(|(_, x)| x)
-            }
-            VictimPolicy::Random | VictimPolicy::DChoices => {
-                let candidates: u32 = range.clone().filter(|&x| reclaimable(x)).count() as u32;
-                if candidates == 0 {
-                    return None;
-                }
-                let draws = if self.victim_policy == VictimPolicy::Random { 1 } else { self.gc_d };
-                let mut best: Option<u32> = None;
-                for _ in 0..draws {
-                    let k = self.rng.random_range(0..candidates);
-                    let x = range.clone().filter(|&x| reclaimable(x)).nth(k as usize).expect("k < candidates");
-                    if best.is_none_or(|y| (b.valid[x as usize], x) < (b.valid[y as usize], y)) {
-                        best = Some(x);
-                    }
-                }
-                best
-            }
-        }
+    /// A move of `plane`'s victim is done; after the last, the victim to erase.
+    pub fn gc_move_done(&mut self, plane: u32) -> Option<u32> {
+        self.gc.move_done(plane)
     }
 
-    /// Static wear levelling: when the plane's erase-count spread exceeds the threshold,
-    /// clean its least-erased full block so its (cold) data moves onto a worn block.
-    fn static_wl_victim(&self, plane: u32) -> Option<u32> {
-        if self.static_wl_threshold == 0 {
-            return None;
-        }
-        let b = &self.blocks;
-        let range = self.closed_blocks(plane);
-        let max = range.clone().map(|x| b.erase_count[x as usize]).max()?;
-        let coldest = range
-            .filter(|&x| b.state[x as usize] == BlockState::Closed)
-            .min_by_key(|&x| (b.erase_count[x as usize], x))?;
-        (max - b.erase_count[coldest as usize] > self.static_wl_threshold).then_some(coldest)
-    }
-
-    /// GC of `plane` finished: erase its victim and free the block.
+    /// `plane`'s victim was erased: its block is free. Returns the block.
     pub fn finish_gc(&mut self, plane: u32) -> u32 {
-        let victim = self.gc_victim[plane as usize];
-        assert!(victim != NONE, "finish_gc on plane {plane} without a victim");
-        self.blocks.erase(victim);
-        self.gc_victim[plane as usize] = NONE;
-        self.collecting -= 1;
-        victim
+        self.gc.finish(plane, &mut self.blocks)
+    }
+
+    /// One plane's state, for the message of a run that stopped with work left.
+    pub fn describe_plane(&self, plane: u32) -> String {
+        self.gc.describe_plane(plane, &self.blocks)
+    }
+
+    // ------------------------------------------------------------ checking
+
+    /// An integrity oracle that knows the preconditioned data.
+    pub fn new_oracle(&self) -> Oracle {
+        let mut o = Oracle::new(self.logical_pages(), self.geo.pages(), self.geo.sectors_per_page());
+        for lpn in 0..self.logical_pages() {
+            let ppn = self.map.get(lpn);
+            if ppn != NONE {
+                o.preconditioned(ppn);
+            }
+        }
+        o
+    }
+
+    /// Check every mapped page's data with the oracle.
+    pub fn verify(&self, oracle: &mut Oracle) {
+        oracle.verify_all(&self.map);
     }
 
     /// Check map ↔ reverse map agreement and the block manager's books.
@@ -497,12 +415,35 @@ impl Ftl {
         }
         let valid: u64 = self.blocks.valid.iter().map(|&v| v as u64).sum();
         assert_eq!(valid, mapped, "valid pages ({valid}) differ from mapped logical pages ({mapped})");
-        let victims = self.gc_victim.iter().filter(|&&v| v != NONE).count() as u32;
-        assert_eq!(self.collecting, victims, "planes counted as collecting differ from planes with a victim");
+        self.gc.check();
     }
 
     pub fn state_bytes(&self) -> u64 {
         self.map.state_bytes() + self.blocks.state_bytes()
+    }
+}
+
+/// The TSU's builder reads the FTL through this view.
+impl FtlView for Ftl {
+    #[inline]
+    fn lpn_at(&self, ppn: Ppn) -> Lpn {
+        self.blocks.lpn_at(ppn)
+    }
+
+    /// A user read of `lpn` reads its page, or where a never-written page is read from.
+    #[inline]
+    fn read_page(&self, lpn: Lpn) -> Ppn {
+        let ppn = self.map.get(lpn);
+        if ppn != NONE {
+            ppn
+        } else {
+            self.phantom_ppn(lpn)
+        }
+    }
+
+    #[inline]
+    fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32> {
+        self.blocks.next_offset(plane, stream, self.gc.limits.user_reserve_blocks)
     }
 }
 
@@ -602,7 +543,7 @@ mod tests {
         c.nand.pages_per_block = 4;
         c.ftl.allocation = "CW".into();
         let mut ftl = Ftl::new(&c, 1);
-        let g = ftl.geo.clone();
+        let g = ftl.geo().clone();
         assert_eq!(g.chip_of_plane(static_plane(&g, &[Channel, Way, Die, Plane], 7).0), 3);
         // Nothing queued, every write point at offset 0: rotation d0p0, d1p0, d0p1, d1p1.
         let first: Vec<u32> = (0..4).map(|_| ftl.write_plane(7, &[])).collect();
@@ -613,7 +554,7 @@ mod tests {
         for p in [12, 13, 14, 15] {
             ftl.write_programmed(p);
         }
-        let (ppn, _) = ftl.blocks.allocate(12, Stream::User, ftl.user_reserve_blocks).unwrap();
+        let (ppn, _) = ftl.allocate(12, Stream::User).unwrap();
         ftl.commit_write(7, ppn);
         assert_eq!(ftl.write_plane(7, &[]), 14);
         assert_eq!(ftl.write_plane(7, &[]), 13);

@@ -43,7 +43,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     let planes = geo.planes() as usize;
     // Which plane each logical page lives on: the static order, or CWDP for dynamic
     // allocation (any spread is a valid dynamic history; this one is balanced).
-    let order = ftl.allocation.placement_order();
+    let order = ftl.alloc.scheme().placement_order();
     // Counting sort of logical pages by plane.
     let mut start = vec![0usize; planes + 1];
     for lpn in 0..n as Lpn {
@@ -60,7 +60,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
         fill[p] += 1;
     }
     let ppb = geo.pages_per_block as usize;
-    let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc_threshold_blocks + 2) as usize;
+    let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc.limits.gc_threshold_blocks + 2) as usize;
     ftl.map.make_dense();
     ftl.blocks.advise_huge_pages();
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e);

@@ -27,6 +27,8 @@
 //! every chip and plane ([`Board`]), and may commit any ready request, in any order, whenever
 //! it is called — when requests become ready and whenever a chip finishes a command.
 
+pub mod commit;
+pub mod device_queue;
 mod direct;
 mod pas;
 mod sprinkler;
@@ -391,6 +393,34 @@ impl SchedulerKind {
             SchedulerKind::Spk2 => Box::new(Sprinkler::spk2(geo, readdressing)),
             SchedulerKind::Spk3 => Box::new(Sprinkler::spk3(geo, readdressing)),
         }
+    }
+}
+
+/// Which overlapping requests the drive keeps in order (`hil.hazards`); FUA always.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hazards {
+    /// Read-after-write, write-after-read and write-after-write.
+    Strict,
+    /// Only a write after a read (Sprinkler §4.4).
+    War,
+    /// Nothing but FUA (NVMe leaves overlapping commands to the host; MQSim's host
+    /// interface splits every command into transactions as it arrives).
+    FuaOnly,
+}
+
+impl Hazards {
+    /// Whether a request `later` (writes or not) must wait for an overlapping `earlier` one.
+    pub fn orders(self, later: bool, earlier: bool) -> bool {
+        match self {
+            Hazards::Strict => later || earlier,
+            Hazards::War => later && !earlier,
+            Hazards::FuaOnly => false,
+        }
+    }
+
+    /// Whether a request (writes or not) may have to wait for any overlapping one.
+    pub fn may_order(self, writes: bool) -> bool {
+        self.orders(writes, true) || self.orders(writes, false)
     }
 }
 

@@ -2,18 +2,22 @@
 //! what a chip runs next.
 //!
 //! Owns the queues between the FTL and the chips. When a chip becomes free the policy
-//! ([`TsuPolicy`]) picks the transaction to serve first; the builder in `sim` then widens it
+//! ([`TsuPolicy`]) picks the transaction to serve first; the builder ([`builder`]) widens it
 //! into the widest legal command — more planes of the same die at the same page offset
 //! (multi-plane), more dies of the same chip (die interleaving) — from the same queue.
 //! New policies implement [`TsuPolicy`]; `flin` (FLIN, ISCA 2018) is one, in its own folder.
 
+pub mod builder;
 pub mod flin;
+pub mod unit;
+
+pub use unit::{Enqueued, Tsu};
 
 use std::collections::VecDeque;
 
 use crate::engine::Ps;
 use crate::ftl::Stream;
-use crate::nand::{FlashOp, Lpn, Ppn};
+use crate::nand::{FlashOp, Lpn, Ppn, NONE};
 
 /// Who a transaction works for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +104,20 @@ impl Transaction {
     }
 }
 
+/// Where in its plane a page is: its offset in its block and its block's index in the plane.
+/// Multi-plane commands need the same offset (and with `nand.multiplane_same_block` the same
+/// block) on every plane of a die.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub offset: u32,
+    /// NONE where any block will do (a program's block is whatever its plane has open).
+    pub block: u32,
+}
+
+impl Place {
+    pub const NONE: Place = Place { offset: NONE, block: NONE };
+}
+
 /// A queued transaction with what the builder needs to judge it, kept in the queue itself so
 /// choosing work does not touch every queued transaction's record.
 #[derive(Debug, Clone, Copy)]
@@ -108,10 +126,9 @@ pub struct QueueEntry {
     pub lpn: Lpn,
     /// GC moves: the page moved. Erases: the block's first page. Otherwise NONE.
     pub page: Ppn,
-    /// GC reads: where `page` sits, (page offset in its block, block in its plane), worked
-    /// out once at enqueue so the builder's multi-plane scan compares instead of dividing.
-    /// Otherwise (NONE, NONE).
-    pub page_at: (u32, u32),
+    /// GC reads: where `page` sits, worked out once at enqueue so the builder's multi-plane
+    /// scan compares instead of dividing. Otherwise [`Place::NONE`].
+    pub page_at: Place,
     pub op: FlashOp,
     pub seq: u64,
 }
@@ -147,10 +164,10 @@ impl ChipQueues {
     }
     pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, entry: QueueEntry) {
         let i = class as usize * self.planes + plane_in_chip as usize;
-        let placed = entry.page_at.0 != crate::nand::NONE;
+        let placed = entry.page_at.offset != NONE;
         match self.rest[i].back().or(self.heads[i].as_ref()) {
             None => self.ascending[i] = placed,
-            Some(last) => self.ascending[i] &= placed && last.page_at.0 < entry.page_at.0,
+            Some(last) => self.ascending[i] &= placed && last.page_at.offset < entry.page_at.offset,
         }
         if self.heads[i].is_none() {
             self.heads[i] = Some(entry);
@@ -207,10 +224,12 @@ impl ChipQueues {
             return None;
         }
         let head = self.heads[i].as_ref()?;
-        if head.page_at.0 == offset {
+        if head.page_at.offset == offset {
             return Some(Some(0).filter(|_| depth > 0));
         }
-        Some(self.rest[i].binary_search_by_key(&offset, |e| e.page_at.0).ok().map(|k| k + 1).filter(|&p| p < depth))
+        Some(
+            self.rest[i].binary_search_by_key(&offset, |e| e.page_at.offset).ok().map(|k| k + 1).filter(|&p| p < depth),
+        )
     }
     pub fn class_len(&self, class: QueueClass) -> usize {
         self.class_len[class as usize] as usize
@@ -290,6 +309,7 @@ pub trait TsuPolicy {
 }
 
 /// First come, first served over all queues of the chip.
+#[derive(Debug, Default)]
 pub struct Fifo;
 
 impl TsuPolicy for Fifo {
@@ -360,10 +380,9 @@ impl TsuPolicyKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nand::NONE;
 
     fn gc_read(tx: u32, offset: u32) -> QueueEntry {
-        QueueEntry { tx, lpn: tx, page: tx, page_at: (offset, 3), op: FlashOp::Read, seq: tx as u64 }
+        QueueEntry { tx, lpn: tx, page: tx, page_at: Place { offset, block: 3 }, op: FlashOp::Read, seq: tx as u64 }
     }
 
     #[test]
@@ -372,7 +391,7 @@ mod tests {
         q.push(QueueClass::GcRead, 1, gc_read(1, 5));
         q.push(QueueClass::GcRead, 1, gc_read(3, 6));
         // A user read has no known place: its queue's order is unknown, the caller scans.
-        q.push(QueueClass::UserRead, 0, QueueEntry { page_at: (NONE, NONE), ..gc_read(4, 0) });
+        q.push(QueueClass::UserRead, 0, QueueEntry { page_at: Place::NONE, ..gc_read(4, 0) });
         assert_eq!(q.find_offset(QueueClass::UserRead, 0, 0, 64), None);
         assert_eq!(q.find_offset(QueueClass::GcRead, 0, 5, 64), None, "an empty queue has no order yet");
         assert_eq!(q.find_offset(QueueClass::GcRead, 1, 6, 64), Some(Some(1)));

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ftl::Stream;
-use crate::tsu::{ChipQueues, QueueEntry, QUEUE_CLASSES};
+use crate::tsu::{ChipQueues, Place, QueueEntry, QUEUE_CLASSES};
 
 fn config() -> Config {
     let mut cfg = Config::default();
@@ -102,7 +102,7 @@ fn priority_classes_get_their_weighted_shares() {
         queues.push(
             QueueClass::UserRead,
             0,
-            QueueEntry { tx: k, lpn: k, page: NONE, page_at: (NONE, NONE), op: FlashOp::Read, seq: k as u64 + 1 },
+            QueueEntry { tx: k, lpn: k, page: NONE, page_at: Place::NONE, op: FlashOp::Read, seq: k as u64 + 1 },
         );
         f.enqueued(0, k, &t, 0);
         all.push(t);

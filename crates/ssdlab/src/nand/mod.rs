@@ -2,12 +2,14 @@
 //!
 //! Owns the physical layout (channel → chip → die → plane → block → page), how a flat
 //! physical page number decomposes into it, the array latency of each page type and the
-//! time a transfer occupies the channel bus. It holds no queues and makes no decisions: the
-//! TSU (`tsu`) decides what a chip does next and the simulation loop runs it.
+//! time a transfer occupies the channel bus. [`phy`] plays commands out on chips and channel
+//! buses; it makes no decisions: the TSU (`tsu`) decides what a chip does next.
 //!
 //! Addresses are flat integers so that per-page state lives in plain arrays:
 //! `plane = ((channel × chips + chip) × dies + die) × planes + plane_in_die`,
 //! `block = plane × blocks_per_plane + block_in_plane`, `ppn = block × pages_per_block + page`.
+
+pub mod phy;
 
 use crate::config::{ns_to_ps, us_to_ps, Config};
 

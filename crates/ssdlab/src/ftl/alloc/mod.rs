@@ -1,0 +1,124 @@
+//! Page allocation: which plane a user write goes to (`ftl.allocation`).
+//!
+//! Static orders (CWDP and the other 23) place a logical page by decomposing its number over
+//! the resource levels; a hybrid (CW, C, ...) fixes only the leading levels and balances the
+//! rest; dynamic puts each write on the least busy chip. A scheme that changes over time (a
+//! partition relabelled at run time) keeps its state here: the loop only asks for a plane and
+//! reports when the write given it is programmed.
+
+use crate::ftl::{static_plane, AllocationScheme, Blocks, Level, Stream};
+use crate::nand::{Geometry, Lpn};
+
+pub struct Allocator {
+    geo: Geometry,
+    scheme: AllocationScheme,
+    /// Dynamic: the chip after the last one chosen.
+    rr_chip: u32,
+    /// Rotation points: per chip (dynamic), per group of candidate planes (hybrid, indexed by
+    /// the group's first plane).
+    rr_plane: Vec<u32>,
+    /// Per plane: writes given this plane and not yet programmed (hybrid allocation).
+    unprogrammed: Vec<u32>,
+}
+
+impl Allocator {
+    pub fn new(geo: &Geometry, scheme: AllocationScheme) -> Allocator {
+        let planes = geo.planes() as usize;
+        Allocator { geo: geo.clone(), scheme, rr_chip: 0, rr_plane: vec![0; planes], unprogrammed: vec![0; planes] }
+    }
+
+    pub fn scheme(&self) -> &AllocationScheme {
+        &self.scheme
+    }
+
+    /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
+    /// or running per chip (dynamic allocation); `blocks` and `user_reserve` tell where each
+    /// plane's write point is (hybrid allocation).
+    pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32], blocks: &Blocks, user_reserve: u32) -> u32 {
+        let plane = match &self.scheme {
+            AllocationScheme::Static(order) => static_plane(&self.geo, order, lpn).0,
+            AllocationScheme::Hybrid { order, fixed } => {
+                let (order, fixed) = (*order, *fixed);
+                self.hybrid_plane(&order, fixed, lpn, blocks, user_reserve)
+            }
+            AllocationScheme::Dynamic => self.dynamic_plane(chip_load),
+        };
+        self.unprogrammed[plane as usize] += 1;
+        plane
+    }
+
+    /// A write given `plane` by [`Allocator::write_plane`] is being programmed.
+    pub fn programmed(&mut self, plane: u32) {
+        let n = &mut self.unprogrammed[plane as usize];
+        assert!(*n > 0, "plane {plane}: programmed more user writes than were given it");
+        *n -= 1;
+    }
+
+    /// Dynamic: the chip with the fewest queued transactions, ties in rotation; within it,
+    /// dies first, then planes, in rotation, so consecutive writes spread over dies.
+    fn dynamic_plane(&mut self, chip_load: &[u32]) -> u32 {
+        let chips = self.geo.chips();
+        let start = self.rr_chip;
+        let mut best = start % chips;
+        for k in 0..chips {
+            let c = (start + k) % chips;
+            if chip_load[c as usize] < chip_load[best as usize] {
+                best = c;
+            }
+        }
+        self.rr_chip = (best + 1) % chips;
+        let ppc = self.geo.planes_per_chip();
+        let r = &mut self.rr_plane[best as usize];
+        let (d, p) = (*r % self.geo.dies_per_chip, (*r / self.geo.dies_per_chip) % self.geo.planes_per_die);
+        *r = (*r + 1) % ppc;
+        best * ppc + d * self.geo.planes_per_die + p
+    }
+
+    /// Hybrid allocation: the static levels from `lpn`, then the candidate with the fewest
+    /// unprogrammed writes; among those the one whose write point is lowest in its block, so
+    /// a plane that fell behind its neighbours catches up and their write points meet at the
+    /// same page offset (which multi-plane programs need); remaining ties in rotation from
+    /// the group's last choice (first dynamic level fastest: dies before planes under `CW`).
+    fn hybrid_plane(&mut self, order: &[Level; 4], fixed: usize, lpn: Lpn, blocks: &Blocks, reserve: u32) -> u32 {
+        let div = self.geo.level_divisors();
+        let mut coord = [0u32; 4];
+        let mut x = lpn;
+        for &level in &order[..fixed] {
+            let k = level as usize;
+            coord[k] = div[k].remainder(x);
+            x = div[k].quotient(x);
+        }
+        let radix = |l: Level| -> u32 {
+            match l {
+                Level::Channel => self.geo.channels,
+                Level::Way => self.geo.chips_per_channel,
+                Level::Die => self.geo.dies_per_chip,
+                Level::Plane => self.geo.planes_per_die,
+            }
+        };
+        let candidates: u32 = order[fixed..].iter().map(|&l| radix(l)).product();
+        let plane_at = |mut k: u32, coord: &mut [u32; 4]| {
+            for &level in &order[fixed..] {
+                let r = radix(level);
+                coord[level as usize] = k % r;
+                k /= r;
+            }
+            let [c, w, d, p] = *coord;
+            self.geo.plane_index(c, w, d, p)
+        };
+        let group = plane_at(0, &mut coord) as usize;
+        let start = self.rr_plane[group];
+        let mut best = ((u32::MAX, u32::MAX), 0u32, 0u32);
+        for i in 0..candidates {
+            let k = (start + i) % candidates;
+            let plane = plane_at(k, &mut coord);
+            let offset = blocks.next_offset(plane, Stream::User, reserve).unwrap_or(u32::MAX);
+            let key = (self.unprogrammed[plane as usize], offset);
+            if key < best.0 {
+                best = (key, k, plane);
+            }
+        }
+        self.rr_plane[group] = (best.1 + 1) % candidates;
+        best.2
+    }
+}

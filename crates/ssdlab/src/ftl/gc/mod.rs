@@ -1,0 +1,193 @@
+//! Garbage collection control: which planes are collecting, their victims, the moves still
+//! to finish, and the choice of the next victim.
+//!
+//! A plane starts GC when its free blocks fall below `ftl.gc.threshold` (or, with background
+//! GC, below `ftl.gc.background_threshold` while its chip is idle). GC picks a victim by the
+//! configured policy (or, with static wear levelling, the plane's least-erased full block once
+//! the erase-count spread passes `ftl.wear_leveling.static_threshold`), lists its valid pages
+//! for the loop to move through the TSU like any other flash work, counts the moves as they
+//! finish and hands the victim back for its erase. Near the hard threshold, where user
+//! writes wait, GC goes first on the chip ([`GcUrgency::Critical`]).
+
+use rand::RngExt;
+use rand_pcg::Pcg64Mcg;
+
+use crate::config::Config;
+use crate::ftl::{BlockState, Blocks, Limits, VictimPolicy};
+use crate::nand::{Geometry, Lpn, Ppn, NONE};
+use crate::tsu::GcUrgency;
+
+pub struct Gc {
+    geo: Geometry,
+    policy: VictimPolicy,
+    /// Candidates drawn by `d_choices`.
+    d: u32,
+    static_wl_threshold: u32,
+    pub limits: Limits,
+    /// Per plane: the block being cleaned, or NONE.
+    victim: Vec<u32>,
+    /// Planes with a victim now.
+    collecting: u32,
+    /// Per plane: page moves of the current victim not yet finished.
+    pending: Vec<u32>,
+    rng: Pcg64Mcg,
+}
+
+impl Gc {
+    pub fn new(config: &Config, geo: &Geometry, seed: u64) -> Gc {
+        use rand::SeedableRng;
+        let planes = geo.planes() as usize;
+        Gc {
+            geo: geo.clone(),
+            policy: VictimPolicy::parse(&config.ftl.gc.policy).expect("validated"), // TEMP(config enums)
+            d: config.ftl.gc.d,
+            static_wl_threshold: config.ftl.wear_leveling.static_threshold,
+            limits: Limits::new(config),
+            victim: vec![NONE; planes],
+            collecting: 0,
+            pending: vec![0; planes],
+            rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
+        }
+    }
+
+    /// Whether `plane` should start GC now (below the threshold and not already collecting).
+    #[inline]
+    pub fn needed(&self, plane: u32, blocks: &Blocks) -> bool {
+        self.victim[plane as usize] == NONE && blocks.free_blocks(plane) < self.limits.gc_threshold_blocks
+    }
+
+    /// Whether background GC is on.
+    #[inline]
+    pub fn background_on(&self) -> bool {
+        self.limits.background_threshold_blocks > 0
+    }
+
+    /// Whether background GC may clean `plane` while its chip is idle.
+    pub fn wanted_in_background(&self, plane: u32, blocks: &Blocks) -> bool {
+        self.victim[plane as usize] == NONE && blocks.free_blocks(plane) < self.limits.background_threshold_blocks
+    }
+
+    /// How pressing GC is on a chip: a collecting plane near the hard threshold (where user
+    /// writes must wait) makes GC go first. Below the GC threshold GC runs in the chip's idle
+    /// time; under a saturating load free blocks therefore settle near the hard threshold,
+    /// which the measured effective spare factor reflects.
+    #[inline]
+    pub fn urgency(&self, chip: u32, blocks: &Blocks) -> GcUrgency {
+        if self.collecting == 0 {
+            return GcUrgency::None;
+        }
+        let ppc = self.geo.planes_per_chip();
+        let critical = (chip * ppc..(chip + 1) * ppc)
+            .any(|p| self.victim[p as usize] != NONE && blocks.free_blocks(p) <= self.limits.user_reserve_blocks + 1);
+        if critical {
+            GcUrgency::Critical
+        } else {
+            GcUrgency::None
+        }
+    }
+
+    /// Choose a victim in `plane`, mark it, and list its valid pages in `pages` (the moves
+    /// to make). None if no block would free space.
+    pub fn start(&mut self, plane: u32, blocks: &mut Blocks, pages: &mut Vec<(Ppn, Lpn)>) -> Option<u32> {
+        let victim = self.static_wl_victim(plane, blocks).or_else(|| self.select_victim(plane, blocks))?;
+        blocks.state[victim as usize] = BlockState::Victim;
+        self.victim[plane as usize] = victim;
+        self.collecting += 1;
+        blocks.valid_pages(victim, pages);
+        self.pending[plane as usize] = pages.len() as u32;
+        Some(victim)
+    }
+
+    /// A move of `plane`'s victim finished (or was found unnecessary). When it was the last,
+    /// the victim is returned: erase it.
+    pub fn move_done(&mut self, plane: u32) -> Option<u32> {
+        let p = plane as usize;
+        self.pending[p] -= 1;
+        (self.pending[p] == 0).then_some(self.victim[p])
+    }
+
+    /// The victim of `plane` was erased: free the block and end the plane's GC.
+    pub fn finish(&mut self, plane: u32, blocks: &mut Blocks) -> u32 {
+        let victim = self.victim[plane as usize];
+        assert!(victim != NONE, "finish_gc on plane {plane} without a victim");
+        blocks.erase(victim);
+        self.victim[plane as usize] = NONE;
+        self.collecting -= 1;
+        victim
+    }
+
+    /// One plane's GC state, for the message of a run that stopped with work left.
+    pub fn describe_plane(&self, plane: u32, blocks: &Blocks) -> String {
+        let p = plane as usize;
+        format!(
+            "plane {plane} free {} victim {} pending {}; ",
+            blocks.free_blocks(plane),
+            self.victim[p] as i64,
+            self.pending[p]
+        )
+    }
+
+    /// Planes collecting now must have a victim each.
+    pub fn check(&self) {
+        let victims = self.victim.iter().filter(|&&v| v != NONE).count() as u32;
+        assert_eq!(self.collecting, victims, "planes counted as collecting differ from planes with a victim");
+    }
+
+    fn closed_blocks(&self, plane: u32) -> std::ops::Range<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        first..first + self.geo.blocks_per_plane
+    }
+
+    fn select_victim(&mut self, plane: u32, b: &Blocks) -> Option<u32> {
+        let ppb = self.geo.pages_per_block as u16;
+        let reclaimable = |x: u32| b.state[x as usize] == BlockState::Closed && b.valid[x as usize] < ppb;
+        let range = self.closed_blocks(plane);
+        match self.policy {
+            VictimPolicy::Greedy => range.filter(|&x| reclaimable(x)).min_by_key(|&x| (b.valid[x as usize], x)),
+            VictimPolicy::Fifo => range.filter(|&x| reclaimable(x)).min_by_key(|&x| b.opened_seq[x as usize]),
+            VictimPolicy::CostBenefit => {
+                let now = range.clone().map(|x| b.opened_seq[x as usize]).max().unwrap_or(0);
+                let mut best: Option<(f64, u32)> = None;
+                for x in range.filter(|&x| reclaimable(x)) {
+                    let u = b.valid[x as usize] as f64 / ppb as f64;
+                    let age = (now - b.opened_seq[x as usize] + 1) as f64;
+                    let score = if u == 0.0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, x));
+                    }
+                }
+                best.map(|(_, x)| x)
+            }
+            VictimPolicy::Random | VictimPolicy::DChoices => {
+                let candidates: u32 = range.clone().filter(|&x| reclaimable(x)).count() as u32;
+                if candidates == 0 {
+                    return None;
+                }
+                let draws = if self.policy == VictimPolicy::Random { 1 } else { self.d };
+                let mut best: Option<u32> = None;
+                for _ in 0..draws {
+                    let k = self.rng.random_range(0..candidates);
+                    let x = range.clone().filter(|&x| reclaimable(x)).nth(k as usize).expect("k < candidates");
+                    if best.is_none_or(|y| (b.valid[x as usize], x) < (b.valid[y as usize], y)) {
+                        best = Some(x);
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Static wear levelling: when the plane's erase-count spread exceeds the threshold,
+    /// clean its least-erased full block so its (cold) data moves onto a worn block.
+    fn static_wl_victim(&self, plane: u32, b: &Blocks) -> Option<u32> {
+        if self.static_wl_threshold == 0 {
+            return None;
+        }
+        let range = self.closed_blocks(plane);
+        let max = range.clone().map(|x| b.erase_count[x as usize]).max()?;
+        let coldest = range
+            .filter(|&x| b.state[x as usize] == BlockState::Closed)
+            .min_by_key(|&x| (b.erase_count[x as usize], x))?;
+        (max - b.erase_count[coldest as usize] > self.static_wl_threshold).then_some(coldest)
+    }
+}

@@ -1,0 +1,465 @@
+//! The NAND PHY: chips and their channel buses at work.
+//!
+//! Owns what each chip is running (its command, the dies in it, a suspended program or
+//! erase) and each channel bus (who holds it, who waits). Given a command built by the TSU
+//! it plays out its timing: the bus phase (command/address cycles die by die, plus a page of
+//! data in per plane of a program), each die's array time, and for reads each die's data out
+//! when its array time ends, in that order. It schedules its own events (`BusFree`,
+//! `CellDone`, `CommandDone`, `ChipFree`) and hands a finished command's transactions back;
+//! it never decides what runs next.
+//!
+//! Bus arbitration: a waiter that only needs command/address cycles (reads, erases,
+//! copybacks) goes before page transfers, since issuing it sets another chip working; within
+//! each kind, arrival order. A read's last data-out hands the bus on from its own
+//! `CommandDone` event instead of a separate wake-up.
+//!
+//! Suspension (`nand.suspension`): a program or erase past its bus phase, with more than
+//! `t_suspend` left, may be suspended for queued user reads up to `max_per_op` times; the
+//! chip is free `t_suspend` later and resumes (`t_resume`) when its reads are done.
+
+use std::collections::VecDeque;
+
+use crate::config::Config;
+use crate::engine::{Event, EventQueue, Ps};
+use crate::nand::{FlashOp, Geometry, Timing};
+use crate::stats::Stats;
+use crate::timeline::Timeline;
+use crate::tsu::{Transaction, TxKind};
+
+/// The command a chip runs (one per chip at a time).
+#[derive(Default)]
+struct Command {
+    op: Option<FlashOp>,
+    /// Transactions, grouped by die in `dies` order.
+    txs: Vec<u32>,
+    /// Dies used, in bus order, with the end of their array operation.
+    dies: Vec<DieEnd>,
+    /// Dies whose data has been sent out (reads), in order of array completion.
+    out_order: Vec<u32>,
+    out_next: usize,
+    planes_used: u32,
+    segment_start_ps: Ps,
+    suspends: u32,
+}
+
+/// A die of a command and when its array operation ends (while suspended: how much of it
+/// is left).
+#[derive(Debug, Clone, Copy)]
+struct DieEnd {
+    die: u32,
+    end_ps: Ps,
+}
+
+#[derive(Default)]
+struct Chip {
+    busy: bool,
+    /// Bumped when the running command ends or is suspended: events of an older command are
+    /// stale.
+    gen: u32,
+    cmd: Command,
+    /// A program or erase suspended for reads, with the array time each die had left.
+    suspended: Option<Command>,
+    /// End of the bus phase of the current command (suspension only after it).
+    bus_phase_end_ps: Ps,
+}
+
+/// A channel's bus: free from `free_ps`; waiters are served command/address-only phases
+/// first, then the rest in arrival order.
+#[derive(Default)]
+struct ChannelBus {
+    free_ps: Ps,
+    short: VecDeque<BusRequest>,
+    long: VecDeque<BusRequest>,
+    wake_scheduled: bool,
+    /// The holder's own event fires when the bus frees (a read's last data-out ends with its
+    /// command): waiters are handed the bus there instead of by a separate wake-up event.
+    handoff: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum BusRequest {
+    /// The bus phase of a chip's command.
+    Phase { chip: u32, gen: u32 },
+    /// Data out of the next die of a chip's read command.
+    Out { chip: u32, gen: u32 },
+}
+
+pub struct Phy {
+    geo: Geometry,
+    timing: Timing,
+    chips: Vec<Chip>,
+    buses: Vec<ChannelBus>,
+    busy_chips: u32,
+    max_suspends: u32,
+    timeline: Option<Timeline>,
+}
+
+impl Phy {
+    pub fn new(cfg: &Config, geo: &Geometry, timeline: Option<Timeline>) -> Phy {
+        Phy {
+            geo: geo.clone(),
+            timing: Timing::from_config(cfg),
+            chips: (0..geo.chips()).map(|_| Chip::default()).collect(),
+            buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
+            busy_chips: 0,
+            max_suspends: cfg.nand.suspension.max_per_op,
+            timeline,
+        }
+    }
+
+    #[inline]
+    pub fn is_busy(&self, chip: u32) -> bool {
+        self.chips[chip as usize].busy
+    }
+
+    pub fn busy_chips(&self) -> u32 {
+        self.busy_chips
+    }
+
+    /// Whether a chip holds a suspended program or erase.
+    #[inline]
+    pub fn has_suspended(&self, chip: u32) -> bool {
+        self.chips[chip as usize].suspended.is_some()
+    }
+
+    /// The recorded timeline, at the end of a run.
+    pub fn take_timeline(&mut self) -> Option<Timeline> {
+        self.timeline.take()
+    }
+
+    fn set_busy(&mut self, chip: u32, busy: bool) {
+        let c = &mut self.chips[chip as usize];
+        if c.busy != busy {
+            c.busy = busy;
+            if busy {
+                self.busy_chips += 1;
+            } else {
+                self.busy_chips -= 1;
+            }
+        }
+    }
+
+    /// Mark a chip busy before its command starts: the FTL's work on the command's pages may
+    /// queue more work on the same chip, which must not start a second command.
+    pub fn reserve(&mut self, chip: u32) {
+        self.set_busy(chip, true);
+    }
+
+    /// Start a command (the chip was reserved). `txs` moves into the chip's command (the
+    /// vector is swapped, not copied); the caller gets back an empty one.
+    pub fn start(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>, records: &[Transaction], q: &mut EventQueue) {
+        let now = q.now();
+        let c = &mut self.chips[chip as usize];
+        debug_assert!(c.busy, "chip {chip} starts a command without being reserved");
+        c.cmd.txs.clear();
+        std::mem::swap(&mut c.cmd.txs, txs);
+        c.cmd.dies.clear();
+        c.cmd.out_order.clear();
+        c.cmd.out_next = 0;
+        c.cmd.op = Some(op);
+        c.cmd.planes_used = c.cmd.txs.len() as u32;
+        c.cmd.segment_start_ps = now;
+        c.cmd.suspends = 0;
+        c.bus_phase_end_ps = Ps::MAX;
+        // Commands that are only command/address cycles (reads, erases, copybacks) take
+        // the bus ahead of page transfers: issuing them keeps more chips working.
+        let short = op != FlashOp::Program;
+        let gen = c.gen;
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Phase { chip, gen }, short, records, q);
+    }
+
+    /// Ask for the channel bus; granted now if it is free and nobody waits, else in turn.
+    #[inline(always)]
+    fn request_bus(&mut self, ch: u32, req: BusRequest, short: bool, records: &[Transaction], q: &mut EventQueue) {
+        let now = q.now();
+        let b = &mut self.buses[ch as usize];
+        if b.free_ps <= now && b.short.is_empty() && b.long.is_empty() {
+            self.grant_bus(ch, req, records, q);
+            return;
+        }
+        if short {
+            b.short.push_back(req);
+        } else {
+            b.long.push_back(req);
+        }
+        if !b.wake_scheduled && !b.handoff {
+            b.wake_scheduled = true;
+            let at = b.free_ps.max(now);
+            q.at(at, Event::BusFree { channel: ch });
+        }
+    }
+
+    /// A holder's event at the moment its transfer ended: pass the bus on if anyone waits.
+    fn bus_handoff(&mut self, ch: u32, records: &[Transaction], q: &mut EventQueue) {
+        let b = &mut self.buses[ch as usize];
+        if b.handoff && b.free_ps == q.now() {
+            b.handoff = false;
+            if !b.wake_scheduled && (!b.short.is_empty() || !b.long.is_empty()) {
+                self.bus_free(ch, records, q);
+            }
+        }
+    }
+
+    /// The bus of `ch` may be free: grant it to the next waiter.
+    #[inline(always)]
+    pub fn bus_free(&mut self, ch: u32, records: &[Transaction], q: &mut EventQueue) {
+        let now = q.now();
+        let b = &mut self.buses[ch as usize];
+        b.wake_scheduled = false;
+        if b.free_ps > now {
+            b.wake_scheduled = true;
+            let at = b.free_ps;
+            q.at(at, Event::BusFree { channel: ch });
+            return;
+        }
+        loop {
+            let b = &mut self.buses[ch as usize];
+            let Some(req) = b.short.pop_front().or_else(|| b.long.pop_front()) else { return };
+            if self.grant_bus(ch, req, records, q) {
+                break;
+            }
+        }
+        let b = &mut self.buses[ch as usize];
+        if !b.short.is_empty() || !b.long.is_empty() {
+            b.wake_scheduled = true;
+            let at = b.free_ps;
+            q.at(at, Event::BusFree { channel: ch });
+        }
+    }
+
+    /// Run a bus request now. False if it is stale (its command was suspended meanwhile).
+    #[inline(always)]
+    fn grant_bus(&mut self, ch: u32, req: BusRequest, records: &[Transaction], q: &mut EventQueue) -> bool {
+        self.buses[ch as usize].handoff = false;
+        match req {
+            BusRequest::Phase { chip, gen } => {
+                if self.chips[chip as usize].gen != gen {
+                    return false;
+                }
+                self.command_phase(ch, chip, records, q);
+            }
+            BusRequest::Out { chip, gen } => {
+                if self.chips[chip as usize].gen != gen {
+                    return false;
+                }
+                self.data_out(ch, chip, records, q);
+            }
+        }
+        true
+    }
+
+    /// The array time of one plane's part of a command.
+    #[inline(always)]
+    fn cell_ps(&self, op: FlashOp, tr: &Transaction) -> Ps {
+        let page = self.geo.page_in_block(tr.ppn);
+        match op {
+            FlashOp::Read => self.timing.t_read(page),
+            FlashOp::Program => self.timing.t_program(page),
+            FlashOp::Erase => self.timing.t_erase_ps,
+            FlashOp::Copyback => self.timing.t_read(self.geo.page_in_block(tr.src_ppn)) + self.timing.t_program(page),
+        }
+    }
+
+    /// The bus phase of a command: command/address cycles (and data in, for programs) die
+    /// by die; each die starts its array operation when its part of the phase ends.
+    #[inline(always)]
+    fn command_phase(&mut self, ch: u32, chip: u32, records: &[Transaction], q: &mut EventQueue) {
+        let now = q.now();
+        let op = self.chips[chip as usize].cmd.op.expect("a command in its bus phase has an op");
+        // Each plane's part of the bus phase: command/address cycles, and for a program its
+        // page of data in.
+        let per_plane = self.timing.cmd_addr_ps(op)
+            + match op {
+                FlashOp::Program => self.timing.bus_transfer_sectors_ps(self.geo.sectors_per_page() as u64),
+                _ => 0,
+            };
+        let mut t = now;
+        let mut dies = std::mem::take(&mut self.chips[chip as usize].cmd.dies);
+        let txs = &self.chips[chip as usize].cmd.txs;
+        let n = txs.len();
+        let mut tr = &records[txs[0] as usize];
+        let mut i = 0;
+        while i < n {
+            let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32);
+            let mut cell = 0;
+            loop {
+                t += per_plane;
+                cell = cell.max(self.cell_ps(op, tr));
+                i += 1;
+                if i == n {
+                    break;
+                }
+                tr = &records[txs[i] as usize];
+                if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) != die {
+                    break;
+                }
+            }
+            if let Some(tl) = &mut self.timeline {
+                tl.cell(chip, die, t, t + cell, op);
+            }
+            dies.push(DieEnd { die, end_ps: t + cell });
+        }
+        self.buses[ch as usize].free_ps = t;
+        if let Some(tl) = &mut self.timeline {
+            tl.bus(ch, chip, now, t, op);
+        }
+        let c = &mut self.chips[chip as usize];
+        c.cmd.dies = dies;
+        let gen = c.gen;
+        c.bus_phase_end_ps = t;
+        let cmd = &mut c.cmd;
+        if op == FlashOp::Read {
+            // Each die sends its data out when its array read is done, in that order.
+            cmd.out_order.extend(0..cmd.dies.len() as u32);
+            let dies = &cmd.dies;
+            cmd.out_order.sort_by_key(|&k| (dies[k as usize].end_ps, k));
+            for &k in &cmd.out_order {
+                q.at(cmd.dies[k as usize].end_ps, Event::CellDone { chip, gen });
+            }
+        } else {
+            let end = cmd.dies.iter().map(|d| d.end_ps).max().expect("at least one die");
+            q.at(end, Event::CommandDone { chip, gen });
+        }
+    }
+
+    /// A die of a read command finished its array time: ask for the bus to send its data.
+    #[inline(always)]
+    pub fn cell_done(&mut self, chip: u32, gen: u32, records: &[Transaction], q: &mut EventQueue) {
+        if self.chips[chip as usize].gen != gen {
+            return;
+        }
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Out { chip, gen }, false, records, q);
+    }
+
+    /// Data out of the next die of a read command (dies go in the order their reads end).
+    #[inline(always)]
+    fn data_out(&mut self, ch: u32, chip: u32, records: &[Transaction], q: &mut EventQueue) {
+        let now = q.now();
+        let ci = chip as usize;
+        let cmd = &mut self.chips[ci].cmd;
+        let k = cmd.out_order[cmd.out_next] as usize;
+        cmd.out_next += 1;
+        let die = cmd.dies[k].die;
+        let mut sectors = 0u64;
+        for &tx in &cmd.txs {
+            let tr = &records[tx as usize];
+            if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) == die {
+                sectors += tr.sector_mask.count_ones() as u64;
+            }
+        }
+        let end = now + self.timing.bus_transfer_sectors_ps(sectors);
+        self.buses[ch as usize].free_ps = end;
+        if let Some(tl) = &mut self.timeline {
+            tl.bus(ch, chip, now, end, FlashOp::Read);
+        }
+        let cmd = &self.chips[ci].cmd;
+        if cmd.out_next == cmd.dies.len() {
+            let gen = self.chips[ci].gen;
+            q.at(end, Event::CommandDone { chip, gen });
+            self.buses[ch as usize].handoff = true;
+        }
+    }
+
+    /// Chip time of the part of a command that ran until `now` (from `segment_start_ps`,
+    /// on `planes_used` planes; `first_tx` tells whether it was GC), for the statistics.
+    fn account_segment(&self, cmd: &Command, first_tx: u32, now: Ps, records: &[Transaction], stats: &mut Stats) {
+        stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
+        if records[first_tx as usize].kind == TxKind::Gc {
+            stats.gc_chip_ps += (now - cmd.segment_start_ps) as u128;
+        }
+    }
+
+    /// A `CommandDone` event: if it is the chip's current command, the chip is free and the
+    /// command's transactions are swapped into `done` (cleared first). Returns the command's
+    /// operation, or None for a stale event.
+    pub fn finish(
+        &mut self,
+        chip: u32,
+        gen: u32,
+        done: &mut Vec<u32>,
+        records: &[Transaction],
+        stats: &mut Stats,
+        now: Ps,
+    ) -> Option<FlashOp> {
+        let ci = chip as usize;
+        if self.chips[ci].gen != gen {
+            return None;
+        }
+        let cmd = &mut self.chips[ci].cmd;
+        let op = cmd.op.take().expect("a running command has an op");
+        done.clear();
+        std::mem::swap(done, &mut cmd.txs);
+        self.account_segment(&self.chips[ci].cmd, done[0], now, records, stats);
+        let c = &mut self.chips[ci];
+        c.gen = c.gen.wrapping_add(1);
+        self.set_busy(chip, false);
+        Some(op)
+    }
+
+    /// After a finished command's work is routed: a read's last data-out ended now, so the
+    /// channel goes to its waiters.
+    pub fn hand_bus_on(&mut self, chip: u32, records: &[Transaction], q: &mut EventQueue) {
+        self.bus_handoff(self.geo.channel_of_chip(chip), records, q);
+    }
+
+    /// A `ChipFree` event: a suspension took effect. True if the chip is now free for reads.
+    pub fn suspension_done(&mut self, chip: u32, gen: u32) -> bool {
+        if self.chips[chip as usize].gen != gen {
+            return false;
+        }
+        self.set_busy(chip, false);
+        true
+    }
+
+    /// A user read arrived for a busy chip: suspend its program or erase if that is allowed
+    /// and worth it.
+    #[cold]
+    pub fn maybe_suspend(&mut self, chip: u32, records: &[Transaction], stats: &mut Stats, q: &mut EventQueue) {
+        let ci = chip as usize;
+        let now = q.now();
+        let c = &self.chips[ci];
+        let Some(op) = c.cmd.op else { return };
+        if c.suspended.is_some()
+            || !matches!(op, FlashOp::Program | FlashOp::Erase)
+            || now < c.bus_phase_end_ps
+            || c.cmd.suspends >= self.max_suspends
+        {
+            return;
+        }
+        let end = c.cmd.dies.iter().map(|d| d.end_ps).max().unwrap_or(0);
+        if end <= now + self.timing.t_suspend_ps {
+            return;
+        }
+        stats.suspensions += 1;
+        let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
+        self.account_segment(&cmd, cmd.txs[0], now, records, stats);
+        cmd.suspends += 1;
+        for d in &mut cmd.dies {
+            d.end_ps = d.end_ps.saturating_sub(now);
+        }
+        let c = &mut self.chips[ci];
+        c.suspended = Some(cmd);
+        c.gen = c.gen.wrapping_add(1);
+        let gen = c.gen;
+        q.after(self.timing.t_suspend_ps, Event::ChipFree { chip, gen });
+    }
+
+    /// Resume a chip's suspended program or erase (its reads are done).
+    #[cold]
+    pub fn resume(&mut self, chip: u32, q: &mut EventQueue) {
+        let ci = chip as usize;
+        let now = q.now();
+        let mut cmd = self.chips[ci].suspended.take().expect("resume without a suspended command");
+        let restart = now + self.timing.t_resume_ps;
+        for d in &mut cmd.dies {
+            d.end_ps += restart;
+        }
+        cmd.segment_start_ps = now;
+        let end = cmd.dies.iter().map(|d| d.end_ps).max().expect("dies");
+        let gen = self.chips[ci].gen;
+        self.chips[ci].bus_phase_end_ps = now;
+        self.chips[ci].cmd = cmd;
+        self.set_busy(chip, true);
+        q.at(end, Event::CommandDone { chip, gen });
+    }
+}

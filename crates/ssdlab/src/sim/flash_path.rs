@@ -1,0 +1,441 @@
+//! The flash side of the routes: a committed memory request through the firmware into a
+//! transaction on its chip's queue; a free chip's command built by the TSU, its pages
+//! resolved by the FTL and played out by the PHY; a finished command's transactions back to
+//! their requests, to GC, or to the cache.
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::ftl::Stream;
+use crate::hil::MrOp;
+use crate::nand::{FlashOp, Lpn, NONE};
+use crate::tsu::builder::FtlView;
+use crate::tsu::{QueueClass, TxKind, QUEUE_CLASSES};
+
+impl Simulation {
+    /// Let the device-level scheduler commit what it wants now. Everything committed in the
+    /// round reaches the chip queues before any chip starts, in commit order.
+    pub(super) fn run_scheduler(&mut self) {
+        if self.committer.pending() == 0 {
+            return;
+        }
+        let gc_per_write = if self.stats.user_pages_programmed > 0 {
+            self.stats.gc_pages_moved as f64 / self.stats.user_pages_programmed as f64
+        } else {
+            0.0
+        };
+        let committed = self.committer.schedule(&mut self.mrs, gc_per_write);
+        self.deferral.depth += 1;
+        for &mr in &committed {
+            self.commit(mr);
+        }
+        self.deferral.depth -= 1;
+        self.committer.round_done(committed);
+        if self.deferral.depth == 0 {
+            self.start_deferred();
+        }
+    }
+
+    /// Start the chips that were given work while a round was open.
+    fn start_deferred(&mut self) {
+        let mut chips = std::mem::take(&mut self.deferral.chips);
+        for &chip in &chips {
+            self.deferral.marked[chip as usize] = false;
+            if !self.phy.is_busy(chip) {
+                self.try_start(chip);
+            } else if self.suspension && self.tsu.has_user_reads(chip) {
+                self.phy.maybe_suspend(chip, self.tsu.records(), &mut self.stats, &mut self.q);
+            }
+        }
+        chips.clear();
+        self.deferral.chips = chips;
+    }
+
+    /// Commit a memory request to the flash side: through the firmware, to the TSU.
+    fn commit(&mut self, mr: u32) {
+        if self.firmware_cost_ps == 0 {
+            self.send_to_flash(mr);
+            return;
+        }
+        let now = self.q.now();
+        let (core, &free) =
+            self.firmware_free_ps.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
+        let end = now.max(free) + self.firmware_cost_ps;
+        self.firmware_free_ps[core] = end;
+        self.q.at(end, Event::FirmwareDone { mr });
+    }
+
+    /// A memory request's transaction goes to its chip.
+    pub(super) fn send_to_flash(&mut self, mr: u32) {
+        let m = &self.mrs[mr];
+        let (lpn, mask, plane, op) = (m.lpn, m.sector_mask, m.plane, m.op);
+        match op {
+            MrOp::Read => {
+                let tx = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, mask, mr);
+                self.enqueue(tx);
+            }
+            MrOp::Write => {
+                let tx = self.new_tx(TxKind::User, FlashOp::Program, plane, lpn, mask, mr);
+                if let Some(o) = &mut self.oracle {
+                    o.stage_host_data(tx, mask, self.ios[self.mrs[mr].io].version);
+                }
+                self.enqueue_program(tx);
+            }
+            MrOp::Trim => unreachable!("trims never reach flash"),
+        }
+    }
+
+    /// A transaction for memory request `mr` (NONE for GC and write-backs).
+    pub(super) fn new_tx(&mut self, kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
+        let flow = if mr != NONE { self.mrs[mr].flow } else { NONE };
+        self.tsu.new_tx(kind, op, plane, lpn, mask, mr, flow, self.q.now())
+    }
+
+    /// Enqueue a user program; a partial page whose other sectors are on flash is read
+    /// first (read-modify-write), unless the cache holds them.
+    pub(super) fn enqueue_program(&mut self, tx: u32) {
+        let (lpn, mask) = (self.tsu.tx(tx).lpn, self.tsu.tx(tx).sector_mask);
+        let cached = self.cache.as_ref().map(|c| c.cached_mask(lpn)).unwrap_or(0);
+        let full = self.full_mask();
+        let old = self.ftl.mapped_page(lpn);
+        if (mask | cached) != full && old != NONE {
+            self.stats.rmw_reads += 1;
+            let plane = self.geo.plane_of(old);
+            let read = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, full & !mask, NONE);
+            let flow = self.tsu.tx(tx).flow;
+            let r = self.tsu.tx_mut(read);
+            r.then = tx;
+            r.flow = flow;
+            self.enqueue(read);
+        } else {
+            if old != NONE {
+                // Invalidated when the program starts.
+                self.ftl.prefetch_page(old);
+            }
+            self.enqueue(tx);
+        }
+    }
+
+    /// Put a transaction on its chip's queue and start the chip, or mark it to start at the
+    /// end of the open round; a user read may suspend a busy chip's program or erase.
+    pub(super) fn enqueue(&mut self, tx: u32) {
+        let at = self.tsu.enqueue(tx, self.q.now());
+        let chip = at.chip;
+        if self.deferral.depth > 0 {
+            if !self.deferral.marked[chip as usize] {
+                self.deferral.marked[chip as usize] = true;
+                self.deferral.chips.push(chip);
+            }
+        } else if !self.phy.is_busy(chip) {
+            self.try_start(chip);
+        } else if at.user_read && self.suspension {
+            self.phy.maybe_suspend(chip, self.tsu.records(), &mut self.stats, &mut self.q);
+        }
+    }
+
+    // ---------------------------------------------------------------- chips
+
+    /// A free chip: build the widest legal command from its queues and start it.
+    pub(super) fn try_start(&mut self, chip: u32) {
+        if self.phy.is_busy(chip) {
+            return;
+        }
+        if self.phy.has_suspended(chip) {
+            if !self.tsu.has_user_reads(chip) {
+                self.phy.resume(chip, &mut self.q);
+                return;
+            }
+            self.build(chip, Some(QueueClass::UserRead));
+            if !self.phy.is_busy(chip) {
+                // The queued reads could not start here (they followed their data
+                // elsewhere): resume the suspended operation.
+                self.phy.resume(chip, &mut self.q);
+            }
+            return;
+        }
+        self.build(chip, None);
+        if !self.phy.is_busy(chip) && self.ftl.background_gc_on() {
+            self.background_gc(chip);
+        }
+    }
+
+    /// An idle chip with nothing queued: collect planes below the background threshold.
+    #[cold]
+    fn background_gc(&mut self, chip: u32) {
+        if !self.tsu.is_idle(chip) {
+            return;
+        }
+        let ppc = self.geo.planes_per_chip();
+        for p in chip * ppc..(chip + 1) * ppc {
+            if self.ftl.wants_background_gc(p) {
+                self.start_gc(p);
+                if self.phy.is_busy(chip) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Ask the policy for a queue (or take `forced`) and build from it; a queue nothing can
+    /// start from now is left out and the policy asked again.
+    fn build(&mut self, chip: u32, forced: Option<QueueClass>) {
+        let mut excluded = [false; QUEUE_CLASSES];
+        loop {
+            let pick = match forced {
+                Some(c) => crate::tsu::Pick::class(c),
+                None => {
+                    let urgency = self.ftl.gc_urgency(chip);
+                    match self.tsu.pick(chip, self.q.now(), urgency, &excluded) {
+                        Some(p) => p,
+                        None => return,
+                    }
+                }
+            };
+            if self.build_from(chip, pick) || forced.is_some() || self.phy.is_busy(chip) {
+                return;
+            }
+            excluded[pick.class as usize] = true;
+        }
+    }
+
+    /// Build a command from the picked queue and launch it; then settle what the build found
+    /// stale (after the launch: settling may enqueue an erase on this very chip). False if
+    /// nothing in the queue could start.
+    fn build_from(&mut self, chip: u32, pick: crate::tsu::Pick) -> bool {
+        let built = self.tsu.build(chip, pick, &self.ftl);
+        if let Some(op) = built {
+            let mut txs = std::mem::take(&mut self.command);
+            self.tsu.take_command(&mut txs);
+            self.launch(chip, op, &mut txs);
+            self.tsu.return_command(txs);
+        }
+        while let Some(plane) = self.tsu.pop_dropped_move() {
+            self.gc_move_done(plane);
+        }
+        while let Some(tx) = self.tsu.pop_readdressed() {
+            // The read follows its data to its new plane.
+            let plane = self.geo.plane_of(self.ftl.read_page(self.tsu.tx(tx).lpn));
+            let mr = self.tsu.tx(tx).mr;
+            if mr != NONE {
+                self.committer.moved(&mut self.mrs[mr], plane);
+            }
+            let t = self.tsu.tx_mut(tx);
+            t.plane = plane;
+            t.plane_in_chip = self.geo.plane_in_chip(plane) as u16;
+            self.enqueue(tx);
+        }
+        built.is_some()
+    }
+
+    /// Start a built command: the FTL resolves its pages, then the PHY runs it. `txs` moves
+    /// into the chip's command; the caller gets back an empty vector.
+    fn launch(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>) {
+        // Busy first: the FTL's work below may start GC, which enqueues on this very chip.
+        self.phy.reserve(chip);
+        self.tsu.dispatched(chip, txs, self.q.now());
+        for &tx in txs.iter() {
+            let t = self.tsu.tx(tx);
+            if t.kind == TxKind::User && t.mr != NONE {
+                // The memory request's own command starts (a read-modify-write's program, not
+                // its read): it no longer waits at its plane.
+                self.committer.started(&mut self.mrs[t.mr]);
+            }
+            match op {
+                FlashOp::Read => self.launch_read(tx),
+                FlashOp::Program | FlashOp::Copyback => self.launch_program(tx),
+                FlashOp::Erase => {}
+            }
+        }
+        let dies = self.dies_in(txs);
+        self.stats.command(txs.len() as u32, dies);
+        self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
+    }
+
+    /// Dies a command (sorted by plane) uses.
+    fn dies_in(&self, txs: &[u32]) -> u32 {
+        let mut dies = 0u32;
+        let mut last = u32::MAX;
+        for &t in txs {
+            let d = self.geo.die_of_plane_in_chip(self.tsu.tx(t).plane_in_chip as u32);
+            if d != last {
+                dies += 1;
+                last = d;
+            }
+        }
+        dies
+    }
+
+    /// A read's page was resolved by the builder just now.
+    fn launch_read(&mut self, tx: u32) {
+        let t = self.tsu.tx(tx);
+        let (ppn, lpn, plane) = (t.ppn, t.lpn, t.plane);
+        debug_assert_eq!(ppn, if t.kind == TxKind::Gc { t.src_ppn } else { self.ftl.read_page(lpn) });
+        assert_eq!(self.geo.plane_of(ppn), plane, "read of lpn {lpn} queued on the wrong plane");
+        if t.kind == TxKind::User && self.oracle.is_some() {
+            // Remember whether this read found data or a never-written page.
+            let found = self.ftl.mapped_page(lpn) == ppn;
+            self.tsu.tx_mut(tx).src_ppn = if found { ppn } else { NONE };
+        }
+    }
+
+    /// A program (or copyback) takes its page now; the map points at it when the data is
+    /// current; a move off another plane fires the readdressing callback.
+    fn launch_program(&mut self, tx: u32) {
+        let t = self.tsu.tx(tx);
+        let (kind, plane, lpn, stream, src, mask) = (t.kind, t.plane, t.lpn, t.stream, t.src_ppn, t.sector_mask);
+        let (ppn, opened) = self.ftl.allocate(plane, stream).expect("builder checked a page was available");
+        self.tsu.tx_mut(tx).ppn = ppn;
+        if kind == TxKind::Gc {
+            debug_assert_eq!(stream, Stream::Gc);
+            self.ftl.commit_write(lpn, ppn);
+            self.stats.gc_pages_programmed += 1;
+            self.stats.gc_pages_moved += 1;
+            if let Some(o) = &mut self.oracle {
+                o.moved(src, ppn);
+            }
+        } else {
+            self.ftl.write_programmed(plane);
+            let old = self.ftl.mapped_page(lpn);
+            // A cache write-back overtaken by a TRIM programs data nobody maps.
+            let t = self.tsu.tx(tx);
+            let current = t.mr != NONE || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, t.cache_gen));
+            if current {
+                self.ftl.commit_write(lpn, ppn);
+                if old != NONE && self.geo.plane_of(old) != plane {
+                    let n = self.committer.readdress(lpn, self.geo.plane_of(old), plane, &mut self.mrs);
+                    self.stats.readdressed += n;
+                }
+            }
+            self.stats.user_pages_programmed += 1;
+            if let Some(o) = &mut self.oracle {
+                o.program(tx, ppn, mask, (old != NONE).then_some(old));
+            }
+        }
+        if opened && self.ftl.needs_gc(plane) {
+            self.start_gc(plane);
+        }
+    }
+
+    /// A command finished: complete its transactions and free the chip.
+    pub(super) fn command_done(&mut self, chip: u32, gen: u32) {
+        let now = self.q.now();
+        let mut txs = std::mem::take(&mut self.done);
+        let Some(op) = self.phy.finish(chip, gen, &mut txs, self.tsu.records(), &mut self.stats, now) else {
+            self.done = txs;
+            return;
+        };
+        self.tsu.finished(chip, txs.len() as u32);
+        // Completing may enqueue follow-up work (GC writes, programs of read-modify-writes):
+        // chips start once every transaction of the command is done, so follow-ups of one
+        // multi-plane command can run as one again.
+        self.deferral.depth += 1;
+        for &tx in &txs {
+            self.tx_done(tx, op);
+        }
+        self.deferral.depth -= 1;
+        self.done = txs;
+        if self.deferral.depth == 0 {
+            self.start_deferred();
+        }
+        self.try_start(chip);
+        self.run_scheduler();
+        // A read's last data-out ended now: hand the channel to its waiters.
+        self.phy.hand_bus_on(chip, self.tsu.records(), &mut self.q);
+    }
+
+    /// A transaction of a finished command: route its result to whoever waits for it.
+    fn tx_done(&mut self, tx: u32, op: FlashOp) {
+        let r = self.tsu.tx(tx);
+        if r.kind == TxKind::Gc && op == FlashOp::Read && self.ftl.lpn_at(r.src_ppn) == r.lpn {
+            // The read of a GC move found its page still live: the move's program follows,
+            // in the read's record. Its map entry changes when the program starts.
+            self.ftl.prefetch_entry(r.lpn);
+            self.tsu.turn_into_program(tx, self.q.now());
+            self.enqueue(tx);
+            return;
+        }
+        let t = self.tsu.tx(tx).clone();
+        self.tsu.free(tx);
+        match (t.kind, op) {
+            (TxKind::User, FlashOp::Read) if t.then != NONE => {
+                // Read half of a read-modify-write: now program the merged page (which
+                // invalidates the page just read and remaps the logical page).
+                self.ftl.prefetch_page(t.ppn);
+                self.ftl.prefetch_entry(t.lpn);
+                self.enqueue(t.then);
+            }
+            (TxKind::User, FlashOp::Read) => {
+                if let Some(o) = &mut self.oracle {
+                    o.read(t.lpn, t.sector_mask, (t.src_ppn != NONE).then_some(t.ppn), "flash read");
+                }
+                self.committer.flash_finished(&mut self.mrs[t.mr]);
+                self.mr_flash_done(t.mr);
+            }
+            (TxKind::User, _) if t.mr != NONE => {
+                self.committer.flash_finished(&mut self.mrs[t.mr]);
+                self.mr_done(t.mr);
+            }
+            (TxKind::User, _) => {
+                // A cache write-back.
+                self.cache.as_mut().expect("write-back without a cache").writeback_done(t.lpn);
+                self.drain_cache_waiting();
+            }
+            // A GC read whose page was overwritten or trimmed since the victim was chosen
+            // has nothing to move; a GC program or copyback finished its move.
+            (TxKind::Gc, FlashOp::Read | FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(t.plane),
+            (TxKind::Gc, FlashOp::Erase) => self.gc_erased(t.plane),
+            (TxKind::Mapping, _) => unreachable!("mapping transactions are issued only by a map cache"),
+        }
+    }
+
+    // ---------------------------------------------------------------- GC
+
+    /// Start GC on a plane: its victim's valid pages are moved (read then program, or
+    /// copyback), then the victim is erased.
+    pub(super) fn start_gc(&mut self, plane: u32) {
+        let mut pages = std::mem::take(&mut self.gc_pages);
+        let Some(victim) = self.ftl.start_gc(plane, &mut pages) else {
+            self.gc_pages = pages;
+            return;
+        };
+        if self.stats.gc_invocations == 0 {
+            self.stats.start_free_block_average(self.q.now());
+        }
+        self.stats.gc_invocations += 1;
+        if pages.is_empty() {
+            self.enqueue_erase(plane, victim);
+        }
+        let full = self.full_mask();
+        let op = if self.cfg.ftl.gc.copyback { FlashOp::Copyback } else { FlashOp::Read };
+        for &(ppn, lpn) in &pages {
+            // With read + program, the program is created when the read completes.
+            let tx = self.new_tx(TxKind::Gc, op, plane, lpn, full, NONE);
+            self.tsu.tx_mut(tx).src_ppn = ppn;
+            self.enqueue(tx);
+        }
+        self.gc_pages = pages;
+    }
+
+    fn gc_move_done(&mut self, plane: u32) {
+        if let Some(victim) = self.ftl.gc_move_done(plane) {
+            self.enqueue_erase(plane, victim);
+        }
+    }
+
+    fn enqueue_erase(&mut self, plane: u32, victim: u32) {
+        let e = self.new_tx(TxKind::Gc, FlashOp::Erase, plane, NONE, 0, NONE);
+        self.tsu.tx_mut(e).ppn = victim * self.geo.pages_per_block;
+        self.enqueue(e);
+    }
+
+    /// A victim was erased: its block is free; the plane may need GC again.
+    fn gc_erased(&mut self, plane: u32) {
+        let block = self.ftl.finish_gc(plane);
+        self.stats.erases += 1;
+        if let Some(o) = &mut self.oracle {
+            o.erased(block * self.geo.pages_per_block, self.geo.pages_per_block);
+        }
+        if self.ftl.needs_gc(plane) {
+            self.start_gc(plane);
+        }
+    }
+}

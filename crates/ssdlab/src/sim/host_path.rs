@@ -1,0 +1,351 @@
+//! The host side of the routes: a flow's request into a submission queue, fetched into a tag,
+//! admitted past the hazard check, split into memory requests, through the cache or to the
+//! device-level scheduler; and back: read data over the link, completion, the tag freed.
+
+use super::{Io, Simulation};
+use crate::cache::WriteOutcome;
+use crate::engine::{Event, Lane};
+use crate::ftl::mapping::Translation;
+use crate::hil::device_queue::Admission;
+use crate::hil::{MemoryRequest, MrOp};
+use crate::host::tenants::Next;
+use crate::host::IoOp;
+use crate::nand::{Lpn, NONE};
+use crate::tsu::TxKind;
+
+impl Simulation {
+    /// Submit a flow's requests while its queue has room; schedule its next arrival.
+    pub(super) fn refill_flow(&mut self, f: usize) {
+        let now = self.q.now();
+        loop {
+            match self.tenants.next(f, now) {
+                Next::Submit(req) => {
+                    self.io_seq += 1;
+                    let spp = self.geo.sectors_per_page() as u64;
+                    let first_lpn = req.lba / spp;
+                    let pages = ((req.lba + req.sectors as u64 - 1) / spp - first_lpn + 1) as u32;
+                    let io = Io {
+                        flow: f as u32,
+                        req,
+                        first_lpn,
+                        pages,
+                        seq: self.io_seq,
+                        fetched_ps: 0,
+                        pending_mrs: 0,
+                        version: 0,
+                    };
+                    let io = self.ios.insert(io);
+                    self.hif.submit(f, io, self.io_seq);
+                }
+                Next::ArriveAt(at) => {
+                    self.q.at(at, Event::HostArrival { flow: f as u32 });
+                    break;
+                }
+                Next::Wait => break,
+            }
+        }
+        self.fetch();
+    }
+
+    /// Move commands from submission queues to free device tags. Kept out of line: it
+    /// carries admission and request start inlined, and both the host and completion paths
+    /// call it; one copy keeps the hot code small enough for the instruction cache.
+    #[inline(never)]
+    pub(super) fn fetch(&mut self) {
+        while self.device_queue.tags_free() > 0 {
+            let Some(io) = self.hif.fetch() else { break };
+            self.device_queue.take_tag();
+            self.ios[io].fetched_ps = self.q.now();
+            let latency = self.hif.command_latency_ps();
+            if latency > 0 {
+                self.q.after(latency, Event::CommandFetched { io });
+            } else {
+                self.admit(io);
+            }
+        }
+    }
+
+    /// A command has a tag: check hazards, then start it.
+    #[inline(always)]
+    pub(super) fn admit(&mut self, io: u32) {
+        let i = &self.ios[io];
+        let a =
+            Admission { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
+        if self.device_queue.admit(a) {
+            self.start_io(io);
+        }
+    }
+
+    /// Split a request into memory requests, one per page it touches. Reads (and trims) are
+    /// ready at once; writes wait for their data to cross the link.
+    #[inline(always)]
+    fn start_io(&mut self, io: u32) {
+        let now = self.q.now();
+        let req = self.ios[io].req;
+        let spp = self.geo.sectors_per_page() as u64;
+        let first_lpn = req.lba / spp;
+        let last_lpn = (req.lba + req.sectors as u64 - 1) / spp;
+        let op = match req.op {
+            IoOp::Read => MrOp::Read,
+            IoOp::Write => MrOp::Write,
+            IoOp::Trim => MrOp::Trim,
+        };
+        if op == MrOp::Write {
+            if let Some(o) = &mut self.oracle {
+                self.ios[io].version = o.new_version();
+            }
+        }
+        self.ios[io].pending_mrs = (last_lpn - first_lpn + 1) as u32;
+        for lpn in first_lpn..=last_lpn {
+            let lo = if lpn == first_lpn { req.lba % spp } else { 0 };
+            let hi = if lpn == last_lpn { (req.lba + req.sectors as u64 - 1) % spp } else { spp - 1 };
+            let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
+            let mr = self.mrs.insert(MemoryRequest {
+                io,
+                flow: self.ios[io].flow,
+                io_seq: self.ios[io].seq,
+                lpn: lpn as Lpn,
+                sector_mask: mask,
+                op,
+                plane: NONE,
+                ready_ps: now,
+                committed: false,
+                waiting: false,
+            });
+            if op == MrOp::Write {
+                if let Some(o) = &mut self.oracle {
+                    o.host_wrote(lpn as Lpn, mask, self.ios[io].version);
+                }
+                // Write data crosses the link before the memory request can go anywhere; its
+                // map entry is looked up then.
+                self.ftl.prefetch_entry(lpn as Lpn);
+                self.parked.push(mr);
+            } else {
+                self.mr_ready(mr);
+            }
+        }
+        if op == MrOp::Write {
+            let end = self.hif.to_device(now, req.sectors as u64);
+            self.q.at_in_lane(Lane::LinkUp, end, Event::WriteDataIn { io });
+        } else {
+            self.schedule_arrivals();
+        }
+    }
+
+    /// New memory requests are ready: run the scheduler now, or once the event that made
+    /// them ready is done (so a round sees every request that arrived with it).
+    fn schedule_arrivals(&mut self) {
+        if !self.committer.batches_arrivals() {
+            self.run_scheduler();
+        } else {
+            self.schedule_pending = true;
+        }
+    }
+
+    /// A write's data is in device DRAM: its memory requests are ready.
+    pub(super) fn write_data_in(&mut self, io: u32) {
+        let mut k = 0;
+        while k < self.parked.len() {
+            if self.mrs[self.parked[k]].io == io {
+                let mr = self.parked.remove(k);
+                self.mr_ready(mr);
+            } else {
+                k += 1;
+            }
+        }
+        self.schedule_arrivals();
+    }
+
+    /// A memory request's data is where it needs to be: serve it from the cache, finish it
+    /// (trim, zero read), or hand it to the device-level scheduler with its target.
+    #[inline(always)]
+    fn mr_ready(&mut self, mr: u32) {
+        self.mrs[mr].ready_ps = self.q.now();
+        match self.mrs[mr].op {
+            MrOp::Trim => self.trim(mr),
+            MrOp::Read => self.read_ready(mr),
+            MrOp::Write => {
+                if self.cache.is_some() {
+                    self.cache_write(mr);
+                } else {
+                    self.mrs[mr].plane = self.ftl.write_plane(self.mrs[mr].lpn, self.tsu.chip_load());
+                    self.committer.ready(mr, &self.mrs);
+                }
+            }
+        }
+    }
+
+    /// Only whole pages are trimmed; a partial TRIM leaves the page as it is.
+    fn trim(&mut self, mr: u32) {
+        let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
+        if mask == self.full_mask() {
+            if let Some(c) = &mut self.cache {
+                c.trim(lpn);
+                while let Some(dropped) = c.take_dropped() {
+                    if let Some(o) = &mut self.oracle {
+                        o.cache_dropped(dropped);
+                    }
+                }
+            }
+            self.ftl.trim(lpn);
+            if let Some(o) = &mut self.oracle {
+                o.trimmed(lpn);
+            }
+        }
+        self.q.after(0, Event::CacheServed { mr });
+    }
+
+    /// A read: a cache hit, a page on flash (to the scheduler), or a never-written page.
+    #[inline(always)]
+    fn read_ready(&mut self, mr: u32) {
+        let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
+        if let Some(c) = &mut self.cache {
+            if c.read(lpn, mask) {
+                self.stats.cache_read_hits += 1;
+                if let Some(o) = &mut self.oracle {
+                    o.read(lpn, mask, None, "cache read");
+                }
+                self.q.after(self.dram_ps, Event::CacheServed { mr });
+                return;
+            }
+            self.stats.cache_read_misses += 1;
+        }
+        match self.ftl.translate_read(lpn) {
+            Translation::Flash(ppn) => {
+                self.mrs[mr].plane = self.geo.plane_of(ppn);
+                self.committer.ready(mr, &self.mrs);
+            }
+            Translation::Unwritten => {
+                if let Some(o) = &mut self.oracle {
+                    o.read(lpn, mask, None, "unwritten read");
+                }
+                self.q.after(0, Event::CacheServed { mr });
+            }
+            Translation::Pending => unreachable!("the full page map translates without waiting"),
+        }
+    }
+
+    pub(super) fn full_mask(&self) -> u64 {
+        let spp = self.geo.sectors_per_page();
+        if spp == 64 {
+            u64::MAX
+        } else {
+            (1u64 << spp) - 1
+        }
+    }
+
+    /// A memory request served without flash (cache, trim, never-written page).
+    pub(super) fn cache_served(&mut self, mr: u32) {
+        if self.mrs[mr].op == MrOp::Read {
+            self.mr_flash_done(mr);
+        } else {
+            self.mr_done(mr);
+        }
+    }
+
+    // ---------------------------------------------------------------- cache
+
+    #[cold]
+    fn cache_write(&mut self, mr: u32) {
+        let cache = self.cache.as_ref().expect("cache on");
+        if cache.waiting() > 0 || !self.try_cache_write(mr) {
+            // Keep arrival order: later writes wait behind earlier ones.
+            self.stats.cache_waits += 1;
+            self.cache.as_mut().expect("cache on").wait(mr);
+            self.start_writeback();
+        }
+    }
+
+    /// Put a write into the cache if there is room; false if it must wait.
+    #[cold]
+    fn try_cache_write(&mut self, mr: u32) -> bool {
+        let (lpn, mask, io) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].io);
+        let cache = self.cache.as_mut().expect("cache on");
+        let outcome = cache.write(lpn, mask);
+        if outcome == WriteOutcome::Full {
+            return false;
+        }
+        if outcome == WriteOutcome::Absorbed {
+            self.stats.cache_write_hits += 1;
+        }
+        while let Some(dropped) = cache.take_dropped() {
+            if let Some(o) = &mut self.oracle {
+                o.cache_dropped(dropped);
+            }
+        }
+        if let Some(o) = &mut self.oracle {
+            o.cache_wrote(lpn, mask, self.ios[io].version);
+        }
+        self.q.after(self.dram_ps, Event::CacheServed { mr });
+        true
+    }
+
+    /// A write-back finished: writes waiting for room go in, in order.
+    #[cold]
+    pub(super) fn drain_cache_waiting(&mut self) {
+        while let Some(mr) = self.cache.as_ref().expect("cache on").first_waiting() {
+            if !self.try_cache_write(mr) {
+                self.start_writeback();
+                return;
+            }
+            self.cache.as_mut().expect("cache on").admitted_waiting();
+        }
+    }
+
+    /// Write the least recently used dirty page back to flash.
+    #[cold]
+    fn start_writeback(&mut self) {
+        let Some((lpn, mask, gen)) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
+        self.stats.cache_writebacks += 1;
+        let plane = self.ftl.write_plane(lpn, self.tsu.chip_load());
+        let tx = self.new_tx(TxKind::User, crate::nand::FlashOp::Program, plane, lpn, mask, NONE);
+        self.tsu.tx_mut(tx).cache_gen = gen;
+        if let Some(o) = &mut self.oracle {
+            o.stage_cache_data(tx, lpn);
+        }
+        self.enqueue_program(tx);
+    }
+
+    // ---------------------------------------------------------------- completion
+
+    /// A user read finished on flash: send its data to the host.
+    pub(super) fn mr_flash_done(&mut self, mr: u32) {
+        let sectors = self.mrs[mr].sector_mask.count_ones() as u64;
+        let end = self.hif.to_host(self.q.now(), sectors);
+        self.q.at_in_lane(Lane::LinkDown, end, Event::ReadDataOut { mr });
+    }
+
+    pub(super) fn mr_done(&mut self, mr: u32) {
+        let io = self.mrs[mr].io;
+        self.mrs.remove(mr);
+        let i = &mut self.ios[io];
+        i.pending_mrs -= 1;
+        if i.pending_mrs == 0 {
+            self.complete(io);
+        }
+    }
+
+    /// A request completed: record it, free its tag, start what waited on it, refill.
+    pub(super) fn complete(&mut self, io: u32) {
+        let now = self.q.now();
+        let i = &self.ios[io];
+        let (flow, req, fetched) = (i.flow as usize, i.req, i.fetched_ps);
+        let bytes = req.sectors as u64 * self.geo.sector_bytes as u64;
+        self.stats.request_done(flow, &req, fetched, now, bytes);
+        self.ios.remove(io);
+        self.tenants.completed(flow);
+        let mut unblocked = std::mem::take(&mut self.unblocked);
+        unblocked.clear();
+        self.device_queue.release(io, &mut unblocked);
+        for &x in &unblocked {
+            self.start_io(x);
+        }
+        self.unblocked = unblocked;
+        self.last_completion_ps = now;
+        self.refill_flow(flow);
+        self.fetch();
+        if self.ios.live() == 0 && self.all_flows_done() {
+            self.finished = true;
+        }
+    }
+}

@@ -1,0 +1,417 @@
+//! The simulation: the event loop and the routing between layers, and nothing else.
+//!
+//! Each layer owns its state and its mechanism: [`Tenants`] (flows), [`HostInterface`]
+//! (submission queues, arbitration, link), [`DeviceQueue`] (tags, hazards), [`Committer`]
+//! (device-level scheduler, occupancy), [`WriteCache`], [`Ftl`] (map, allocation, blocks,
+//! GC), [`Tsu`] (transactions, chip queues, policy, builder) and [`Phy`] (chips, buses,
+//! suspension). The loop pops an event, hands it to the layer it belongs to, and routes what
+//! the layer hands back (requests that may start, transactions to enqueue, chips to start,
+//! pages that moved) to the next one. `docs/architecture.md` draws the path of a read and a
+//! write through these functions.
+//!
+//! The routes live in two files: [`host_path`] (trace line to memory requests, the cache,
+//! completion) and [`flash_path`] (commit, transactions, commands, GC).
+//!
+//! Per 4 KiB read: a fetch, a chip start, a cell-done, a command-done and a link event; no
+//! allocation once slabs and queues have grown to their working size.
+
+mod flash_path;
+mod host_path;
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use crate::cache::WriteCache;
+use crate::check::Oracle;
+use crate::config::{us_to_ps, Config};
+use crate::engine::{Event, EventQueue, Ps};
+use crate::error::{Error, Result};
+use crate::ftl::precondition::precondition;
+use crate::ftl::Ftl;
+use crate::hif::queues::HostInterface;
+use crate::hil::commit::Committer;
+use crate::hil::device_queue::DeviceQueue;
+use crate::hil::{Hazards, MemoryRequest};
+use crate::host::tenants::Tenants;
+use crate::host::{build_flows, IoRequest, WorkloadSpec};
+use crate::nand::phy::Phy;
+use crate::nand::Geometry;
+use crate::slab::Slab;
+use crate::stats::Stats;
+use crate::timeline::Timeline;
+use crate::tsu::unit::Tsu;
+
+/// A host request in the drive.
+struct Io {
+    flow: u32,
+    req: IoRequest,
+    /// The pages the request touches.
+    first_lpn: u64,
+    pages: u32,
+    /// Submission order.
+    seq: u64,
+    fetched_ps: Ps,
+    pending_mrs: u32,
+    /// Data version of a write (for the integrity oracle).
+    version: u32,
+}
+
+/// A finished run's raw results, turned into a report by `report`.
+pub struct Outcome {
+    pub config: Config,
+    pub workload: WorkloadSpec,
+    pub seed: u64,
+    pub geo: Geometry,
+    pub sim_time_ps: Ps,
+    pub stats: Stats,
+    pub flow_names: Vec<String>,
+    pub events: u64,
+    pub wall_s: f64,
+    pub logical_pages: u32,
+    pub effective_spare_factor: f64,
+    pub preconditioned_pages: u64,
+    pub state_bytes: u64,
+    pub check: Option<CheckResult>,
+    pub timeline: Option<Timeline>,
+    /// Chip time of GC charged to each flow (µs), when the TSU policy charges GC (FLIN).
+    pub gc_charged_us: Option<Vec<f64>>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CheckResult {
+    pub reads_checked: u64,
+    pub violations: u64,
+    pub first_violation: Option<String>,
+}
+
+/// Options of one run beyond config and workload.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub check: bool,
+    /// Record bus and cell activity in [start, end) ps for a timeline.
+    pub timeline: Option<(Ps, Ps)>,
+    /// Print progress to stderr for runs longer than ~2 s.
+    pub progress: bool,
+}
+
+/// While an event's work commits requests or completes a command, chips are started only
+/// at its end, so a command is built from everything that became ready at that instant.
+#[derive(Default)]
+struct Deferral {
+    /// Nesting depth of such rounds.
+    depth: u32,
+    chips: Vec<u32>,
+    marked: Vec<bool>,
+}
+
+pub struct Simulation {
+    cfg: Config,
+    geo: Geometry,
+    q: EventQueue,
+    tenants: Tenants,
+    hif: HostInterface,
+    device_queue: DeviceQueue,
+    committer: Committer,
+    cache: Option<WriteCache>,
+    ftl: Ftl,
+    tsu: Tsu,
+    phy: Phy,
+    ios: Slab<Io>,
+    io_seq: u64,
+    mrs: Slab<MemoryRequest>,
+    deferral: Deferral,
+    /// Requests made ready by the current event wait for one scheduling round at its end.
+    schedule_pending: bool,
+    /// Write memory requests waiting for their data to cross the link.
+    parked: Vec<u32>,
+    /// Buffers the routes reuse.
+    unblocked: Vec<u32>,
+    command: Vec<u32>,
+    done: Vec<u32>,
+    gc_pages: Vec<(u32, u32)>,
+    firmware_free_ps: Vec<Ps>,
+    firmware_cost_ps: Ps,
+    dram_ps: Ps,
+    suspension: bool,
+    oracle: Option<Oracle>,
+    stats: Stats,
+    interval_ps: Ps,
+    finished: bool,
+    last_completion_ps: Ps,
+    preconditioned_pages: u64,
+    workload: WorkloadSpec,
+    seed: u64,
+    progress: bool,
+}
+
+impl Simulation {
+    pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
+        let geo = Geometry::from_config(cfg);
+        let mut ftl = Ftl::new(cfg, seed);
+        let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
+        let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
+        let mut preconditioned_pages = 0;
+        if let Some(p) = &workload.precondition {
+            // TEMP(config enums)
+            let pattern = if p.pattern == "sequential" {
+                crate::ftl::precondition::Pattern::Sequential
+            } else {
+                crate::ftl::precondition::Pattern::Random
+            };
+            preconditioned_pages = precondition(&mut ftl, p.occupancy, pattern, seed).map_err(|m| {
+                let file = if workload.source.is_empty() { "workload" } else { &workload.source };
+                Error::config(file, 0, "precondition.occupancy", &m)
+            })?;
+        }
+        // TEMP(config enums)
+        let hazards = match cfg.hil.hazards.as_str() {
+            "war" => Hazards::War,
+            "none" => Hazards::FuaOnly,
+            _ => Hazards::Strict,
+        };
+        if opts.check && hazards != Hazards::Strict {
+            return Err(Error::config(
+                "config",
+                0,
+                "hil.hazards",
+                "--check needs hil.hazards = \"strict\": with \"war\" or \"none\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
+            ));
+        }
+        let oracle = opts.check.then(|| ftl.new_oracle());
+        let tenants = Tenants::new(flows);
+        let priorities = tenants.priorities();
+        let nflows = tenants.len();
+        // TEMP(config enums)
+        let tsu_policy = crate::tsu::TsuPolicyKind::parse(&cfg.tsu.policy).expect("validated").build(cfg, &priorities);
+        let sched = crate::hil::SchedulerKind::parse(&cfg.hil.scheduler).expect("validated").build(
+            &geo,
+            cfg.hil.max_bypass,
+            cfg.hil.readdressing,
+        );
+        let tags = if cfg.hif.interface == "sata" { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
+        let timeline = opts.timeline.map(|(a, b)| Timeline::new(a, b));
+        Ok(Simulation {
+            q: EventQueue::new(),
+            hif: HostInterface::new(cfg, priorities),
+            device_queue: DeviceQueue::new(tags, hazards),
+            committer: Committer::new(cfg, &geo, sched, nflows),
+            cache: cfg
+                .cache
+                .enabled
+                .then(|| WriteCache::new((cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32)),
+            tsu: Tsu::new(cfg, &geo, tsu_policy),
+            phy: Phy::new(cfg, &geo, timeline),
+            tenants,
+            ftl,
+            ios: Slab::new(),
+            io_seq: 0,
+            mrs: Slab::new(),
+            deferral: Deferral { marked: vec![false; geo.chips() as usize], ..Deferral::default() },
+            schedule_pending: false,
+            parked: Vec::new(),
+            unblocked: Vec::new(),
+            command: Vec::new(),
+            done: Vec::new(),
+            gc_pages: Vec::new(),
+            firmware_free_ps: vec![0; cfg.ftl.firmware.cores as usize],
+            firmware_cost_ps: crate::config::ns_to_ps(cfg.ftl.firmware.op_cost_ns),
+            dram_ps: crate::config::ns_to_ps(cfg.cache.dram_access_ns),
+            suspension: cfg.nand.suspension.enabled,
+            oracle,
+            stats: Stats::new(nflows),
+            interval_ps: us_to_ps(cfg.stats.interval_us),
+            finished: false,
+            last_completion_ps: 0,
+            preconditioned_pages,
+            workload: workload.clone(),
+            seed,
+            progress: opts.progress,
+            cfg: cfg.clone(),
+            geo,
+        })
+    }
+
+    /// Run to completion.
+    pub fn run(mut self) -> Result<Outcome> {
+        let wall = Instant::now();
+        for f in 0..self.tenants.len() {
+            self.refill_flow(f);
+        }
+        self.end_of_event();
+        if self.interval_ps > 0 {
+            self.q.at(self.interval_ps, Event::Sample);
+        }
+        let mut next_progress = 2.0;
+        while let Some(ev) = self.q.pop() {
+            let now = self.q.now();
+            self.advance_stats(now);
+            self.route(ev);
+            self.end_of_event();
+            if self.progress && self.q.processed() & 0xffff == 0 {
+                self.progress_line(wall, now, &mut next_progress);
+            }
+            if self.finished {
+                break;
+            }
+        }
+        if self.progress && wall.elapsed().as_secs_f64() > 2.0 && std::io::stderr().is_terminal() {
+            eprintln!();
+        }
+        Ok(self.finish(wall))
+    }
+
+    /// Integrate the statistics' time averages up to `now`.
+    #[inline(always)]
+    fn advance_stats(&mut self, now: Ps) {
+        let stalled = self.device_queue.tags_free() == 0 && self.hif.waiting() > 0;
+        let work = self.device_queue.holds_work();
+        self.stats.advance(now, self.geo.chips(), self.phy.busy_chips(), work, stalled);
+        if self.stats.gc_invocations > 0 {
+            self.stats.advance_free_blocks(now, self.ftl.free_total());
+        }
+    }
+
+    /// Hand an event to the layer it belongs to.
+    #[inline(always)]
+    fn route(&mut self, ev: Event) {
+        match ev {
+            Event::HostArrival { flow } => {
+                self.tenants.arrived(flow as usize);
+                self.refill_flow(flow as usize);
+            }
+            Event::CommandFetched { io } => self.admit(io),
+            Event::WriteDataIn { io } => self.write_data_in(io),
+            Event::FirmwareDone { mr } => self.send_to_flash(mr),
+            Event::CellDone { chip, gen } => self.phy.cell_done(chip, gen, self.tsu.records(), &mut self.q),
+            Event::BusFree { channel } => self.phy.bus_free(channel, self.tsu.records(), &mut self.q),
+            Event::CommandDone { chip, gen } => self.command_done(chip, gen),
+            Event::ChipFree { chip, gen } => {
+                if self.phy.suspension_done(chip, gen) {
+                    self.try_start(chip);
+                }
+            }
+            Event::CacheServed { mr } => self.cache_served(mr),
+            Event::ReadDataOut { mr } => self.mr_done(mr),
+            Event::Complete { io } => self.complete(io),
+            Event::Sample => self.sample(),
+        }
+    }
+
+    /// The requests an event made ready, all at once.
+    #[inline(always)]
+    fn end_of_event(&mut self) {
+        if self.schedule_pending {
+            self.schedule_pending = false;
+            self.run_scheduler();
+        }
+    }
+
+    /// The last, partial time-series window, the final checks and the outcome.
+    fn finish(mut self, wall: Instant) -> Outcome {
+        let sim_time_ps = self.last_completion_ps;
+        self.stats.finish();
+        if self.interval_ps > 0 {
+            // The last, partial window, so the series accounts for every request.
+            let end = sim_time_ps.max(self.q.now());
+            self.stats.advance(end, self.geo.chips(), self.phy.busy_chips(), false, false);
+            self.take_sample(sim_time_ps.max(self.stats.window_start_ps));
+        }
+        assert_eq!(
+            self.ios.live(),
+            0,
+            "run ended with {} requests unfinished: {}",
+            self.ios.live(),
+            self.stuck_report()
+        );
+        let check = self.oracle.take().map(|mut o| {
+            self.ftl.check();
+            self.ftl.verify(&mut o);
+            CheckResult { reads_checked: o.reads_checked, violations: o.violations, first_violation: o.first_violation }
+        });
+        Outcome {
+            flow_names: self.tenants.names(),
+            events: self.q.processed(),
+            wall_s: wall.elapsed().as_secs_f64(),
+            logical_pages: self.ftl.logical_pages(),
+            effective_spare_factor: self.ftl.effective_spare_factor(self.stats.mean_free_blocks(self.geo.planes())),
+            state_bytes: self.ftl.state_bytes(),
+            preconditioned_pages: self.preconditioned_pages,
+            config: self.cfg,
+            workload: self.workload,
+            seed: self.seed,
+            geo: self.geo,
+            sim_time_ps,
+            stats: self.stats,
+            check,
+            gc_charged_us: self.tsu.gc_charged_us(),
+            timeline: self.phy.take_timeline(),
+        }
+    }
+
+    /// Progress on stderr: on a terminal, one line rewritten at most once a second of wall
+    /// time; into a log, a line every ten seconds.
+    #[cold]
+    fn progress_line(&self, wall: Instant, now: Ps, next_progress: &mut f64) {
+        let w = wall.elapsed().as_secs_f64();
+        if w > *next_progress {
+            let tty = std::io::stderr().is_terminal();
+            *next_progress = w + if tty { 1.0 } else { 10.0 };
+            let line = format!(
+                "  simulated {:.3} s, {} requests done, {:.0} requests/s",
+                now as f64 / 1e12,
+                self.stats.completed,
+                self.stats.completed as f64 / w
+            );
+            if tty {
+                eprint!("\r{line}   ");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    }
+
+    /// What is waiting where, for the message of a run that stopped with work left.
+    #[cold]
+    fn stuck_report(&self) -> String {
+        let cache_waiting = self.cache.as_ref().map_or(0, |c| c.waiting());
+        let mut out = format!(
+            "{} memory requests pending, {} parked, {} waiting for cache; ",
+            self.committer.pending(),
+            self.parked.len(),
+            cache_waiting
+        );
+        for chip in 0..self.geo.chips() {
+            if self.tsu.is_idle(chip) && !self.phy.is_busy(chip) {
+                continue;
+            }
+            out += &format!("chip {chip}: busy {} queues {:?}; ", self.phy.is_busy(chip), self.tsu.queue_lengths(chip));
+            let ppc = self.geo.planes_per_chip();
+            for p in chip * ppc..(chip + 1) * ppc {
+                out += &self.ftl.describe_plane(p);
+            }
+            if out.len() > 4000 {
+                break;
+            }
+        }
+        out
+    }
+
+    fn all_flows_done(&self) -> bool {
+        self.tenants.all_done(self.q.now())
+    }
+
+    /// Close the current time-series window at `now`.
+    #[cold]
+    fn sample(&mut self) {
+        self.take_sample(self.q.now());
+        if self.ios.live() > 0 || !self.all_flows_done() || !self.q.is_empty() {
+            self.q.after(self.interval_ps, Event::Sample);
+        }
+    }
+
+    #[cold]
+    fn take_sample(&mut self, now: Ps) {
+        let free_blocks_min = (0..self.geo.planes()).map(|p| self.ftl.free_blocks(p)).min().unwrap_or(0);
+        self.stats.close_window(now, self.geo.chips(), free_blocks_min);
+    }
+}

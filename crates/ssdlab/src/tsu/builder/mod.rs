@@ -1,0 +1,344 @@
+//! The transaction builder: from the queue a policy picked, the widest command a free chip
+//! can run now.
+//!
+//! The rules (ONFI multi-plane and die interleaving, TECHNIQUES.md §4):
+//! - one command, one operation (read, program, erase or copyback) and one queue class;
+//! - at most one transaction per plane;
+//! - planes of one die join only at the same page offset (`nand.multiplane`), and with
+//!   `nand.multiplane_same_block` also in the same block; an erase works at offset 0 of its
+//!   block, a program at its plane's write point, a read wherever its page is;
+//! - another die of the chip may join with any offset (`nand.die_interleave`).
+//!
+//! The build runs in stages: [`Builder::plane_heads`] puts each plane's oldest startable
+//! transaction in age order (settling stale work at the heads on the way); the policy's
+//! leader, if any, goes first ([`Builder::place_leader`]); then each plane in that order adds
+//! the first of its transactions that fits the dies already in the command
+//! ([`Builder::join`]). The builder reads the FTL through [`FtlView`], so it can be tested
+//! against a fake.
+
+#[cfg(test)]
+mod tests;
+
+use crate::ftl::Stream;
+use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
+use crate::slab::Slab;
+use crate::tsu::{ChipQueues, Place, QueueClass, QueueEntry, Transaction, TsuPolicy};
+
+/// What the builder needs to know of the FTL: where data lives now and where a program
+/// would go.
+pub trait FtlView {
+    /// The logical page physical page `ppn` holds now, or NONE if it holds none.
+    fn lpn_at(&self, ppn: Ppn) -> Lpn;
+    /// The page a user read of `lpn` reads now.
+    fn read_page(&self, lpn: Lpn) -> Ppn;
+    /// The page offset the next program of `stream` on `plane` would get, if it can get a
+    /// page now (a user write may not take the blocks kept for GC).
+    fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32>;
+}
+
+/// Which advanced commands the chips support (`nand.*`) and how deep reads are searched.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    pub multiplane: bool,
+    pub multiplane_same_block: bool,
+    pub die_interleave: bool,
+    /// How many queued transactions of a plane a read joining a die looks at.
+    pub scan_limit: usize,
+}
+
+/// A plane's candidate for the command, in the builder's order.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    /// Age of its transaction (the enqueue sequence; 0 for the policy's leader).
+    seq: u64,
+    plane_in_chip: usize,
+    /// The page its transaction works on, as far as known: a read's page, a GC move's or
+    /// an erase's page; NONE for a user program (allocated at launch).
+    ppn: Ppn,
+    /// Position of the transaction in its plane's queue.
+    pos: usize,
+}
+
+/// What a queue class means for building.
+#[derive(Debug, Clone, Copy)]
+struct ClassTraits {
+    stream: Stream,
+    read: bool,
+    erase: bool,
+    /// A read that follows its logical page (user or mapping read), not a fixed page.
+    follows_data: bool,
+    gc_move: bool,
+}
+
+impl ClassTraits {
+    fn of(class: QueueClass) -> ClassTraits {
+        ClassTraits {
+            stream: if class == QueueClass::GcWrite { Stream::Gc } else { Stream::User },
+            read: matches!(class, QueueClass::UserRead | QueueClass::GcRead | QueueClass::MapRead),
+            erase: class == QueueClass::GcErase,
+            follows_data: matches!(class, QueueClass::UserRead | QueueClass::MapRead),
+            gc_move: class == QueueClass::GcWrite,
+        }
+    }
+}
+
+/// Per die of the chip, the place its planes work at once the die is in the command.
+#[derive(Debug, Clone, Copy)]
+struct Dies {
+    place: [Place; 16],
+    /// Bit d: die d is in the command.
+    in_command: u16,
+    op: Option<FlashOp>,
+}
+
+/// One chip's queues and what building from them may change: the queues, the transaction
+/// records, the policy (told of transactions that leave without running) and the chip's load.
+pub struct ChipWork<'a> {
+    pub chip: u32,
+    pub queues: &'a mut ChipQueues,
+    pub txs: &'a mut Slab<Transaction>,
+    pub policy: &'a mut dyn TsuPolicy,
+    /// Transactions queued on or running at the chip.
+    pub load: &'a mut u32,
+}
+
+/// The builder, with its reusable buffers and its outputs.
+#[derive(Default)]
+pub struct Builder {
+    order: Vec<Candidate>,
+    /// The command built last, in plane order.
+    pub chosen: Vec<u32>,
+    /// Planes of GC moves dropped at a queue head (their page was overwritten or trimmed
+    /// since the GC read): each is a finished move for GC.
+    pub dropped_moves: Vec<u32>,
+    /// User reads that left the chip's queue because their data moved to another plane:
+    /// they are to be enqueued again where their data is.
+    pub readdressed: Vec<u32>,
+}
+
+impl Builder {
+    /// Build a command for `work.chip` from queue `class`, led by `leader` if given (else by
+    /// the oldest startable transaction). On success the command's transactions are in
+    /// `chosen` (taken out of the queues, sorted by plane) and its operation is returned.
+    /// Either way, `dropped_moves` and `readdressed` may hold work to settle.
+    pub fn build(
+        &mut self,
+        work: &mut ChipWork<'_>,
+        class: QueueClass,
+        leader: Option<u32>,
+        geo: &Geometry,
+        rules: &Rules,
+        ftl: &impl FtlView,
+    ) -> Option<FlashOp> {
+        let traits = ClassTraits::of(class);
+        self.plane_heads(work, class, traits, geo, ftl);
+        if let Some(tx) = leader {
+            self.place_leader(work, class, traits, tx, geo, ftl);
+        }
+        // Sequence numbers are unique (a leader's 0 included): they alone decide the order.
+        self.order.sort_unstable_by_key(|c| c.seq);
+        self.chosen.clear();
+        let mut dies = Dies { place: [Place::NONE; 16], in_command: 0, op: None };
+        for k in 0..self.order.len() {
+            let cand = self.order[k];
+            if let Some((e, ppn)) = self.join(work, class, traits, cand, &mut dies, geo, rules, ftl) {
+                work.queues.take(class, cand.plane_in_chip, e.pos);
+                if traits.read {
+                    work.txs[e.entry.tx].ppn = ppn;
+                }
+                self.chosen.push(e.entry.tx);
+            }
+        }
+        let op = dies.op?;
+        // Order by plane so the bus phase visits each die once, in die order.
+        // One transaction per plane: the plane alone decides the order.
+        let txs = &*work.txs;
+        self.chosen.sort_unstable_by_key(|&t| txs[t].plane_in_chip);
+        Some(op)
+    }
+
+    /// Stage 1: each plane's oldest transaction of the class, in `order`. Stale work at the
+    /// heads leaves on the way: a GC move whose page no longer holds its data, and a user
+    /// read whose data moved to another plane since it was queued (a cache write-back under
+    /// dynamic allocation), which follows its data. Reads carry the page they would read
+    /// now, resolved once here.
+    fn plane_heads(
+        &mut self,
+        work: &mut ChipWork<'_>,
+        class: QueueClass,
+        traits: ClassTraits,
+        geo: &Geometry,
+        ftl: &impl FtlView,
+    ) {
+        let ppc = geo.planes_per_chip() as usize;
+        self.order.clear();
+        for pic in 0..ppc {
+            let plane = work.chip * ppc as u32 + pic as u32;
+            while let Some(&e) = work.queues.front(class, pic) {
+                if traits.gc_move && ftl.lpn_at(e.page) != e.lpn {
+                    work.queues.take(class, pic, 0);
+                    *work.load -= 1;
+                    work.txs.remove(e.tx);
+                    self.dropped_moves.push(plane);
+                    continue;
+                }
+                let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };
+                if traits.follows_data && geo.plane_of(ppn) != plane {
+                    work.queues.take(class, pic, 0);
+                    work.policy.dequeued(work.chip, e.tx);
+                    *work.load -= 1;
+                    self.readdressed.push(e.tx);
+                    continue;
+                }
+                self.order.push(Candidate { seq: e.seq, plane_in_chip: pic, ppn, pos: 0 });
+                break;
+            }
+        }
+    }
+
+    /// Stage 2: a leader chosen by the policy goes first, from wherever it is in its
+    /// plane's queue (a user read whose data moved away is left where it is).
+    fn place_leader(
+        &mut self,
+        work: &mut ChipWork<'_>,
+        class: QueueClass,
+        traits: ClassTraits,
+        tx: u32,
+        geo: &Geometry,
+        ftl: &impl FtlView,
+    ) {
+        let pic = work.txs[tx].plane_in_chip as usize;
+        let queues = &*work.queues;
+        let pos = (0..queues.plane_len(class, pic)).find(|&k| queues.get(class, pic, k).tx == tx);
+        match pos {
+            Some(0) => {
+                // Already its plane's head (the usual case), so already in the order with its
+                // page resolved: it only moves to the front.
+                self.order.iter_mut().find(|c| c.plane_in_chip == pic).expect("a plane's head is in the order").seq = 0;
+            }
+            Some(pos) => {
+                let e = *queues.get(class, pic, pos);
+                let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };
+                let plane = work.chip * geo.planes_per_chip() + pic as u32;
+                if !traits.follows_data || geo.plane_of(ppn) == plane {
+                    self.order.retain(|c| c.plane_in_chip != pic);
+                    self.order.push(Candidate { seq: 0, plane_in_chip: pic, ppn, pos });
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Stage 3: the first transaction of a candidate's plane that can join the command:
+    /// same operation, on a die already in the command at the same place (multi-plane), or
+    /// on a new die (die interleaving). A read joining a die looks up to `scan_limit` deep
+    /// in its plane's queue for the die's offset. Records the die's place and the operation
+    /// when it joins. Returns the entry found and the page it works on.
+    #[allow(clippy::too_many_arguments)]
+    fn join(
+        &self,
+        work: &ChipWork<'_>,
+        class: QueueClass,
+        traits: ClassTraits,
+        cand: Candidate,
+        dies: &mut Dies,
+        geo: &Geometry,
+        rules: &Rules,
+        ftl: &impl FtlView,
+    ) -> Option<(Found, Ppn)> {
+        let plane = work.chip * geo.planes_per_chip() + cand.plane_in_chip as u32;
+        let die = geo.die_of_plane_in_chip(cand.plane_in_chip as u32) as usize;
+        // Where in the plane this command would work, when that does not depend on which
+        // transaction of the plane joins.
+        let fixed = if traits.read {
+            None
+        } else if traits.erase {
+            Some(Place { offset: 0, block: geo.block_in_plane(geo.block_of(cand.ppn)) })
+        } else {
+            Some(Place { offset: ftl.next_offset(plane, traits.stream)?, block: NONE })
+        };
+        let want = (dies.in_command & 1 << die != 0).then_some(dies.place[die]);
+        if want.is_none() && dies.in_command != 0 && !rules.die_interleave {
+            return None;
+        }
+        if want.is_some() && !rules.multiplane {
+            return None;
+        }
+        let (lo, hi) = scan_range(work.queues, class, traits, cand, want, rules)?;
+        let found = (lo..hi).find_map(|pos| {
+            let entry = *work.queues.get(class, cand.plane_in_chip, pos);
+            let (place, ppn) = match fixed {
+                Some(p) => (p, cand.ppn),
+                // A GC read's page is fixed, on this plane: its place was worked out once.
+                None if !traits.follows_data => (entry.page_at, entry.page),
+                None => {
+                    let ppn = if pos > cand.pos {
+                        let ppn = ftl.read_page(entry.lpn);
+                        if geo.plane_of(ppn) != plane {
+                            return None; // moved: it follows its data when it reaches the head
+                        }
+                        ppn
+                    } else {
+                        cand.ppn
+                    };
+                    (Place { offset: geo.page_in_block(ppn), block: geo.block_in_plane(geo.block_of(ppn)) }, ppn)
+                }
+            };
+            let same_op = dies.op.is_none_or(|o| o == entry.op);
+            (same_op && fits(want, place, rules)).then_some((Found { pos, entry, place }, ppn))
+        })?;
+        if want.is_none() {
+            dies.place[die] = found.0.place;
+            dies.in_command |= 1 << die;
+        }
+        dies.op = Some(found.0.entry.op);
+        Some(found)
+    }
+}
+
+/// A transaction that can join, where it sits in its queue and where it works.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    pos: usize,
+    entry: QueueEntry,
+    place: Place,
+}
+
+/// Whether a plane working at `place` may join a die whose planes work at `want` (any
+/// place if the die is not in the command yet).
+fn fits(want: Option<Place>, place: Place, rules: &Rules) -> bool {
+    match want {
+        None => true,
+        Some(w) => {
+            w.offset == place.offset && (!rules.multiplane_same_block || place.block == NONE || w.block == place.block)
+        }
+    }
+}
+
+/// Positions of a plane's queue to look at: the candidate's own, or for a read joining a die
+/// already in the command, up to `scan_limit` deep for the die's offset. A GC victim's reads
+/// queue in page order, so the one at the wanted offset is found by bisection rather than by
+/// scanning (while that order holds). None: nothing in the plane can join.
+fn scan_range(
+    queues: &ChipQueues,
+    class: QueueClass,
+    traits: ClassTraits,
+    cand: Candidate,
+    want: Option<Place>,
+    rules: &Rules,
+) -> Option<(usize, usize)> {
+    match want {
+        Some(w) if traits.read && cand.pos == 0 => {
+            let depth = rules.scan_limit.min(queues.plane_len(class, cand.plane_in_chip));
+            if traits.follows_data {
+                return Some((0, depth));
+            }
+            match queues.find_offset(class, cand.plane_in_chip, w.offset, depth) {
+                Some(Some(pos)) => Some((pos, pos + 1)),
+                Some(None) => None,
+                None => Some((0, depth)),
+            }
+        }
+        _ => Some((cand.pos, cand.pos + 1)),
+    }
+}

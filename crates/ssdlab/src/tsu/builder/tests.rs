@@ -1,0 +1,246 @@
+//! The builder against a fake FTL, on one chip of 2 dies × 2 planes (plane in chip 0 = die 0
+//! plane 0, 1 = d0p1, 2 = d1p0, 3 = d1p1). Each case is worked by hand from the rules of
+//! TECHNIQUES.md §4: one operation per command, one transaction per plane, planes of a die at
+//! one page offset (and block, when the part needs it), other dies at any offset.
+
+use super::*;
+use crate::config::Config;
+use crate::nand::Geometry;
+use crate::tsu::unit::Tsu;
+use crate::tsu::{Fifo, Pick, TxKind};
+
+/// What the builder sees of the FTL: where each logical page is, what each physical page
+/// holds, and each plane's write point per stream (None: no page can be had).
+#[derive(Default)]
+struct FakeFtl {
+    map: Vec<(Lpn, Ppn)>,
+    user_offset: [Option<u32>; 4],
+    gc_offset: [Option<u32>; 4],
+}
+
+impl FtlView for FakeFtl {
+    fn lpn_at(&self, ppn: Ppn) -> Lpn {
+        self.map.iter().find(|&&(_, p)| p == ppn).map_or(NONE, |&(l, _)| l)
+    }
+    fn read_page(&self, lpn: Lpn) -> Ppn {
+        self.map.iter().find(|&&(l, _)| l == lpn).map_or(NONE, |&(_, p)| p)
+    }
+    fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32> {
+        match stream {
+            Stream::User => self.user_offset[plane as usize],
+            Stream::Gc => self.gc_offset[plane as usize],
+        }
+    }
+}
+
+fn config() -> Config {
+    let mut c = Config::default();
+    c.nand.channels = 1;
+    c.nand.chips_per_channel = 1;
+    c.nand.dies_per_chip = 2;
+    c.nand.planes_per_die = 2;
+    c.nand.blocks_per_plane = 8;
+    c.nand.pages_per_block = 16;
+    c
+}
+
+struct Case {
+    geo: Geometry,
+    tsu: Tsu,
+    ftl: FakeFtl,
+}
+
+impl Case {
+    fn new(c: &Config) -> Case {
+        let geo = Geometry::from_config(c);
+        Case { tsu: Tsu::new(c, &geo, Box::new(Fifo)), geo, ftl: FakeFtl::default() }
+    }
+
+    fn default() -> Case {
+        Case::new(&config())
+    }
+
+    /// A user read of `lpn`, stored on `plane` at (block, page).
+    fn user_read(&mut self, lpn: Lpn, plane: u32, block: u32, page: u32) -> u32 {
+        self.ftl.map.push((lpn, self.geo.ppn(plane, block, page)));
+        let tx = self.tsu.new_tx(TxKind::User, FlashOp::Read, plane, lpn, u64::MAX, NONE, 0, 0);
+        self.tsu.enqueue(tx, 0);
+        tx
+    }
+
+    fn user_write(&mut self, lpn: Lpn, plane: u32) -> u32 {
+        let tx = self.tsu.new_tx(TxKind::User, FlashOp::Program, plane, lpn, u64::MAX, NONE, 0, 0);
+        self.tsu.enqueue(tx, 0);
+        tx
+    }
+
+    /// A GC move of `lpn` from (block, page) of `plane`, as a program or a copyback.
+    fn gc_move(&mut self, op: FlashOp, lpn: Lpn, plane: u32, block: u32, page: u32) -> u32 {
+        let src = self.geo.ppn(plane, block, page);
+        self.ftl.map.push((lpn, src));
+        let tx = self.tsu.new_tx(TxKind::Gc, op, plane, lpn, u64::MAX, NONE, NONE, 0);
+        self.tsu.tx_mut(tx).src_ppn = src;
+        self.tsu.enqueue(tx, 0);
+        tx
+    }
+
+    fn erase(&mut self, plane: u32, block: u32) -> u32 {
+        let tx = self.tsu.new_tx(TxKind::Gc, FlashOp::Erase, plane, NONE, 0, NONE, NONE, 0);
+        self.tsu.tx_mut(tx).ppn = self.geo.ppn(plane, block, 0);
+        self.tsu.enqueue(tx, 0);
+        tx
+    }
+
+    /// Build from `class` (led by `leader`): the operation and the transactions, in plane order.
+    fn build(&mut self, class: QueueClass, leader: Option<u32>) -> Option<(FlashOp, Vec<u32>)> {
+        let op = self.tsu.build(0, Pick { class, leader }, &self.ftl)?;
+        let mut txs = Vec::new();
+        self.tsu.take_command(&mut txs);
+        Some((op, txs))
+    }
+}
+
+/// Reads: A (d0p0, block 1, page 5) leads; B (d0p1, block 2, page 5) has A's offset and
+/// joins die 0 as a multi-plane read (blocks may differ by default); C (d1p0, page 9) brings
+/// die 1 in (interleaving); D (d1p1, page 7) is not at die 1's offset 9 and stays queued.
+#[test]
+fn reads_at_one_offset_share_a_die_and_another_die_interleaves() {
+    let mut k = Case::default();
+    let a = k.user_read(10, 0, 1, 5);
+    let b = k.user_read(11, 1, 2, 5);
+    let c = k.user_read(12, 2, 0, 9);
+    let d = k.user_read(13, 3, 0, 7);
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![a, b, c])));
+    // Each read carries the page it reads.
+    assert_eq!(k.tsu.tx(b).ppn, k.geo.ppn(1, 2, 5));
+    assert_eq!(k.tsu.tx(c).ppn, k.geo.ppn(2, 0, 9));
+    // D is alone now and leads the next command.
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![d])));
+    assert_eq!(k.build(QueueClass::UserRead, None), None);
+}
+
+/// A part that needs the same block on every plane of a multi-plane command: B (block 2)
+/// cannot join A (block 1) although their offsets match; C still interleaves.
+#[test]
+fn same_block_parts_keep_other_blocks_out_of_a_multi_plane_command() {
+    let mut c = config();
+    c.nand.multiplane_same_block = true;
+    let mut k = Case::new(&c);
+    let a = k.user_read(10, 0, 1, 5);
+    let b = k.user_read(11, 1, 2, 5);
+    let cc = k.user_read(12, 2, 0, 9);
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![a, cc])));
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![b])));
+}
+
+/// A read joining a die looks past its plane's head: plane 1's head (page 3) does not fit
+/// A's offset 5, the read behind it (page 5) does, within `tsu.scan_limit` = 2 but not 1.
+#[test]
+fn a_joining_read_is_found_behind_its_planes_head_within_the_scan_limit() {
+    for (limit, joins) in [(2, true), (1, false)] {
+        let mut c = config();
+        c.tsu.scan_limit = limit;
+        let mut k = Case::new(&c);
+        let a = k.user_read(10, 0, 1, 5);
+        let head = k.user_read(11, 1, 1, 3);
+        let behind = k.user_read(12, 1, 1, 5);
+        let expect = if joins { vec![a, behind] } else { vec![a] };
+        assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, expect)), "scan limit {limit}");
+        let next = k.build(QueueClass::UserRead, None).expect("plane 1 still has work").1;
+        assert_eq!(next[0], head, "the skipped head stays first in its plane");
+    }
+}
+
+/// Programs go to each plane's write point: planes 0 and 1 at offset 4 make a multi-plane
+/// program on die 0, plane 2 (offset 6) interleaves die 1, plane 3 (offset 7) cannot join it.
+/// Without die interleaving only die 0 runs; without multi-plane, one plane per die.
+#[test]
+fn programs_join_at_equal_write_points_under_each_rule() {
+    let cases = [((true, true), vec![0, 1, 2]), ((true, false), vec![0, 1]), ((false, true), vec![0, 2])];
+    for ((multiplane, interleave), planes) in cases {
+        let mut c = config();
+        c.nand.multiplane = multiplane;
+        c.nand.die_interleave = interleave;
+        let mut k = Case::new(&c);
+        k.ftl.user_offset = [Some(4), Some(4), Some(6), Some(7)];
+        let txs: Vec<u32> = (0..4).map(|p| k.user_write(100 + p, p)).collect();
+        let expect: Vec<u32> = planes.iter().map(|&p| txs[p]).collect();
+        assert_eq!(
+            k.build(QueueClass::UserWrite, None),
+            Some((FlashOp::Program, expect)),
+            "multiplane {multiplane}, interleave {interleave}"
+        );
+    }
+}
+
+/// A plane that cannot get a page (its free blocks are kept for GC) has its write skipped;
+/// the next plane's write leads.
+#[test]
+fn a_plane_without_a_free_page_does_not_start_its_write() {
+    let mut k = Case::default();
+    k.ftl.user_offset = [None, Some(2), None, None];
+    let blocked = k.user_write(1, 0);
+    let next = k.user_write(2, 1);
+    assert_eq!(k.build(QueueClass::UserWrite, None), Some((FlashOp::Program, vec![next])));
+    assert_eq!(k.build(QueueClass::UserWrite, None), None, "only the blocked write is left");
+    assert_eq!(k.tsu.queue_lengths(0)[QueueClass::UserWrite as usize], 1);
+    let _ = blocked;
+}
+
+/// GC: a move whose page no longer holds its data (overwritten since the GC read) is
+/// dropped at its plane's head and reported as a finished move of that plane; a copyback
+/// and a program never share a command.
+#[test]
+fn stale_gc_moves_are_dropped_and_operations_never_mix() {
+    let mut k = Case::default();
+    k.ftl.gc_offset = [Some(0); 4];
+    let stale = k.gc_move(FlashOp::Program, 20, 0, 3, 1);
+    k.ftl.map.retain(|&(l, _)| l != 20); // overwritten: the old page holds nothing now
+    let copyback = k.gc_move(FlashOp::Copyback, 21, 1, 3, 2);
+    let program = k.gc_move(FlashOp::Program, 22, 2, 3, 4);
+    assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Copyback, vec![copyback])));
+    assert_eq!(k.tsu.pop_dropped_move(), Some(0));
+    assert_eq!(k.tsu.pop_dropped_move(), None);
+    assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Program, vec![program])));
+    let _ = stale;
+}
+
+/// A user read whose data moved to another plane since it was queued leaves the queue to
+/// follow its data; the rest build without it.
+#[test]
+fn a_read_whose_data_moved_leaves_to_follow_it() {
+    let mut k = Case::default();
+    let moved = k.user_read(30, 0, 0, 1);
+    let stays = k.user_read(31, 2, 0, 1);
+    k.ftl.map[0].1 = k.geo.ppn(3, 5, 2); // lpn 30 now lives on plane 3
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![stays])));
+    assert_eq!(k.tsu.pop_readdressed(), Some(moved));
+}
+
+/// Erases of one die: offset 0 of each block; blocks 3 and 4 make one multi-plane erase by
+/// default, two erases on a same-block part.
+#[test]
+fn erases_of_a_die_combine_unless_the_part_needs_one_block() {
+    for (same_block, first) in [(false, 2), (true, 1)] {
+        let mut c = config();
+        c.nand.multiplane_same_block = same_block;
+        let mut k = Case::new(&c);
+        let e0 = k.erase(0, 3);
+        let e1 = k.erase(1, 4);
+        let expect = if first == 2 { vec![e0, e1] } else { vec![e0] };
+        assert_eq!(k.build(QueueClass::GcErase, None), Some((FlashOp::Erase, expect)), "same_block {same_block}");
+    }
+}
+
+/// A policy's leader goes first from anywhere in its plane's queue: the read behind plane
+/// 2's head (page 8) leads, so die 1 works at offset 8; plane 3's read at page 8 joins it;
+/// plane 0's read (page 1, older than all) still interleaves on die 0.
+#[test]
+fn a_leader_sets_its_dies_offset_from_behind_its_planes_head() {
+    let mut k = Case::default();
+    let old = k.user_read(40, 0, 0, 1);
+    let _head = k.user_read(41, 2, 0, 2);
+    let leader = k.user_read(42, 2, 0, 8);
+    let joins = k.user_read(43, 3, 1, 8);
+    assert_eq!(k.build(QueueClass::UserRead, Some(leader)), Some((FlashOp::Read, vec![old, leader, joins])));
+}

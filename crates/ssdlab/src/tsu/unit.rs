@@ -1,0 +1,238 @@
+//! The transaction scheduling unit at work: the transaction records, every chip's queues,
+//! the policy and the builder, behind one narrow API for the simulation loop.
+//!
+//! The loop hands it transactions ([`Tsu::new_tx`], [`Tsu::enqueue`]); when a chip is free
+//! the loop asks for a command ([`Tsu::pick`], then [`Tsu::build`]) and gets back the
+//! transactions to launch plus what the build settled on the way (GC moves found stale,
+//! reads that followed their data elsewhere), to route on.
+
+use crate::config::Config;
+use crate::engine::Ps;
+use crate::ftl::Stream;
+use crate::nand::{FlashOp, Geometry, Lpn, NONE};
+use crate::slab::Slab;
+use crate::tsu::builder::{Builder, ChipWork, FtlView, Rules};
+use crate::tsu::{
+    ChipQueues, GcUrgency, Pick, PickContext, Place, QueueClass, QueueEntry, Transaction, TsuPolicy, TxKind,
+    QUEUE_CLASSES,
+};
+
+pub struct Tsu {
+    geo: Geometry,
+    rules: Rules,
+    policy: Box<dyn TsuPolicy>,
+    txs: Slab<Transaction>,
+    /// Enqueue order of transactions (global).
+    tx_seq: u64,
+    queues: Vec<ChipQueues>,
+    /// Per chip: transactions queued or running (dynamic allocation reads it).
+    chip_load: Vec<u32>,
+    builder: Builder,
+}
+
+/// Where an enqueued transaction went.
+#[derive(Debug, Clone, Copy)]
+pub struct Enqueued {
+    pub chip: u32,
+    /// It is a user read (a busy chip may suspend a program or erase for it).
+    pub user_read: bool,
+}
+
+impl Tsu {
+    /// `policy` is built by the caller (see [`crate::tsu::TsuPolicyKind::build`]).
+    pub fn new(cfg: &Config, geo: &Geometry, policy: Box<dyn TsuPolicy>) -> Tsu {
+        let chips = geo.chips() as usize;
+        Tsu {
+            geo: geo.clone(),
+            rules: Rules {
+                multiplane: cfg.nand.multiplane,
+                multiplane_same_block: cfg.nand.multiplane_same_block,
+                die_interleave: cfg.nand.die_interleave,
+                scan_limit: cfg.tsu.scan_limit as usize,
+            },
+            policy,
+            txs: Slab::new(),
+            tx_seq: 0,
+            queues: (0..chips).map(|_| ChipQueues::new(geo.planes_per_chip())).collect(),
+            chip_load: vec![0; chips],
+            builder: Builder::default(),
+        }
+    }
+
+    /// A new transaction record (not queued yet). `flow` is NONE for GC and write-backs.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_tx(
+        &mut self,
+        kind: TxKind,
+        op: FlashOp,
+        plane: u32,
+        lpn: Lpn,
+        mask: u64,
+        mr: u32,
+        flow: u32,
+        now: Ps,
+    ) -> u32 {
+        self.tx_seq += 1;
+        self.txs.insert(Transaction {
+            flow,
+            kind,
+            op,
+            plane,
+            plane_in_chip: self.geo.plane_in_chip(plane) as u16,
+            ppn: NONE,
+            lpn,
+            sector_mask: mask,
+            mr,
+            src_ppn: NONE,
+            then: NONE,
+            cache_gen: 0,
+            stream: if kind == TxKind::Gc { Stream::Gc } else { Stream::User },
+            enqueued_ps: now,
+            seq: self.tx_seq,
+        })
+    }
+
+    /// The read of a GC move found its page still live: the move's program takes over the
+    /// read's record (everything but the operation, page, time and order carries over), as a
+    /// new transaction in the same slot.
+    pub fn turn_into_program(&mut self, tx: u32, now: Ps) {
+        self.tx_seq += 1;
+        let w = &mut self.txs[tx];
+        debug_assert!(w.mr == NONE && w.flow == NONE && w.then == NONE && w.stream == Stream::Gc);
+        w.op = FlashOp::Program;
+        w.ppn = NONE;
+        w.enqueued_ps = now;
+        w.seq = self.tx_seq;
+    }
+
+    #[inline]
+    pub fn tx(&self, tx: u32) -> &Transaction {
+        &self.txs[tx]
+    }
+
+    #[inline]
+    pub fn tx_mut(&mut self, tx: u32) -> &mut Transaction {
+        &mut self.txs[tx]
+    }
+
+    /// Every transaction record, indexed by id (the PHY reads commands' records).
+    #[inline]
+    pub fn records(&self) -> &[Transaction] {
+        self.txs.as_slice()
+    }
+
+    /// A finished transaction's record is no longer needed.
+    pub fn free(&mut self, tx: u32) {
+        self.txs.remove(tx);
+    }
+
+    /// Put a transaction in its chip's queue (its class, its plane's FIFO).
+    pub fn enqueue(&mut self, tx: u32, now: Ps) -> Enqueued {
+        let t = &self.txs[tx];
+        let chip = self.geo.chip_of_plane(t.plane);
+        let class = t.class();
+        let page = match class {
+            QueueClass::GcRead | QueueClass::GcWrite => t.src_ppn,
+            QueueClass::GcErase => t.ppn,
+            _ => NONE,
+        };
+        let page_at = if class == QueueClass::GcRead {
+            Place { offset: self.geo.page_in_block(page), block: self.geo.block_in_plane(self.geo.block_of(page)) }
+        } else {
+            Place::NONE
+        };
+        let entry = QueueEntry { tx, lpn: t.lpn, page, page_at, op: t.op, seq: t.seq };
+        self.queues[chip as usize].push(class, t.plane_in_chip, entry);
+        self.policy.enqueued(chip, tx, &self.txs[tx], now);
+        self.chip_load[chip as usize] += 1;
+        Enqueued { chip, user_read: class == QueueClass::UserRead }
+    }
+
+    /// Per chip, transactions queued or running.
+    #[inline]
+    pub fn chip_load(&self) -> &[u32] {
+        &self.chip_load
+    }
+
+    pub fn has_user_reads(&self, chip: u32) -> bool {
+        self.queues[chip as usize].class_len(QueueClass::UserRead) > 0
+    }
+
+    pub fn is_idle(&self, chip: u32) -> bool {
+        self.queues[chip as usize].is_empty()
+    }
+
+    /// The policy's choice of queue for a free chip, leaving out `excluded` classes.
+    pub fn pick(
+        &mut self,
+        chip: u32,
+        now: Ps,
+        gc_urgency: GcUrgency,
+        excluded: &[bool; QUEUE_CLASSES],
+    ) -> Option<Pick> {
+        let ctx = PickContext {
+            chip,
+            now,
+            queues: &self.queues[chip as usize],
+            txs: self.txs.as_slice(),
+            gc_urgency,
+            excluded,
+        };
+        self.policy.pick(&ctx)
+    }
+
+    /// Build a command for `chip` from the picked queue (see [`Builder::build`]). On success
+    /// its transactions are had with [`Tsu::take_command`]; either way the caller settles
+    /// [`Tsu::pop_dropped_move`] and [`Tsu::pop_readdressed`].
+    pub fn build(&mut self, chip: u32, pick: Pick, ftl: &impl FtlView) -> Option<FlashOp> {
+        let mut work = ChipWork {
+            chip,
+            queues: &mut self.queues[chip as usize],
+            txs: &mut self.txs,
+            policy: &mut *self.policy,
+            load: &mut self.chip_load[chip as usize],
+        };
+        self.builder.build(&mut work, pick.class, pick.leader, &self.geo, &self.rules, ftl)
+    }
+
+    /// The command built last (the vector is swapped out; give it back with
+    /// [`Tsu::return_command`] to reuse its memory).
+    pub fn take_command(&mut self, into: &mut Vec<u32>) {
+        into.clear();
+        std::mem::swap(into, &mut self.builder.chosen);
+    }
+
+    pub fn return_command(&mut self, buf: Vec<u32>) {
+        self.builder.chosen = buf;
+    }
+
+    /// A plane whose GC move the last build dropped (its page was overwritten or trimmed).
+    pub fn pop_dropped_move(&mut self) -> Option<u32> {
+        self.builder.dropped_moves.pop()
+    }
+
+    /// A user read the last build took out of its queue because its data moved.
+    pub fn pop_readdressed(&mut self) -> Option<u32> {
+        self.builder.readdressed.pop()
+    }
+
+    /// A command of `txs` starts on `chip`: the policy learns what it serves.
+    pub fn dispatched(&mut self, chip: u32, txs: &[u32], now: Ps) {
+        self.policy.dispatched(chip, txs, self.txs.as_slice(), now);
+    }
+
+    /// A command of `n` transactions finished on `chip`.
+    pub fn finished(&mut self, chip: u32, n: u32) {
+        self.chip_load[chip as usize] -= n;
+    }
+
+    /// Chip time of GC charged to each flow (µs), if the policy charges GC (FLIN).
+    pub fn gc_charged_us(&self) -> Option<Vec<f64>> {
+        self.policy.gc_charged_us()
+    }
+
+    /// Queue lengths per class of a chip (for the message of a run that stopped early).
+    pub fn queue_lengths(&self, chip: u32) -> Vec<usize> {
+        QueueClass::ALL.iter().map(|&c| self.queues[chip as usize].class_len(c)).collect()
+    }
+}
