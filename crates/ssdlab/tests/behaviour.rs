@@ -370,16 +370,16 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
     let mut cfg = gc_lab("greedy");
     cfg.ftl.wear_leveling.static_threshold = static_threshold;
     let mut ftl = Ftl::new(&cfg, 1);
-    let reserve = ftl.user_reserve_blocks;
     let u = ftl.logical_pages() as u64;
     let hot = u / 10;
     let mut moved = 0u64;
     let mut pages = Vec::new();
     let mut gc = |ftl: &mut Ftl, plane: u32, moved: &mut u64| {
-        let Some(victim) = ftl.start_gc(plane) else { return false };
-        ftl.blocks.valid_pages(victim, &mut pages);
+        if ftl.start_gc(plane, &mut pages).is_none() {
+            return false;
+        }
         for &(_, lpn) in &pages {
-            let (ppn, _) = ftl.blocks.allocate(plane, Stream::Gc, reserve).expect("GC has room");
+            let (ppn, _) = ftl.allocate(plane, Stream::Gc).expect("GC has room");
             ftl.commit_write(lpn, ppn);
             *moved += 1;
         }
@@ -399,7 +399,7 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
         } as u32;
         let plane = ftl.write_plane(lpn, &load);
         let ppn = loop {
-            if let Some((ppn, _)) = ftl.blocks.allocate(plane, Stream::User, reserve) {
+            if let Some((ppn, _)) = ftl.allocate(plane, Stream::User) {
                 break ppn;
             }
             assert!(gc(&mut ftl, plane, &mut moved), "no victim while user writes wait");
@@ -412,7 +412,7 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
         }
     }
     ftl.check();
-    let counts = &ftl.blocks.erase_count;
+    let counts = ftl.erase_counts();
     (counts.iter().max().unwrap() - counts.iter().min().unwrap(), moved)
 }
 

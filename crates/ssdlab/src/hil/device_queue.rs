@@ -217,6 +217,12 @@ impl DeviceQueue {
 mod tests {
     use super::*;
 
+    /// A fetched request takes a tag and is admitted.
+    fn admit(q: &mut DeviceQueue, a: Admission) -> bool {
+        q.take_tag();
+        q.admit(a)
+    }
+
     fn req(io: u32, first_lpn: u64, pages: u32, writes: bool) -> Admission {
         Admission { io, first_lpn, pages, writes, fua: false }
     }
@@ -226,9 +232,9 @@ mod tests {
     #[test]
     fn a_read_waits_for_an_overlapping_earlier_write_until_it_completes() {
         let mut q = DeviceQueue::new(4, Hazards::Strict);
-        assert!(q.admit(req(0, 5, 2, true)));
-        assert!(!q.admit(req(1, 4, 2, false)));
-        assert!(q.admit(req(2, 7, 1, false)));
+        assert!(admit(&mut q, req(0, 5, 2, true)));
+        assert!(!admit(&mut q, req(1, 4, 2, false)));
+        assert!(admit(&mut q, req(2, 7, 1, false)));
         let mut out = Vec::new();
         q.release(2, &mut out);
         assert!(out.is_empty());
@@ -241,11 +247,11 @@ mod tests {
     #[test]
     fn under_war_only_a_write_after_a_read_waits() {
         let mut q = DeviceQueue::new(8, Hazards::War);
-        assert!(q.admit(req(0, 10, 1, true)));
-        assert!(q.admit(req(1, 10, 1, false)), "a read after a write goes");
-        assert!(q.admit(req(2, 20, 1, true)));
-        assert!(q.admit(req(3, 20, 1, true)), "a write after a write goes");
-        assert!(!q.admit(req(4, 10, 1, true)), "a write after a read waits");
+        assert!(admit(&mut q, req(0, 10, 1, true)));
+        assert!(admit(&mut q, req(1, 10, 1, false)), "a read after a write goes");
+        assert!(admit(&mut q, req(2, 20, 1, true)));
+        assert!(admit(&mut q, req(3, 20, 1, true)), "a write after a write goes");
+        assert!(!admit(&mut q, req(4, 10, 1, true)), "a write after a read waits");
         let mut out = Vec::new();
         q.release(1, &mut out);
         assert_eq!(out, vec![4]);
@@ -255,9 +261,9 @@ mod tests {
     #[test]
     fn fua_orders_everything() {
         let mut q = DeviceQueue::new(8, Hazards::FuaOnly);
-        assert!(q.admit(req(0, 1, 1, false)));
-        assert!(!q.admit(Admission { fua: true, ..req(1, 100, 1, true) }));
-        assert!(!q.admit(req(2, 200, 1, false)));
+        assert!(admit(&mut q, req(0, 1, 1, false)));
+        assert!(!admit(&mut q, Admission { fua: true, ..req(1, 100, 1, true) }));
+        assert!(!admit(&mut q, req(2, 200, 1, false)));
         let mut out = Vec::new();
         q.release(0, &mut out);
         assert_eq!(out, vec![1], "the FUA write goes; the later read still waits for it");

@@ -42,7 +42,6 @@ pub use pas::Pas;
 pub use sprinkler::Sprinkler;
 pub use vas::Vas;
 
-use crate::engine::Ps;
 use crate::nand::{Geometry, Lpn, NONE};
 
 /// What a memory request does.
@@ -66,8 +65,6 @@ pub struct MemoryRequest {
     pub op: MrOp,
     /// Target plane (flat index); NONE when no flash access is needed.
     pub plane: u32,
-    /// When it became ready to commit.
-    pub ready_ps: Ps,
     /// Committed, and its flash work is not done.
     pub committed: bool,
     /// Committed, and its first flash command has not started.

@@ -62,7 +62,6 @@ impl Harness {
                 sector_mask: 1,
                 op: MrOp::Read,
                 plane: chip * 4 + pic,
-                ready_ps: 0,
                 committed: false,
                 waiting: false,
             });

@@ -108,7 +108,6 @@ impl Simulation {
                 sector_mask: mask,
                 op,
                 plane: NONE,
-                ready_ps: now,
                 committed: false,
                 waiting: false,
             });
@@ -160,7 +159,6 @@ impl Simulation {
     /// (trim, zero read), or hand it to the device-level scheduler with its target.
     #[inline(always)]
     fn mr_ready(&mut self, mr: u32) {
-        self.mrs[mr].ready_ps = self.q.now();
         match self.mrs[mr].op {
             MrOp::Trim => self.trim(mr),
             MrOp::Read => self.read_ready(mr),
