@@ -75,7 +75,7 @@ fn workload(name: &str) -> Option<WorkloadSpec> {
     Some(match name {
         "read-4k-2xqd16" => w(vec![flow("a", 1.0, 16, 1_000_000), flow("b", 1.0, 16, 1_000_000)], None),
         "write-4k-qd32-gc" => {
-            w(vec![flow("w", 0.0, 32, 2_000_000)], Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }))
+            w(vec![flow("w", 0.0, 32, 2_000_000)], Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random }))
         }
         "mixed-70r-qd32" => w(vec![flow("m", 0.7, 32, 1_000_000)], None),
         "fresh-512g" => w(vec![flow("f", 0.5, 32, 1_000_000)], None),

@@ -5,6 +5,11 @@
 //! unit named by the key (`t_read_us`, `cmd_addr_cycle_ns`) and converted once, in
 //! [`Config::resolve`], to integer picoseconds.
 //!
+//! Every choice (`tsu.policy`, `hil.scheduler`, `ftl.allocation`, ...) is typed as the enum
+//! of the layer it configures, so a config that deserialises names only valid choices and
+//! the layers match on it with no fallback; a misspelled choice fails when the file is read,
+//! naming the key, the value and the choices.
+//!
 //! `--set key=value` overrides are applied to the parsed TOML tree before it is typed, so an
 //! override of a misspelled key fails exactly like the misspelled key in a file would.
 
@@ -12,6 +17,10 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::ftl::{AllocationScheme, MappingKind, UnwrittenRead, VictimPolicy};
+use crate::hif::{Arbitration, Interface};
+use crate::hil::{Fairness, Hazards, SchedulerKind};
+use crate::tsu::TsuPolicyKind;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -106,7 +115,7 @@ pub struct SuspensionConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct TsuConfig {
     /// fifo | ooo | flin
-    pub policy: String,
+    pub policy: TsuPolicyKind,
     /// How many queued transactions per queue the builder looks at when coalescing.
     pub scan_limit: u32,
     pub flin: FlinConfig,
@@ -147,14 +156,14 @@ impl Default for FlinConfig {
 pub struct FtlConfig {
     /// Fraction of physical pages not exposed as logical pages.
     pub overprovisioning_ratio: f64,
-    /// One of the 24 static orders (CWDP, ...) or `dynamic`.
-    pub allocation: String,
+    /// One of the 24 static orders (CWDP, ...), its first 1 to 3 letters (hybrid), or `dynamic`.
+    pub allocation: AllocationScheme,
     /// page (full page table). A trait lets demand-based mapping come later.
-    pub mapping: String,
+    pub mapping: MappingKind,
     /// What a read of a never-written page does: `flash` reads the page static allocation
     /// would have given it (so a fresh drive has realistic read timing), `zero` completes
     /// without touching flash.
-    pub unwritten_read: String,
+    pub unwritten_read: UnwrittenRead,
     pub gc: GcConfig,
     pub wear_leveling: WearLevelingConfig,
     pub firmware: FirmwareConfig,
@@ -164,7 +173,7 @@ pub struct FtlConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct GcConfig {
     /// greedy | cost_benefit | random | fifo | d_choices
-    pub policy: String,
+    pub policy: VictimPolicy,
     /// GC starts on a plane when its free blocks fall below this fraction of its blocks.
     pub threshold: f64,
     /// User writes to a plane wait when its free blocks fall to this fraction (foreground GC);
@@ -210,7 +219,7 @@ pub struct CacheConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HilConfig {
     /// Device-level scheduler: direct | vas | pas | spk1 | spk2 | spk3
-    pub scheduler: String,
+    pub scheduler: SchedulerKind,
     /// Device-level queue depth (tags).
     pub queue_depth: u32,
     /// PAS and SPK1: times the oldest request may be overtaken before it goes first.
@@ -220,10 +229,10 @@ pub struct HilConfig {
     pub readdressing: bool,
     /// Which overlapping requests the drive keeps in order: strict (RAW, WAR, WAW) | war
     /// (only a write after a read, Sprinkler §4.4; the host orders the rest).
-    pub hazards: String,
+    pub hazards: Hazards,
     /// Fairness layer over the device queue: none | wa_bc (budgets with GC compensation,
     /// Jun & Shin 2015: FLIN's "Sprinkler+Fairness").
-    pub fairness: String,
+    pub fairness: Fairness,
     /// WA-BC: each flow's budget per round, in device time per chip.
     pub wa_bc_round_us: f64,
 }
@@ -232,9 +241,9 @@ pub struct HilConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HifConfig {
     /// nvme | sata
-    pub interface: String,
+    pub interface: Interface,
     /// round_robin | weighted_round_robin (NVMe only)
-    pub arbitration: String,
+    pub arbitration: Arbitration,
     /// Weighted round-robin weights of the high, medium and low classes; urgent is strict.
     pub wrr_weights: Vec<u32>,
     /// Fixed time from a command's fetch to the device seeing it.
@@ -312,7 +321,7 @@ impl Default for SuspensionConfig {
 
 impl Default for TsuConfig {
     fn default() -> Self {
-        TsuConfig { policy: "ooo".into(), scan_limit: 64, flin: FlinConfig::default() }
+        TsuConfig { policy: TsuPolicyKind::Ooo, scan_limit: 64, flin: FlinConfig::default() }
     }
 }
 
@@ -320,9 +329,9 @@ impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
             overprovisioning_ratio: 0.07,
-            allocation: "CWDP".into(),
-            mapping: "page".into(),
-            unwritten_read: "flash".into(),
+            allocation: AllocationScheme::CWDP,
+            mapping: MappingKind::Page,
+            unwritten_read: UnwrittenRead::Flash,
             gc: GcConfig::default(),
             wear_leveling: WearLevelingConfig::default(),
             firmware: FirmwareConfig::default(),
@@ -333,7 +342,7 @@ impl Default for FtlConfig {
 impl Default for GcConfig {
     fn default() -> Self {
         GcConfig {
-            policy: "greedy".into(),
+            policy: VictimPolicy::Greedy,
             threshold: 0.05,
             hard_threshold: 0.005,
             background_threshold: 0.0,
@@ -364,12 +373,12 @@ impl Default for CacheConfig {
 impl Default for HilConfig {
     fn default() -> Self {
         HilConfig {
-            scheduler: "direct".into(),
+            scheduler: SchedulerKind::Direct,
             queue_depth: 32,
             max_bypass: 32,
             readdressing: true,
-            hazards: "strict".into(),
-            fairness: "none".into(),
+            hazards: Hazards::Strict,
+            fairness: Fairness::None,
             wa_bc_round_us: 10_000.0,
         }
     }
@@ -378,8 +387,8 @@ impl Default for HilConfig {
 impl Default for HifConfig {
     fn default() -> Self {
         HifConfig {
-            interface: "nvme".into(),
-            arbitration: "round_robin".into(),
+            interface: Interface::Nvme,
+            arbitration: Arbitration::RoundRobin,
             wrr_weights: vec![4, 2, 1],
             command_latency_ns: 0.0,
             pcie: PcieConfig::default(),
@@ -589,27 +598,12 @@ impl Config {
         if !(0.0..0.9).contains(&op) {
             return bad(file, "ftl.overprovisioning_ratio", op, "must be in [0, 0.9)");
         }
-        if let Err(why) = crate::ftl::AllocationScheme::parse(&self.ftl.allocation) {
-            return bad(file, "ftl.allocation", &self.ftl.allocation, &why);
-        }
-        if let Err(why) = crate::ftl::VictimPolicy::parse(&self.ftl.gc.policy) {
-            return bad(file, "ftl.gc.policy", &self.ftl.gc.policy, &why);
-        }
-        if let Err(why) = crate::tsu::TsuPolicyKind::parse(&self.tsu.policy) {
-            return bad(file, "tsu.policy", &self.tsu.policy, &why);
-        }
-        if let Err(why) = crate::hil::SchedulerKind::parse(&self.hil.scheduler) {
-            return bad(file, "hil.scheduler", &self.hil.scheduler, &why);
-        }
         let fl = &self.tsu.flin;
         if !(fl.epoch_us.is_finite() && fl.epoch_us > 0.0) {
             return bad(file, "tsu.flin.epoch_us", fl.epoch_us, "must be a positive number of microseconds");
         }
         if !(fl.fairness_threshold.is_finite() && (0.0..=1.0).contains(&fl.fairness_threshold)) {
             return bad(file, "tsu.flin.fairness_threshold", fl.fairness_threshold, "must be in [0, 1]");
-        }
-        if !["none", "wa_bc"].contains(&self.hil.fairness.as_str()) {
-            return bad(file, "hil.fairness", &self.hil.fairness, "must be none or wa_bc");
         }
         if !(self.hil.wa_bc_round_us.is_finite() && self.hil.wa_bc_round_us > 0.0) {
             return bad(
@@ -618,15 +612,6 @@ impl Config {
                 self.hil.wa_bc_round_us,
                 "must be a positive number of microseconds",
             );
-        }
-        if !["strict", "war", "none"].contains(&self.hil.hazards.as_str()) {
-            return bad(file, "hil.hazards", &self.hil.hazards, "must be strict, war or none");
-        }
-        if self.ftl.mapping != "page" {
-            return bad(file, "ftl.mapping", &self.ftl.mapping, "known mappings: page");
-        }
-        if !["flash", "zero"].contains(&self.ftl.unwritten_read.as_str()) {
-            return bad(file, "ftl.unwritten_read", &self.ftl.unwritten_read, "must be flash or zero");
         }
         let gc = &self.ftl.gc;
         for (key, v) in [
@@ -662,12 +647,6 @@ impl Config {
         }
         if n.suspension.enabled && n.suspension.max_per_op == 0 {
             return bad(file, "nand.suspension.max_per_op", 0, "must be at least 1 when suspension is enabled");
-        }
-        if !["nvme", "sata"].contains(&self.hif.interface.as_str()) {
-            return bad(file, "hif.interface", &self.hif.interface, "must be nvme or sata");
-        }
-        if !["round_robin", "weighted_round_robin"].contains(&self.hif.arbitration.as_str()) {
-            return bad(file, "hif.arbitration", &self.hif.arbitration, "must be round_robin or weighted_round_robin");
         }
         if self.hif.wrr_weights.len() != 3 || self.hif.wrr_weights.contains(&0) {
             return bad(
@@ -723,4 +702,76 @@ pub fn ns_to_ps(ns: f64) -> u64 {
 /// Microseconds (as written in a config) to integer picoseconds.
 pub fn us_to_ps(us: f64) -> u64 {
     (us * 1_000_000.0).round() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each choice key with every spelling docs/config.md allows.
+    const CHOICES: [(&str, &[&str]); 10] = [
+        ("tsu.policy", &["fifo", "ooo", "flin"]),
+        ("ftl.allocation", &["CWDP", "PDWC", "CW", "D", "WDP", "dynamic"]),
+        ("ftl.mapping", &["page"]),
+        ("ftl.unwritten_read", &["flash", "zero"]),
+        ("ftl.gc.policy", &["greedy", "cost_benefit", "random", "fifo", "d_choices"]),
+        ("hil.scheduler", &["direct", "vas", "pas", "spk1", "spk2", "spk3"]),
+        ("hil.hazards", &["strict", "war", "none"]),
+        ("hil.fairness", &["none", "wa_bc"]),
+        ("hif.interface", &["nvme", "sata"]),
+        ("hif.arbitration", &["round_robin", "weighted_round_robin"]),
+    ];
+
+    /// The value of dotted `key` in a config serialised as a TOML tree.
+    fn lookup(config: &Config, key: &str) -> toml::Value {
+        let mut v = toml::Value::try_from(config).unwrap();
+        for part in key.split('.') {
+            v = v.get(part).unwrap_or_else(|| panic!("{key} missing from the resolved config")).clone();
+        }
+        v
+    }
+
+    #[test]
+    fn every_choice_reads_and_prints_as_written() {
+        for (key, values) in CHOICES {
+            for value in values {
+                let c = Config::from_toml_str("", "test", &[format!("{key}={value}")]).unwrap();
+                assert_eq!(lookup(&c, key).as_str(), Some(*value), "{key} = {value} must print as written");
+                // The choices shown in summaries and tables use the same spelling.
+                let shown = match key {
+                    "tsu.policy" => c.tsu.policy.to_string(),
+                    "hil.scheduler" => c.hil.scheduler.to_string(),
+                    "ftl.allocation" => c.ftl.allocation.to_string(),
+                    _ => continue,
+                };
+                assert_eq!(shown, *value, "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_choice_names_its_key_value_and_line() {
+        for (key, _) in CHOICES {
+            let (table, leaf) = key.rsplit_once('.').unwrap();
+            let text = format!("# drive\n[{table}]\n{leaf} = \"bogus\"\n");
+            let e = Config::from_toml_str(&text, "drive.toml", &[]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("drive.toml:3: {key} = \"bogus\": ")), "{e}");
+            let e = Config::from_toml_str("", "drive.toml", &[format!("{key}=bogus")]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--set: {key}=bogus: ")), "{e}");
+        }
+    }
+
+    #[test]
+    fn allocation_reads_in_any_case_and_prints_upper_case() {
+        let c = Config::from_toml_str("[ftl]\nallocation = \"pdWc\"\n", "test", &[]).unwrap();
+        assert_eq!(lookup(&c, "ftl.allocation").as_str(), Some("PDWC"));
+        let c = Config::from_toml_str("", "test", &["ftl.allocation=Dynamic".into()]).unwrap();
+        assert_eq!(c.ftl.allocation, AllocationScheme::Dynamic);
+        assert_eq!(lookup(&c, "ftl.allocation").as_str(), Some("dynamic"));
+        let e = Config::from_toml_str("[ftl]\nallocation = \"CWXP\"\n", "drive.toml", &[]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "drive.toml:2: ftl.allocation = \"CWXP\": `CWXP` is not an allocation scheme: letters must be C, W, D, P"
+        );
+    }
 }

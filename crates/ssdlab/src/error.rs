@@ -37,16 +37,90 @@ impl Error {
         Error::Io { file: path.display().to_string(), source }
     }
 
-    /// A TOML parse or typing error, with the line number taken from its span.
+    /// A TOML parse or typing error, with the line number taken from its span. A bad value
+    /// (an unknown choice, a wrong type) is named by its dotted key, as `validate` names the
+    /// values it rejects: `tsu.policy = "bogus": unknown variant ...`.
     pub fn toml(file: &str, text: &str, e: toml::de::Error) -> Error {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1).unwrap_or(0);
-        let key =
-            e.span().map(|s| text.get(s.start..s.end.min(text.len())).unwrap_or("").to_string()).unwrap_or_default();
-        let message = e.message().trim().to_string();
-        let message =
-            if key.is_empty() { message } else { format!("{message} (at `{}`)", key.lines().next().unwrap_or("")) };
-        Error::Config { file: file.to_string(), line, key, message }
+        let Some(span) = e.span() else {
+            return Error::config(file, 0, "", e.message().trim());
+        };
+        let start = span.start.min(text.len());
+        let line = text[..start].matches('\n').count() + 1;
+        let at = text.get(start..span.end.min(text.len())).unwrap_or("");
+        let at = at.lines().next().unwrap_or("");
+        let message = e.message().trim();
+        match key_of_value_at(text, start) {
+            Some(key) => {
+                let message = format!("{key} = {at}: {message}");
+                Error::Config { file: file.to_string(), line, key, message }
+            }
+            None if at.is_empty() => Error::config(file, line, "", message),
+            None => Error::config(file, line, at, &format!("{message} (at `{at}`)")),
+        }
     }
+}
+
+/// Follows the table headers of TOML text line by line, naming tables as config errors do:
+/// dotted, with `name[i]` for the i-th `[[name]]` table.
+#[derive(Default)]
+struct Tables {
+    current: String,
+    arrays: Vec<(String, usize)>,
+}
+
+impl Tables {
+    /// Reads one line. Returns the key it assigns and where its `=` is, or None for a header,
+    /// a comment or a blank line.
+    fn line<'a>(&mut self, raw: &'a str) -> Option<(&'a str, usize)> {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if let Some(name) = line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
+            let name = name.trim().to_string();
+            let count = match self.arrays.iter_mut().find(|(a, _)| *a == name) {
+                Some((_, c)) => {
+                    *c += 1;
+                    *c
+                }
+                None => {
+                    self.arrays.push((name.clone(), 0));
+                    0
+                }
+            };
+            self.current = format!("{name}[{count}]");
+        } else if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            self.current = name.trim().to_string();
+        } else if let Some(eq) = raw.split('#').next().unwrap_or("").find('=') {
+            return Some((raw[..eq].trim().trim_matches('"'), eq));
+        }
+        None
+    }
+
+    /// `key` in the current table, dotted.
+    fn full(&self, key: &str) -> String {
+        if self.current.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.current)
+        }
+    }
+}
+
+/// The dotted key whose value starts at byte `offset` of TOML `text`, if the value sits on
+/// its key's line (`key = value`; not inside an inline table or a multi-line array).
+fn key_of_value_at(text: &str, offset: usize) -> Option<String> {
+    let mut tables = Tables::default();
+    let mut line_start = 0;
+    for raw in text.split_inclusive('\n') {
+        let assigns = tables.line(raw);
+        let line_end = line_start + raw.len();
+        if offset < line_end {
+            let (key, eq) = assigns?;
+            // The span starts after the `=`, and not inside an inline table or an array.
+            let before = raw.get(eq + 1..offset - line_start)?;
+            return (!before.contains(['{', '[', ','])).then(|| tables.full(key));
+        }
+        line_start = line_end;
+    }
+    None
 }
 
 /// The 1-based line where `key` (dotted, with `name[i]` for the i-th `[[name]]` table) is
@@ -56,29 +130,10 @@ pub fn line_of_key(text: &str, key: &str) -> usize {
         Some(i) => (&key[..i], &key[i + 1..]),
         None => ("", key),
     };
-    let mut current = String::new();
-    let mut arrays: Vec<(String, usize)> = Vec::new();
+    let mut tables = Tables::default();
     for (n, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if let Some(name) = line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
-            let name = name.trim().to_string();
-            let count = match arrays.iter_mut().find(|(a, _)| *a == name) {
-                Some((_, c)) => {
-                    *c += 1;
-                    *c
-                }
-                None => {
-                    arrays.push((name.clone(), 0));
-                    0
-                }
-            };
-            current = format!("{name}[{count}]");
-        } else if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            current = name.trim().to_string();
-        } else if let Some((k, _)) = line.split_once('=') {
-            let k = k.trim().trim_matches('"');
-            let full = if current.is_empty() { k.to_string() } else { format!("{current}.{k}") };
-            if full == key || (current == table && k == leaf) {
+        if let Some((k, _)) = tables.line(raw) {
+            if tables.full(k) == key || (tables.current == table && k == leaf) {
                 return n + 1;
             }
         }
@@ -88,7 +143,7 @@ pub fn line_of_key(text: &str, key: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::line_of_key;
+    use super::{key_of_value_at, line_of_key};
 
     #[test]
     fn finds_keys_in_tables_and_arrays_of_tables() {
@@ -99,5 +154,17 @@ mod tests {
         assert_eq!(line_of_key(text, "flows[1].read_ratio"), 9);
         assert_eq!(line_of_key(text, "flows[0].read_ratio"), 0);
         assert_eq!(line_of_key(text, "nand.dies_per_chip"), 0);
+    }
+
+    #[test]
+    fn names_the_key_whose_value_an_offset_falls_in() {
+        let text = "seed = 1\n[nand]\nchannels = \"x\" # c = d\nbus = { rate_mt_s = \"y\" }\n[[flows]]\n[[flows]]\npriority = 3\n";
+        let at = |needle: &str| key_of_value_at(text, text.find(needle).unwrap());
+        assert_eq!(at("1\n").as_deref(), Some("seed"));
+        assert_eq!(at("\"x\"").as_deref(), Some("nand.channels"));
+        assert_eq!(at("3\n").as_deref(), Some("flows[1].priority"));
+        // A key itself, or a value inside an inline table: not a key's own value.
+        assert_eq!(at("channels"), None);
+        assert_eq!(at("\"y\""), None);
     }
 }

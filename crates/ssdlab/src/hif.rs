@@ -9,8 +9,30 @@
 
 pub mod queues;
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::Config;
 use crate::engine::Ps;
+
+/// The host interface (`hif.interface`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interface {
+    /// NVMe over PCIe: one submission queue per flow, arbitrated by `hif.arbitration`.
+    Nvme,
+    /// SATA with NCQ: one queue in submission order, at most 32 tags.
+    Sata,
+}
+
+/// How NVMe picks the submission queue to fetch from (`hif.arbitration`; SATA has one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arbitration {
+    RoundRobin,
+    /// Weighted round-robin over the high, medium and low classes (`hif.wrr_weights`), the
+    /// urgent class strictly first.
+    WeightedRoundRobin,
+}
 
 #[derive(Debug, Clone)]
 pub struct Link {
@@ -28,22 +50,23 @@ const SECTOR_TABLE: u64 = 256;
 impl Link {
     pub fn from_config(c: &Config) -> Link {
         let sector_bytes = c.nand.sector_bytes as u64;
-        let mut link = if c.hif.interface == "sata" {
-            Link {
+        let mut link = match c.hif.interface {
+            Interface::Sata => Link {
                 bytes_per_s: (c.hif.sata.bandwidth_mb_s * 1e6).round() as u128,
                 payload_bytes: 8192,
                 overhead_bytes: 0,
                 sector_bytes,
                 sector_ps: Vec::new(),
-            }
-        } else {
-            let p = &c.hif.pcie;
-            Link {
-                bytes_per_s: (p.lane_gb_s * 1e9).round() as u128 * p.lanes as u128,
-                payload_bytes: p.tlp_payload_bytes as u64,
-                overhead_bytes: p.tlp_overhead_bytes as u64,
-                sector_bytes,
-                sector_ps: Vec::new(),
+            },
+            Interface::Nvme => {
+                let p = &c.hif.pcie;
+                Link {
+                    bytes_per_s: (p.lane_gb_s * 1e9).round() as u128 * p.lanes as u128,
+                    payload_bytes: p.tlp_payload_bytes as u64,
+                    overhead_bytes: p.tlp_overhead_bytes as u64,
+                    sector_bytes,
+                    sector_ps: Vec::new(),
+                }
             }
         };
         link.sector_ps = (0..=SECTOR_TABLE).map(|k| link.transfer_ps(k * sector_bytes)).collect();
@@ -87,12 +110,10 @@ enum Mode {
 
 impl Arbiter {
     pub fn from_config(c: &Config) -> Arbiter {
-        let mode = if c.hif.interface == "sata" {
-            Mode::Single
-        } else if c.hif.arbitration == "weighted_round_robin" {
-            Mode::Weighted
-        } else {
-            Mode::RoundRobin
+        let mode = match (c.hif.interface, c.hif.arbitration) {
+            (Interface::Sata, _) => Mode::Single,
+            (Interface::Nvme, Arbitration::RoundRobin) => Mode::RoundRobin,
+            (Interface::Nvme, Arbitration::WeightedRoundRobin) => Mode::Weighted,
         };
         let w = &c.hif.wrr_weights;
         Arbiter { mode, rr: 0, class: 1, credit: w[0], weights: [w[0], w[1], w[2]] }
@@ -153,7 +174,7 @@ mod tests {
     #[test]
     fn weighted_round_robin_gives_weighted_shares() {
         let mut c = Config::default();
-        c.hif.arbitration = "weighted_round_robin".into();
+        c.hif.arbitration = Arbitration::WeightedRoundRobin;
         c.hif.wrr_weights = vec![4, 2, 1];
         let mut a = Arbiter::from_config(&c);
         let prio = [1u8, 2, 3];

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
 use crate::error::{Error, Result};
+use crate::ftl::precondition::Pattern;
 use ssdlab_trace::{Format, Op};
 
 /// A host request as the device sees it.
@@ -62,12 +63,8 @@ pub struct PreconditionSpec {
     /// Fraction of the logical space written before measuring.
     pub occupancy: f64,
     /// random | sequential
-    #[serde(default = "default_pattern")]
-    pub pattern: String,
-}
-
-fn default_pattern() -> String {
-    "random".into()
+    #[serde(default)]
+    pub pattern: Pattern,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -213,12 +210,6 @@ impl WorkloadSpec {
                 return bad(
                     "precondition.occupancy",
                     format!("precondition.occupancy = {}: must be in [0, 1]", p.occupancy),
-                );
-            }
-            if !["random", "sequential"].contains(&p.pattern.as_str()) {
-                return bad(
-                    "precondition.pattern",
-                    format!("precondition.pattern = {:?}: must be random or sequential", p.pattern),
                 );
             }
         }

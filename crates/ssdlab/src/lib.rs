@@ -5,13 +5,15 @@
 //! collection, at speeds that allow sweeps. Not a functional emulator: data is not stored,
 //! only where it lives and how long moving it takes.
 //!
-//! Where to start reading: [`sim`] wires the layers and runs the event loop; each layer is
-//! a module that says what it owns and which trait extends it:
-//! [`host`] (workloads, flows) → [`hif`] (NVMe/SATA, link) → [`hil`] (device queue,
-//! device-level scheduler: [`hil::DeviceScheduler`]) → [`cache`] (write cache) → [`ftl`]
-//! (mapping [`ftl::mapping::Mapping`], allocation, GC victims) → [`tsu`] (flash transaction
-//! scheduling: [`tsu::TsuPolicy`]) → [`nand`] (geometry, timing). [`engine`] is the event
-//! queue, [`config`] the typed configuration, [`stats`] the metrics, [`report`] the output.
+//! Where to start reading: `docs/architecture.md`, then [`sim`], the event loop and the
+//! routing between layers. Each layer is a module that owns its state and its mechanism and
+//! says which trait extends it: [`host`] (workloads, flows) → [`hif`] (NVMe/SATA queues,
+//! link) → [`hil`] (device queue, hazards, device-level scheduler: [`hil::DeviceScheduler`])
+//! → [`cache`] (write cache) → [`ftl`] (mapping [`ftl::mapping::Mapping`], allocation, blocks,
+//! GC) → [`tsu`] (flash transaction scheduling: [`tsu::TsuPolicy`], the command builder) →
+//! [`nand`] (geometry, timing, and [`nand::phy`]: chips and buses at work). [`engine`] is the
+//! event queue, [`config`] the typed configuration, [`stats`] the metrics, [`report`] the
+//! output, [`timeline`] the Perfetto trace.
 //!
 //! ```no_run
 //! let config = ssdlab::Config::load("presets/mqsim-default.toml".as_ref(), &[]).unwrap();

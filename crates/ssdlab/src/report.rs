@@ -7,9 +7,10 @@
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::engine::Ps;
 use crate::host::WorkloadSpec;
 use crate::sim::{CheckResult, Outcome};
-use crate::stats::{Latency, Sample};
+use crate::stats::{Latency, Sample, Stats};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -211,11 +212,67 @@ fn ratio(a: f64, b: f64) -> f64 {
     }
 }
 
+impl HostReport {
+    fn of(s: &Stats, secs: f64) -> HostReport {
+        HostReport {
+            requests_completed: s.completed,
+            iops: ratio(s.completed as f64, secs),
+            bandwidth_mb_s: ratio((s.bytes_read + s.bytes_written) as f64 / 1e6, secs),
+            read_bandwidth_mb_s: ratio(s.bytes_read as f64 / 1e6, secs),
+            write_bandwidth_mb_s: ratio(s.bytes_written as f64 / 1e6, secs),
+            host_wait_us_mean: ratio(s.host_wait_ps as f64 / 1e6, s.completed as f64),
+            device_us_mean: ratio(s.device_ps as f64 / 1e6, s.completed as f64),
+            queue_stall_s: s.stall_ps as f64 / 1e12,
+        }
+    }
+}
+
+impl FlashReport {
+    fn of(s: &Stats, chips: f64, sim_time_ps: Ps) -> FlashReport {
+        let commands = s.commands as f64;
+        FlashReport {
+            chip_utilization: ratio(s.busy_chip_ps as f64, chips * sim_time_ps as f64).min(1.0),
+            inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
+            intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
+            memory_requests: s.page_ops,
+            transactions: s.commands,
+            transaction_reduction: if s.page_ops == 0 { 0.0 } else { 1.0 - commands / s.page_ops as f64 },
+            flp: FlpReport {
+                single: ratio(s.flp_single as f64, commands),
+                die_interleave: ratio(s.flp_die_interleave as f64, commands),
+                multi_plane: ratio(s.flp_multi_plane as f64, commands),
+                both: ratio(s.flp_both as f64, commands),
+            },
+            suspensions: s.suspensions,
+            read_modify_writes: s.rmw_reads,
+            readdressed_reads: s.readdressed,
+        }
+    }
+}
+
+impl GcReport {
+    fn of(o: &Outcome) -> GcReport {
+        let s = &o.stats;
+        let chips = o.geo.chips() as f64;
+        GcReport {
+            invocations: s.gc_invocations,
+            pages_moved: s.gc_pages_moved,
+            erases: s.erases,
+            waf: if s.user_pages_programmed == 0 {
+                0.0
+            } else {
+                (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64
+            },
+            effective_spare_factor: o.effective_spare_factor,
+            chip_time_fraction: ratio(s.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
+        }
+    }
+}
+
 impl Report {
     pub fn from_outcome(o: &Outcome) -> Report {
         let s = &o.stats;
         let secs = o.sim_time_ps as f64 / 1e12;
-        let chips = o.geo.chips() as f64;
         let flows = o
             .flow_names
             .iter()
@@ -233,7 +290,6 @@ impl Report {
                 gc_charged_us: o.gc_charged_us.as_ref().and_then(|g| g.get(i).copied()),
             })
             .collect();
-        let commands = s.commands as f64;
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: o.seed,
@@ -241,51 +297,15 @@ impl Report {
             workload: o.workload.clone(),
             sim: SimReport {
                 sim_time_ps: o.sim_time_ps,
-                host: HostReport {
-                    requests_completed: s.completed,
-                    iops: ratio(s.completed as f64, secs),
-                    bandwidth_mb_s: ratio((s.bytes_read + s.bytes_written) as f64 / 1e6, secs),
-                    read_bandwidth_mb_s: ratio(s.bytes_read as f64 / 1e6, secs),
-                    write_bandwidth_mb_s: ratio(s.bytes_written as f64 / 1e6, secs),
-                    host_wait_us_mean: ratio(s.host_wait_ps as f64 / 1e6, s.completed as f64),
-                    device_us_mean: ratio(s.device_ps as f64 / 1e6, s.completed as f64),
-                    queue_stall_s: s.stall_ps as f64 / 1e12,
-                },
+                host: HostReport::of(s, secs),
                 latency_us: LatencyGroup {
                     all: LatencySummary::of(&s.all),
                     read: LatencySummary::of(&s.read),
                     write: LatencySummary::of(&s.write),
                 },
                 flows,
-                flash: FlashReport {
-                    chip_utilization: ratio(s.busy_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
-                    inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
-                    intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
-                    memory_requests: s.page_ops,
-                    transactions: s.commands,
-                    transaction_reduction: if s.page_ops == 0 { 0.0 } else { 1.0 - commands / s.page_ops as f64 },
-                    flp: FlpReport {
-                        single: ratio(s.flp_single as f64, commands),
-                        die_interleave: ratio(s.flp_die_interleave as f64, commands),
-                        multi_plane: ratio(s.flp_multi_plane as f64, commands),
-                        both: ratio(s.flp_both as f64, commands),
-                    },
-                    suspensions: s.suspensions,
-                    read_modify_writes: s.rmw_reads,
-                    readdressed_reads: s.readdressed,
-                },
-                gc: GcReport {
-                    invocations: s.gc_invocations,
-                    pages_moved: s.gc_pages_moved,
-                    erases: s.erases,
-                    waf: if s.user_pages_programmed == 0 {
-                        0.0
-                    } else {
-                        (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64
-                    },
-                    effective_spare_factor: o.effective_spare_factor,
-                    chip_time_fraction: ratio(s.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
-                },
+                flash: FlashReport::of(s, o.geo.chips() as f64, o.sim_time_ps),
+                gc: GcReport::of(o),
                 cache: CacheReport {
                     read_hits: s.cache_read_hits,
                     read_misses: s.cache_read_misses,
@@ -374,6 +394,22 @@ impl Report {
                 fr.fairness, fr.unfairness, fr.weighted_speedup, fr.max_slowdown
             );
         }
+        out += &self.summary_flash();
+        let r = &self.run;
+        out += &format!(
+            "run: {:.2} s wall, {:.0} requests/s, {:.2} M events/s, peak RSS {:.1} MB\n",
+            r.wall_s,
+            r.requests_per_s,
+            r.events_per_s / 1e6,
+            r.peak_rss_bytes as f64 / 1e6
+        );
+        out
+    }
+
+    /// The summary's flash, FLP, GC, cache and check lines.
+    fn summary_flash(&self) -> String {
+        let s = &self.sim;
+        let mut out = String::new();
         let fl = &s.flash;
         out += &format!(
             "flash: chip utilization {:.1}%, inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
@@ -408,14 +444,6 @@ impl Report {
                 out += &format!("  first: {v}\n");
             }
         }
-        let r = &self.run;
-        out += &format!(
-            "run: {:.2} s wall, {:.0} requests/s, {:.2} M events/s, peak RSS {:.1} MB\n",
-            r.wall_s,
-            r.requests_per_s,
-            r.events_per_s / 1e6,
-            r.peak_rss_bytes as f64 / 1e6
-        );
         out
     }
 

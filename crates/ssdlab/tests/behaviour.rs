@@ -9,9 +9,13 @@ mod common;
 use std::path::PathBuf;
 
 use common::{lrw_waf, preset, trace_file, trace_workload};
-use ssdlab::ftl::{Ftl, Stream};
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::{AllocationScheme, Ftl, Stream, VictimPolicy};
+use ssdlab::hif::{Arbitration, Interface};
+use ssdlab::hil::Hazards;
 use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
 use ssdlab::sim::Outcome;
+use ssdlab::tsu::TsuPolicyKind;
 use ssdlab::{Config, Report, RunOptions};
 
 // ---------------------------------------------------------------------------------- helpers
@@ -38,11 +42,11 @@ fn flow(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64) -> F
     }
 }
 
-fn workload(seed: u64, precondition: Option<(f64, &str)>, flows: Vec<FlowSpec>) -> WorkloadSpec {
+fn workload(seed: u64, precondition: Option<(f64, Pattern)>, flows: Vec<FlowSpec>) -> WorkloadSpec {
     WorkloadSpec {
         source: String::new(),
         seed,
-        precondition: precondition.map(|(occupancy, pattern)| PreconditionSpec { occupancy, pattern: pattern.into() }),
+        precondition: precondition.map(|(occupancy, pattern)| PreconditionSpec { occupancy, pattern }),
         flows,
     }
 }
@@ -62,7 +66,7 @@ fn small() -> Config {
 
 /// One chip, one die, two planes of 128 blocks × 32 pages: a GC laboratory where every
 /// write amplification difference comes from the victim choice.
-fn gc_lab(policy: &str) -> Config {
+fn gc_lab(policy: VictimPolicy) -> Config {
     let mut cfg = preset("mqsim-default.toml");
     cfg.nand.channels = 1;
     cfg.nand.chips_per_channel = 1;
@@ -71,7 +75,7 @@ fn gc_lab(policy: &str) -> Config {
     cfg.nand.blocks_per_plane = 128;
     cfg.nand.pages_per_block = 32;
     cfg.ftl.overprovisioning_ratio = 0.2;
-    cfg.ftl.gc.policy = policy.into();
+    cfg.ftl.gc.policy = policy;
     cfg
 }
 
@@ -118,7 +122,7 @@ impl Mix {
 
 /// Mixed 8 KiB random reads and writes (page-sized: no read-modify-writes) on a filled drive.
 fn mixed_workload(requests: u64) -> WorkloadSpec {
-    workload(11, Some((0.8, "random")), vec![flow(0.5, "uniform", 8192, 16, requests)])
+    workload(11, Some((0.8, Pattern::Random)), vec![flow(0.5, "uniform", 8192, 16, requests)])
 }
 
 #[test]
@@ -141,7 +145,7 @@ fn suspension_lets_reads_overtake_long_programs() {
     // nothing qualifies and the run is the suspension-off run.
     let mut slow = on.clone();
     slow.nand.suspension.t_suspend_us = 800.0;
-    let light = workload(11, Some((0.5, "sequential")), vec![flow(0.5, "uniform", 8192, 16, 5_000)]);
+    let light = workload(11, Some((0.5, Pattern::Sequential)), vec![flow(0.5, "uniform", 8192, 16, 5_000)]);
     let c = report(&slow, &light);
     let d = report(&off, &light);
     assert_eq!(c.sim.gc.erases, 0);
@@ -189,11 +193,11 @@ fn programs_following_one_multi_plane_read_start_as_one_multi_plane_program() {
     // writes to the first halves of lpn 0 and 1 arrive: their read-modify-write reads (same
     // offset, two planes) run as one command, and when it ends both programs must run as one
     // multi-plane program — three commands, two of them multi-plane, one tPROG.
-    let mut cfg = gc_lab("greedy");
-    cfg.hil.hazards = "none".into();
+    let mut cfg = gc_lab(VictimPolicy::Greedy);
+    cfg.hil.hazards = Hazards::FuaOnly;
     let path = trace_file("rmw-mp", &[(0, 2 * 16, 16, true), (0, 0, 8, false), (0, 16, 8, false)]);
     let mut wl = trace_workload(path, "timestamps", 8);
-    wl.precondition = Some(PreconditionSpec { occupancy: 0.5, pattern: "sequential".into() });
+    wl.precondition = Some(PreconditionSpec { occupancy: 0.5, pattern: Pattern::Sequential });
     let o = run(&cfg, &wl);
     assert_eq!(o.stats.rmw_reads, 2);
     assert_eq!(o.stats.commands, 3, "page read, two-plane read, two-plane program");
@@ -210,9 +214,9 @@ fn programs_following_one_multi_plane_read_start_as_one_multi_plane_program() {
 #[test]
 fn out_of_order_tsu_serves_reads_before_queued_writes() {
     let mut fifo = small();
-    fifo.tsu.policy = "fifo".into();
+    fifo.tsu.policy = TsuPolicyKind::Fifo;
     let mut ooo = small();
-    ooo.tsu.policy = "ooo".into();
+    ooo.tsu.policy = TsuPolicyKind::Ooo;
     let wl = mixed_workload(20_000);
     let f = report(&fifo, &wl);
     let o = report(&ooo, &wl);
@@ -240,23 +244,23 @@ fn gc_books_balance(r: &Report) {
     assert!((g.waf - waf).abs() < 1e-12);
 }
 
-fn steady_state_waf(policy: &str) -> (f64, Report) {
+fn steady_state_waf(policy: VictimPolicy) -> (f64, Report) {
     let mut cfg = gc_lab(policy);
     cfg.stats.interval_us = 1000.0;
     let u = logical_pages(&cfg);
-    let wl = workload(5, Some((1.0, "sequential")), vec![flow(0.0, "uniform", 8192, 8, 4 * u)]);
+    let wl = workload(5, Some((1.0, Pattern::Sequential)), vec![flow(0.0, "uniform", 8192, 8, 4 * u)]);
     let r = report(&cfg, &wl);
     (windowed_waf(&r, u), r)
 }
 
 #[test]
 fn gc_policies_all_run_and_greedy_amplifies_least_under_uniform_writes() {
-    let (greedy, _) = steady_state_waf("greedy");
+    let (greedy, _) = steady_state_waf(VictimPolicy::Greedy);
     let mut others = Vec::new();
-    for policy in ["cost_benefit", "fifo", "random", "d_choices"] {
+    for policy in [VictimPolicy::CostBenefit, VictimPolicy::Fifo, VictimPolicy::Random, VictimPolicy::DChoices] {
         let (waf, r) = steady_state_waf(policy);
-        assert!(r.sim.gc.invocations > 0 && r.sim.gc.erases > 0, "{policy}: GC must run");
-        assert!(waf > 1.0, "{policy}: WAF {waf}");
+        assert!(r.sim.gc.invocations > 0 && r.sim.gc.erases > 0, "{policy:?}: GC must run");
+        assert!(waf > 1.0, "{policy:?}: WAF {waf}");
         gc_books_balance(&r);
         others.push((policy, waf));
     }
@@ -264,9 +268,9 @@ fn gc_policies_all_run_and_greedy_amplifies_least_under_uniform_writes() {
     // so the block with the fewest valid pages is always the cheapest to clean: no policy
     // can do better than greedy (1% slack for the finite run).
     for &(policy, waf) in &others {
-        assert!(greedy <= waf * 1.01, "greedy WAF {greedy:.3} vs {policy} {waf:.3}");
+        assert!(greedy <= waf * 1.01, "greedy WAF {greedy:.3} vs {policy:?} {waf:.3}");
     }
-    let random = others.iter().find(|o| o.0 == "random").unwrap().1;
+    let random = others.iter().find(|o| o.0 == VictimPolicy::Random).unwrap().1;
     assert!(random > greedy * 1.05, "random WAF {random:.3} must be clearly above greedy {greedy:.3}");
 }
 
@@ -279,7 +283,7 @@ fn copyback_moves_the_same_pages_without_bus_transfers() {
     let mut base = small();
     base.nand.bus.rate_mt_s = 100.0;
     let u = logical_pages(&base);
-    let wl = workload(9, Some((1.0, "random")), vec![flow(0.0, "uniform", 8192, 32, u)]);
+    let wl = workload(9, Some((1.0, Pattern::Random)), vec![flow(0.0, "uniform", 8192, 32, u)]);
     let mut cb = base.clone();
     cb.ftl.gc.copyback = true;
     let a = report(&base, &wl);
@@ -349,7 +353,7 @@ fn background_gc_cleans_in_idle_time_and_shortens_bursts() {
     // A burst of 3072 pages takes 6 blocks from each of the 16 planes; 2 s gaps.
     let path = bursty_trace(&fg, "bg", span, 4, 3072, 2_000_000_000);
     let mut wl = trace_workload(path, "timestamps", 1024);
-    wl.precondition = Some(PreconditionSpec { occupancy, pattern: "random".into() });
+    wl.precondition = Some(PreconditionSpec { occupancy, pattern: Pattern::Random });
     let a = report(&fg, &wl);
     let b = report(&bg, &wl);
     let most_free = |r: &Report| r.sim.time_series.iter().map(|s| s.free_blocks_min).max().unwrap();
@@ -367,7 +371,7 @@ fn background_gc_cleans_in_idle_time_and_shortens_bursts() {
 /// page overwrites: 90% of writes to the first 10% of the logical pages. The simulator's
 /// outcome does not expose erase counts, so the policy is checked on the FTL directly.
 fn erase_spread(static_threshold: u32) -> (u32, u64) {
-    let mut cfg = gc_lab("greedy");
+    let mut cfg = gc_lab(VictimPolicy::Greedy);
     cfg.ftl.wear_leveling.static_threshold = static_threshold;
     let mut ftl = Ftl::new(&cfg, 1);
     let u = ftl.logical_pages() as u64;
@@ -433,7 +437,7 @@ fn static_wear_levelling_narrows_the_erase_count_spread() {
 fn static_wear_levelling_moves_cold_data_in_the_simulator() {
     // What the simulator's report can show of static WL: it costs extra GC moves under a
     // hot/cold load (cold full blocks are collected), and runs to completion.
-    let mut off = gc_lab("greedy");
+    let mut off = gc_lab(VictimPolicy::Greedy);
     off.ftl.wear_leveling.static_threshold = 0;
     let mut on = off.clone();
     on.ftl.wear_leveling.static_threshold = 4;
@@ -441,7 +445,7 @@ fn static_wear_levelling_moves_cold_data_in_the_simulator() {
     let mut f = flow(0.0, "hotcold", 8192, 8, 8 * u);
     f.hot_fraction = 0.1;
     f.hot_access = 0.9;
-    let wl = workload(21, Some((1.0, "sequential")), vec![f]);
+    let wl = workload(21, Some((1.0, Pattern::Sequential)), vec![f]);
     let a = report(&off, &wl);
     let b = report(&on, &wl);
     assert_eq!(b.sim.host.requests_completed, 8 * u);
@@ -462,7 +466,7 @@ fn sequential_write_iops(allocation: &str, qd: u32) -> f64 {
     let mut cfg = small();
     cfg.nand.page_bytes = 4096;
     cfg.nand.pages_per_block = 64;
-    cfg.ftl.allocation = allocation.into();
+    cfg.ftl.allocation = AllocationScheme::parse(allocation).unwrap();
     let wl = workload(1, None, vec![flow(0.0, "sequential", 4096, qd, 4000)]);
     report(&cfg, &wl).sim.host.iops
 }
@@ -501,13 +505,13 @@ fn three_tenants(cfg: &mut Config) -> Report {
         f.duration_ms = 100.0;
         flows.push(f);
     }
-    report(cfg, &workload(2, Some((1.0, "random")), flows))
+    report(cfg, &workload(2, Some((1.0, Pattern::Random)), flows))
 }
 
 #[test]
 fn weighted_round_robin_shares_the_device_by_weight() {
     let mut cfg = small();
-    cfg.hif.arbitration = "weighted_round_robin".into();
+    cfg.hif.arbitration = Arbitration::WeightedRoundRobin;
     cfg.hif.wrr_weights = vec![4, 2, 1];
     let r = three_tenants(&mut cfg);
     let n: Vec<f64> = r.sim.flows.iter().map(|f| f.requests_completed as f64).collect();
@@ -522,7 +526,7 @@ fn weighted_round_robin_shares_the_device_by_weight() {
 #[test]
 fn round_robin_shares_the_device_equally() {
     let mut cfg = small();
-    cfg.hif.arbitration = "round_robin".into();
+    cfg.hif.arbitration = Arbitration::RoundRobin;
     let r = three_tenants(&mut cfg);
     let n: Vec<f64> = r.sim.flows.iter().map(|f| f.requests_completed as f64).collect();
     for k in 1..3 {
@@ -532,11 +536,11 @@ fn round_robin_shares_the_device_equally() {
 
 #[test]
 fn sata_holds_at_most_32_commands() {
-    let wl = workload(4, Some((1.0, "random")), vec![flow(1.0, "uniform", 4096, 64, 20_000)]);
+    let wl = workload(4, Some((1.0, Pattern::Random)), vec![flow(1.0, "uniform", 4096, 64, 20_000)]);
     let mut nvme = small();
     nvme.hil.queue_depth = 64;
     let mut sata = nvme.clone();
-    sata.hif.interface = "sata".into();
+    sata.hif.interface = Interface::Sata;
     let a = report(&nvme, &wl);
     let b = report(&sata, &wl);
     // Little's law: commands in the device on average = throughput × device time.
@@ -604,12 +608,12 @@ fn trims_lower_write_amplification() {
     // (the generator draws the same numbers, so writes hit the same pages in both). With
     // trims, at equilibrium only 75% of the logical pages hold data (writes map a page with
     // probability 3/4, trims unmap one with 1/4): victims hold fewer valid pages.
-    let cfg = gc_lab("greedy");
+    let cfg = gc_lab(VictimPolicy::Greedy);
     let u = logical_pages(&cfg);
     let mk = |trim: f64| {
         let mut f = flow(0.25 - trim, "uniform", 8192, 8, 4 * u);
         f.trim_ratio = trim;
-        workload(8, Some((1.0, "random")), vec![f])
+        workload(8, Some((1.0, Pattern::Random)), vec![f])
     };
     let with = report(&cfg, &mk(0.25));
     let without = report(&cfg, &mk(0.0));
@@ -717,7 +721,7 @@ fn with_hazards_none_a_read_does_not_wait_for_a_write_to_its_page() {
     // chip while the write's data is still crossing the link), where `strict` makes it
     // wait for the write.
     let mut cfg = small();
-    cfg.hil.hazards = "none".into();
+    cfg.hil.hazards = Hazards::FuaOnly;
     let both =
         run(&cfg, &trace_workload(trace_file("none-raw", &[(0, 0, 16, false), (0, 0, 16, true)]), "timestamps", 8));
     let read_alone = run(&cfg, &trace_workload(trace_file("none-read", &[(0, 0, 16, true)]), "timestamps", 8));
@@ -755,7 +759,7 @@ fn fua_writes_are_never_overlapped() {
 fn time_series_run() -> Report {
     let mut cfg = small();
     cfg.stats.interval_us = 700.0; // not a divisor of anything in the run
-    let wl = workload(12, Some((0.9, "random")), vec![flow(0.6, "uniform", 8192, 16, 30_000)]);
+    let wl = workload(12, Some((0.9, Pattern::Random)), vec![flow(0.6, "uniform", 8192, 16, 30_000)]);
     report(&cfg, &wl)
 }
 
@@ -817,7 +821,7 @@ fn effective_spare_factor_governs_steady_state_waf_at_the_default_gc_threshold()
     // (measured while GC runs) and the two frontiers. The fidelity test checks Desnoyers'
     // model with threshold 0.005 (G = 2); here the default 0.05 (G = 13 of 256 blocks),
     // hard threshold 0.001 (R = 1), where a saturating load keeps fewer than G blocks free.
-    let mut cfg = gc_lab("fifo");
+    let mut cfg = gc_lab(VictimPolicy::Fifo);
     cfg.nand.planes_per_die = 1;
     cfg.nand.blocks_per_plane = 256;
     cfg.nand.pages_per_block = 64;
@@ -826,7 +830,7 @@ fn effective_spare_factor_governs_steady_state_waf_at_the_default_gc_threshold()
     cfg.ftl.gc.hard_threshold = 0.001;
     cfg.stats.interval_us = 1000.0;
     let u = logical_pages(&cfg);
-    let wl = workload(7, Some((1.0, "sequential")), vec![flow(0.0, "uniform", 4096, 8, 8 * u)]);
+    let wl = workload(7, Some((1.0, Pattern::Sequential)), vec![flow(0.0, "uniform", 4096, 8, 8 * u)]);
     let r = report(&cfg, &wl);
     let waf = windowed_waf(&r, 4 * u);
     let sf = r.sim.gc.effective_spare_factor;
@@ -845,7 +849,7 @@ fn effective_spare_factor_governs_steady_state_waf_at_the_default_gc_threshold()
 fn more_firmware_cores_serve_more_requests_when_firmware_is_the_bottleneck() {
     // 100 us of firmware per memory request: one core serves at most 10,000 per second,
     // well below what 4 chips read (each reads a page in ~0.1 ms, several planes at once).
-    let wl = workload(13, Some((1.0, "random")), vec![flow(1.0, "uniform", 4096, 32, 10_000)]);
+    let wl = workload(13, Some((1.0, Pattern::Random)), vec![flow(1.0, "uniform", 4096, 32, 10_000)]);
     let mut one = small();
     one.ftl.firmware.op_cost_ns = 100_000.0;
     one.ftl.firmware.cores = 1;
@@ -869,7 +873,7 @@ fn urgent_submission_queues_are_served_strictly_first() {
     // tags: while the urgent queue has a command waiting the low queue is never fetched, so
     // the low flow completes only what it has outstanding once the urgent flow stops.
     let mut cfg = small();
-    cfg.hif.arbitration = "weighted_round_robin".into();
+    cfg.hif.arbitration = Arbitration::WeightedRoundRobin;
     cfg.hil.queue_depth = 16;
     let mut urgent = flow(1.0, "uniform", 4096, 32, 0);
     urgent.priority = "urgent".into();
@@ -877,7 +881,7 @@ fn urgent_submission_queues_are_served_strictly_first() {
     let mut low = flow(1.0, "uniform", 4096, 32, 0);
     low.priority = "low".into();
     low.duration_ms = 50.0;
-    let r = report(&cfg, &workload(2, Some((1.0, "random")), vec![urgent, low]));
+    let r = report(&cfg, &workload(2, Some((1.0, Pattern::Random)), vec![urgent, low]));
     let (u, l) = (r.sim.flows[0].requests_completed, r.sim.flows[1].requests_completed);
     assert!(u > 1000, "urgent completed {u}");
     assert!(l <= 32, "low completed {l} while urgent had work waiting");
@@ -886,18 +890,18 @@ fn urgent_submission_queues_are_served_strictly_first() {
 #[test]
 fn d_choices_spans_random_to_greedy() {
     // One candidate is a random victim; many candidates approach the fewest-valid block.
-    let waf = |policy: &str, d: u32| {
+    let waf = |policy: VictimPolicy, d: u32| {
         let mut cfg = gc_lab(policy);
         cfg.ftl.gc.d = d;
         let u = logical_pages(&cfg);
-        report(&cfg, &workload(5, Some((1.0, "random")), vec![flow(0.0, "uniform", 8192, 8, 3 * u)])).sim.gc
+        report(&cfg, &workload(5, Some((1.0, Pattern::Random)), vec![flow(0.0, "uniform", 8192, 8, 3 * u)])).sim.gc
     };
-    let random = waf("random", 4);
-    let d1 = waf("d_choices", 1);
+    let random = waf(VictimPolicy::Random, 4);
+    let d1 = waf(VictimPolicy::DChoices, 1);
     assert_eq!((d1.pages_moved, d1.erases), (random.pages_moved, random.erases), "d = 1 is the random policy");
-    let greedy = waf("greedy", 4).waf;
-    let d4 = waf("d_choices", 4).waf;
-    let d64 = waf("d_choices", 64).waf;
+    let greedy = waf(VictimPolicy::Greedy, 4).waf;
+    let d4 = waf(VictimPolicy::DChoices, 4).waf;
+    let d64 = waf(VictimPolicy::DChoices, 64).waf;
     assert!(
         random.waf > d4 && d4 > d64,
         "more choices, less amplification: d=1 {:.3}, d=4 {d4:.3}, d=64 {d64:.3}",
@@ -936,13 +940,13 @@ fn fairness_compares_each_flow_with_itself_alone() {
 #[test]
 fn flin_keeps_data_under_gc_and_charges_gc_to_the_writer() {
     let mut cfg = small();
-    cfg.tsu.policy = "flin".into();
+    cfg.tsu.policy = TsuPolicyKind::Flin;
     let mut writer = flow(0.3, "uniform", 4096, 32, 40_000);
     writer.name = "writer".into();
     let mut reader = flow(1.0, "uniform", 16384, 4, 10_000);
     reader.name = "reader".into();
     reader.priority = "urgent".into();
-    let wl = workload(9, Some((0.9, "random")), vec![writer, reader]);
+    let wl = workload(9, Some((0.9, Pattern::Random)), vec![writer, reader]);
     let opts = RunOptions { check: true, ..RunOptions::default() };
     let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).unwrap();
     let r = Report::from_outcome(&o);

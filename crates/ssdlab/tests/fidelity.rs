@@ -5,8 +5,11 @@
 mod common;
 
 use common::{bus_ps, lrw_waf, pcie_ps, preset, trace_file, trace_workload};
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::{AllocationScheme, VictimPolicy};
 use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
 use ssdlab::sim::Outcome;
+use ssdlab::tsu::TsuPolicyKind;
 use ssdlab::{Config, Report, RunOptions};
 
 fn run(cfg: &Config, wl: &WorkloadSpec, check: bool) -> Outcome {
@@ -185,7 +188,7 @@ fn d_lrw_formula_itself_matches_the_published_table() {
 }
 
 /// One plane of 256 blocks × 64 pages of 4 KiB; GC keeps 2 blocks free.
-fn waf_drive(overprovisioning: f64, policy: &str) -> Config {
+fn waf_drive(overprovisioning: f64, policy: VictimPolicy) -> Config {
     let mut cfg = preset("mqsim-default.toml");
     cfg.nand.channels = 1;
     cfg.nand.chips_per_channel = 1;
@@ -195,7 +198,7 @@ fn waf_drive(overprovisioning: f64, policy: &str) -> Config {
     cfg.nand.pages_per_block = 64;
     cfg.nand.page_bytes = 4096;
     cfg.ftl.overprovisioning_ratio = overprovisioning;
-    cfg.ftl.gc.policy = policy.into();
+    cfg.ftl.gc.policy = policy;
     cfg.ftl.gc.threshold = 0.005;
     cfg.ftl.gc.hard_threshold = 0.001;
     cfg
@@ -209,7 +212,7 @@ fn measured_waf(cfg: &mut Config) -> (f64, f64) {
     let wl = WorkloadSpec {
         source: String::new(),
         seed: 7,
-        precondition: Some(PreconditionSpec { occupancy: 1.0, pattern: "sequential".into() }),
+        precondition: Some(PreconditionSpec { occupancy: 1.0, pattern: Pattern::Sequential }),
         flows: vec![synthetic(0.0, "uniform", 4096, 8, 8 * logical)],
     };
     let o = run(cfg, &wl, false);
@@ -233,7 +236,7 @@ fn measured_waf(cfg: &mut Config) -> (f64, f64) {
 #[test]
 fn d_fifo_gc_write_amplification_matches_desnoyers_at_two_spare_factors() {
     for op in [0.14, 0.21] {
-        let mut cfg = waf_drive(op, "fifo");
+        let mut cfg = waf_drive(op, VictimPolicy::Fifo);
         let (waf, sf) = measured_waf(&mut cfg);
         let model = lrw_waf(sf);
         eprintln!(
@@ -246,8 +249,8 @@ fn d_fifo_gc_write_amplification_matches_desnoyers_at_two_spare_factors() {
 
 #[test]
 fn d_greedy_amplifies_less_than_fifo() {
-    let (fifo, _) = measured_waf(&mut waf_drive(0.14, "fifo"));
-    let (greedy, _) = measured_waf(&mut waf_drive(0.14, "greedy"));
+    let (fifo, _) = measured_waf(&mut waf_drive(0.14, VictimPolicy::Fifo));
+    let (greedy, _) = measured_waf(&mut waf_drive(0.14, VictimPolicy::Greedy));
     eprintln!("(d) op 0.14: greedy WAF {greedy:.3}, fifo {fifo:.3}");
     assert!(greedy < fifo * 0.99, "greedy {greedy:.3} vs fifo {fifo:.3}");
 }
@@ -269,7 +272,7 @@ fn integrity_workload(requests: u64) -> WorkloadSpec {
     WorkloadSpec {
         source: String::new(),
         seed: 3,
-        precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: "random".into() }),
+        precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random }),
         flows: vec![flow],
     }
 }
@@ -311,9 +314,9 @@ fn e_random_writes_keep_their_data_through_gc() {
 fn e_copyback_and_fifo_gc_keep_data() {
     let mut cfg = integrity_drive();
     cfg.ftl.gc.copyback = true;
-    cfg.ftl.gc.policy = "fifo".into();
-    cfg.tsu.policy = "fifo".into();
-    cfg.ftl.allocation = "dynamic".into();
+    cfg.ftl.gc.policy = VictimPolicy::Fifo;
+    cfg.tsu.policy = TsuPolicyKind::Fifo;
+    cfg.ftl.allocation = AllocationScheme::Dynamic;
     let o = run(&cfg, &integrity_workload(1_600_000), true);
     assert_intact(&o);
 }
@@ -324,7 +327,7 @@ fn e_write_cache_keeps_data() {
     cfg.cache.enabled = true;
     cfg.cache.capacity_bytes = 256 * 8192;
     cfg.nand.suspension.enabled = true;
-    cfg.ftl.allocation = "dynamic".into();
+    cfg.ftl.allocation = AllocationScheme::Dynamic;
     // 5 M random writes, as above, through the cache.
     let o = run(&cfg, &integrity_workload(6_900_000), true);
     assert_intact(&o);
@@ -346,7 +349,7 @@ fn g_same_inputs_give_the_same_report() {
     cfg.cache.enabled = true;
     cfg.cache.capacity_bytes = 64 * 8192;
     cfg.stats.interval_us = 500.0;
-    cfg.ftl.gc.policy = "d_choices".into();
+    cfg.ftl.gc.policy = VictimPolicy::DChoices;
     let mut wl = integrity_workload(30_000);
     wl.flows.push(FlowSpec {
         name: "reader".into(),

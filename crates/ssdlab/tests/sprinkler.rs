@@ -24,18 +24,19 @@
 mod common;
 
 use common::{preset, trace_file, trace_workload};
+use ssdlab::hil::SchedulerKind;
 use ssdlab::{Config, Report, RunOptions};
 
-fn drive(scheduler: &str) -> Config {
+fn drive(scheduler: SchedulerKind) -> Config {
     let mut cfg = preset("sprinkler-64chip.toml");
     cfg.nand.channels = 3;
     cfg.nand.chips_per_channel = 3;
     cfg.nand.blocks_per_plane = 64;
-    cfg.hil.scheduler = scheduler.into();
+    cfg.hil.scheduler = scheduler;
     cfg
 }
 
-fn run(scheduler: &str) -> Report {
+fn run(scheduler: SchedulerKind) -> Report {
     // (arrival ns, first sector, sectors, read): 4 sectors per page.
     let requests = [(0, 0, 16, true), (0, 72, 12, true), (0, 16, 12, true), (0, 36, 8, true), (0, 108, 8, true)];
     let path = trace_file(&format!("spk-{scheduler}"), &requests);
@@ -45,7 +46,7 @@ fn run(scheduler: &str) -> Report {
 
 #[test]
 fn without_over_commitment_every_page_is_its_own_command() {
-    for s in ["vas", "pas", "spk2"] {
+    for s in [SchedulerKind::Vas, SchedulerKind::Pas, SchedulerKind::Spk2] {
         let r = run(s);
         let f = &r.sim.flash;
         assert_eq!(r.sim.host.requests_completed, 5, "{s}");
@@ -58,7 +59,7 @@ fn without_over_commitment_every_page_is_its_own_command() {
 
 #[test]
 fn faro_builds_the_widest_commands_the_example_allows() {
-    for s in ["spk1", "spk3"] {
+    for s in [SchedulerKind::Spk1, SchedulerKind::Spk3] {
         let r = run(s);
         let f = &r.sim.flash;
         assert_eq!(f.memory_requests, 14, "{s}");
@@ -77,8 +78,9 @@ fn faro_builds_the_widest_commands_the_example_allows() {
 /// RIOS alone (SPK2) is no slower than VAS.
 #[test]
 fn over_commitment_shortens_the_example() {
-    let time = |s: &str| run(s).sim.sim_time_ps;
-    let (vas, pas, spk2, spk3) = (time("vas"), time("pas"), time("spk2"), time("spk3"));
+    let time = |s| run(s).sim.sim_time_ps;
+    let (vas, pas, spk2, spk3) =
+        (time(SchedulerKind::Vas), time(SchedulerKind::Pas), time(SchedulerKind::Spk2), time(SchedulerKind::Spk3));
     // At least one 20 µs array read saved on C0 and C3.
     assert!(spk3 + 20_000_000 <= vas, "spk3 {spk3} vas {vas}");
     assert!(spk3 < pas && spk3 < spk2, "spk3 {spk3} pas {pas} spk2 {spk2}");

@@ -11,6 +11,7 @@
 //! and every random lookup would miss the TLB.
 
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 use crate::nand::{Lpn, Ppn, NONE};
 
@@ -25,6 +26,14 @@ pub enum Translation {
     /// The translation is not in memory: a map cache is reading it from flash, and the
     /// request resumes when it arrives. The full page map never answers this.
     Pending,
+}
+
+/// Which [`Mapping`] the FTL keeps (`ftl.mapping`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingKind {
+    /// The full page table, [`PageMap`].
+    Page,
 }
 
 /// A logical-to-physical page map.

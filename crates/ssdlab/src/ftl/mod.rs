@@ -12,13 +12,19 @@
 //!
 //! Parts, one module each: [`mapping`] (the map; [`mapping::Mapping`] for mapping schemes),
 //! [`alloc`] (plane choice for writes, [`AllocationScheme`]), [`blocks`] (block manager),
-//! [`gc`] (GC control and [`VictimPolicy`]), [`precondition`].
+//! [`gc`] (GC control and [`VictimPolicy`]), [`precondition`]. The choices ([`MappingKind`],
+//! [`AllocationScheme`], [`VictimPolicy`], [`UnwrittenRead`]) are also the types of their
+//! config keys, so a config that deserialises names only valid ones.
 
 pub mod alloc;
 pub mod blocks;
 pub mod gc;
 pub mod mapping;
 pub mod precondition;
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::check::Oracle;
 use crate::config::Config;
@@ -28,6 +34,7 @@ use crate::tsu::GcUrgency;
 use alloc::Allocator;
 pub use blocks::{BlockState, Blocks, Stream};
 use gc::Gc;
+pub use mapping::MappingKind;
 use mapping::{Mapping, PageMap, Translation};
 
 /// Resource levels of a static allocation order.
@@ -39,7 +46,8 @@ pub enum Level {
     Plane = 3,
 }
 
-/// How a write picks its plane.
+/// How a write picks its plane (`ftl.allocation`). Written in a config as its letters, in any
+/// case (`CWDP`, `cw`), or `dynamic`; serialised as upper-case letters or `dynamic`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AllocationScheme {
     /// One of the 24 orders of channel (C), way (W), die (D) and plane (P): the first letter
@@ -59,6 +67,11 @@ pub enum AllocationScheme {
 }
 
 impl AllocationScheme {
+    /// Channels first, then ways, dies and planes (MQSim's default).
+    pub const CWDP: AllocationScheme = AllocationScheme::Static([Level::Channel, Level::Way, Level::Die, Level::Plane]);
+
+    /// Read a scheme written in a config (letters in any case, or `dynamic`); the error says
+    /// what is wrong with it.
     pub fn parse(s: &str) -> Result<AllocationScheme, String> {
         if s.eq_ignore_ascii_case("dynamic") {
             return Ok(AllocationScheme::Dynamic);
@@ -109,6 +122,43 @@ impl AllocationScheme {
     }
 }
 
+impl Level {
+    fn letter(self) -> char {
+        match self {
+            Level::Channel => 'C',
+            Level::Way => 'W',
+            Level::Die => 'D',
+            Level::Plane => 'P',
+        }
+    }
+}
+
+/// The canonical spelling [`AllocationScheme::parse`] reads back: the static letters in
+/// upper case (`CWDP`, `CW`), or `dynamic`.
+impl fmt::Display for AllocationScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (order, fixed) = match self {
+            AllocationScheme::Static(order) => (order, 4),
+            AllocationScheme::Hybrid { order, fixed } => (order, *fixed),
+            AllocationScheme::Dynamic => return f.write_str("dynamic"),
+        };
+        order[..fixed].iter().try_for_each(|l| write!(f, "{}", l.letter()))
+    }
+}
+
+impl Serialize for AllocationScheme {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for AllocationScheme {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        AllocationScheme::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Decompose a logical page over the resources in a static order (mixed radix, first level
 /// fastest). Returns the flat plane index and the quotient left after the four levels.
 pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) {
@@ -124,8 +174,9 @@ pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) 
     (geo.plane_index(c, w, d, p), x)
 }
 
-/// GC victim choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// GC victim choice (`ftl.gc.policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum VictimPolicy {
     /// Fewest valid pages.
     Greedy,
@@ -139,21 +190,9 @@ pub enum VictimPolicy {
     DChoices,
 }
 
-impl VictimPolicy {
-    pub fn parse(s: &str) -> Result<VictimPolicy, String> {
-        Ok(match s {
-            "greedy" => VictimPolicy::Greedy,
-            "cost_benefit" => VictimPolicy::CostBenefit,
-            "random" => VictimPolicy::Random,
-            "fifo" => VictimPolicy::Fifo,
-            "d_choices" => VictimPolicy::DChoices,
-            _ => return Err(format!("`{s}` is not a GC policy: use greedy, cost_benefit, random, fifo or d_choices")),
-        })
-    }
-}
-
 /// What a read of a never-written logical page does (`ftl.unwritten_read`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum UnwrittenRead {
     /// Read the page static allocation would have given it (a fresh drive has realistic
     /// read timing).
@@ -205,11 +244,13 @@ impl Ftl {
         let geo = Geometry::from_config(config);
         let f = &config.ftl;
         Ftl {
-            map: PageMap::new(logical_pages(&geo, f.overprovisioning_ratio)),
+            map: match f.mapping {
+                MappingKind::Page => PageMap::new(logical_pages(&geo, f.overprovisioning_ratio)),
+            },
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
-            alloc: Allocator::new(&geo, AllocationScheme::parse(&f.allocation).expect("validated")), // TEMP(config enums)
+            alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(config, &geo, seed),
-            unwritten_read: if f.unwritten_read == "zero" { UnwrittenRead::Zero } else { UnwrittenRead::Flash }, // TEMP
+            unwritten_read: f.unwritten_read,
             geo,
         }
     }
@@ -541,7 +582,7 @@ mod tests {
         let mut c = config();
         c.nand.blocks_per_plane = 8;
         c.nand.pages_per_block = 4;
-        c.ftl.allocation = "CW".into();
+        c.ftl.allocation = AllocationScheme::parse("CW").unwrap();
         let mut ftl = Ftl::new(&c, 1);
         let g = ftl.geo().clone();
         assert_eq!(g.chip_of_plane(static_plane(&g, &[Channel, Way, Die, Plane], 7).0), 3);
@@ -563,5 +604,23 @@ mod tests {
         assert_eq!(ftl.write_plane(7, &[]), 12);
         // Another chip's page (lpn 0 -> chip 0) never lands on chip 3.
         assert_eq!(g.chip_of_plane(ftl.write_plane(0, &[])), 0);
+    }
+
+    #[test]
+    fn every_scheme_prints_as_its_upper_case_letters() {
+        // Every sequence of 1 to 4 distinct letters of CWDP, written in lower case.
+        let mut words = vec![String::new()];
+        let mut printed = 0;
+        while let Some(w) = words.pop() {
+            for ch in ['c', 'w', 'd', 'p'].into_iter().filter(|&ch| !w.contains(ch)) {
+                let w = format!("{w}{ch}");
+                assert_eq!(AllocationScheme::parse(&w).unwrap().to_string(), w.to_ascii_uppercase());
+                printed += 1;
+                words.push(w);
+            }
+        }
+        assert_eq!(printed, 4 + 12 + 24 + 24);
+        assert_eq!(AllocationScheme::parse("DYNAMIC").unwrap().to_string(), "dynamic");
+        assert_eq!(AllocationScheme::CWDP.to_string(), "CWDP");
     }
 }

@@ -17,14 +17,20 @@
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
 
 use super::mapping::Mapping;
 use super::{static_plane, Ftl};
 use crate::nand::{Lpn, NONE};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How preconditioning lays the data out (a workload's `precondition.pattern`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Pattern {
+    /// Blocks filled in order, every page valid.
     Sequential,
+    /// The state uniform random overwrites leave behind.
+    #[default]
     Random,
 }
 

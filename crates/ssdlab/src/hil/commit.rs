@@ -9,7 +9,7 @@
 
 use crate::config::{us_to_ps, Config};
 use crate::hil::wa_bc::WaBc;
-use crate::hil::{Board, DeviceScheduler, MemoryRequest, MrOp, Occupancy};
+use crate::hil::{Board, DeviceScheduler, Fairness, MemoryRequest, MrOp, Occupancy};
 use crate::nand::{Geometry, Lpn, Timing};
 use crate::slab::Slab;
 
@@ -34,7 +34,10 @@ impl Committer {
             geo: geo.clone(),
             sched,
             occ: Occupancy::new(geo),
-            wa_bc: (cfg.hil.fairness == "wa_bc").then(|| wa_bc(cfg, geo, flows)),
+            wa_bc: match cfg.hil.fairness {
+                Fairness::None => None,
+                Fairness::WaBc => Some(wa_bc(cfg, geo, flows)),
+            },
             flow_ready: vec![0; flows],
             flow_pending: vec![false; flows],
             flow_allowed: vec![true; flows],

@@ -42,6 +42,10 @@ pub use pas::Pas;
 pub use sprinkler::Sprinkler;
 pub use vas::Vas;
 
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
 use crate::nand::{Geometry, Lpn, NONE};
 
 /// What a memory request does.
@@ -72,7 +76,7 @@ pub struct MemoryRequest {
 }
 
 /// What is committed to the flash side and not yet done, per chip and plane: the state a
-/// device-level scheduler judges collisions by. The simulation keeps it; schedulers change
+/// device-level scheduler judges collisions by. [`commit::Committer`] keeps it; schedulers change
 /// it only through [`Board::commit`].
 #[derive(Debug, Clone, Default)]
 pub struct Occupancy {
@@ -355,7 +359,9 @@ impl Pending {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which [`DeviceScheduler`] commits memory requests (`hil.scheduler`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
     Direct,
     Vas,
@@ -365,21 +371,21 @@ pub enum SchedulerKind {
     Spk3,
 }
 
-impl SchedulerKind {
-    pub const NAMES: &'static str = "direct, vas, pas, spk1, spk2 or spk3";
-
-    pub fn parse(s: &str) -> Result<SchedulerKind, String> {
-        match s {
-            "direct" => Ok(SchedulerKind::Direct),
-            "vas" => Ok(SchedulerKind::Vas),
-            "pas" => Ok(SchedulerKind::Pas),
-            "spk1" => Ok(SchedulerKind::Spk1),
-            "spk2" => Ok(SchedulerKind::Spk2),
-            "spk3" => Ok(SchedulerKind::Spk3),
-            _ => Err(format!("`{s}` is not a device-level scheduler: use {}", Self::NAMES)),
-        }
+/// The config spelling (`direct`, `vas`, ..., `spk3`).
+impl fmt::Display for SchedulerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SchedulerKind::Direct => "direct",
+            SchedulerKind::Vas => "vas",
+            SchedulerKind::Pas => "pas",
+            SchedulerKind::Spk1 => "spk1",
+            SchedulerKind::Spk2 => "spk2",
+            SchedulerKind::Spk3 => "spk3",
+        })
     }
+}
 
+impl SchedulerKind {
     /// Build the scheduler; `readdressing` turns Sprinkler's readdressing callback on.
     pub fn build(self, geo: &Geometry, max_bypass: u32, readdressing: bool) -> Box<dyn DeviceScheduler> {
         match self {
@@ -393,15 +399,28 @@ impl SchedulerKind {
     }
 }
 
+/// The fairness layer over the device queue (`hil.fairness`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fairness {
+    /// Every flow may commit whenever the scheduler wants.
+    None,
+    /// [`wa_bc::WaBc`]: per-flow budgets with GC compensation (Jun & Shin 2015; FLIN's
+    /// "Sprinkler+Fairness").
+    WaBc,
+}
+
 /// Which overlapping requests the drive keeps in order (`hil.hazards`); FUA always.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Hazards {
     /// Read-after-write, write-after-read and write-after-write.
     Strict,
     /// Only a write after a read (Sprinkler §4.4).
     War,
     /// Nothing but FUA (NVMe leaves overlapping commands to the host; MQSim's host
-    /// interface splits every command into transactions as it arrives).
+    /// interface splits every command into transactions as it arrives). Written `none`.
+    #[serde(rename = "none")]
     FuaOnly,
 }
 
@@ -419,6 +438,21 @@ impl Hazards {
     pub fn may_order(self, writes: bool) -> bool {
         self.orders(writes, true) || self.orders(writes, false)
     }
+}
+
+/// The pages a request of `sectors` sectors from `lba` touches, each with the mask of its
+/// sectors (bit i = sector i of the page): the memory requests it splits into.
+pub fn split(lba: u64, sectors: u32, sectors_per_page: u32) -> impl Iterator<Item = (Lpn, u64)> {
+    let spp = sectors_per_page as u64;
+    let first = lba / spp;
+    let last_sector = lba + sectors as u64 - 1;
+    let last = last_sector / spp;
+    (first..=last).map(move |lpn| {
+        let lo = if lpn == first { lba % spp } else { 0 };
+        let hi = if lpn == last { last_sector % spp } else { spp - 1 };
+        let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
+        (lpn as Lpn, mask)
+    })
 }
 
 /// Whether two ranges (of sectors or pages) overlap.

@@ -44,14 +44,14 @@ const EXAMPLE: [(u32, u32, u32); 15] = [
 ];
 
 impl Harness {
-    fn new(kind: &str) -> Harness {
+    fn new(kind: SchedulerKind) -> Harness {
         let mut cfg = Config::default();
         cfg.nand.channels = 3;
         cfg.nand.chips_per_channel = 3;
         cfg.nand.dies_per_chip = 2;
         cfg.nand.planes_per_die = 2;
         let geo = Geometry::from_config(&cfg);
-        let sched = SchedulerKind::parse(kind).unwrap().build(&geo, 32, true);
+        let sched = kind.build(&geo, 32, true);
         let mut h = Harness { occ: Occupancy::new(&geo), geo, mrs: Vec::new(), sched };
         for (k, &(io, chip, pic)) in EXAMPLE.iter().enumerate() {
             h.mrs.push(MemoryRequest {
@@ -128,7 +128,7 @@ fn labels(s: &[&str]) -> Vec<String> {
 /// VAS (Figure 4): #1 goes; #2 collides with #1 on C0 and everything stalls behind it.
 #[test]
 fn vas_stalls_at_the_first_collision() {
-    let mut h = Harness::new("vas");
+    let mut h = Harness::new(SchedulerKind::Vas);
     assert_eq!(h.round(), labels(&["#1:C0.p0", "#1:C1.p0", "#1:C2.p0", "#1:C3.p0"]));
     assert_eq!(h.idle_chips(), vec![4, 5, 6, 7, 8], "five chips idle, as in Figure 4");
     assert_eq!(h.round(), Vec::<String>::new(), "nothing moves while #1 holds C0");
@@ -151,7 +151,7 @@ fn vas_stalls_at_the_first_collision() {
 /// PAS (Figure 5): whole requests, out of order: #3 overtakes #2, which collides with #1.
 #[test]
 fn pas_skips_colliding_requests_whole() {
-    let mut h = Harness::new("pas");
+    let mut h = Harness::new(SchedulerKind::Pas);
     assert_eq!(
         h.round(),
         labels(&["#1:C0.p0", "#1:C1.p0", "#1:C2.p0", "#1:C3.p0", "#3:C6.p0", "#3:C7.p0", "#3:C8.p0"])
@@ -171,7 +171,7 @@ fn pas_skips_colliding_requests_whole() {
 /// oldest request's work for it; every chip that has work is busy after the first round.
 #[test]
 fn spk2_commits_per_chip_in_striped_order() {
-    let mut h = Harness::new("spk2");
+    let mut h = Harness::new(SchedulerKind::Spk2);
     assert_eq!(
         h.round(),
         labels(&[
@@ -194,7 +194,7 @@ fn spk2_commits_per_chip_in_striped_order() {
 /// still busy (over-commitment).
 #[test]
 fn spk3_fills_every_plane_by_connectivity() {
-    let mut h = Harness::new("spk3");
+    let mut h = Harness::new(SchedulerKind::Spk3);
     assert_eq!(
         h.round(),
         labels(&[
@@ -215,7 +215,7 @@ fn spk3_fills_every_plane_by_connectivity() {
 /// plane 0 taken by #4 and waits whole, while #2 and #3 go around it.
 #[test]
 fn spk1_orders_requests_by_overlap_depth_then_connectivity() {
-    let mut h = Harness::new("spk1");
+    let mut h = Harness::new(SchedulerKind::Spk1);
     assert_eq!(
         h.round(),
         labels(&[
@@ -232,7 +232,7 @@ fn spk1_orders_requests_by_overlap_depth_then_connectivity() {
 /// `direct` commits everything in ready order.
 #[test]
 fn direct_commits_everything_at_once() {
-    let mut h = Harness::new("direct");
+    let mut h = Harness::new(SchedulerKind::Direct);
     assert_eq!(h.round().len(), EXAMPLE.len());
 }
 
@@ -241,7 +241,7 @@ fn direct_commits_everything_at_once() {
 #[test]
 fn pas_stops_overtaking_a_starving_request() {
     for (max_bypass, expect) in [(32, labels(&["#4:C3.p0", "#4:C3.p2", "#4:C4.p0"])), (1, vec![])] {
-        let mut h = Harness::new("pas");
+        let mut h = Harness::new(SchedulerKind::Pas);
         h.sched = SchedulerKind::Pas.build(&h.geo, max_bypass, true);
         for k in 0..EXAMPLE.len() as u32 {
             h.sched.ready(k, &h.mrs);
@@ -260,7 +260,7 @@ fn pas_stops_overtaking_a_starving_request() {
 #[test]
 fn readdressing_regroups_an_uncommitted_read_under_its_new_chip() {
     for (on, chip) in [(true, 4), (false, 3)] {
-        let mut h = Harness::new("spk2");
+        let mut h = Harness::new(SchedulerKind::Spk2);
         h.sched = SchedulerKind::Spk2.build(&h.geo, 32, on);
         for k in 0..4u32 {
             h.sched.ready(k, &h.mrs); // request #1 only
@@ -277,4 +277,16 @@ fn readdressing_regroups_an_uncommitted_read_under_its_new_chip() {
         assert!(out.contains(&expect.to_string()), "readdressing {on}: {out:?}");
         assert_eq!(h.occ.chip_committed[chip], 1);
     }
+}
+
+/// 8 sectors per page: sectors 6..10 are the last two of page 0 and the first two of page 1;
+/// a whole 64-sector page is every bit.
+#[test]
+fn a_request_splits_into_its_pages_with_their_sector_masks() {
+    let pages: Vec<(u32, u64)> = super::split(6, 4, 8).collect();
+    assert_eq!(pages, vec![(0, 0b1100_0000), (1, 0b0000_0011)]);
+    let whole: Vec<(u32, u64)> = super::split(128, 64, 64).collect();
+    assert_eq!(whole, vec![(2, u64::MAX)]);
+    let three: Vec<u32> = super::split(7, 10, 8).map(|(lpn, _)| lpn).collect();
+    assert_eq!(three, vec![0, 1, 2]);
 }

@@ -23,6 +23,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::{io_err, mean, plot, run_jobs, shared_trace, Job, Options};
 use crate::error::Result;
+use crate::ftl::precondition::Pattern;
 use crate::host::{flow_seed, FlowSpec, PreconditionSpec};
 use crate::report::FairnessReport;
 use crate::{Config, WorkloadSpec};
@@ -40,7 +41,8 @@ fn policy_sets(policy: &str) -> Vec<String> {
         "sprinkler" => s(&["tsu.policy=ooo", "hil.scheduler=spk3"]),
         "sprinkler_fairness" => s(&["tsu.policy=ooo", "hil.scheduler=spk3", "hil.fairness=wa_bc"]),
         "ooo" => s(&["tsu.policy=ooo", "hil.scheduler=direct"]),
-        _ => s(&["tsu.policy=fifo", "hil.scheduler=direct"]),
+        "fifo" => s(&["tsu.policy=fifo", "hil.scheduler=direct"]),
+        other => panic!("`{other}` is not one of POLICIES"),
     }
 }
 
@@ -197,7 +199,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                 sets.push("nand.blocks_per_plane=512".into());
             }
             let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
-            let pre = gc.then(|| PreconditionSpec { occupancy: 0.9, pattern: "random".into() });
+            let pre = gc.then_some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random });
             let wl = workload(flows.clone(), duration_ms, pre);
             cases.push(Case {
                 experiment: "characterization",

@@ -23,6 +23,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
 use crate::error::Result;
+use crate::ftl::precondition::Pattern;
 use crate::host::{FlowSpec, PreconditionSpec};
 use crate::nand::Geometry;
 use crate::{Config, Report, WorkloadSpec};
@@ -382,7 +383,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                 sets.push(format!("hil.scheduler={s}"));
                 sets.push(format!("hil.readdressing={readdressing}"));
                 let pre =
-                    (state == "fragmented").then(|| PreconditionSpec { occupancy: 0.95, pattern: "random".into() });
+                    (state == "fragmented").then_some(PreconditionSpec { occupancy: 0.95, pattern: Pattern::Random });
                 jobs.push(Job { config: config(&sets)?, workload: workload(trace_flow(name, path, *requests), pre) });
                 metas.push(Meta {
                     experiment: "gc",

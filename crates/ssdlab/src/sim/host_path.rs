@@ -7,10 +7,10 @@ use crate::cache::WriteOutcome;
 use crate::engine::{Event, Lane};
 use crate::ftl::mapping::Translation;
 use crate::hil::device_queue::Admission;
-use crate::hil::{MemoryRequest, MrOp};
+use crate::hil::{split, MemoryRequest, MrOp};
 use crate::host::tenants::Next;
 use crate::host::IoOp;
-use crate::nand::{Lpn, NONE};
+use crate::nand::NONE;
 use crate::tsu::TxKind;
 
 impl Simulation {
@@ -81,10 +81,7 @@ impl Simulation {
     #[inline(always)]
     fn start_io(&mut self, io: u32) {
         let now = self.q.now();
-        let req = self.ios[io].req;
-        let spp = self.geo.sectors_per_page() as u64;
-        let first_lpn = req.lba / spp;
-        let last_lpn = (req.lba + req.sectors as u64 - 1) / spp;
+        let (req, flow, seq) = (self.ios[io].req, self.ios[io].flow, self.ios[io].seq);
         let op = match req.op {
             IoOp::Read => MrOp::Read,
             IoOp::Write => MrOp::Write,
@@ -95,29 +92,27 @@ impl Simulation {
                 self.ios[io].version = o.new_version();
             }
         }
-        self.ios[io].pending_mrs = (last_lpn - first_lpn + 1) as u32;
-        for lpn in first_lpn..=last_lpn {
-            let lo = if lpn == first_lpn { req.lba % spp } else { 0 };
-            let hi = if lpn == last_lpn { (req.lba + req.sectors as u64 - 1) % spp } else { spp - 1 };
-            let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
-            let mr = self.mrs.insert(MemoryRequest {
+        self.ios[io].pending_mrs = self.ios[io].pages;
+        for (lpn, mask) in split(req.lba, req.sectors, self.geo.sectors_per_page()) {
+            let m = MemoryRequest {
                 io,
-                flow: self.ios[io].flow,
-                io_seq: self.ios[io].seq,
-                lpn: lpn as Lpn,
+                flow,
+                io_seq: seq,
+                lpn,
                 sector_mask: mask,
                 op,
                 plane: NONE,
                 committed: false,
                 waiting: false,
-            });
+            };
+            let mr = self.mrs.insert(m);
             if op == MrOp::Write {
                 if let Some(o) = &mut self.oracle {
-                    o.host_wrote(lpn as Lpn, mask, self.ios[io].version);
+                    o.host_wrote(lpn, mask, self.ios[io].version);
                 }
                 // Write data crosses the link before the memory request can go anywhere; its
                 // map entry is looked up then.
-                self.ftl.prefetch_entry(lpn as Lpn);
+                self.ftl.prefetch_entry(lpn);
                 self.parked.push(mr);
             } else {
                 self.mr_ready(mr);

@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
 use crate::ftl::Ftl;
 use crate::hif::queues::HostInterface;
+use crate::hif::Interface;
 use crate::hil::commit::Committer;
 use crate::hil::device_queue::DeviceQueue;
 use crate::hil::{Hazards, MemoryRequest};
@@ -152,23 +153,12 @@ impl Simulation {
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let mut preconditioned_pages = 0;
         if let Some(p) = &workload.precondition {
-            // TEMP(config enums)
-            let pattern = if p.pattern == "sequential" {
-                crate::ftl::precondition::Pattern::Sequential
-            } else {
-                crate::ftl::precondition::Pattern::Random
-            };
-            preconditioned_pages = precondition(&mut ftl, p.occupancy, pattern, seed).map_err(|m| {
+            preconditioned_pages = precondition(&mut ftl, p.occupancy, p.pattern, seed).map_err(|m| {
                 let file = if workload.source.is_empty() { "workload" } else { &workload.source };
                 Error::config(file, 0, "precondition.occupancy", &m)
             })?;
         }
-        // TEMP(config enums)
-        let hazards = match cfg.hil.hazards.as_str() {
-            "war" => Hazards::War,
-            "none" => Hazards::FuaOnly,
-            _ => Hazards::Strict,
-        };
+        let hazards = cfg.hil.hazards;
         if opts.check && hazards != Hazards::Strict {
             return Err(Error::config(
                 "config",
@@ -181,14 +171,9 @@ impl Simulation {
         let tenants = Tenants::new(flows);
         let priorities = tenants.priorities();
         let nflows = tenants.len();
-        // TEMP(config enums)
-        let tsu_policy = crate::tsu::TsuPolicyKind::parse(&cfg.tsu.policy).expect("validated").build(cfg, &priorities);
-        let sched = crate::hil::SchedulerKind::parse(&cfg.hil.scheduler).expect("validated").build(
-            &geo,
-            cfg.hil.max_bypass,
-            cfg.hil.readdressing,
-        );
-        let tags = if cfg.hif.interface == "sata" { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
+        let tsu_policy = cfg.tsu.policy.build(cfg, &priorities);
+        let sched = cfg.hil.scheduler.build(&geo, cfg.hil.max_bypass, cfg.hil.readdressing);
+        let tags = if cfg.hif.interface == Interface::Sata { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
         let timeline = opts.timeline.map(|(a, b)| Timeline::new(a, b));
         Ok(Simulation {
             q: EventQueue::new(),

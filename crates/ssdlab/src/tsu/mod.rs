@@ -14,6 +14,9 @@ pub mod unit;
 pub use unit::{Enqueued, Tsu};
 
 use std::collections::VecDeque;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
 use crate::ftl::Stream;
@@ -350,23 +353,30 @@ impl TsuPolicy for OutOfOrder {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which [`TsuPolicy`] orders the chip queues (`tsu.policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TsuPolicyKind {
+    /// [`Fifo`]: first come, first served.
     Fifo,
+    /// [`OutOfOrder`]: reads first (MQSim's default priority).
     Ooo,
+    /// [`flin::Flin`] (FLIN, ISCA 2018).
     Flin,
 }
 
-impl TsuPolicyKind {
-    pub fn parse(s: &str) -> Result<TsuPolicyKind, String> {
-        match s {
-            "fifo" => Ok(TsuPolicyKind::Fifo),
-            "ooo" => Ok(TsuPolicyKind::Ooo),
-            "flin" => Ok(TsuPolicyKind::Flin),
-            _ => Err(format!("`{s}` is not a TSU policy: use fifo, ooo or flin")),
-        }
+/// The config spelling (`fifo`, `ooo`, `flin`).
+impl fmt::Display for TsuPolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TsuPolicyKind::Fifo => "fifo",
+            TsuPolicyKind::Ooo => "ooo",
+            TsuPolicyKind::Flin => "flin",
+        })
     }
+}
 
+impl TsuPolicyKind {
     /// Build the policy; `flows` holds each flow's NVMe priority (0 urgent .. 3 low).
     pub fn build(self, cfg: &crate::Config, flows: &[u8]) -> Box<dyn TsuPolicy> {
         match self {

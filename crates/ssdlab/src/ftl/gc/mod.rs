@@ -39,7 +39,7 @@ impl Gc {
         let planes = geo.planes() as usize;
         Gc {
             geo: geo.clone(),
-            policy: VictimPolicy::parse(&config.ftl.gc.policy).expect("validated"), // TEMP(config enums)
+            policy: config.ftl.gc.policy,
             d: config.ftl.gc.d,
             static_wl_threshold: config.ftl.wear_leveling.static_threshold,
             limits: Limits::new(config),
