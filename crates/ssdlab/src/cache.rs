@@ -41,6 +41,16 @@ pub enum WriteOutcome {
     Full,
 }
 
+/// A dirty page on its way to flash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Writeback {
+    pub lpn: Lpn,
+    /// The sectors it carries.
+    pub mask: u64,
+    /// Its TRIM generation when the write-back started (see [`WriteCache::writeback_current`]).
+    pub trim_gen: u32,
+}
+
 pub struct WriteCache {
     capacity: u32,
     index: FxHashMap<Lpn, u32>,
@@ -227,7 +237,7 @@ impl WriteCache {
 
     /// Choose the least recently used dirty page not yet being written back, mark it as
     /// being written back and return it with its sectors and TRIM generation.
-    pub fn start_writeback(&mut self) -> Option<(Lpn, u64, u32)> {
+    pub fn start_writeback(&mut self) -> Option<Writeback> {
         let mut s = self.tail;
         while s != NONE {
             let e = &mut self.entries[s as usize];
@@ -235,7 +245,7 @@ impl WriteCache {
                 e.flushing = true;
                 e.redirtied = false;
                 self.flushing_pages += 1;
-                return Some((e.lpn, e.mask, e.trim_gen));
+                return Some(Writeback { lpn: e.lpn, mask: e.mask, trim_gen: e.trim_gen });
             }
             s = e.prev;
         }
@@ -304,7 +314,7 @@ mod tests {
         assert!(!c.read(2, 0xf0), "sectors not cached are a miss");
         // Full of dirty pages: no room until a write-back finishes; LRU is page 1 (2 was read).
         assert_eq!(c.write(3, 1), WriteOutcome::Full);
-        assert_eq!(c.start_writeback(), Some((1, 0xff, 0)));
+        assert_eq!(c.start_writeback(), Some(Writeback { lpn: 1, mask: 0xff, trim_gen: 0 }));
         assert_eq!(c.write(3, 1), WriteOutcome::Full);
         assert!(c.read(1, 0xff), "a page being written back is still readable");
         c.writeback_done(1);
@@ -317,7 +327,7 @@ mod tests {
     fn a_page_written_during_write_back_stays_dirty() {
         let mut c = WriteCache::new(1);
         c.write(7, 1);
-        assert_eq!(c.start_writeback(), Some((7, 1, 0)));
+        assert_eq!(c.start_writeback(), Some(Writeback { lpn: 7, mask: 1, trim_gen: 0 }));
         assert_eq!(c.write(7, 2), WriteOutcome::Absorbed);
         c.writeback_done(7);
         assert_eq!(c.dirty_pages, 1);

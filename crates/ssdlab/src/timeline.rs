@@ -10,9 +10,21 @@ use crate::nand::FlashOp;
 pub struct Timeline {
     start_ps: Ps,
     end_ps: Ps,
-    events: Vec<(u32, u32, Ps, Ps, FlashOp, bool)>,
+    events: Vec<Activity>,
     chips_seen: Vec<(u32, u32)>,
     pub dropped: u64,
+}
+
+/// One span of activity: a chip's share of its channel bus (thread 0) or a die's array
+/// operation (thread 1 + die).
+#[derive(Debug, Clone, Copy)]
+struct Activity {
+    chip: u32,
+    thread: u32,
+    start: Ps,
+    end: Ps,
+    op: FlashOp,
+    bus: bool,
 }
 
 /// At most this many timeline events are kept; later ones are counted in `dropped`.
@@ -31,7 +43,7 @@ impl Timeline {
             self.dropped += 1;
             return;
         }
-        self.events.push((chip, thread, start, end, op, bus));
+        self.events.push(Activity { chip, thread, start, end, op, bus });
     }
 
     #[cold]
@@ -63,7 +75,7 @@ impl Timeline {
             sep(&mut out);
             out += &format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{chip},\"args\":{{\"name\":\"chip {chip} (channel {channel})\"}}}}");
         }
-        for &(chip, thread, start, end, op, bus) in &self.events {
+        for &Activity { chip, thread, start, end, op, bus } in &self.events {
             sep(&mut out);
             let name = match (op, bus) {
                 (FlashOp::Read, true) => "read bus",

@@ -382,9 +382,9 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
         if ftl.start_gc(plane, &mut pages).is_none() {
             return false;
         }
-        for &(_, lpn) in &pages {
+        for page in &pages {
             let (ppn, _) = ftl.allocate(plane, Stream::Gc).expect("GC has room");
-            ftl.commit_write(lpn, ppn);
+            ftl.commit_write(page.lpn, ppn);
             *moved += 1;
         }
         ftl.finish_gc(plane);

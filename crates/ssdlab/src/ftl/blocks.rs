@@ -10,6 +10,13 @@ use std::collections::VecDeque;
 
 use crate::nand::{Geometry, Lpn, Ppn, NONE};
 
+/// A page holding live data: where it is and which logical page it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LivePage {
+    pub ppn: Ppn,
+    pub lpn: Lpn,
+}
+
 /// Write streams with separate frontiers: user data and GC-moved data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
@@ -209,13 +216,13 @@ impl Blocks {
     }
 
     /// Valid pages of a block with their logical pages.
-    pub fn valid_pages(&self, block: u32, out: &mut Vec<(Ppn, Lpn)>) {
+    pub fn valid_pages(&self, block: u32, out: &mut Vec<LivePage>) {
         out.clear();
         let base = block * self.geo.pages_per_block;
         for ppn in base..base + self.geo.pages_per_block {
             let e = self.p2l[ppn as usize];
             if e != 0 {
-                out.push((ppn, e - 1));
+                out.push(LivePage { ppn, lpn: e - 1 });
             }
         }
     }

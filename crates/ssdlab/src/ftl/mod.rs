@@ -32,7 +32,7 @@ use crate::nand::{Geometry, Lpn, Ppn, NONE};
 use crate::tsu::builder::FtlView;
 use crate::tsu::GcUrgency;
 use alloc::Allocator;
-pub use blocks::{BlockState, Blocks, Stream};
+pub use blocks::{BlockState, Blocks, LivePage, Stream};
 use gc::Gc;
 pub use mapping::MappingKind;
 use mapping::{Mapping, PageMap, Translation};
@@ -405,7 +405,7 @@ impl Ftl {
     }
 
     /// Start GC on `plane`: the victim, with its valid pages (the moves to make) in `pages`.
-    pub fn start_gc(&mut self, plane: u32, pages: &mut Vec<(Ppn, Lpn)>) -> Option<u32> {
+    pub fn start_gc(&mut self, plane: u32, pages: &mut Vec<LivePage>) -> Option<u32> {
         self.gc.start(plane, &mut self.blocks, pages)
     }
 

@@ -406,10 +406,10 @@ impl Simulation {
         }
         let full = self.full_mask();
         let op = if self.cfg.ftl.gc.copyback { FlashOp::Copyback } else { FlashOp::Read };
-        for &(ppn, lpn) in &pages {
+        for page in &pages {
             // With read + program, the program is created when the read completes.
-            let tx = self.new_tx(TxKind::Gc, op, plane, lpn, full, NONE);
-            self.tsu.tx_mut(tx).src_ppn = ppn;
+            let tx = self.new_tx(TxKind::Gc, op, plane, page.lpn, full, NONE);
+            self.tsu.tx_mut(tx).src_ppn = page.ppn;
             self.enqueue(tx);
         }
         self.gc_pages = pages;

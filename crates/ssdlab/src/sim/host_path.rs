@@ -3,7 +3,7 @@
 //! device-level scheduler; and back: read data over the link, completion, the tag freed.
 
 use super::{Io, Simulation};
-use crate::cache::WriteOutcome;
+use crate::cache::{WriteOutcome, Writeback};
 use crate::engine::{Event, Lane};
 use crate::ftl::mapping::Translation;
 use crate::hil::device_queue::Admission;
@@ -288,7 +288,8 @@ impl Simulation {
     /// Write the least recently used dirty page back to flash.
     #[cold]
     fn start_writeback(&mut self) {
-        let Some((lpn, mask, gen)) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
+        let Some(wb) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
+        let Writeback { lpn, mask, trim_gen: gen } = wb;
         self.stats.cache_writebacks += 1;
         let plane = self.ftl.write_plane(lpn, self.tsu.chip_load());
         let tx = self.new_tx(TxKind::User, crate::nand::FlashOp::Program, plane, lpn, mask, NONE);

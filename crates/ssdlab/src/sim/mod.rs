@@ -27,7 +27,7 @@ use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, LivePage};
 use crate::hif::queues::HostInterface;
 use crate::hif::Interface;
 use crate::hil::commit::Committer;
@@ -129,7 +129,7 @@ pub struct Simulation {
     unblocked: Vec<u32>,
     command: Vec<u32>,
     done: Vec<u32>,
-    gc_pages: Vec<(u32, u32)>,
+    gc_pages: Vec<LivePage>,
     firmware_free_ps: Vec<Ps>,
     firmware_cost_ps: Ps,
     dram_ps: Ps,

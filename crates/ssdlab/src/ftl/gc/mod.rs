@@ -13,8 +13,8 @@ use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 
 use crate::config::Config;
-use crate::ftl::{BlockState, Blocks, Limits, VictimPolicy};
-use crate::nand::{Geometry, Lpn, Ppn, NONE};
+use crate::ftl::{BlockState, Blocks, Limits, LivePage, VictimPolicy};
+use crate::nand::{Geometry, NONE};
 use crate::tsu::GcUrgency;
 
 pub struct Gc {
@@ -88,7 +88,7 @@ impl Gc {
 
     /// Choose a victim in `plane`, mark it, and list its valid pages in `pages` (the moves
     /// to make). None if no block would free space.
-    pub fn start(&mut self, plane: u32, blocks: &mut Blocks, pages: &mut Vec<(Ppn, Lpn)>) -> Option<u32> {
+    pub fn start(&mut self, plane: u32, blocks: &mut Blocks, pages: &mut Vec<LivePage>) -> Option<u32> {
         let victim = self.static_wl_victim(plane, blocks).or_else(|| self.select_victim(plane, blocks))?;
         blocks.state[victim as usize] = BlockState::Victim;
         self.victim[plane as usize] = victim;
