@@ -34,8 +34,9 @@ use crate::tsu::GcUrgency;
 use alloc::Allocator;
 pub use blocks::{BlockState, Blocks, LivePage, Stream};
 use gc::Gc;
+use mapping::page::PageMap;
 pub use mapping::MappingKind;
-use mapping::{Mapping, PageMap, Translation};
+use mapping::{Mapping, Translation};
 
 /// Resource levels of a static allocation order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,4 @@
-//! Logical-to-physical mapping.
-//!
-//! [`Mapping`] is the extension point for mapping schemes: the full page table here, and
-//! demand-based schemes (DFTL, CDFTL, FMMU) whose translation pages live in flash in later
-//! work. [`PageMap`] keeps one 4-byte entry per written logical page. Memory grows with what
+//! The full page map: [`PageMap`] keeps one 4-byte entry per written logical page. Memory grows with what
 //! has been written, not with the drive's capacity: the table is cut into chunks of
 //! 2^19 logical pages (2 MiB when dense); a chunk starts empty, holds its first entries in a
 //! hash table and turns into a dense array once that would be smaller. A drive about to be
@@ -11,42 +7,9 @@
 //! and every random lookup would miss the TLB.
 
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
+use super::Mapping;
 use crate::nand::{Lpn, Ppn, NONE};
-
-/// Where a read of a logical page goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Translation {
-    /// Read this physical page (for a never-written page under `ftl.unwritten_read =
-    /// "flash"`, the page static allocation would have given it).
-    Flash(Ppn),
-    /// A never-written page under `ftl.unwritten_read = "zero"`: no flash access.
-    Unwritten,
-    /// The translation is not in memory: a map cache is reading it from flash, and the
-    /// request resumes when it arrives. The full page map never answers this.
-    Pending,
-}
-
-/// Which [`Mapping`] the FTL keeps (`ftl.mapping`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MappingKind {
-    /// The full page table, [`PageMap`].
-    Page,
-}
-
-/// A logical-to-physical page map.
-pub trait Mapping {
-    /// The physical page holding `lpn`, or [`NONE`] if it was never written (or trimmed).
-    fn get(&self, lpn: Lpn) -> Ppn;
-    /// Point `lpn` at `ppn`.
-    fn set(&mut self, lpn: Lpn, ppn: Ppn);
-    /// Forget `lpn` (TRIM).
-    fn clear(&mut self, lpn: Lpn);
-    /// Bytes of memory the map uses now.
-    fn state_bytes(&self) -> u64;
-}
 
 const CHUNK_BITS: u32 = 19;
 const CHUNK: usize = 1 << CHUNK_BITS;
