@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use ssdlab::{Config, RunOptions, WorkloadSpec};
 
 #[derive(Parser)]
@@ -14,58 +14,61 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Args)]
+struct RunArgs {
+    /// Drive configuration (TOML), e.g. presets/mqsim-default.toml.
+    #[arg(long)]
+    config: PathBuf,
+    /// Workload file (TOML), or a trace file replayed at its timestamps as one flow.
+    #[arg(long)]
+    workload: PathBuf,
+    /// Override a config key: --set ftl.gc.policy=fifo (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Seed (overrides the workload's).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write the JSON report here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Append the main table's CSV row here (header written if the file is new).
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write bus and cell activity as Chrome trace-event JSON (open in Perfetto).
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// Timeline window in microseconds of simulated time, START:END.
+    #[arg(long, value_name = "START_US:END_US")]
+    timeline_window: Option<String>,
+    /// Integrity oracle and invariant checks (slower; meant for small drives).
+    #[arg(long)]
+    check: bool,
+    /// Also run each flow alone and report slowdowns, fairness, unfairness, weighted
+    /// speedup and maximum slowdown (FLIN's metrics).
+    #[arg(long)]
+    fairness: bool,
+    /// Print the JSON report to stdout instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// For trace flows: what to do with requests past the drive (reject, wrap, scale).
+    #[arg(long, value_name = "MODE")]
+    address_mode: Option<String>,
+    /// For trace flows: closed_loop or timestamps (a trace given directly replays at its
+    /// timestamps unless this says otherwise).
+    #[arg(long, value_name = "MODE")]
+    replay: Option<String>,
+    /// For trace flows: queue depth (outstanding requests).
+    #[arg(long, value_name = "N")]
+    queue_depth: Option<u32>,
+    /// For trace flows: the trace format (detected if omitted).
+    #[arg(long, value_name = "FORMAT")]
+    format: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run one simulation and print its summary.
-    Run {
-        /// Drive configuration (TOML), e.g. presets/mqsim-default.toml.
-        #[arg(long)]
-        config: PathBuf,
-        /// Workload file (TOML), or a trace file replayed at its timestamps as one flow.
-        #[arg(long)]
-        workload: PathBuf,
-        /// Override a config key: --set ftl.gc.policy=fifo (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Seed (overrides the workload's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Write the JSON report here.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Append the main table's CSV row here (header written if the file is new).
-        #[arg(long)]
-        csv: Option<PathBuf>,
-        /// Write bus and cell activity as Chrome trace-event JSON (open in Perfetto).
-        #[arg(long)]
-        timeline: Option<PathBuf>,
-        /// Timeline window in microseconds of simulated time, START:END.
-        #[arg(long, value_name = "START_US:END_US")]
-        timeline_window: Option<String>,
-        /// Integrity oracle and invariant checks (slower; meant for small drives).
-        #[arg(long)]
-        check: bool,
-        /// Also run each flow alone and report slowdowns, fairness, unfairness, weighted
-        /// speedup and maximum slowdown (FLIN's metrics).
-        #[arg(long)]
-        fairness: bool,
-        /// Print the JSON report to stdout instead of the summary.
-        #[arg(long)]
-        json: bool,
-        /// For trace flows: what to do with requests past the drive (reject, wrap, scale).
-        #[arg(long, value_name = "MODE")]
-        address_mode: Option<String>,
-        /// For trace flows: closed_loop or timestamps (a trace given directly replays at its
-        /// timestamps unless this says otherwise).
-        #[arg(long, value_name = "MODE")]
-        replay: Option<String>,
-        /// For trace flows: queue depth (outstanding requests).
-        #[arg(long, value_name = "N")]
-        queue_depth: Option<u32>,
-        /// For trace flows: the trace format (detected if omitted).
-        #[arg(long, value_name = "FORMAT")]
-        format: Option<String>,
-    },
+    Run(RunArgs),
     /// Check a config (and workload) and explain what is wrong; exit 2 if anything is.
     Validate {
         #[arg(long)]
@@ -166,94 +169,8 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
-        Command::Reproduce { paper, out, quick, traces, threads } => {
-            let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
-            let opts = ssdlab::reproduce::Options { out: out.clone(), quick, traces, threads };
-            if paper == "flin" {
-                let rows = ssdlab::reproduce::flin::reproduce(&opts)?;
-                println!("{}", ssdlab::reproduce::flin::check_table(&rows));
-                println!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-                return Ok(());
-            }
-            if paper != "sprinkler" {
-                return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin")));
-            }
-            let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
-            println!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
-            println!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-            Ok(())
-        }
-        Command::Run {
-            config,
-            workload,
-            set,
-            seed,
-            out,
-            csv,
-            timeline,
-            timeline_window,
-            check,
-            fairness,
-            json,
-            address_mode,
-            replay,
-            queue_depth,
-            format,
-        } => {
-            let cfg = Config::load(&config, &set)?;
-            let mut wl = WorkloadSpec::load(&workload)?;
-            for f in wl.flows.iter_mut().filter(|f| f.kind == "trace") {
-                if let Some(m) = &address_mode {
-                    f.address_mode = m.clone();
-                }
-                if let Some(r) = &replay {
-                    f.replay = r.clone();
-                }
-                if let Some(q) = queue_depth {
-                    f.queue_depth = Some(q);
-                }
-                if let Some(fmt) = &format {
-                    f.format = Some(fmt.clone());
-                }
-            }
-            wl.validate("command line")?;
-            let window = match (&timeline, timeline_window) {
-                (Some(_), Some(w)) => Some(parse_window(&w)?),
-                (Some(_), None) => Some((0, u64::MAX)),
-                (None, Some(_)) => return Err(InputError("--timeline-window needs --timeline FILE".into())),
-                (None, None) => None,
-            };
-            let opts = RunOptions { check, timeline: window, progress: true };
-            let outcome = ssdlab::run_outcome(&cfg, &wl, seed, &opts)?;
-            let mut report = ssdlab::Report::from_outcome(&outcome);
-            if fairness {
-                let seed = seed.unwrap_or(wl.seed);
-                ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab::reproduce::default_threads())?;
-            }
-            if let (Some(path), Some(tl)) = (&timeline, &outcome.timeline) {
-                write_file(path, &tl.to_json())?;
-                if tl.dropped > 0 {
-                    eprintln!("timeline: {} events past the limit were left out; narrow --timeline-window", tl.dropped);
-                }
-            }
-            if let Some(path) = &out {
-                write_file(path, &report.to_json())?;
-            }
-            if let Some(path) = &csv {
-                append_csv(path, &report)?;
-            }
-            if json {
-                println!("{}", report.to_json());
-            } else {
-                print!("{}", report.summary());
-            }
-            if let Some(c) = &report.check {
-                if c.violations > 0 {
-                    return Err(InputError(format!("--check found {} integrity violations", c.violations)));
-                }
-            }
-            Ok(())
-        }
+        Command::Reproduce { paper, out, quick, traces, threads } => reproduce(&paper, out, quick, traces, threads),
+        Command::Run(args) => run(args),
         Command::Validate { config, workload, set, print } => {
             let cfg = Config::load(&config, &set)?;
             if let Some(w) = &workload {
@@ -279,6 +196,91 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             ssdlab::bench::config(&set)?;
             bench_all(only.as_deref(), &set, json, repeat)
         }
+    }
+}
+
+fn reproduce(
+    paper: &str,
+    out: PathBuf,
+    quick: bool,
+    traces: PathBuf,
+    threads: Option<usize>,
+) -> Result<(), InputError> {
+    let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
+    let opts = ssdlab::reproduce::Options { out: out.clone(), quick, traces, threads };
+    match paper {
+        "flin" => {
+            let rows = ssdlab::reproduce::flin::reproduce(&opts)?;
+            println!("{}", ssdlab::reproduce::flin::check_table(&rows));
+            println!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+        }
+        "sprinkler" => {
+            let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
+            println!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
+            println!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+        }
+        _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin"))),
+    }
+    Ok(())
+}
+
+/// The workload of `run`, with the command line's trace options applied to its trace flows.
+fn run_workload(args: &RunArgs) -> Result<WorkloadSpec, InputError> {
+    let mut wl = WorkloadSpec::load(&args.workload)?;
+    for f in wl.flows.iter_mut().filter(|f| f.kind == "trace") {
+        if let Some(m) = &args.address_mode {
+            f.address_mode = m.clone();
+        }
+        if let Some(r) = &args.replay {
+            f.replay = r.clone();
+        }
+        if let Some(q) = args.queue_depth {
+            f.queue_depth = Some(q);
+        }
+        if let Some(fmt) = &args.format {
+            f.format = Some(fmt.clone());
+        }
+    }
+    wl.validate("command line")?;
+    Ok(wl)
+}
+
+fn run(args: RunArgs) -> Result<(), InputError> {
+    let cfg = Config::load(&args.config, &args.set)?;
+    let wl = run_workload(&args)?;
+    let window = match (&args.timeline, &args.timeline_window) {
+        (Some(_), Some(w)) => Some(parse_window(w)?),
+        (Some(_), None) => Some((0, u64::MAX)),
+        (None, Some(_)) => return Err(InputError("--timeline-window needs --timeline FILE".into())),
+        (None, None) => None,
+    };
+    let opts = RunOptions { check: args.check, timeline: window, progress: true };
+    let outcome = ssdlab::run_outcome(&cfg, &wl, args.seed, &opts)?;
+    let mut report = ssdlab::Report::from_outcome(&outcome);
+    if args.fairness {
+        let seed = args.seed.unwrap_or(wl.seed);
+        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab::reproduce::default_threads())?;
+    }
+    if let (Some(path), Some(tl)) = (&args.timeline, &outcome.timeline) {
+        write_file(path, &tl.to_json())?;
+        if tl.dropped > 0 {
+            eprintln!("timeline: {} events past the limit were left out; narrow --timeline-window", tl.dropped);
+        }
+    }
+    if let Some(path) = &args.out {
+        write_file(path, &report.to_json())?;
+    }
+    if let Some(path) = &args.csv {
+        append_csv(path, &report)?;
+    }
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.summary());
+    }
+    match &report.check {
+        Some(c) if c.violations > 0 => Err(InputError(format!("--check found {} integrity violations", c.violations))),
+        _ => Ok(()),
     }
 }
 
