@@ -20,8 +20,8 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use super::mapping::Mapping;
-use super::{static_plane, Ftl};
-use crate::nand::{Lpn, NONE};
+use super::{static_plane, Ftl, Level};
+use crate::nand::{Geometry, Lpn, NONE};
 
 /// How preconditioning lays the data out (a workload's `precondition.pattern`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,34 +46,21 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     if n == 0 {
         return Ok(0);
     }
-    let planes = geo.planes() as usize;
     // Which plane each logical page lives on: the static order, or CWDP for dynamic
     // allocation (any spread is a valid dynamic history; this one is balanced).
-    let order = ftl.alloc.scheme().placement_order();
-    // Counting sort of logical pages by plane.
-    let mut start = vec![0usize; planes + 1];
-    for lpn in 0..n as Lpn {
-        start[static_plane(&geo, &order, lpn).0 as usize + 1] += 1;
-    }
-    for p in 0..planes {
-        start[p + 1] += start[p];
-    }
-    let mut by_plane = vec![0 as Lpn; n as usize];
-    let mut fill = start.clone();
-    for lpn in 0..n as Lpn {
-        let p = static_plane(&geo, &order, lpn).0 as usize;
-        by_plane[fill[p]] = lpn;
-        fill[p] += 1;
-    }
+    let (start, mut by_plane) = pages_by_plane(&geo, &ftl.alloc.scheme().placement_order(), n);
     let ppb = geo.pages_per_block as usize;
     let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc.limits.gc_threshold_blocks + 2) as usize;
     ftl.map.make_dense();
     ftl.blocks.advise_huge_pages();
-    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e);
-    let mut page_lpns = vec![NONE; ppb];
-    let mut offsets: Vec<usize> = (0..ppb).collect();
-    let mut seq = 1u64;
-    for p in 0..planes {
+    let mut fill = Filler {
+        rng: Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e),
+        page_lpns: vec![NONE; ppb],
+        offsets: (0..ppb).collect(),
+        seq: 1,
+        pattern,
+    };
+    for p in 0..geo.planes() as usize {
         let lpns = &mut by_plane[start[p]..start[p + 1]];
         if lpns.is_empty() {
             continue;
@@ -85,7 +72,48 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
                 usable_blocks * ppb
             ));
         }
-        let counts = match pattern {
+        fill.plane(ftl, p as u32, lpns, usable_blocks);
+    }
+    Ok(n)
+}
+
+/// Logical pages `0..n` sorted by the plane `order` places them on (a counting sort): the
+/// pages of plane p are `by_plane[start[p]..start[p + 1]]`.
+fn pages_by_plane(geo: &Geometry, order: &[Level; 4], n: u64) -> (Vec<usize>, Vec<Lpn>) {
+    let planes = geo.planes() as usize;
+    let mut start = vec![0usize; planes + 1];
+    for lpn in 0..n as Lpn {
+        start[static_plane(geo, order, lpn).0 as usize + 1] += 1;
+    }
+    for p in 0..planes {
+        start[p + 1] += start[p];
+    }
+    let mut by_plane = vec![0 as Lpn; n as usize];
+    let mut fill = start.clone();
+    for lpn in 0..n as Lpn {
+        let p = static_plane(geo, order, lpn).0 as usize;
+        by_plane[fill[p]] = lpn;
+        fill[p] += 1;
+    }
+    (start, by_plane)
+}
+
+/// Fills planes' blocks, with the state kept from one plane to the next (the random stream,
+/// the blocks' opening order) and reusable buffers.
+struct Filler {
+    rng: Pcg64Mcg,
+    /// The logical page at each offset of the block being filled (NONE: invalid).
+    page_lpns: Vec<Lpn>,
+    offsets: Vec<usize>,
+    seq: u64,
+    pattern: Pattern,
+}
+
+impl Filler {
+    /// Fill plane `p`'s first blocks with its logical pages `lpns`.
+    fn plane(&mut self, ftl: &mut Ftl, p: u32, lpns: &mut [Lpn], usable_blocks: usize) {
+        let ppb = self.page_lpns.len();
+        let counts = match self.pattern {
             Pattern::Sequential => {
                 let full = lpns.len() / ppb;
                 let mut c = vec![ppb; full];
@@ -95,11 +123,10 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
                 c
             }
             Pattern::Random => {
-                lpns.shuffle(&mut rng);
+                lpns.shuffle(&mut self.rng);
                 steady_state_counts(lpns.len(), usable_blocks, ppb)
             }
         };
-        let mut next = 0usize;
         // Oldest (fewest valid) first, so opening order matches the decay.
         let mut order: Vec<usize> = (0..counts.len()).collect();
         order.sort_by_key(|&i| (counts[i], i));
@@ -107,38 +134,47 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
         for (rank, &i) in order.iter().enumerate() {
             age_rank[i] = rank as u64;
         }
+        let mut next = 0usize;
         for (i, &k) in counts.iter().enumerate() {
-            page_lpns.iter_mut().for_each(|x| *x = NONE);
-            let pages_written = if pattern == Pattern::Sequential { k } else { ppb };
-            if pattern == Pattern::Random && k < ppb {
-                // k random offsets out of ppb (partial Fisher–Yates).
-                for j in 0..k {
-                    let r = rng.random_range(j..ppb);
-                    offsets.swap(j, r);
-                }
-                for &o in &offsets[..k] {
-                    page_lpns[o] = lpns[next];
-                    next += 1;
-                }
-            } else {
-                for slot in page_lpns.iter_mut().take(k) {
-                    *slot = lpns[next];
-                    next += 1;
-                }
-            }
-            let block = p as u32 * geo.blocks_per_plane + i as u32;
-            ftl.blocks.fill_block(block, &page_lpns[..pages_written], seq + age_rank[i]);
-            let base = block * geo.pages_per_block;
-            for (o, &l) in page_lpns[..pages_written].iter().enumerate() {
+            next = self.place(&lpns[..], next, k);
+            let pages_written = if self.pattern == Pattern::Sequential { k } else { ppb };
+            let block = p * ftl.geo.blocks_per_plane + i as u32;
+            ftl.blocks.fill_block(block, &self.page_lpns[..pages_written], self.seq + age_rank[i]);
+            let base = block * ftl.geo.pages_per_block;
+            for (o, &l) in self.page_lpns[..pages_written].iter().enumerate() {
                 if l != NONE {
                     ftl.map.set(l, base + o as u32);
                 }
             }
         }
         assert_eq!(next, lpns.len(), "plane {p}: placed {next} of {} pages", lpns.len());
-        seq += counts.len() as u64;
+        self.seq += counts.len() as u64;
     }
-    Ok(n)
+
+    /// Lay out a block of `k` valid pages, `lpns[next..next + k]`, in `page_lpns`: at random
+    /// offsets (random pattern, a partly valid block), else from offset 0. Returns the next
+    /// page to place.
+    fn place(&mut self, lpns: &[Lpn], mut next: usize, k: usize) -> usize {
+        let ppb = self.page_lpns.len();
+        self.page_lpns.iter_mut().for_each(|x| *x = NONE);
+        if self.pattern == Pattern::Random && k < ppb {
+            // k random offsets out of ppb (partial Fisher–Yates).
+            for j in 0..k {
+                let r = self.rng.random_range(j..ppb);
+                self.offsets.swap(j, r);
+            }
+            for &o in &self.offsets[..k] {
+                self.page_lpns[o] = lpns[next];
+                next += 1;
+            }
+        } else {
+            for slot in self.page_lpns.iter_mut().take(k) {
+                *slot = lpns[next];
+                next += 1;
+            }
+        }
+        next
+    }
 }
 
 /// Valid-page counts of `blocks` blocks of `ppb` pages holding `valid` pages in total, at
