@@ -6,8 +6,152 @@
 //! partition relabelled at run time) keeps its state here: the loop only asks for a plane and
 //! reports when the write given it is programmed.
 
-use crate::ftl::{static_plane, AllocationScheme, Blocks, Level, Stream};
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::ftl::{Blocks, Stream};
 use crate::nand::{Geometry, Lpn};
+
+/// Resource levels of a static allocation order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Channel = 0,
+    Way = 1,
+    Die = 2,
+    Plane = 3,
+}
+
+/// How a write picks its plane (`ftl.allocation`). Written in a config as its letters, in any
+/// case (`CWDP`, `cw`), or `dynamic`; serialised as upper-case letters or `dynamic`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllocationScheme {
+    /// One of the 24 orders of channel (C), way (W), die (D) and plane (P): the first letter
+    /// varies fastest with the logical page number (CWDP stripes pages over channels first).
+    Static([Level; 4]),
+    /// Static for the leading `fixed` levels of `order` (1 to 3 letters given, e.g. `CW`:
+    /// the channel and the chip follow the logical page as in `CWDP`), dynamic for the rest:
+    /// among the planes those levels leave open, the one with the fewest writes assigned
+    /// and not yet programmed, then the lowest write point in its block, then in rotation
+    /// (dies before planes). With `CW` a chip's queued writes spread over its dies and
+    /// planes, so they can meet in one die-interleaved or multi-plane command. `order` lists the missing letters after the
+    /// given ones, in `CWDP` order; preconditioning places data by the full `order`.
+    Hybrid { order: [Level; 4], fixed: usize },
+    /// Dynamic allocation: the least busy chip first (fewest queued transactions; ties go
+    /// round-robin), then dies and planes round-robin within it.
+    Dynamic,
+}
+
+impl AllocationScheme {
+    /// Channels first, then ways, dies and planes (MQSim's default).
+    pub const CWDP: AllocationScheme = AllocationScheme::Static([Level::Channel, Level::Way, Level::Die, Level::Plane]);
+
+    /// Read a scheme written in a config (letters in any case, or `dynamic`); the error says
+    /// what is wrong with it.
+    pub fn parse(s: &str) -> Result<AllocationScheme, String> {
+        if s.eq_ignore_ascii_case("dynamic") {
+            return Ok(AllocationScheme::Dynamic);
+        }
+        let up = s.to_ascii_uppercase();
+        let mut levels = [Level::Channel; 4];
+        let mut seen = [false; 4];
+        if up.is_empty() || up.len() > 4 {
+            return Err(format!(
+                "`{s}` is not an allocation scheme: use dynamic, a permutation of CWDP such as CWDP, WCDP, PDWC, \
+                 or its first 1 to 3 letters (static), the rest dynamic, such as CW"
+            ));
+        }
+        for (i, ch) in up.chars().enumerate() {
+            let (l, k) = match ch {
+                'C' => (Level::Channel, 0),
+                'W' => (Level::Way, 1),
+                'D' => (Level::Die, 2),
+                'P' => (Level::Plane, 3),
+                _ => return Err(format!("`{s}` is not an allocation scheme: letters must be C, W, D, P")),
+            };
+            if seen[k] {
+                return Err(format!("`{s}` repeats `{ch}`: use each of C, W, D, P once"));
+            }
+            seen[k] = true;
+            levels[i] = l;
+        }
+        let fixed = up.len();
+        if fixed == 4 {
+            return Ok(AllocationScheme::Static(levels));
+        }
+        let mut i = fixed;
+        for (k, l) in [Level::Channel, Level::Way, Level::Die, Level::Plane].into_iter().enumerate() {
+            if !seen[k] {
+                levels[i] = l;
+                i += 1;
+            }
+        }
+        Ok(AllocationScheme::Hybrid { order: levels, fixed })
+    }
+
+    /// The full order data is placed by when no write chose its plane (preconditioning).
+    pub fn placement_order(&self) -> [Level; 4] {
+        match self {
+            AllocationScheme::Static(o) | AllocationScheme::Hybrid { order: o, .. } => *o,
+            AllocationScheme::Dynamic => [Level::Channel, Level::Way, Level::Die, Level::Plane],
+        }
+    }
+}
+
+impl Level {
+    fn letter(self) -> char {
+        match self {
+            Level::Channel => 'C',
+            Level::Way => 'W',
+            Level::Die => 'D',
+            Level::Plane => 'P',
+        }
+    }
+}
+
+/// The canonical spelling [`AllocationScheme::parse`] reads back: the static letters in
+/// upper case (`CWDP`, `CW`), or `dynamic`.
+impl fmt::Display for AllocationScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (order, fixed) = match self {
+            AllocationScheme::Static(order) => (order, 4),
+            AllocationScheme::Hybrid { order, fixed } => (order, *fixed),
+            AllocationScheme::Dynamic => return f.write_str("dynamic"),
+        };
+        order[..fixed].iter().try_for_each(|l| write!(f, "{}", l.letter()))
+    }
+}
+
+impl Serialize for AllocationScheme {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for AllocationScheme {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        AllocationScheme::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Decompose a logical page over the resources in a static order (mixed radix, first level
+/// fastest). Returns the flat plane index and the quotient left after the four levels.
+pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) {
+    let mut x = lpn;
+    let div = geo.level_divisors();
+    let mut coord = [0u32; 4];
+    for &level in order {
+        let k = level as usize;
+        coord[k] = div[k].remainder(x);
+        x = div[k].quotient(x);
+    }
+    let [c, w, d, p] = coord;
+    (geo.plane_index(c, w, d, p), x)
+}
 
 pub struct Allocator {
     geo: Geometry,

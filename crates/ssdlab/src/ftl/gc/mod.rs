@@ -13,9 +13,56 @@ use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 
 use crate::config::Config;
-use crate::ftl::{BlockState, Blocks, Limits, LivePage, VictimPolicy};
+use serde::{Deserialize, Serialize};
+
+use crate::ftl::{BlockState, Blocks, LivePage};
 use crate::nand::{Geometry, NONE};
 use crate::tsu::GcUrgency;
+
+/// GC victim choice (`ftl.gc.policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimPolicy {
+    /// Fewest valid pages.
+    Greedy,
+    /// Largest age × (1 − u) / 2u (Kawaguchi et al.), age in block openings since written.
+    CostBenefit,
+    /// A uniformly random full block.
+    Random,
+    /// The oldest full block (least recently written: LRW).
+    Fifo,
+    /// Fewest valid pages among d random full blocks.
+    DChoices,
+}
+
+/// Block counts derived from the GC thresholds of a config.
+pub struct Limits {
+    /// GC starts on a plane below this many free blocks.
+    pub gc_threshold_blocks: u32,
+    /// User writes wait at or below this many free blocks.
+    pub user_reserve_blocks: u32,
+    pub background_threshold_blocks: u32,
+}
+
+impl Limits {
+    pub fn new(config: &Config) -> Limits {
+        let f = &config.ftl;
+        let bpp = config.nand.blocks_per_plane as f64;
+        let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
+        let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
+        Limits {
+            gc_threshold_blocks: gc_threshold,
+            user_reserve_blocks: user_reserve,
+            background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32,
+        }
+    }
+
+    /// Blocks per plane that hold data in steady state: all but the ones GC keeps free and
+    /// the two open frontiers (user and GC streams).
+    pub fn data_blocks_per_plane(&self, geo: &Geometry) -> u32 {
+        geo.blocks_per_plane.saturating_sub(self.gc_threshold_blocks + 2)
+    }
+}
 
 pub struct Gc {
     geo: Geometry,
