@@ -9,6 +9,8 @@
 //! fill). Capacity is a limit: a write that finds the cache full of pages in flight waits,
 //! in arrival order, in the cache's waiting list.
 
+pub mod config;
+
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;

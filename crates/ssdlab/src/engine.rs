@@ -21,8 +21,8 @@ pub enum Event {
     WriteDataIn { io: u32 },
     /// The firmware finished translating a memory request.
     FirmwareDone { mr: u32 },
-    /// A chip's current command finished its array operation on every die (`gen` guards
-    /// against commands that were suspended and rescheduled).
+    /// A die of a chip's read command finished its array time: its data may go out (`gen`
+    /// guards against commands that were suspended and rescheduled).
     CellDone { chip: u32, gen: u32 },
     /// A channel's bus may have become free for its waiters.
     BusFree { channel: u32 },
@@ -34,8 +34,6 @@ pub enum Event {
     CacheServed { mr: u32 },
     /// Device-to-host data of a read memory request has reached the host.
     ReadDataOut { mr: u32 },
-    /// A request completes (a write's completion entry reached the host).
-    Complete { io: u32 },
     /// Periodic sampling for the time series.
     Sample,
 }
@@ -350,13 +348,18 @@ mod tests {
     fn simultaneous_events_keep_schedule_order() {
         let mut q = EventQueue::new();
         q.at(10, Event::Sample);
-        q.at(5, Event::Complete { io: 1 });
-        q.at(10, Event::Complete { io: 2 });
-        q.at(5, Event::Complete { io: 3 });
+        q.at(5, Event::WriteDataIn { io: 1 });
+        q.at(10, Event::WriteDataIn { io: 2 });
+        q.at(5, Event::WriteDataIn { io: 3 });
         let order: Vec<Event> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
-            vec![Event::Complete { io: 1 }, Event::Complete { io: 3 }, Event::Sample, Event::Complete { io: 2 }]
+            vec![
+                Event::WriteDataIn { io: 1 },
+                Event::WriteDataIn { io: 3 },
+                Event::Sample,
+                Event::WriteDataIn { io: 2 }
+            ]
         );
         assert_eq!(q.now(), 10);
     }
@@ -370,13 +373,13 @@ mod tests {
         for i in 0..10_000u32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let t = (x >> 40) % 1000;
-            q.at(t, Event::Complete { io: i });
+            q.at(t, Event::WriteDataIn { io: i });
             expect.push((t, i));
         }
         expect.sort();
         let got: Vec<u32> = std::iter::from_fn(|| q.pop())
             .map(|e| match e {
-                Event::Complete { io } => io,
+                Event::WriteDataIn { io } => io,
                 _ => unreachable!(),
             })
             .collect();
@@ -404,7 +407,7 @@ mod tests {
                     let l = kind as usize;
                     let t = lane_last[l].max(q.now()) + [0, 0, 5, 64][(rnd() % 4) as usize];
                     lane_last[l] = t;
-                    q.at_in_lane([Lane::LinkUp, Lane::LinkDown][l], t, Event::Complete { io: next });
+                    q.at_in_lane([Lane::LinkUp, Lane::LinkDown][l], t, Event::WriteDataIn { io: next });
                     t
                 } else {
                     // Delays within one calendar bucket, across buckets, around the horizon
@@ -425,7 +428,7 @@ mod tests {
                         5 << 30,
                     ];
                     let t = q.now() + delays[(rnd() % delays.len() as u64) as usize] * (rnd() % 3);
-                    q.at(t, Event::Complete { io: next });
+                    q.at(t, Event::WriteDataIn { io: next });
                     t
                 };
                 pending.push((t, next));
@@ -433,7 +436,7 @@ mod tests {
             }
             if let Some(k) = (0..pending.len()).min_by_key(|&k| pending[k]) {
                 let (t, id) = pending.remove(k);
-                assert_eq!(q.pop(), Some(Event::Complete { io: id }), "round {round}");
+                assert_eq!(q.pop(), Some(Event::WriteDataIn { io: id }), "round {round}");
                 assert_eq!(q.now(), t);
             }
         }

@@ -7,6 +7,7 @@
 //! one direction carries write data to the device, the other read data to the host; a
 //! transfer of n bytes takes (n + ⌈n / payload⌉ × overhead) / bandwidth.
 
+pub mod config;
 pub mod queues;
 
 use serde::{Deserialize, Serialize};

@@ -16,6 +16,8 @@
 //! - queue stall time = time the device queue is full while a host has requests waiting.
 //! - write amplification = pages programmed (user + GC) / user pages programmed.
 
+pub mod config;
+
 use hdrhistogram::Histogram;
 
 use crate::engine::Ps;

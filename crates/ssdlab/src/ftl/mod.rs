@@ -18,6 +18,8 @@
 
 pub mod alloc;
 pub mod blocks;
+pub mod config;
+pub mod firmware;
 pub mod gc;
 pub mod mapping;
 pub mod precondition;
@@ -26,12 +28,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::Oracle;
 use crate::config::Config;
-use crate::nand::{Geometry, Lpn, Ppn, NONE};
+use crate::engine::Ps;
+use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::tsu::builder::FtlView;
-use crate::tsu::GcUrgency;
 use alloc::Allocator;
 pub use alloc::{static_plane, AllocationScheme, Level};
 pub use blocks::{BlockState, Blocks, LivePage, Stream};
+use firmware::Firmware;
 use gc::Gc;
 pub use gc::{Limits, VictimPolicy};
 use mapping::page::PageMap;
@@ -55,6 +58,7 @@ pub struct Ftl {
     blocks: Blocks,
     alloc: Allocator,
     gc: Gc,
+    firmware: Firmware,
     unwritten_read: UnwrittenRead,
 }
 
@@ -69,6 +73,7 @@ impl Ftl {
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
             alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(config, &geo, seed),
+            firmware: Firmware::new(config),
             unwritten_read: f.unwritten_read,
             geo,
         }
@@ -126,6 +131,24 @@ impl Ftl {
         self.map.get(lpn)
     }
 
+    /// The page a user read of `lpn` reads now: its page, or where a never-written page is
+    /// read from.
+    #[inline]
+    pub fn read_page(&self, lpn: Lpn) -> Ppn {
+        let ppn = self.map.get(lpn);
+        if ppn != NONE {
+            ppn
+        } else {
+            self.phantom_ppn(lpn)
+        }
+    }
+
+    /// The logical page physical page `ppn` holds now, or NONE.
+    #[inline]
+    pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
+        self.blocks.lpn_at(ppn)
+    }
+
     /// Where a never-written logical page is read from (no state is kept for it).
     pub fn phantom_ppn(&self, lpn: Lpn) -> Ppn {
         const CWDP: [Level; 4] = [Level::Channel, Level::Way, Level::Die, Level::Plane];
@@ -144,6 +167,13 @@ impl Ftl {
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
         self.blocks.prefetch_page(ppn);
+    }
+
+    /// A memory request reaches the firmware at `now`: when it is done with it (the cores'
+    /// time, `ftl.firmware`), or None when firmware time is not modelled.
+    #[inline]
+    pub fn firmware_done_at(&mut self, now: Ps) -> Option<Ps> {
+        self.firmware.request_done_at(now)
     }
 
     // ------------------------------------------------------------ writes
@@ -217,10 +247,16 @@ impl Ftl {
         self.gc.wanted_in_background(plane, &self.blocks)
     }
 
-    /// How pressing GC is on `chip` (the TSU policy orders queues by it).
+    /// Whether GC on `chip` is critical: a collecting plane at the hard threshold, where user
+    /// writes wait (the TSU policy then serves GC first).
     #[inline]
-    pub fn gc_urgency(&self, chip: u32) -> GcUrgency {
-        self.gc.urgency(chip, &self.blocks)
+    pub fn gc_critical(&self, chip: u32) -> bool {
+        self.gc.critical(chip, &self.blocks)
+    }
+
+    /// How a GC move is made: a read then a program, or a copyback (`ftl.gc.copyback`).
+    pub fn gc_move_op(&self) -> FlashOp {
+        self.gc.move_op()
     }
 
     /// Start GC on `plane`: the victim, with its valid pages (the moves to make) in `pages`.
@@ -287,18 +323,12 @@ impl Ftl {
 impl FtlView for Ftl {
     #[inline]
     fn lpn_at(&self, ppn: Ppn) -> Lpn {
-        self.blocks.lpn_at(ppn)
+        Ftl::lpn_at(self, ppn)
     }
 
-    /// A user read of `lpn` reads its page, or where a never-written page is read from.
     #[inline]
     fn read_page(&self, lpn: Lpn) -> Ppn {
-        let ppn = self.map.get(lpn);
-        if ppn != NONE {
-            ppn
-        } else {
-            self.phantom_ppn(lpn)
-        }
+        Ftl::read_page(self, lpn)
     }
 
     #[inline]

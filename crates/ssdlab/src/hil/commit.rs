@@ -86,6 +86,9 @@ impl Committer {
             allowed: &self.flow_allowed,
         };
         self.sched.schedule(&mut board);
+        // All of the round is marked before the loop commits any of it: nothing a commit does
+        // reads these marks, since chips start only once the round is over (the loop defers
+        // them).
         for &mr in &out {
             let m = &mut mrs[mr];
             debug_assert!(!m.committed, "memory request {mr} committed twice");

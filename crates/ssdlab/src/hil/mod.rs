@@ -28,6 +28,7 @@
 //! it is called — when requests become ready and whenever a chip finishes a command.
 
 pub mod commit;
+pub mod config;
 pub mod device_queue;
 mod direct;
 mod pas;
@@ -443,6 +444,7 @@ impl Hazards {
 /// The pages a request of `sectors` sectors from `lba` touches, each with the mask of its
 /// sectors (bit i = sector i of the page): the memory requests it splits into.
 pub fn split(lba: u64, sectors: u32, sectors_per_page: u32) -> impl Iterator<Item = (Lpn, u64)> {
+    debug_assert!(sectors > 0, "a request of no sectors");
     let spp = sectors_per_page as u64;
     let first = lba / spp;
     let last_sector = lba + sectors as u64 - 1;
@@ -453,6 +455,14 @@ pub fn split(lba: u64, sectors: u32, sectors_per_page: u32) -> impl Iterator<Ite
         let mask = if hi - lo + 1 == 64 { u64::MAX } else { ((1u64 << (hi - lo + 1)) - 1) << lo };
         (lpn as Lpn, mask)
     })
+}
+
+/// The first page a request of `sectors` sectors from `lba` touches, and how many pages
+/// (as many as [`split`] yields).
+pub fn page_span(lba: u64, sectors: u32, sectors_per_page: u32) -> (u64, u32) {
+    let spp = sectors_per_page as u64;
+    let first = lba / spp;
+    (first, ((lba + sectors as u64 - 1) / spp - first + 1) as u32)
 }
 
 /// Whether two ranges (of sectors or pages) overlap.

@@ -9,6 +9,7 @@
 //! `plane = ((channel × chips + chip) × dies + die) × planes + plane_in_die`,
 //! `block = plane × blocks_per_plane + block_in_plane`, `ppn = block × pages_per_block + page`.
 
+pub mod config;
 pub mod phy;
 
 use crate::config::{ns_to_ps, us_to_ps, Config};

@@ -90,6 +90,8 @@ pub struct Phy {
     chips: Vec<Chip>,
     buses: Vec<ChannelBus>,
     busy_chips: u32,
+    /// `nand.suspension.enabled`.
+    suspension: bool,
     max_suspends: u32,
     timeline: Option<Timeline>,
 }
@@ -102,6 +104,7 @@ impl Phy {
             chips: (0..geo.chips()).map(|_| Chip::default()).collect(),
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             busy_chips: 0,
+            suspension: cfg.nand.suspension.enabled,
             max_suspends: cfg.nand.suspension.max_per_op,
             timeline,
         }
@@ -411,10 +414,17 @@ impl Phy {
         true
     }
 
-    /// A user read arrived for a busy chip: suspend its program or erase if that is allowed
-    /// and worth it.
+    /// User reads wait for a busy chip: with suspension on, suspend its program or erase if
+    /// that is allowed and worth it.
+    #[inline]
+    pub fn reads_waiting(&mut self, chip: u32, records: &[Transaction], stats: &mut Stats, q: &mut EventQueue) {
+        if self.suspension {
+            self.maybe_suspend(chip, records, stats, q);
+        }
+    }
+
     #[cold]
-    pub fn maybe_suspend(&mut self, chip: u32, records: &[Transaction], stats: &mut Stats, q: &mut EventQueue) {
+    fn maybe_suspend(&mut self, chip: u32, records: &[Transaction], stats: &mut Stats, q: &mut EventQueue) {
         let ci = chip as usize;
         let now = q.now();
         let c = &self.chips[ci];

@@ -8,8 +8,7 @@ use crate::engine::Event;
 use crate::ftl::Stream;
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, NONE};
-use crate::tsu::builder::FtlView;
-use crate::tsu::{QueueClass, TxKind, QUEUE_CLASSES};
+use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
     /// Let the device-level scheduler commit what it wants now. Everything committed in the
@@ -42,8 +41,8 @@ impl Simulation {
             self.deferral.marked[chip as usize] = false;
             if !self.phy.is_busy(chip) {
                 self.try_start(chip);
-            } else if self.suspension && self.tsu.has_user_reads(chip) {
-                self.phy.maybe_suspend(chip, self.tsu.records(), &mut self.stats, &mut self.q);
+            } else if self.tsu.has_user_reads(chip) {
+                self.phy.reads_waiting(chip, self.tsu.records(), &mut self.stats, &mut self.q);
             }
         }
         chips.clear();
@@ -52,16 +51,10 @@ impl Simulation {
 
     /// Commit a memory request to the flash side: through the firmware, to the TSU.
     fn commit(&mut self, mr: u32) {
-        if self.firmware_cost_ps == 0 {
-            self.send_to_flash(mr);
-            return;
+        match self.ftl.firmware_done_at(self.q.now()) {
+            None => self.send_to_flash(mr),
+            Some(end) => self.q.at(end, Event::FirmwareDone { mr }),
         }
-        let now = self.q.now();
-        let (core, &free) =
-            self.firmware_free_ps.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
-        let end = now.max(free) + self.firmware_cost_ps;
-        self.firmware_free_ps[core] = end;
-        self.q.at(end, Event::FirmwareDone { mr });
     }
 
     /// A memory request's transaction goes to its chip.
@@ -70,11 +63,11 @@ impl Simulation {
         let (lpn, mask, plane, op) = (m.lpn, m.sector_mask, m.plane, m.op);
         match op {
             MrOp::Read => {
-                let tx = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, mask, mr);
+                let tx = self.user_tx(FlashOp::Read, plane, lpn, mask, mr);
                 self.enqueue(tx);
             }
             MrOp::Write => {
-                let tx = self.new_tx(TxKind::User, FlashOp::Program, plane, lpn, mask, mr);
+                let tx = self.user_tx(FlashOp::Program, plane, lpn, mask, mr);
                 if let Some(o) = &mut self.oracle {
                     o.stage_host_data(tx, mask, self.ios[self.mrs[mr].io].version);
                 }
@@ -84,10 +77,10 @@ impl Simulation {
         }
     }
 
-    /// A transaction for memory request `mr` (NONE for GC and write-backs).
-    pub(super) fn new_tx(&mut self, kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
-        let flow = if mr != NONE { self.mrs[mr].flow } else { NONE };
-        self.tsu.new_tx(kind, op, plane, lpn, mask, mr, flow, self.q.now())
+    /// A transaction for memory request `mr`, of its flow.
+    fn user_tx(&mut self, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
+        let spec = NewTx { mr, flow: self.mrs[mr].flow, ..NewTx::new(TxKind::User, op, plane, lpn, mask) };
+        self.tsu.create(spec, self.q.now())
     }
 
     /// Enqueue a user program; a partial page whose other sectors are on flash is read
@@ -100,11 +93,9 @@ impl Simulation {
         if (mask | cached) != full && old != NONE {
             self.stats.rmw_reads += 1;
             let plane = self.geo.plane_of(old);
-            let read = self.new_tx(TxKind::User, FlashOp::Read, plane, lpn, full & !mask, NONE);
             let flow = self.tsu.tx(tx).flow;
-            let r = self.tsu.tx_mut(read);
-            r.then = tx;
-            r.flow = flow;
+            let spec = NewTx { then: tx, flow, ..NewTx::new(TxKind::User, FlashOp::Read, plane, lpn, full & !mask) };
+            let read = self.tsu.create(spec, self.q.now());
             self.enqueue(read);
         } else {
             if old != NONE {
@@ -127,8 +118,8 @@ impl Simulation {
             }
         } else if !self.phy.is_busy(chip) {
             self.try_start(chip);
-        } else if at.user_read && self.suspension {
-            self.phy.maybe_suspend(chip, self.tsu.records(), &mut self.stats, &mut self.q);
+        } else if at.user_read {
+            self.phy.reads_waiting(chip, self.tsu.records(), &mut self.stats, &mut self.q);
         }
     }
 
@@ -183,7 +174,7 @@ impl Simulation {
             let pick = match forced {
                 Some(c) => crate::tsu::Pick::class(c),
                 None => {
-                    let urgency = self.ftl.gc_urgency(chip);
+                    let urgency = if self.ftl.gc_critical(chip) { GcUrgency::Critical } else { GcUrgency::None };
                     match self.tsu.pick(chip, self.q.now(), urgency, &excluded) {
                         Some(p) => p,
                         None => return,
@@ -203,8 +194,7 @@ impl Simulation {
     fn build_from(&mut self, chip: u32, pick: crate::tsu::Pick) -> bool {
         let built = self.tsu.build(chip, pick, &self.ftl);
         if let Some(op) = built {
-            let mut txs = std::mem::take(&mut self.command);
-            self.tsu.take_command(&mut txs);
+            let mut txs = self.tsu.take_command();
             self.launch(chip, op, &mut txs);
             self.tsu.return_command(txs);
         }
@@ -218,9 +208,7 @@ impl Simulation {
             if mr != NONE {
                 self.committer.moved(&mut self.mrs[mr], plane);
             }
-            let t = self.tsu.tx_mut(tx);
-            t.plane = plane;
-            t.plane_in_chip = self.geo.plane_in_chip(plane) as u16;
+            self.tsu.retarget(tx, plane);
             self.enqueue(tx);
         }
         built.is_some()
@@ -273,7 +261,7 @@ impl Simulation {
         if t.kind == TxKind::User && self.oracle.is_some() {
             // Remember whether this read found data or a never-written page.
             let found = self.ftl.mapped_page(lpn) == ppn;
-            self.tsu.tx_mut(tx).src_ppn = if found { ppn } else { NONE };
+            self.tsu.set_read_source(tx, found.then_some(ppn));
         }
     }
 
@@ -283,7 +271,7 @@ impl Simulation {
         let t = self.tsu.tx(tx);
         let (kind, plane, lpn, stream, src, mask) = (t.kind, t.plane, t.lpn, t.stream, t.src_ppn, t.sector_mask);
         let (ppn, opened) = self.ftl.allocate(plane, stream).expect("builder checked a page was available");
-        self.tsu.tx_mut(tx).ppn = ppn;
+        self.tsu.set_page(tx, ppn);
         if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
             self.ftl.commit_write(lpn, ppn);
@@ -405,11 +393,11 @@ impl Simulation {
             self.enqueue_erase(plane, victim);
         }
         let full = self.full_mask();
-        let op = if self.cfg.ftl.gc.copyback { FlashOp::Copyback } else { FlashOp::Read };
+        let op = self.ftl.gc_move_op();
         for page in &pages {
             // With read + program, the program is created when the read completes.
-            let tx = self.new_tx(TxKind::Gc, op, plane, page.lpn, full, NONE);
-            self.tsu.tx_mut(tx).src_ppn = page.ppn;
+            let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane, page.lpn, full) };
+            let tx = self.tsu.create(spec, self.q.now());
             self.enqueue(tx);
         }
         self.gc_pages = pages;
@@ -422,8 +410,9 @@ impl Simulation {
     }
 
     fn enqueue_erase(&mut self, plane: u32, victim: u32) {
-        let e = self.new_tx(TxKind::Gc, FlashOp::Erase, plane, NONE, 0, NONE);
-        self.tsu.tx_mut(e).ppn = victim * self.geo.pages_per_block;
+        let first_page = self.geo.ppn(plane, self.geo.block_in_plane(victim), 0);
+        let spec = NewTx { ppn: first_page, ..NewTx::new(TxKind::Gc, FlashOp::Erase, plane, NONE, 0) };
+        let e = self.tsu.create(spec, self.q.now());
         self.enqueue(e);
     }
 

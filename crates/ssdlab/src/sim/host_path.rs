@@ -7,11 +7,12 @@ use crate::cache::{WriteOutcome, Writeback};
 use crate::engine::{Event, Lane};
 use crate::ftl::mapping::Translation;
 use crate::hil::device_queue::Admission;
-use crate::hil::{split, MemoryRequest, MrOp};
+use crate::hil::{page_span, split, MemoryRequest, MrOp};
 use crate::host::tenants::Next;
 use crate::host::IoOp;
+use crate::nand::FlashOp;
 use crate::nand::NONE;
-use crate::tsu::TxKind;
+use crate::tsu::{NewTx, TxKind};
 
 impl Simulation {
     /// Submit a flow's requests while its queue has room; schedule its next arrival.
@@ -21,9 +22,7 @@ impl Simulation {
             match self.tenants.next(f, now) {
                 Next::Submit(req) => {
                     self.io_seq += 1;
-                    let spp = self.geo.sectors_per_page() as u64;
-                    let first_lpn = req.lba / spp;
-                    let pages = ((req.lba + req.sectors as u64 - 1) / spp - first_lpn + 1) as u32;
+                    let (first_lpn, pages) = page_span(req.lba, req.sectors, self.geo.sectors_per_page());
                     let io = Io {
                         flow: f as u32,
                         req,
@@ -292,8 +291,8 @@ impl Simulation {
         let Writeback { lpn, mask, trim_gen: gen } = wb;
         self.stats.cache_writebacks += 1;
         let plane = self.ftl.write_plane(lpn, self.tsu.chip_load());
-        let tx = self.new_tx(TxKind::User, crate::nand::FlashOp::Program, plane, lpn, mask, NONE);
-        self.tsu.tx_mut(tx).cache_gen = gen;
+        let spec = NewTx { cache_gen: gen, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, mask) };
+        let tx = self.tsu.create(spec, self.q.now());
         if let Some(o) = &mut self.oracle {
             o.stage_cache_data(tx, lpn);
         }

@@ -127,13 +127,9 @@ pub struct Simulation {
     parked: Vec<u32>,
     /// Buffers the routes reuse.
     unblocked: Vec<u32>,
-    command: Vec<u32>,
     done: Vec<u32>,
     gc_pages: Vec<LivePage>,
-    firmware_free_ps: Vec<Ps>,
-    firmware_cost_ps: Ps,
     dram_ps: Ps,
-    suspension: bool,
     oracle: Option<Oracle>,
     stats: Stats,
     interval_ps: Ps,
@@ -195,13 +191,9 @@ impl Simulation {
             schedule_pending: false,
             parked: Vec::new(),
             unblocked: Vec::new(),
-            command: Vec::new(),
             done: Vec::new(),
             gc_pages: Vec::new(),
-            firmware_free_ps: vec![0; cfg.ftl.firmware.cores as usize],
-            firmware_cost_ps: crate::config::ns_to_ps(cfg.ftl.firmware.op_cost_ns),
             dram_ps: crate::config::ns_to_ps(cfg.cache.dram_access_ns),
-            suspension: cfg.nand.suspension.enabled,
             oracle,
             stats: Stats::new(nflows),
             interval_ps: us_to_ps(cfg.stats.interval_us),
@@ -277,7 +269,6 @@ impl Simulation {
             }
             Event::CacheServed { mr } => self.cache_served(mr),
             Event::ReadDataOut { mr } => self.mr_done(mr),
-            Event::Complete { io } => self.complete(io),
             Event::Sample => self.sample(),
         }
     }

@@ -8,10 +8,11 @@
 //! New policies implement [`TsuPolicy`]; `flin` (FLIN, ISCA 2018) is one, in its own folder.
 
 pub mod builder;
+pub mod config;
 pub mod flin;
 pub mod unit;
 
-pub use unit::{Enqueued, Tsu};
+pub use unit::{Enqueued, NewTx, Tsu};
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -1,7 +1,7 @@
 //! The transaction scheduling unit at work: the transaction records, every chip's queues,
 //! the policy and the builder, behind one narrow API for the simulation loop.
 //!
-//! The loop hands it transactions ([`Tsu::new_tx`], [`Tsu::enqueue`]); when a chip is free
+//! The loop hands it transactions ([`Tsu::create`], [`Tsu::enqueue`]); when a chip is free
 //! the loop asks for a command ([`Tsu::pick`], then [`Tsu::build`]) and gets back the
 //! transactions to launch plus what the build settled on the way (GC moves found stale,
 //! reads that followed their data elsewhere), to route on.
@@ -9,7 +9,7 @@
 use crate::config::Config;
 use crate::engine::Ps;
 use crate::ftl::Stream;
-use crate::nand::{FlashOp, Geometry, Lpn, NONE};
+use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::slab::Slab;
 use crate::tsu::builder::{Builder, ChipWork, FtlView, Rules};
 use crate::tsu::{
@@ -28,6 +28,42 @@ pub struct Tsu {
     /// Per chip: transactions queued or running (dynamic allocation reads it).
     chip_load: Vec<u32>,
     builder: Builder,
+}
+
+/// What a new transaction does: [`NewTx::new`] with the fields that differ by kind set on it
+/// (`mr` and `flow` for user work, `src_ppn` for a GC move, `ppn` for an erase, `then` for
+/// the read of a read-modify-write, `cache_gen` for a cache write-back).
+#[derive(Debug, Clone, Copy)]
+pub struct NewTx {
+    pub kind: TxKind,
+    pub op: FlashOp,
+    pub plane: u32,
+    pub lpn: Lpn,
+    pub sector_mask: u64,
+    pub mr: u32,
+    pub flow: u32,
+    pub src_ppn: Ppn,
+    pub ppn: Ppn,
+    pub then: u32,
+    pub cache_gen: u32,
+}
+
+impl NewTx {
+    pub fn new(kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, sector_mask: u64) -> NewTx {
+        NewTx {
+            kind,
+            op,
+            plane,
+            lpn,
+            sector_mask,
+            mr: NONE,
+            flow: NONE,
+            src_ppn: NONE,
+            ppn: NONE,
+            then: NONE,
+            cache_gen: 0,
+        }
+    }
 }
 
 /// Where an enqueued transaction went.
@@ -59,34 +95,23 @@ impl Tsu {
         }
     }
 
-    /// A new transaction record (not queued yet). `flow` is NONE for GC and write-backs.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new_tx(
-        &mut self,
-        kind: TxKind,
-        op: FlashOp,
-        plane: u32,
-        lpn: Lpn,
-        mask: u64,
-        mr: u32,
-        flow: u32,
-        now: Ps,
-    ) -> u32 {
+    /// A new transaction record (not queued yet).
+    pub fn create(&mut self, spec: NewTx, now: Ps) -> u32 {
         self.tx_seq += 1;
         self.txs.insert(Transaction {
-            flow,
-            kind,
-            op,
-            plane,
-            plane_in_chip: self.geo.plane_in_chip(plane) as u16,
-            ppn: NONE,
-            lpn,
-            sector_mask: mask,
-            mr,
-            src_ppn: NONE,
-            then: NONE,
-            cache_gen: 0,
-            stream: if kind == TxKind::Gc { Stream::Gc } else { Stream::User },
+            flow: spec.flow,
+            kind: spec.kind,
+            op: spec.op,
+            plane: spec.plane,
+            plane_in_chip: self.geo.plane_in_chip(spec.plane) as u16,
+            ppn: spec.ppn,
+            lpn: spec.lpn,
+            sector_mask: spec.sector_mask,
+            mr: spec.mr,
+            src_ppn: spec.src_ppn,
+            then: spec.then,
+            cache_gen: spec.cache_gen,
+            stream: if spec.kind == TxKind::Gc { Stream::Gc } else { Stream::User },
             enqueued_ps: now,
             seq: self.tx_seq,
         })
@@ -110,9 +135,24 @@ impl Tsu {
         &self.txs[tx]
     }
 
+    /// A program was given its page as its command started.
     #[inline]
-    pub fn tx_mut(&mut self, tx: u32) -> &mut Transaction {
-        &mut self.txs[tx]
+    pub fn set_page(&mut self, tx: u32, ppn: Ppn) {
+        self.txs[tx].ppn = ppn;
+    }
+
+    /// A user read's page held data (`Some`) or was never written (`None`): the integrity
+    /// oracle checks the read against it when it completes.
+    #[inline]
+    pub fn set_read_source(&mut self, tx: u32, found: Option<Ppn>) {
+        self.txs[tx].src_ppn = found.unwrap_or(NONE);
+    }
+
+    /// A queued-then-removed user read follows its data to `plane` (enqueue it again).
+    pub fn retarget(&mut self, tx: u32, plane: u32) {
+        let t = &mut self.txs[tx];
+        t.plane = plane;
+        t.plane_in_chip = self.geo.plane_in_chip(plane) as u16;
     }
 
     /// Every transaction record, indexed by id (the PHY reads commands' records).
@@ -195,11 +235,11 @@ impl Tsu {
         self.builder.build(&mut work, pick.class, pick.leader, &self.geo, &self.rules, ftl)
     }
 
-    /// The command built last (the vector is swapped out; give it back with
-    /// [`Tsu::return_command`] to reuse its memory).
-    pub fn take_command(&mut self, into: &mut Vec<u32>) {
-        into.clear();
-        std::mem::swap(into, &mut self.builder.chosen);
+    /// The command built last. The chip's command takes the vector and hands back the one
+    /// it held before: give that back with [`Tsu::return_command`] so the next build reuses
+    /// its memory.
+    pub fn take_command(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.builder.chosen)
     }
 
     pub fn return_command(&mut self, buf: Vec<u32>) {

@@ -7,7 +7,7 @@
 //! the erase-count spread passes `ftl.wear_leveling.static_threshold`), lists its valid pages
 //! for the loop to move through the TSU like any other flash work, counts the moves as they
 //! finish and hands the victim back for its erase. Near the hard threshold, where user
-//! writes wait, GC goes first on the chip ([`GcUrgency::Critical`]).
+//! writes wait, GC goes first on the chip ([`Gc::critical`]).
 
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
@@ -16,8 +16,7 @@ use crate::config::Config;
 use serde::{Deserialize, Serialize};
 
 use crate::ftl::{BlockState, Blocks, LivePage};
-use crate::nand::{Geometry, NONE};
-use crate::tsu::GcUrgency;
+use crate::nand::{FlashOp, Geometry, NONE};
 
 /// GC victim choice (`ftl.gc.policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,7 +69,9 @@ pub struct Gc {
     /// Candidates drawn by `d_choices`.
     d: u32,
     static_wl_threshold: u32,
-    pub limits: Limits,
+    /// `ftl.gc.copyback`: move pages with copyback instead of read + program.
+    copyback: bool,
+    pub(super) limits: Limits,
     /// Per plane: the block being cleaned, or NONE.
     victim: Vec<u32>,
     /// Planes with a victim now.
@@ -89,6 +90,7 @@ impl Gc {
             policy: config.ftl.gc.policy,
             d: config.ftl.gc.d,
             static_wl_threshold: config.ftl.wear_leveling.static_threshold,
+            copyback: config.ftl.gc.copyback,
             limits: Limits::new(config),
             victim: vec![NONE; planes],
             collecting: 0,
@@ -114,22 +116,26 @@ impl Gc {
         self.victim[plane as usize] == NONE && blocks.free_blocks(plane) < self.limits.background_threshold_blocks
     }
 
-    /// How pressing GC is on a chip: a collecting plane near the hard threshold (where user
-    /// writes must wait) makes GC go first. Below the GC threshold GC runs in the chip's idle
-    /// time; under a saturating load free blocks therefore settle near the hard threshold,
-    /// which the measured effective spare factor reflects.
+    /// Whether GC is pressing on a chip: a collecting plane near the hard threshold (where
+    /// user writes must wait) makes GC go first. Below the GC threshold GC runs in the chip's
+    /// idle time; under a saturating load free blocks therefore settle near the hard
+    /// threshold, which the measured effective spare factor reflects.
     #[inline]
-    pub fn urgency(&self, chip: u32, blocks: &Blocks) -> GcUrgency {
+    pub fn critical(&self, chip: u32, blocks: &Blocks) -> bool {
         if self.collecting == 0 {
-            return GcUrgency::None;
+            return false;
         }
         let ppc = self.geo.planes_per_chip();
-        let critical = (chip * ppc..(chip + 1) * ppc)
-            .any(|p| self.victim[p as usize] != NONE && blocks.free_blocks(p) <= self.limits.user_reserve_blocks + 1);
-        if critical {
-            GcUrgency::Critical
+        (chip * ppc..(chip + 1) * ppc)
+            .any(|p| self.victim[p as usize] != NONE && blocks.free_blocks(p) <= self.limits.user_reserve_blocks + 1)
+    }
+
+    /// How a move is made: a read then a program, or a copyback.
+    pub fn move_op(&self) -> FlashOp {
+        if self.copyback {
+            FlashOp::Copyback
         } else {
-            GcUrgency::None
+            FlashOp::Read
         }
     }
 

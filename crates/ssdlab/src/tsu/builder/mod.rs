@@ -107,13 +107,13 @@ pub struct ChipWork<'a> {
 pub struct Builder {
     order: Vec<Candidate>,
     /// The command built last, in plane order.
-    pub chosen: Vec<u32>,
+    pub(crate) chosen: Vec<u32>,
     /// Planes of GC moves dropped at a queue head (their page was overwritten or trimmed
     /// since the GC read): each is a finished move for GC.
-    pub dropped_moves: Vec<u32>,
+    pub(crate) dropped_moves: Vec<u32>,
     /// User reads that left the chip's queue because their data moved to another plane:
     /// they are to be enqueued again where their data is.
-    pub readdressed: Vec<u32>,
+    pub(crate) readdressed: Vec<u32>,
 }
 
 impl Builder {

@@ -7,7 +7,7 @@ use super::*;
 use crate::config::Config;
 use crate::nand::Geometry;
 use crate::tsu::unit::Tsu;
-use crate::tsu::{Fifo, Pick, TxKind};
+use crate::tsu::{Fifo, NewTx, Pick, TxKind};
 
 /// What the builder sees of the FTL: where each logical page is, what each physical page
 /// holds, and each plane's write point per stream (None: no page can be had).
@@ -63,13 +63,14 @@ impl Case {
     /// A user read of `lpn`, stored on `plane` at (block, page).
     fn user_read(&mut self, lpn: Lpn, plane: u32, block: u32, page: u32) -> u32 {
         self.ftl.map.push((lpn, self.geo.ppn(plane, block, page)));
-        let tx = self.tsu.new_tx(TxKind::User, FlashOp::Read, plane, lpn, u64::MAX, NONE, 0, 0);
+        let tx = self.tsu.create(NewTx { flow: 0, ..NewTx::new(TxKind::User, FlashOp::Read, plane, lpn, u64::MAX) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
 
     fn user_write(&mut self, lpn: Lpn, plane: u32) -> u32 {
-        let tx = self.tsu.new_tx(TxKind::User, FlashOp::Program, plane, lpn, u64::MAX, NONE, 0, 0);
+        let tx =
+            self.tsu.create(NewTx { flow: 0, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, u64::MAX) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
@@ -78,15 +79,15 @@ impl Case {
     fn gc_move(&mut self, op: FlashOp, lpn: Lpn, plane: u32, block: u32, page: u32) -> u32 {
         let src = self.geo.ppn(plane, block, page);
         self.ftl.map.push((lpn, src));
-        let tx = self.tsu.new_tx(TxKind::Gc, op, plane, lpn, u64::MAX, NONE, NONE, 0);
-        self.tsu.tx_mut(tx).src_ppn = src;
+        let tx = self.tsu.create(NewTx { src_ppn: src, ..NewTx::new(TxKind::Gc, op, plane, lpn, u64::MAX) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
 
     fn erase(&mut self, plane: u32, block: u32) -> u32 {
-        let tx = self.tsu.new_tx(TxKind::Gc, FlashOp::Erase, plane, NONE, 0, NONE, NONE, 0);
-        self.tsu.tx_mut(tx).ppn = self.geo.ppn(plane, block, 0);
+        let first_page = self.geo.ppn(plane, block, 0);
+        let tx =
+            self.tsu.create(NewTx { ppn: first_page, ..NewTx::new(TxKind::Gc, FlashOp::Erase, plane, NONE, 0) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
@@ -94,9 +95,7 @@ impl Case {
     /// Build from `class` (led by `leader`): the operation and the transactions, in plane order.
     fn build(&mut self, class: QueueClass, leader: Option<u32>) -> Option<(FlashOp, Vec<u32>)> {
         let op = self.tsu.build(0, Pick { class, leader }, &self.ftl)?;
-        let mut txs = Vec::new();
-        self.tsu.take_command(&mut txs);
-        Some((op, txs))
+        Some((op, self.tsu.take_command()))
     }
 }
 

@@ -1,0 +1,166 @@
+//! The `[ftl]` section: overprovisioning, the allocation scheme, the mapping, reads of
+//! unwritten pages, garbage collection (`[ftl.gc]`), wear levelling (`[ftl.wear_leveling]`)
+//! and firmware time (`[ftl.firmware]`), with the checks that need only these keys.
+//!
+//! Every key, its unit, default and allowed values: `docs/config.md`, section `[ftl]` and its
+//! subsections. Whether GC has room to work in the drive's geometry relates `[ftl]` to
+//! `[nand]`, so [`crate::config::Config`] checks it.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AllocationScheme, MappingKind, UnwrittenRead, VictimPolicy};
+use crate::config::{reject, require_at_most, require_nonzero, require_times};
+use crate::error::Result;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of physical pages not exposed as logical pages.
+    pub overprovisioning_ratio: f64,
+    /// One of the 24 static orders (CWDP, ...), its first 1 to 3 letters (hybrid), or `dynamic`.
+    pub allocation: AllocationScheme,
+    /// page (full page table). A trait lets demand-based mapping come later.
+    pub mapping: MappingKind,
+    /// What a read of a never-written page does: `flash` reads the page static allocation
+    /// would have given it (so a fresh drive has realistic read timing), `zero` completes
+    /// without touching flash.
+    pub unwritten_read: UnwrittenRead,
+    pub gc: GcConfig,
+    pub wear_leveling: WearLevelingConfig,
+    pub firmware: FirmwareConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    /// greedy | cost_benefit | random | fifo | d_choices
+    pub policy: VictimPolicy,
+    /// GC starts on a plane when its free blocks fall below this fraction of its blocks.
+    pub threshold: f64,
+    /// User writes to a plane wait when its free blocks fall to this fraction (foreground GC);
+    /// at least one block is always kept for GC.
+    pub hard_threshold: f64,
+    /// Background GC: while a chip is idle, clean planes whose free fraction is below this.
+    /// 0 turns background GC off.
+    pub background_threshold: f64,
+    /// Move valid pages with copyback (no data over the bus) instead of read + program.
+    pub copyback: bool,
+    /// Number of random candidates for `d_choices`.
+    pub d: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WearLevelingConfig {
+    /// Dynamic: a plane opens its least-erased free block.
+    pub dynamic: bool,
+    /// Static: when the erase-count spread of a plane exceeds this, its least-erased full
+    /// block is cleaned so cold data moves to a worn block. 0 turns it off.
+    pub static_threshold: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FirmwareConfig {
+    pub cores: u32,
+    /// Firmware time per memory request (mapping lookup, allocation), per core.
+    pub op_cost_ns: f64,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            overprovisioning_ratio: 0.07,
+            allocation: AllocationScheme::CWDP,
+            mapping: MappingKind::Page,
+            unwritten_read: UnwrittenRead::Flash,
+            gc: GcConfig::default(),
+            wear_leveling: WearLevelingConfig::default(),
+            firmware: FirmwareConfig::default(),
+        }
+    }
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig {
+            policy: VictimPolicy::Greedy,
+            threshold: 0.05,
+            hard_threshold: 0.005,
+            background_threshold: 0.0,
+            copyback: false,
+            d: 4,
+        }
+    }
+}
+
+impl Default for WearLevelingConfig {
+    fn default() -> Self {
+        WearLevelingConfig { dynamic: true, static_threshold: 0 }
+    }
+}
+
+impl Default for FirmwareConfig {
+    fn default() -> Self {
+        FirmwareConfig { cores: 1, op_cost_ns: 0.0 }
+    }
+}
+
+impl FtlConfig {
+    /// Check the firmware, the overprovisioning ratio and GC's thresholds. The error names
+    /// the key and its value.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        self.firmware.validate(file)?;
+        let op = self.overprovisioning_ratio;
+        if !(0.0..0.9).contains(&op) {
+            return reject(file, "ftl.overprovisioning_ratio", op, "must be in [0, 0.9)");
+        }
+        self.gc.validate(file)
+    }
+}
+
+impl GcConfig {
+    /// Thresholds are fractions of a plane's blocks, ordered hard ≤ start < background (or
+    /// background off), and `d_choices` has a candidate.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        for (key, v) in [
+            ("ftl.gc.threshold", self.threshold),
+            ("ftl.gc.hard_threshold", self.hard_threshold),
+            ("ftl.gc.background_threshold", self.background_threshold),
+        ] {
+            if !(0.0..0.5).contains(&v) {
+                return reject(file, key, v, "must be a fraction of a plane's blocks in [0, 0.5)");
+            }
+        }
+        if self.hard_threshold > self.threshold {
+            return reject(
+                file,
+                "ftl.gc.hard_threshold",
+                self.hard_threshold,
+                &format!("must not exceed ftl.gc.threshold ({})", self.threshold),
+            );
+        }
+        if self.background_threshold > 0.0 && self.background_threshold <= self.threshold {
+            return reject(
+                file,
+                "ftl.gc.background_threshold",
+                self.background_threshold,
+                &format!(
+                    "background GC only acts above ftl.gc.threshold ({}): set it higher, or 0 to turn it off",
+                    self.threshold
+                ),
+            );
+        }
+        require_nonzero(file, &[("ftl.gc.d", self.d)])
+    }
+}
+
+impl FirmwareConfig {
+    /// At least one core, a bounded number of them, and a time per request the engine can
+    /// hold in picoseconds.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_nonzero(file, &[("ftl.firmware.cores", self.cores)])?;
+        require_at_most(file, &[("ftl.firmware.cores", self.cores, 1024)])?;
+        require_times(file, &[("ftl.firmware.op_cost_ns", self.op_cost_ns)])
+    }
+}

@@ -1,0 +1,64 @@
+//! The `[hil]` section: the device-level scheduler, the device queue's depth, hazards,
+//! readdressing and the fairness layer (WA-BC), with their checks.
+//!
+//! Every key, its unit, default and allowed values: `docs/config.md`, section `[hil]`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Fairness, Hazards, SchedulerKind};
+use crate::config::{reject, require_at_most, require_nonzero};
+use crate::error::Result;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HilConfig {
+    /// Device-level scheduler: direct | vas | pas | spk1 | spk2 | spk3
+    pub scheduler: SchedulerKind,
+    /// Device-level queue depth (tags).
+    pub queue_depth: u32,
+    /// PAS and SPK1: times the oldest request may be overtaken before it goes first.
+    pub max_bypass: u32,
+    /// Sprinkler's readdressing callback: update the targets of uncommitted requests when
+    /// their data moves to another plane.
+    pub readdressing: bool,
+    /// Which overlapping requests the drive keeps in order: strict (RAW, WAR, WAW) | war
+    /// (only a write after a read, Sprinkler §4.4; the host orders the rest).
+    pub hazards: Hazards,
+    /// Fairness layer over the device queue: none | wa_bc (budgets with GC compensation,
+    /// Jun & Shin 2015: FLIN's "Sprinkler+Fairness").
+    pub fairness: Fairness,
+    /// WA-BC: each flow's budget per round, in device time per chip.
+    pub wa_bc_round_us: f64,
+}
+
+impl Default for HilConfig {
+    fn default() -> Self {
+        HilConfig {
+            scheduler: SchedulerKind::Direct,
+            queue_depth: 32,
+            max_bypass: 32,
+            readdressing: true,
+            hazards: Hazards::Strict,
+            fairness: Fairness::None,
+            wa_bc_round_us: 10_000.0,
+        }
+    }
+}
+
+impl HilConfig {
+    /// The device queue has tags (a bounded number) and a WA-BC round has a length. The error
+    /// names the key and its value.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_nonzero(file, &[("hil.queue_depth", self.queue_depth)])?;
+        require_at_most(file, &[("hil.queue_depth", self.queue_depth, 65536)])?;
+        if !(self.wa_bc_round_us.is_finite() && self.wa_bc_round_us > 0.0) {
+            return reject(
+                file,
+                "hil.wa_bc_round_us",
+                self.wa_bc_round_us,
+                "must be a positive number of microseconds",
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,256 @@
+//! The `[nand]` section: geometry, cell type and array timing, the ONFI channel bus
+//! (`[nand.bus]`) and program/erase suspension (`[nand.suspension]`), with the checks that
+//! need only these keys.
+//!
+//! Every key, its unit, default and allowed values: `docs/config.md`, sections `[nand]`,
+//! `[nand.bus]` and `[nand.suspension]`. Checks that relate these keys to other sections
+//! (the cache holds a page, GC has room in the geometry) are in [`crate::config::Config`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{reject, require_at_most, require_nonzero, require_range, require_times};
+use crate::error::Result;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NandConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    pub sector_bytes: u32,
+    /// slc | mlc | tlc | qlc: the number of page types (1..4). A page's type is its offset in
+    /// the block modulo that number (LSB, CSB, MSB, ...).
+    pub cell: CellType,
+    /// Array read latency per page type, LSB first.
+    pub t_read_us: Vec<f64>,
+    /// Program latency per page type, LSB first.
+    pub t_program_us: Vec<f64>,
+    pub t_erase_us: f64,
+    /// Allow multi-plane commands (same die, different planes, same page offset).
+    pub multiplane: bool,
+    /// Multi-plane commands also need the same block index in every plane.
+    pub multiplane_same_block: bool,
+    /// Allow one command to drive several dies of a chip (die interleaving).
+    pub die_interleave: bool,
+    pub bus: BusConfig,
+    pub suspension: SuspensionConfig,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn page_types(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BusConfig {
+    /// ONFI data rate in mega-transfers per second.
+    pub rate_mt_s: f64,
+    /// Bus width in bits.
+    pub width_bits: u32,
+    /// Time of one command or address cycle.
+    pub cmd_addr_cycle_ns: f64,
+    /// Command + address cycles per plane of a read (00h, 5 address, 30h).
+    pub read_cycles: u32,
+    /// Command + address cycles per plane of a program (80h, 5 address, 10h).
+    pub program_cycles: u32,
+    /// Command + address cycles per plane of an erase (60h, 3 address, D0h).
+    pub erase_cycles: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SuspensionConfig {
+    /// Suspend a running program or erase when a user read arrives for the chip.
+    pub enabled: bool,
+    pub t_suspend_us: f64,
+    pub t_resume_us: f64,
+    /// How many times one program/erase may be suspended.
+    pub max_per_op: u32,
+}
+
+impl Default for NandConfig {
+    fn default() -> Self {
+        NandConfig {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 2048,
+            pages_per_block: 256,
+            page_bytes: 8192,
+            sector_bytes: 512,
+            cell: CellType::Mlc,
+            t_read_us: vec![75.0, 75.0],
+            t_program_us: vec![750.0, 750.0],
+            t_erase_us: 3800.0,
+            multiplane: true,
+            multiplane_same_block: false,
+            die_interleave: true,
+            bus: BusConfig::default(),
+            suspension: SuspensionConfig::default(),
+        }
+    }
+}
+
+impl Default for BusConfig {
+    fn default() -> Self {
+        BusConfig {
+            rate_mt_s: 333.0,
+            width_bits: 8,
+            cmd_addr_cycle_ns: 10.0,
+            read_cycles: 7,
+            program_cycles: 7,
+            erase_cycles: 5,
+        }
+    }
+}
+
+impl Default for SuspensionConfig {
+    fn default() -> Self {
+        SuspensionConfig { enabled: false, t_suspend_us: 20.0, t_resume_us: 20.0, max_per_op: 4 }
+    }
+}
+
+impl NandConfig {
+    /// Check the geometry, the cell timing, the bus and suspension. The error names the key
+    /// and its value.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        self.validate_geometry(file)?;
+        self.validate_cells(file)?;
+        self.bus.validate(file)?;
+        self.suspension.validate(file)
+    }
+
+    /// Every level of the hierarchy is present, within the limits of the address types, and
+    /// a page is a whole number of sectors.
+    fn validate_geometry(&self, file: &str) -> Result<()> {
+        require_nonzero(
+            file,
+            &[
+                ("nand.channels", self.channels),
+                ("nand.chips_per_channel", self.chips_per_channel),
+                ("nand.dies_per_chip", self.dies_per_chip),
+                ("nand.planes_per_die", self.planes_per_die),
+                ("nand.blocks_per_plane", self.blocks_per_plane),
+                ("nand.pages_per_block", self.pages_per_block),
+                ("nand.page_bytes", self.page_bytes),
+                ("nand.sector_bytes", self.sector_bytes),
+            ],
+        )?;
+        require_at_most(
+            file,
+            &[
+                ("nand.dies_per_chip", self.dies_per_chip, 16),
+                ("nand.planes_per_die", self.planes_per_die, 16),
+                ("nand.pages_per_block", self.pages_per_block, 65535),
+            ],
+        )?;
+        if !self.page_bytes.is_multiple_of(self.sector_bytes) {
+            return reject(
+                file,
+                "nand.page_bytes",
+                self.page_bytes,
+                &format!("must be a multiple of nand.sector_bytes ({})", self.sector_bytes),
+            );
+        }
+        if self.page_bytes / self.sector_bytes > 64 {
+            return reject(file, "nand.page_bytes", self.page_bytes, "at most 64 sectors per page");
+        }
+        let total_pages = self.channels as u128
+            * self.chips_per_channel as u128
+            * self.dies_per_chip as u128
+            * self.planes_per_die as u128
+            * self.blocks_per_plane as u128
+            * self.pages_per_block as u128;
+        if total_pages >= u32::MAX as u128 {
+            return reject(
+                file,
+                "nand.blocks_per_plane",
+                self.blocks_per_plane,
+                &format!(
+                    "the drive would have {total_pages} pages; at most 2^32 - 2 (use larger pages or fewer blocks)"
+                ),
+            );
+        }
+        if self.blocks_per_plane < 8 {
+            return reject(
+                file,
+                "nand.blocks_per_plane",
+                self.blocks_per_plane,
+                "at least 8 blocks per plane, so GC has room to work",
+            );
+        }
+        Ok(())
+    }
+
+    /// One read and one program latency per page type of the cell, each a time the engine can
+    /// hold in picoseconds.
+    fn validate_cells(&self, file: &str) -> Result<()> {
+        let types = self.cell.page_types();
+        for (key, v) in [("nand.t_read_us", &self.t_read_us), ("nand.t_program_us", &self.t_program_us)] {
+            if v.len() != types {
+                return reject(file, key, v, &format!("needs one latency per page type: {types} for {:?}", self.cell));
+            }
+        }
+        let mut times: Vec<(&str, f64)> = Vec::new();
+        times.extend(self.t_read_us.iter().map(|&t| ("nand.t_read_us", t)));
+        times.extend(self.t_program_us.iter().map(|&t| ("nand.t_program_us", t)));
+        times.push(("nand.t_erase_us", self.t_erase_us));
+        require_times(file, &times)
+    }
+}
+
+impl BusConfig {
+    /// Cycle counts, a width the ONFI bus has, a cycle time and a data rate the engine can turn
+    /// into picoseconds.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_at_most(
+            file,
+            &[
+                ("nand.bus.read_cycles", self.read_cycles, 1000),
+                ("nand.bus.program_cycles", self.program_cycles, 1000),
+                ("nand.bus.erase_cycles", self.erase_cycles, 1000),
+            ],
+        )?;
+        if ![8, 16, 32, 64].contains(&self.width_bits) {
+            return reject(file, "nand.bus.width_bits", self.width_bits, "must be 8, 16, 32 or 64");
+        }
+        require_times(file, &[("nand.bus.cmd_addr_cycle_ns", self.cmd_addr_cycle_ns)])?;
+        require_range(file, &[("nand.bus.rate_mt_s", self.rate_mt_s, 1.0, 1e6)])
+    }
+}
+
+impl SuspensionConfig {
+    /// Suspend and resume times the engine can hold, and room for one suspension per
+    /// operation when suspension is on.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_times(
+            file,
+            &[("nand.suspension.t_suspend_us", self.t_suspend_us), ("nand.suspension.t_resume_us", self.t_resume_us)],
+        )?;
+        if self.enabled && self.max_per_op == 0 {
+            return reject(file, "nand.suspension.max_per_op", 0, "must be at least 1 when suspension is enabled");
+        }
+        Ok(())
+    }
+}
