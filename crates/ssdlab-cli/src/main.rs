@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use ssdlab::host::{AddressMode, FlowKind, Replay};
 use ssdlab::{Config, RunOptions, WorkloadSpec};
 
 #[derive(Parser)]
@@ -52,17 +53,17 @@ struct RunArgs {
     json: bool,
     /// For trace flows: what to do with requests past the drive (reject, wrap, scale).
     #[arg(long, value_name = "MODE")]
-    address_mode: Option<String>,
+    address_mode: Option<AddressMode>,
     /// For trace flows: closed_loop or timestamps (a trace given directly replays at its
     /// timestamps unless this says otherwise).
     #[arg(long, value_name = "MODE")]
-    replay: Option<String>,
+    replay: Option<Replay>,
     /// For trace flows: queue depth (outstanding requests).
     #[arg(long, value_name = "N")]
     queue_depth: Option<u32>,
     /// For trace flows: the trace format (detected if omitted).
     #[arg(long, value_name = "FORMAT")]
-    format: Option<String>,
+    format: Option<ssdlab_trace::Format>,
 }
 
 #[derive(Subcommand)]
@@ -227,18 +228,18 @@ fn reproduce(
 /// The workload of `run`, with the command line's trace options applied to its trace flows.
 fn run_workload(args: &RunArgs) -> Result<WorkloadSpec, InputError> {
     let mut wl = WorkloadSpec::load(&args.workload)?;
-    for f in wl.flows.iter_mut().filter(|f| f.kind == "trace") {
-        if let Some(m) = &args.address_mode {
-            f.address_mode = m.clone();
+    for f in wl.flows.iter_mut().filter(|f| f.kind == FlowKind::Trace) {
+        if let Some(m) = args.address_mode {
+            f.address_mode = m;
         }
-        if let Some(r) = &args.replay {
-            f.replay = r.clone();
+        if let Some(r) = args.replay {
+            f.replay = r;
         }
         if let Some(q) = args.queue_depth {
             f.queue_depth = Some(q);
         }
-        if let Some(fmt) = &args.format {
-            f.format = Some(fmt.clone());
+        if let Some(fmt) = args.format {
+            f.format = Some(fmt);
         }
     }
     wl.validate("command line")?;

@@ -573,6 +573,37 @@ fn workload_vanishing_speedup_is_rejected() {
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[&p(&wl), "speedup"]);
 }
 
+#[test]
+fn workload_bad_choice_names_file_line_key_and_value() {
+    let dir = TempDir::new("wl-choice");
+    dir.write("t.trace", "0 0 0 8 1\n1000 0 8 8 1\n");
+    for (key, value) in [
+        ("type", "bogus"),
+        ("priority", "bogus"),
+        ("address", "bogus"),
+        ("replay", "bogus"),
+        ("address_mode", "bogus"),
+        ("format", "bogus"),
+    ] {
+        let text = format!("[[flows]]\nname = \"t\"\npath = \"t.trace\"\n{key} = \"{value}\"\n");
+        let wl = dir.write(&format!("w-{key}.toml"), &text);
+        let (at_line_4, dotted) = (format!("{}:4", p(&wl)), format!("flows[0].{key}"));
+        let needles = [at_line_4.as_str(), dotted.as_str(), value];
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&needles);
+        ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&needles);
+    }
+}
+
+#[test]
+fn run_rejects_a_bad_trace_option() {
+    let dir = TempDir::new("bad-trace-option");
+    let t = p(&dir.write("t.trace", "0 0 0 8 1\n1000 0 8 8 1\n"));
+    for (option, choice) in [("--address-mode", "wrap"), ("--replay", "closed_loop"), ("--format", "mqsim")] {
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, option, "bogus"])
+            .assert_input_error(&[option, "bogus", choice]);
+    }
+}
+
 /// A three-line trace in `format` whose line 3 holds `bad`; the file name's extension is the
 /// one detection expects. The trace must be rejected directly (`--workload FILE`, format
 /// detected), through a workload file (format named) and by `trace info`.

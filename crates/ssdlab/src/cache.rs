@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use crate::engine::Ps;
 use crate::nand::{Lpn, NONE};
 
 #[derive(Debug, Clone)]
@@ -43,6 +44,22 @@ pub enum WriteOutcome {
     Full,
 }
 
+/// What became of a write offered to the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    Stored(WriteOutcome),
+    /// No room now: it waits for a write-back to finish.
+    Waits,
+}
+
+/// A write waiting for room.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    mr: u32,
+    lpn: Lpn,
+    mask: u64,
+}
+
 /// A dirty page on its way to flash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Writeback {
@@ -66,12 +83,14 @@ pub struct WriteCache {
     pub flushing_pages: u32,
     /// Clean pages dropped to make room, not yet collected with `take_dropped`.
     dropped: Vec<Lpn>,
-    /// Writes (memory requests) waiting for room, oldest first.
-    waiting: VecDeque<u32>,
+    /// Writes waiting for room, oldest first.
+    waiting: VecDeque<Waiting>,
+    access_ps: Ps,
 }
 
 impl WriteCache {
-    pub fn new(capacity_pages: u32) -> WriteCache {
+    /// A cache of `capacity_pages` pages, each served or stored in `access_ps`.
+    pub fn new(capacity_pages: u32, access_ps: Ps) -> WriteCache {
         assert!(capacity_pages > 0);
         WriteCache {
             capacity: capacity_pages,
@@ -84,6 +103,7 @@ impl WriteCache {
             flushing_pages: 0,
             dropped: Vec::new(),
             waiting: VecDeque::new(),
+            access_ps,
         }
     }
 
@@ -133,19 +153,36 @@ impl WriteCache {
         self.waiting.len()
     }
 
-    /// A write (memory request `mr`) waits for room, behind those already waiting.
-    pub fn wait(&mut self, mr: u32) {
-        self.waiting.push_back(mr);
+    /// DRAM time to serve one page from the cache or store one in it.
+    #[inline]
+    pub fn access_ps(&self) -> Ps {
+        self.access_ps
     }
 
-    /// The oldest waiting write.
-    pub fn first_waiting(&self) -> Option<u32> {
-        self.waiting.front().copied()
+    /// A write (memory request `mr`) of `mask` sectors of `lpn` arrives: stored now, or it
+    /// waits, behind any write already waiting (arrival order is kept), for a write-back to
+    /// make room.
+    pub fn offer(&mut self, mr: u32, lpn: Lpn, mask: u64) -> Offer {
+        if self.waiting.is_empty() {
+            let outcome = self.write(lpn, mask);
+            if outcome != WriteOutcome::Full {
+                return Offer::Stored(outcome);
+            }
+        }
+        self.waiting.push_back(Waiting { mr, lpn, mask });
+        Offer::Waits
     }
 
-    /// The oldest waiting write found room.
-    pub fn admitted_waiting(&mut self) {
+    /// The oldest waiting write, stored now if it finds room (then the next may too): its
+    /// memory request and what storing it did.
+    pub fn admit_waiting(&mut self) -> Option<(u32, WriteOutcome)> {
+        let w = *self.waiting.front()?;
+        let outcome = self.write(w.lpn, w.mask);
+        if outcome == WriteOutcome::Full {
+            return None;
+        }
         self.waiting.pop_front();
+        Some((w.mr, outcome))
     }
 
     /// Sectors of `lpn` held in the cache (0 if none).
@@ -308,7 +345,7 @@ mod tests {
 
     #[test]
     fn lru_write_back_and_absorption() {
-        let mut c = WriteCache::new(2);
+        let mut c = WriteCache::new(2, 0);
         assert_eq!(c.write(1, 0xff), WriteOutcome::Inserted);
         assert_eq!(c.write(2, 0x0f), WriteOutcome::Inserted);
         assert_eq!(c.write(1, 0xff), WriteOutcome::Absorbed);
@@ -327,7 +364,7 @@ mod tests {
 
     #[test]
     fn a_page_written_during_write_back_stays_dirty() {
-        let mut c = WriteCache::new(1);
+        let mut c = WriteCache::new(1, 0);
         c.write(7, 1);
         assert_eq!(c.start_writeback(), Some(Writeback { lpn: 7, mask: 1, trim_gen: 0 }));
         assert_eq!(c.write(7, 2), WriteOutcome::Absorbed);

@@ -5,14 +5,22 @@
 //! closed-loop (keep `queue_depth` requests outstanding, as fast as the device allows) or
 //! open-loop (at trace timestamps, or at a Poisson rate); requests that find the flow's
 //! submission queue full wait in the host and their wait counts in their response time.
+//!
+//! The workload file's choices (`type`, `priority`, `address`, `format`, `replay`,
+//! `address_mode`) are enums spelled as in the file, so a misspelled one fails when the file
+//! is read, naming its line, key and value; [`WorkloadSpec::validate`] checks the ranges
+//! serde cannot, and [`build_flows`] what needs the drive (whole sectors, the footprint).
 
 pub mod tenants;
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
+use serde::de::value::StrDeserializer;
+use serde::de::{DeserializeOwned, IntoDeserializer};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
@@ -71,11 +79,11 @@ pub struct PreconditionSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct FlowSpec {
     pub name: String,
-    /// synthetic | trace
+    /// Where requests come from: synthetic | trace.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: FlowKind,
     /// NVMe priority class: urgent | high | medium | low.
-    pub priority: String,
+    pub priority: Priority,
     /// Closed loop: requests kept outstanding (default 32). Open loop (timestamps, a rate):
     /// the capacity of the flow's submission queue (default 1024, NVMe's usual size);
     /// requests that find it full wait in the host.
@@ -90,7 +98,7 @@ pub struct FlowSpec {
     // Synthetic flows.
     pub read_ratio: f64,
     /// uniform | sequential | hotcold
-    pub address: String,
+    pub address: Address,
     /// hotcold: fraction of the footprint that is hot, and fraction of accesses it gets.
     pub hot_fraction: f64,
     pub hot_access: f64,
@@ -111,27 +119,143 @@ pub struct FlowSpec {
 
     // Trace flows.
     pub path: Option<PathBuf>,
-    pub format: Option<String>,
+    /// The trace's format; detected when omitted.
+    #[serde(with = "format_name")]
+    pub format: Option<Format>,
     /// closed_loop | timestamps
-    pub replay: String,
+    pub replay: Replay,
     /// Timestamps replay: arrival times are divided by this.
     pub speedup: f64,
     /// Requests past the drive: reject | wrap | scale.
-    pub address_mode: String,
+    pub address_mode: AddressMode,
+}
+
+/// Where a flow's requests come from (`type`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// A generator ([`Synthetic`]).
+    #[default]
+    Synthetic,
+    /// A trace file, replayed in order.
+    Trace,
+}
+
+/// A flow's NVMe priority class (`priority`): the class of its submission queue under
+/// weighted round-robin arbitration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Served strictly before the others.
+    Urgent,
+    #[default]
+    High,
+    Medium,
+    Low,
+}
+
+impl Priority {
+    /// The class as the layers number it: 0 urgent, 1 high, 2 medium, 3 low.
+    pub fn class(self) -> u8 {
+        match self {
+            Priority::Urgent => 0,
+            Priority::High => 1,
+            Priority::Medium => 2,
+            Priority::Low => 3,
+        }
+    }
+}
+
+/// A synthetic flow's address pattern over its footprint (`address`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Address {
+    /// Uniformly random aligned slots.
+    #[default]
+    Uniform,
+    /// Consecutive slots, wrapping at the end of the footprint.
+    Sequential,
+    /// `hot_access` of the requests go to the first `hot_fraction` of the slots.
+    HotCold,
+}
+
+/// How a trace flow's requests arrive (`replay`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// Trace times ignored; `queue_depth` requests kept outstanding, in trace order.
+    #[default]
+    ClosedLoop,
+    /// Open loop: each request arrives at its trace time divided by `speedup`.
+    Timestamps,
+}
+
+/// What a trace flow does with requests that end past the drive (`address_mode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressMode {
+    /// An error naming the request.
+    #[default]
+    Reject,
+    /// A request that does not fit starts at its first sector modulo the room left.
+    Wrap,
+    /// Every start is rescaled from the trace's address space onto the drive's.
+    Scale,
+}
+
+/// Command-line spellings (`--replay`, `--address-mode`): those of the workload file.
+impl FromStr for Replay {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_choice(s)
+    }
+}
+
+impl FromStr for AddressMode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_choice(s)
+    }
+}
+
+/// A choice spelled as in the workload file, through its serde derive so that the two
+/// spellings cannot drift apart; the error lists the choices.
+fn parse_choice<T: DeserializeOwned>(s: &str) -> std::result::Result<T, String> {
+    let value: StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
+    T::deserialize(value).map_err(|e| e.to_string())
+}
+
+/// `format`: a trace format by name, case-insensitive, through ssdlab-trace's `FromStr`
+/// (that crate has no serde); written back as the lower-case name.
+mod format_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use ssdlab_trace::Format;
+
+    pub fn serialize<S: Serializer>(format: &Option<Format>, s: S) -> Result<S::Ok, S::Error> {
+        match format {
+            Some(f) => s.serialize_some(f.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Format>, D::Error> {
+        let name = Option::<String>::deserialize(d)?;
+        name.map(|n| n.parse().map_err(serde::de::Error::custom)).transpose()
+    }
 }
 
 impl Default for FlowSpec {
     fn default() -> Self {
         FlowSpec {
             name: String::new(),
-            kind: "synthetic".into(),
-            priority: "high".into(),
+            kind: FlowKind::Synthetic,
+            priority: Priority::High,
             queue_depth: None,
             requests: 0,
             duration_ms: 0.0,
             seed: None,
             read_ratio: 1.0,
-            address: "uniform".into(),
+            address: Address::Uniform,
             hot_fraction: 0.2,
             hot_access: 0.8,
             request_bytes: 4096,
@@ -144,9 +268,9 @@ impl Default for FlowSpec {
             fua_ratio: 0.0,
             path: None,
             format: None,
-            replay: "closed_loop".into(),
+            replay: Replay::ClosedLoop,
             speedup: 1.0,
-            address_mode: "reject".into(),
+            address_mode: AddressMode::Reject,
         }
     }
 }
@@ -156,7 +280,7 @@ impl WorkloadSpec {
     pub fn load(path: &Path) -> Result<WorkloadSpec> {
         let is_toml = path.extension().is_some_and(|e| e == "toml");
         if !is_toml {
-            return Ok(WorkloadSpec::single_trace(path, "timestamps"));
+            return Ok(WorkloadSpec::single_trace(path, Replay::Timestamps));
         }
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let file = path.display().to_string();
@@ -182,21 +306,23 @@ impl WorkloadSpec {
         Ok(spec)
     }
 
-    pub fn single_trace(path: &Path, replay: &str) -> WorkloadSpec {
+    pub fn single_trace(path: &Path, replay: Replay) -> WorkloadSpec {
         WorkloadSpec {
             source: path.display().to_string(),
             seed: 1,
             precondition: None,
             flows: vec![FlowSpec {
                 name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                kind: "trace".into(),
+                kind: FlowKind::Trace,
                 path: Some(path.to_path_buf()),
-                replay: replay.into(),
+                replay,
                 ..FlowSpec::default()
             }],
         }
     }
 
+    /// Check the values serde cannot: ranges, and the keys a flow's type requires. Choices
+    /// are enums, checked when the file is read.
     pub fn validate(&self, file: &str) -> Result<()> {
         let bad = |key: &str, why: String| Err(Error::config(file, 0, key, &why));
         if self.flows.is_empty() {
@@ -214,120 +340,130 @@ impl WorkloadSpec {
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
-            let name = if f.name.is_empty() { format!("flows[{i}]") } else { format!("flow `{}`", f.name) };
-            let key = |k: &str| format!("{name}: {k}");
-            let bad = |k: &str, why: String| Err(Error::config(file, 0, &format!("flows[{i}].{k}"), &why));
-            if !["urgent", "high", "medium", "low"].contains(&f.priority.as_str()) {
-                return bad(
-                    "priority",
-                    format!("{} = {:?}: use urgent, high, medium or low", key("priority"), f.priority),
-                );
-            }
-            if f.queue_depth.is_some_and(|q| q == 0 || q > 65536) {
-                return bad(
-                    "queue_depth",
-                    format!("{} = {:?}: must be 1..65536", key("queue_depth"), f.queue_depth.unwrap_or(0)),
-                );
-            }
-            if !(f.duration_ms.is_finite() && (0.0..=1e9).contains(&f.duration_ms)) {
-                return bad(
-                    "duration_ms",
-                    format!("{} = {}: must be between 0 and 1e9", key("duration_ms"), f.duration_ms),
-                );
-            }
-            match f.kind.as_str() {
-                "synthetic" => {
-                    if f.requests == 0 && f.duration_ms == 0.0 {
-                        return bad("requests", format!("{name}: a synthetic flow needs requests or duration_ms"));
-                    }
-                    for (k, v) in [
-                        ("read_ratio", f.read_ratio),
-                        ("footprint", f.footprint),
-                        ("hot_fraction", f.hot_fraction),
-                        ("hot_access", f.hot_access),
-                        ("trim_ratio", f.trim_ratio),
-                        ("fua_ratio", f.fua_ratio),
-                    ] {
-                        if !(0.0..=1.0).contains(&v) {
-                            return bad(k, format!("{} = {v}: must be in [0, 1]", key(k)));
-                        }
-                    }
-                    if f.footprint == 0.0 {
-                        return bad("footprint", format!("{} = 0: must be positive", key("footprint")));
-                    }
-                    if f.read_ratio + f.trim_ratio > 1.0 + 1e-12 {
-                        return bad("trim_ratio", format!("{name}: read_ratio + trim_ratio exceeds 1"));
-                    }
-                    if Address::parse(&f.address).is_none() {
-                        return bad(
-                            "address",
-                            format!("{} = {:?}: use uniform, sequential or hotcold", key("address"), f.address),
-                        );
-                    }
-                    if f.request_bytes == 0 && f.request_bytes_choices.is_empty() {
-                        return bad("request_bytes", format!("{} = 0: must be positive", key("request_bytes")));
-                    }
-                    if f.request_bytes_choices.iter().any(|&(b, w)| b == 0 || !(w.is_finite() && w >= 0.0))
-                        || (!f.request_bytes_choices.is_empty()
-                            && f.request_bytes_choices.iter().all(|&(_, w)| w == 0.0))
-                    {
-                        return bad(
-                            "request_bytes_choices",
-                            format!(
-                                "{}: sizes must be positive and weights non-negative, not all zero",
-                                key("request_bytes_choices")
-                            ),
-                        );
-                    }
-                    if f.align_bytes == 0 {
-                        return bad("align_bytes", format!("{} = 0: must be positive", key("align_bytes")));
-                    }
-                    if !(f.rate_iops == 0.0 || (f.rate_iops.is_finite() && (1e-3..=1e10).contains(&f.rate_iops))) {
-                        return bad(
-                            "rate_iops",
-                            format!(
-                                "{} = {}: must be 0 (closed loop) or between 1e-3 and 1e10",
-                                key("rate_iops"),
-                                f.rate_iops
-                            ),
-                        );
-                    }
-                    if f.path.is_some() || f.format.is_some() {
-                        return bad("path", format!("{name}: path/format are for type = \"trace\""));
-                    }
-                }
-                "trace" => {
-                    if f.path.is_none() {
-                        return bad("path", format!("{name}: a trace flow needs path"));
-                    }
-                    if let Some(fmt) = &f.format {
-                        if fmt.parse::<Format>().is_err() {
-                            return bad("format", format!("{} = {fmt:?}: use msr, replayer, ssdsim, disksim, mqsim, umass, tencent or blkparse", key("format")));
-                        }
-                    }
-                    if !["closed_loop", "timestamps"].contains(&f.replay.as_str()) {
-                        return bad(
-                            "replay",
-                            format!("{} = {:?}: use closed_loop or timestamps", key("replay"), f.replay),
-                        );
-                    }
-                    if !(f.speedup.is_finite() && (1e-6..=1e9).contains(&f.speedup)) {
-                        return bad(
-                            "speedup",
-                            format!("{} = {}: must be between 1e-6 and 1e9", key("speedup"), f.speedup),
-                        );
-                    }
-                }
-                other => return bad("type", format!("{} = {other:?}: use synthetic or trace", key("type"))),
-            }
-            if !["reject", "wrap", "scale"].contains(&f.address_mode.as_str()) {
-                return bad(
-                    "address_mode",
-                    format!("{} = {:?}: use reject, wrap or scale", key("address_mode"), f.address_mode),
-                );
-            }
+            let label = if f.name.is_empty() { format!("flows[{i}]") } else { format!("flow `{}`", f.name) };
+            f.check(&label).map_err(|b| Error::config(file, 0, &format!("flows[{i}].{}", b.key), &b.message))?;
         }
         Ok(())
+    }
+}
+
+/// A flow's value that cannot be used: its key within the flow, and the message.
+struct Bad {
+    key: &'static str,
+    message: String,
+}
+
+type Check = std::result::Result<(), Bad>;
+
+fn bad(key: &'static str, message: String) -> Check {
+    Err(Bad { key, message })
+}
+
+impl FlowSpec {
+    /// Checks of every flow, then those of its type. `label` names the flow in messages.
+    fn check(&self, label: &str) -> Check {
+        let key = |k: &str| format!("{label}: {k}");
+        if self.queue_depth.is_some_and(|q| q == 0 || q > 65536) {
+            return bad(
+                "queue_depth",
+                format!("{} = {:?}: must be 1..65536", key("queue_depth"), self.queue_depth.unwrap_or(0)),
+            );
+        }
+        if !(self.duration_ms.is_finite() && (0.0..=1e9).contains(&self.duration_ms)) {
+            return bad(
+                "duration_ms",
+                format!("{} = {}: must be between 0 and 1e9", key("duration_ms"), self.duration_ms),
+            );
+        }
+        match self.kind {
+            FlowKind::Synthetic => self.check_synthetic(label),
+            FlowKind::Trace => self.check_trace(label),
+        }
+    }
+
+    fn check_synthetic(&self, label: &str) -> Check {
+        let key = |k: &str| format!("{label}: {k}");
+        if self.requests == 0 && self.duration_ms == 0.0 {
+            return bad("requests", format!("{label}: a synthetic flow needs requests or duration_ms"));
+        }
+        self.check_fractions(label)?;
+        self.check_sizes(label)?;
+        let rate = self.rate_iops;
+        if !(rate == 0.0 || (rate.is_finite() && (1e-3..=1e10).contains(&rate))) {
+            return bad(
+                "rate_iops",
+                format!("{} = {rate}: must be 0 (closed loop) or between 1e-3 and 1e10", key("rate_iops")),
+            );
+        }
+        if self.path.is_some() || self.format.is_some() {
+            return bad("path", format!("{label}: path/format are for type = \"trace\""));
+        }
+        Ok(())
+    }
+
+    /// The ratios and fractions of a synthetic flow.
+    fn check_fractions(&self, label: &str) -> Check {
+        let key = |k: &str| format!("{label}: {k}");
+        for (k, v) in [
+            ("read_ratio", self.read_ratio),
+            ("footprint", self.footprint),
+            ("hot_fraction", self.hot_fraction),
+            ("hot_access", self.hot_access),
+            ("trim_ratio", self.trim_ratio),
+            ("fua_ratio", self.fua_ratio),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return bad(k, format!("{} = {v}: must be in [0, 1]", key(k)));
+            }
+        }
+        if self.footprint == 0.0 {
+            return bad("footprint", format!("{} = 0: must be positive", key("footprint")));
+        }
+        if self.read_ratio + self.trim_ratio > 1.0 + 1e-12 {
+            return bad("trim_ratio", format!("{label}: read_ratio + trim_ratio exceeds 1"));
+        }
+        Ok(())
+    }
+
+    /// A synthetic flow's request sizes and alignment, before the drive is known (the sector
+    /// size is checked in [`build_flows`]).
+    fn check_sizes(&self, label: &str) -> Check {
+        let key = |k: &str| format!("{label}: {k}");
+        let choices = &self.request_bytes_choices;
+        if self.request_bytes == 0 && choices.is_empty() {
+            return bad("request_bytes", format!("{} = 0: must be positive", key("request_bytes")));
+        }
+        if choices.iter().any(|&(b, w)| b == 0 || !(w.is_finite() && w >= 0.0))
+            || (!choices.is_empty() && choices.iter().all(|&(_, w)| w == 0.0))
+        {
+            return bad(
+                "request_bytes_choices",
+                format!(
+                    "{}: sizes must be positive and weights non-negative, not all zero",
+                    key("request_bytes_choices")
+                ),
+            );
+        }
+        if self.align_bytes == 0 {
+            return bad("align_bytes", format!("{} = 0: must be positive", key("align_bytes")));
+        }
+        Ok(())
+    }
+
+    fn check_trace(&self, label: &str) -> Check {
+        if self.path.is_none() {
+            return bad("path", format!("{label}: a trace flow needs path"));
+        }
+        if !(self.speedup.is_finite() && (1e-6..=1e9).contains(&self.speedup)) {
+            return bad("speedup", format!("{label}: speedup = {}: must be between 1e-6 and 1e9", self.speedup));
+        }
+        Ok(())
+    }
+
+    /// Whether requests arrive on their own (a rate, or trace timestamps) rather than as
+    /// earlier ones complete; it sets the default queue depth.
+    fn open_loop(&self) -> bool {
+        self.rate_iops > 0.0 || (self.kind == FlowKind::Trace && self.replay == Replay::Timestamps)
     }
 }
 
@@ -420,25 +556,6 @@ impl Flow {
     }
 }
 
-/// A synthetic flow's address pattern (`address`, validated when the workload is read).
-#[derive(Debug, Clone, Copy)]
-enum Address {
-    Uniform,
-    Sequential,
-    HotCold,
-}
-
-impl Address {
-    fn parse(s: &str) -> Option<Address> {
-        match s {
-            "uniform" => Some(Address::Uniform),
-            "sequential" => Some(Address::Sequential),
-            "hotcold" => Some(Address::HotCold),
-            _ => None,
-        }
-    }
-}
-
 impl Synthetic {
     fn generate(&mut self) -> IoRequest {
         let u: f64 = self.rng.random();
@@ -493,95 +610,106 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
     let file = if spec.source.is_empty() { "workload" } else { spec.source.as_str() };
     let mut flows = Vec::with_capacity(spec.flows.len());
     for (i, f) in spec.flows.iter().enumerate() {
-        let seed = f.seed.unwrap_or(flow_seed(seed, i));
-        let priority = match f.priority.as_str() {
-            "urgent" => 0,
-            "high" => 1,
-            "medium" => 2,
-            _ => 3,
-        };
-        let end_ps = (f.duration_ms * 1e9).round() as Ps;
         let name = if f.name.is_empty() { format!("flow{i}") } else { f.name.clone() };
-        let source = if f.kind == "trace" {
-            let path = f.path.as_ref().expect("validated");
-            let format = f.format.as_deref().map(|s| s.parse::<Format>().expect("validated"));
-            let trace = ssdlab_trace::read(path, format)?;
-            let requests = convert_trace(&trace, path, &f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
-            Source::Trace { requests, next: 0, timestamps: f.replay == "timestamps" }
-        } else {
-            let sb = sector_bytes as u64;
-            let start_sector = f.start_bytes / sb;
-            let span =
-                ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors.saturating_sub(start_sector));
-            let sizes: Vec<(u64, f64)> = if f.request_bytes_choices.is_empty() {
-                vec![(f.request_bytes, 1.0)]
-            } else {
-                f.request_bytes_choices.clone()
-            };
-            let total: f64 = sizes.iter().map(|s| s.1).sum();
-            let mut acc = 0.0;
-            let mut sizes_sectors = Vec::new();
-            for (bytes, w) in sizes {
-                if bytes % sb != 0 {
-                    return Err(Error::config(
-                        file,
-                        0,
-                        &format!("flows[{i}].request_bytes"),
-                        &format!("flow `{name}`: request_bytes {bytes} is not a multiple of the {sb}-byte sector"),
-                    ));
-                }
-                acc += w / total;
-                sizes_sectors.push(((bytes / sb) as u32, acc));
+        let source = match f.kind {
+            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes)?,
+            FlowKind::Synthetic => {
+                let seed = f.seed.unwrap_or(flow_seed(seed, i));
+                let synthetic = Synthetic::new(f, seed, logical_sectors, sector_bytes).map_err(|b| {
+                    Error::config(file, 0, &format!("flows[{i}].{}", b.key), &format!("flow `{name}`: {}", b.message))
+                })?;
+                Source::Synthetic(synthetic)
             }
-            let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
-            if max_sectors > span {
-                return Err(Error::config(
-                    file,
-                    0,
-                    &format!("flows[{i}].footprint"),
-                    &format!(
-                        "flow `{name}`: requests of {max_sectors} sectors do not fit a footprint of {span} sectors"
-                    ),
-                ));
-            }
-            if f.align_bytes % sb != 0 {
-                return Err(Error::config(
-                    file,
-                    0,
-                    &format!("flows[{i}].align_bytes"),
-                    &format!("flow `{name}`: align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes),
-                ));
-            }
-            let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
-            Source::Synthetic(Synthetic {
-                rng: Pcg64Mcg::seed_from_u64(seed),
-                read_ratio: f.read_ratio,
-                trim_ratio: f.trim_ratio,
-                fua_ratio: f.fua_ratio,
-                address: Address::parse(&f.address).expect("validated"),
-                hot_fraction: f.hot_fraction,
-                hot_access: f.hot_access,
-                sizes_sectors,
-                align_sectors: f.align_bytes / sb,
-                start_sector,
-                span_sectors: span,
-                next_seq: 0,
-                arrival,
-                last_arrival_ps: 0,
-            })
         };
-        let open_loop = f.rate_iops > 0.0 || (f.kind == "trace" && f.replay == "timestamps");
-        let queue_depth = f.queue_depth.unwrap_or(if open_loop { 1024 } else { 32 });
-        flows.push(Flow { name, priority, queue_depth, source, limit: f.requests, end_ps, issued: 0 });
+        flows.push(Flow {
+            name,
+            priority: f.priority.class(),
+            queue_depth: f.queue_depth.unwrap_or(if f.open_loop() { 1024 } else { 32 }),
+            source,
+            limit: f.requests,
+            end_ps: (f.duration_ms * 1e9).round() as Ps,
+            issued: 0,
+        });
     }
     Ok(flows)
+}
+
+/// A trace flow's requests: the trace read, converted to sectors of the drive.
+fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
+    let path = f.path.as_ref().expect("validated: a trace flow has a path");
+    let trace = ssdlab_trace::read(path, f.format)?;
+    let requests = convert_trace(&trace, path, f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
+    Ok(Source::Trace { requests, next: 0, timestamps: f.replay == Replay::Timestamps })
+}
+
+impl Synthetic {
+    /// The generator of synthetic flow `f` on a drive of `logical_sectors`. Fails if a
+    /// request size or the alignment is not whole sectors, or the largest request does not
+    /// fit the footprint.
+    fn new(f: &FlowSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> std::result::Result<Synthetic, Bad> {
+        let sb = sector_bytes as u64;
+        let start_sector = f.start_bytes / sb;
+        let span = ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors.saturating_sub(start_sector));
+        let sizes_sectors = size_table(f, sb)?;
+        let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
+        if max_sectors > span {
+            return Err(Bad {
+                key: "footprint",
+                message: format!("requests of {max_sectors} sectors do not fit a footprint of {span} sectors"),
+            });
+        }
+        if !f.align_bytes.is_multiple_of(sb) {
+            return Err(Bad {
+                key: "align_bytes",
+                message: format!("align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes),
+            });
+        }
+        let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
+        Ok(Synthetic {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            read_ratio: f.read_ratio,
+            trim_ratio: f.trim_ratio,
+            fua_ratio: f.fua_ratio,
+            address: f.address,
+            hot_fraction: f.hot_fraction,
+            hot_access: f.hot_access,
+            sizes_sectors,
+            align_sectors: f.align_bytes / sb,
+            start_sector,
+            span_sectors: span,
+            next_seq: 0,
+            arrival,
+            last_arrival_ps: 0,
+        })
+    }
+}
+
+/// A synthetic flow's request sizes in sectors of `sb` bytes, each with the cumulative
+/// probability of it and the sizes before it (`request_bytes_choices`, or `request_bytes`).
+fn size_table(f: &FlowSpec, sb: u64) -> std::result::Result<Vec<(u32, f64)>, Bad> {
+    let sizes: Vec<(u64, f64)> =
+        if f.request_bytes_choices.is_empty() { vec![(f.request_bytes, 1.0)] } else { f.request_bytes_choices.clone() };
+    let total: f64 = sizes.iter().map(|s| s.1).sum();
+    let mut acc = 0.0;
+    let mut table = Vec::with_capacity(sizes.len());
+    for (bytes, w) in sizes {
+        if !bytes.is_multiple_of(sb) {
+            return Err(Bad {
+                key: "request_bytes",
+                message: format!("request_bytes {bytes} is not a multiple of the {sb}-byte sector"),
+            });
+        }
+        acc += w / total;
+        table.push(((bytes / sb) as u32, acc));
+    }
+    Ok(table)
 }
 
 /// Trace records to device requests in sectors, applying the address mode.
 fn convert_trace(
     trace: &ssdlab_trace::Trace,
     path: &Path,
-    mode: &str,
+    mode: AddressMode,
     logical_sectors: u64,
     sector_bytes: u32,
     speedup: f64,
@@ -603,18 +731,18 @@ fn convert_trace(
             });
         }
         let lba = match mode {
-            "wrap" => {
+            AddressMode::Wrap => {
                 if first + sectors <= logical_sectors {
                     first
                 } else {
                     first % (logical_sectors - sectors + 1)
                 }
             }
-            "scale" => {
+            AddressMode::Scale => {
                 let scaled = (first as u128 * cap_bytes as u128 / max_end.max(1) as u128) as u64;
                 scaled.min(logical_sectors - sectors)
             }
-            _ => {
+            AddressMode::Reject => {
                 if first + sectors > logical_sectors {
                     return Err(Error::Request {
                         file: path.display().to_string(),
@@ -637,4 +765,80 @@ fn convert_trace(
         out.push(IoRequest { arrival_ps, op, lba, sectors: sectors as u32, fua: false });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_read_and_write_with_the_workload_file_spellings() {
+        let text = "[[flows]]\ntype = \"trace\"\npath = \"t\"\nformat = \"MQSim\"\nreplay = \"timestamps\"\naddress_mode = \"scale\"\npriority = \"urgent\"\n[[flows]]\naddress = \"hotcold\"\npriority = \"low\"\nrequests = 1\n";
+        let spec: WorkloadSpec = toml::from_str(text).unwrap();
+        let (t, s) = (&spec.flows[0], &spec.flows[1]);
+        assert_eq!(
+            (t.kind, t.format, t.replay, t.address_mode),
+            (FlowKind::Trace, Some(Format::Mqsim), Replay::Timestamps, AddressMode::Scale)
+        );
+        assert_eq!((t.priority.class(), s.priority.class()), (0, 3));
+        assert_eq!(
+            (s.kind, s.address, s.replay, s.address_mode, s.format),
+            (FlowKind::Synthetic, Address::HotCold, Replay::ClosedLoop, AddressMode::Reject, None)
+        );
+        // Reports embed the spec as JSON: the file's spellings (a format by its lower-case name).
+        let json = serde_json::to_value(&spec).unwrap();
+        let keys = ["type", "format", "replay", "address_mode", "priority", "address"];
+        let values = |f: usize| keys.map(|k| json["flows"][f][k].clone());
+        assert_eq!(
+            values(0),
+            ["trace", "mqsim", "timestamps", "scale", "urgent", "uniform"].map(serde_json::Value::from)
+        );
+        assert_eq!(values(1)[0..2], [serde_json::Value::from("synthetic"), serde_json::Value::Null]);
+        assert_eq!(values(1)[2..], ["closed_loop", "reject", "low", "hotcold"].map(serde_json::Value::from));
+        let back: WorkloadSpec = serde_json::from_value(json).unwrap();
+        assert_eq!(back.flows, spec.flows);
+    }
+
+    #[test]
+    fn a_bad_choice_names_its_line_key_and_value_and_the_choices() {
+        let text = "[[flows]]\nrequests = 1\n[[flows]]\ntype = \"trace\"\npath = \"t\"\nreplay = \"fast\"\n";
+        let e = toml::from_str::<WorkloadSpec>(text).unwrap_err();
+        let message = Error::toml("w.toml", text, e).to_string();
+        assert_eq!(
+            message,
+            "w.toml:6: flows[1].replay = \"fast\": unknown variant `fast`, expected `closed_loop` or `timestamps`"
+        );
+        let text = "[[flows]]\ntype = \"trace\"\npath = \"t\"\nformat = \"csv\"\n";
+        let e = toml::from_str::<WorkloadSpec>(text).unwrap_err();
+        let message = Error::toml("w.toml", text, e).to_string();
+        assert!(message.starts_with("w.toml:4: flows[0].format = \"csv\": unknown trace format `csv`"), "{message}");
+    }
+
+    #[test]
+    fn command_line_choices_parse_as_in_a_file() {
+        assert_eq!("wrap".parse::<AddressMode>(), Ok(AddressMode::Wrap));
+        assert_eq!("closed_loop".parse::<Replay>(), Ok(Replay::ClosedLoop));
+        assert_eq!(
+            "clip".parse::<AddressMode>(),
+            Err("unknown variant `clip`, expected one of `reject`, `wrap`, `scale`".to_string())
+        );
+    }
+
+    #[test]
+    fn validation_names_the_flow_and_key_of_a_bad_range() {
+        let flow = FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), speedup: 0.0, ..FlowSpec::default() };
+        let spec = WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            flows: vec![FlowSpec { requests: 1, ..FlowSpec::default() }, flow],
+        };
+        match spec.validate("w.toml") {
+            Err(Error::Config { key, message, .. }) => {
+                assert_eq!(key, "flows[1].speedup");
+                assert_eq!(message, "flows[1]: speedup = 0: must be between 1e-6 and 1e9");
+            }
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
 }

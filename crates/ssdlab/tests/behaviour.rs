@@ -13,7 +13,7 @@ use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, Ftl, Stream, VictimPolicy};
 use ssdlab::hif::{Arbitration, Interface};
 use ssdlab::hil::Hazards;
-use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
+use ssdlab::host::{Address, FlowSpec, PreconditionSpec, Priority, Replay, WorkloadSpec};
 use ssdlab::sim::Outcome;
 use ssdlab::tsu::TsuPolicyKind;
 use ssdlab::{Config, Report, RunOptions};
@@ -29,11 +29,11 @@ fn report(cfg: &Config, wl: &WorkloadSpec) -> Report {
     Report::from_outcome(&run(cfg, wl))
 }
 
-fn flow(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
+fn flow(read_ratio: f64, address: Address, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
     FlowSpec {
         name: "f".into(),
         read_ratio,
-        address: address.into(),
+        address,
         request_bytes: bytes,
         align_bytes: bytes,
         queue_depth: Some(qd),
@@ -122,7 +122,7 @@ impl Mix {
 
 /// Mixed 8 KiB random reads and writes (page-sized: no read-modify-writes) on a filled drive.
 fn mixed_workload(requests: u64) -> WorkloadSpec {
-    workload(11, Some((0.8, Pattern::Random)), vec![flow(0.5, "uniform", 8192, 16, requests)])
+    workload(11, Some((0.8, Pattern::Random)), vec![flow(0.5, Address::Uniform, 8192, 16, requests)])
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn suspension_lets_reads_overtake_long_programs() {
     // nothing qualifies and the run is the suspension-off run.
     let mut slow = on.clone();
     slow.nand.suspension.t_suspend_us = 800.0;
-    let light = workload(11, Some((0.5, Pattern::Sequential)), vec![flow(0.5, "uniform", 8192, 16, 5_000)]);
+    let light = workload(11, Some((0.5, Pattern::Sequential)), vec![flow(0.5, Address::Uniform, 8192, 16, 5_000)]);
     let c = report(&slow, &light);
     let d = report(&off, &light);
     assert_eq!(c.sim.gc.erases, 0);
@@ -163,12 +163,12 @@ fn a_suspended_program_lets_one_read_through_and_resumes_with_the_time_it_had_le
     // A page write to lpn 0 (chip 0, die 0) at 0; at 100 us, well into its 750 us tPROG, a
     // 4 KiB read of never-written lpn 4 (chip 0, die 1 under CWDP: read where it would be).
     let cfg = small();
-    let write_alone = run(&cfg, &trace_workload(trace_file("sus-w", &[(0, 0, 16, false)]), "timestamps", 8));
-    let read_alone = run(&cfg, &trace_workload(trace_file("sus-r", &[(0, 4 * 16, 8, true)]), "timestamps", 8));
+    let write_alone = run(&cfg, &trace_workload(trace_file("sus-w", &[(0, 0, 16, false)]), Replay::Timestamps, 8));
+    let read_alone = run(&cfg, &trace_workload(trace_file("sus-r", &[(0, 4 * 16, 8, true)]), Replay::Timestamps, 8));
     let (w0, r0) = (write_alone.stats.write.sum_ps, read_alone.stats.read.sum_ps);
     assert_eq!(r0, (70_000 + 75_000_000 + bus_ps(4096) + pcie_ps(4096)) as u128, "idle 4 KiB read");
     let path = trace_file("sus", &[(0, 0, 16, false), (100_000, 4 * 16, 8, true)]);
-    let wl = trace_workload(path, "timestamps", 8);
+    let wl = trace_workload(path, Replay::Timestamps, 8);
     let mut on = cfg.clone();
     on.nand.suspension.enabled = true;
     let o = run(&on, &wl);
@@ -196,7 +196,7 @@ fn programs_following_one_multi_plane_read_start_as_one_multi_plane_program() {
     let mut cfg = gc_lab(VictimPolicy::Greedy);
     cfg.hil.hazards = Hazards::FuaOnly;
     let path = trace_file("rmw-mp", &[(0, 2 * 16, 16, true), (0, 0, 8, false), (0, 16, 8, false)]);
-    let mut wl = trace_workload(path, "timestamps", 8);
+    let mut wl = trace_workload(path, Replay::Timestamps, 8);
     wl.precondition = Some(PreconditionSpec { occupancy: 0.5, pattern: Pattern::Sequential });
     let o = run(&cfg, &wl);
     assert_eq!(o.stats.rmw_reads, 2);
@@ -248,7 +248,7 @@ fn steady_state_waf(policy: VictimPolicy) -> (f64, Report) {
     let mut cfg = gc_lab(policy);
     cfg.stats.interval_us = 1000.0;
     let u = logical_pages(&cfg);
-    let wl = workload(5, Some((1.0, Pattern::Sequential)), vec![flow(0.0, "uniform", 8192, 8, 4 * u)]);
+    let wl = workload(5, Some((1.0, Pattern::Sequential)), vec![flow(0.0, Address::Uniform, 8192, 8, 4 * u)]);
     let r = report(&cfg, &wl);
     (windowed_waf(&r, u), r)
 }
@@ -283,7 +283,7 @@ fn copyback_moves_the_same_pages_without_bus_transfers() {
     let mut base = small();
     base.nand.bus.rate_mt_s = 100.0;
     let u = logical_pages(&base);
-    let wl = workload(9, Some((1.0, Pattern::Random)), vec![flow(0.0, "uniform", 8192, 32, u)]);
+    let wl = workload(9, Some((1.0, Pattern::Random)), vec![flow(0.0, Address::Uniform, 8192, 32, u)]);
     let mut cb = base.clone();
     cb.ftl.gc.copyback = true;
     let a = report(&base, &wl);
@@ -352,7 +352,7 @@ fn background_gc_cleans_in_idle_time_and_shortens_bursts() {
     let span = (logical_pages(&fg) as f64 * occupancy) as u64;
     // A burst of 3072 pages takes 6 blocks from each of the 16 planes; 2 s gaps.
     let path = bursty_trace(&fg, "bg", span, 4, 3072, 2_000_000_000);
-    let mut wl = trace_workload(path, "timestamps", 1024);
+    let mut wl = trace_workload(path, Replay::Timestamps, 1024);
     wl.precondition = Some(PreconditionSpec { occupancy, pattern: Pattern::Random });
     let a = report(&fg, &wl);
     let b = report(&bg, &wl);
@@ -442,7 +442,7 @@ fn static_wear_levelling_moves_cold_data_in_the_simulator() {
     let mut on = off.clone();
     on.ftl.wear_leveling.static_threshold = 4;
     let u = logical_pages(&off);
-    let mut f = flow(0.0, "hotcold", 8192, 8, 8 * u);
+    let mut f = flow(0.0, Address::HotCold, 8192, 8, 8 * u);
     f.hot_fraction = 0.1;
     f.hot_access = 0.9;
     let wl = workload(21, Some((1.0, Pattern::Sequential)), vec![f]);
@@ -467,7 +467,7 @@ fn sequential_write_iops(allocation: &str, qd: u32) -> f64 {
     cfg.nand.page_bytes = 4096;
     cfg.nand.pages_per_block = 64;
     cfg.ftl.allocation = AllocationScheme::parse(allocation).unwrap();
-    let wl = workload(1, None, vec![flow(0.0, "sequential", 4096, qd, 4000)]);
+    let wl = workload(1, None, vec![flow(0.0, Address::Sequential, 4096, qd, 4000)]);
     report(&cfg, &wl).sim.host.iops
 }
 
@@ -498,10 +498,10 @@ fn allocation_order_decides_how_many_chips_a_sequential_stream_uses() {
 fn three_tenants(cfg: &mut Config) -> Report {
     cfg.hil.queue_depth = 16;
     let mut flows = Vec::new();
-    for (name, priority) in [("high", "high"), ("medium", "medium"), ("low", "low")] {
-        let mut f = flow(1.0, "uniform", 4096, 32, 0);
+    for (name, priority) in [("high", Priority::High), ("medium", Priority::Medium), ("low", Priority::Low)] {
+        let mut f = flow(1.0, Address::Uniform, 4096, 32, 0);
         f.name = name.into();
-        f.priority = priority.into();
+        f.priority = priority;
         f.duration_ms = 100.0;
         flows.push(f);
     }
@@ -536,7 +536,7 @@ fn round_robin_shares_the_device_equally() {
 
 #[test]
 fn sata_holds_at_most_32_commands() {
-    let wl = workload(4, Some((1.0, Pattern::Random)), vec![flow(1.0, "uniform", 4096, 64, 20_000)]);
+    let wl = workload(4, Some((1.0, Pattern::Random)), vec![flow(1.0, Address::Uniform, 4096, 64, 20_000)]);
     let mut nvme = small();
     nvme.hil.queue_depth = 64;
     let mut sata = nvme.clone();
@@ -561,7 +561,7 @@ fn write_cache_absorbs_rewrites_of_a_hot_set() {
     let mut cfg = small();
     cfg.cache.enabled = true;
     cfg.cache.capacity_bytes = 256 * 8192;
-    let mut f = flow(0.0, "uniform", 8192, 8, 10_000);
+    let mut f = flow(0.0, Address::Uniform, 8192, 8, 10_000);
     f.footprint = 64.0 / logical_pages(&cfg) as f64;
     let r = report(&cfg, &workload(6, None, vec![f]));
     assert!(r.sim.cache.write_hits >= 10_000 - 64, "{} write hits", r.sim.cache.write_hits);
@@ -585,7 +585,7 @@ fn reads_of_just_written_data_hit_the_cache() {
     let spp = 16;
     let mut lines: Vec<(u64, u64, u32, bool)> = (0..64).map(|p| (p * 10_000, p * spp, 16, false)).collect();
     lines.extend((0..64).map(|p| (1_000_000 + p * 10_000, p * spp, 16, true)));
-    let o = run(&cfg, &trace_workload(trace_file("cache-hit", &lines), "timestamps", 64));
+    let o = run(&cfg, &trace_workload(trace_file("cache-hit", &lines), Replay::Timestamps, 64));
     assert_eq!((o.stats.cache_read_hits, o.stats.cache_read_misses), (64, 0));
     assert_eq!(o.stats.user_pages_programmed, 0, "nothing is written back from a cache with room");
     // A cached write completes when its data is in DRAM (access time 0): one page over the
@@ -595,7 +595,7 @@ fn reads_of_just_written_data_hit_the_cache() {
     assert_eq!(o.stats.read.sum_ps, 64 * page, "cache hits complete at link speed");
     // Reads of pages never written miss and go to flash (at least tR each).
     lines.extend((0..64).map(|p| (2_000_000 + p * 1_000_000, (1000 + p) * spp, 16, true)));
-    let o = run(&cfg, &trace_workload(trace_file("cache-miss", &lines), "timestamps", 64));
+    let o = run(&cfg, &trace_workload(trace_file("cache-miss", &lines), Replay::Timestamps, 64));
     assert_eq!((o.stats.cache_read_hits, o.stats.cache_read_misses), (64, 64));
     assert!(o.stats.read.sum_ps >= 64 * page + 64 * (75_000_000 + page));
 }
@@ -611,7 +611,7 @@ fn trims_lower_write_amplification() {
     let cfg = gc_lab(VictimPolicy::Greedy);
     let u = logical_pages(&cfg);
     let mk = |trim: f64| {
-        let mut f = flow(0.25 - trim, "uniform", 8192, 8, 4 * u);
+        let mut f = flow(0.25 - trim, Address::Uniform, 8192, 8, 4 * u);
         f.trim_ratio = trim;
         workload(8, Some((1.0, Pattern::Random)), vec![f])
     };
@@ -638,7 +638,7 @@ fn light_trace(name: &str, gap_ns: u64) -> PathBuf {
 fn timestamps_replay_divides_arrival_times_by_the_speedup() {
     let cfg = small();
     let path = light_trace("speed", 1_000_000);
-    let mut wl = trace_workload(path, "timestamps", 64);
+    let mut wl = trace_workload(path, Replay::Timestamps, 64);
     let one = run(&cfg, &wl);
     wl.flows[0].speedup = 2.0;
     let two = run(&cfg, &wl);
@@ -661,8 +661,8 @@ fn timestamps_replay_divides_arrival_times_by_the_speedup() {
 #[test]
 fn closed_loop_replay_ignores_timestamps() {
     let cfg = small();
-    let slow = run(&cfg, &trace_workload(light_trace("cl-slow", 1_000_000), "closed_loop", 1));
-    let fast = run(&cfg, &trace_workload(light_trace("cl-fast", 10), "closed_loop", 1));
+    let slow = run(&cfg, &trace_workload(light_trace("cl-slow", 1_000_000), Replay::ClosedLoop, 1));
+    let fast = run(&cfg, &trace_workload(light_trace("cl-fast", 10), Replay::ClosedLoop, 1));
     assert_eq!(slow.sim_time_ps, fast.sim_time_ps, "closed loop must not look at trace times");
     assert_eq!(slow.stats.read.sum_ps, fast.stats.read.sum_ps);
     // Back to back at QD1: the run is the sum of 200 idle read latencies, far below the 199 ms
@@ -675,7 +675,7 @@ fn closed_loop_replay_ignores_timestamps() {
 fn open_loop_rate_sets_the_arrival_rate() {
     // 4000 Poisson arrivals at 2000 per second span 2 s (standard deviation 1.6%); a light
     // load completes each request ~0.1 ms after it arrives, so the run lasts ~2 s.
-    let mut f = flow(1.0, "uniform", 4096, 64, 4000);
+    let mut f = flow(1.0, Address::Uniform, 4096, 64, 4000);
     f.rate_iops = 2000.0;
     let r = report(&small(), &workload(14, None, vec![f]));
     let secs = r.sim.sim_time_ps as f64 / 1e12;
@@ -689,10 +689,13 @@ fn open_loop_rate_sets_the_arrival_rate() {
 fn a_read_after_a_write_to_the_same_page_waits_for_it() {
     let cfg = small();
     // lpn 0 is on channel 0, lpn 1 on channel 1 (CWDP): different chips.
-    let same = run(&cfg, &trace_workload(trace_file("raw", &[(0, 0, 16, false), (0, 0, 16, true)]), "timestamps", 8));
-    let other =
-        run(&cfg, &trace_workload(trace_file("raw-other", &[(0, 0, 16, false), (0, 16, 16, true)]), "timestamps", 8));
-    let idle_read = run(&cfg, &trace_workload(trace_file("raw-idle", &[(0, 16, 16, true)]), "timestamps", 8));
+    let same =
+        run(&cfg, &trace_workload(trace_file("raw", &[(0, 0, 16, false), (0, 0, 16, true)]), Replay::Timestamps, 8));
+    let other = run(
+        &cfg,
+        &trace_workload(trace_file("raw-other", &[(0, 0, 16, false), (0, 16, 16, true)]), Replay::Timestamps, 8),
+    );
+    let idle_read = run(&cfg, &trace_workload(trace_file("raw-idle", &[(0, 16, 16, true)]), Replay::Timestamps, 8));
     let w = same.stats.write.sum_ps;
     let r = same.stats.read.sum_ps;
     // The read may start only when the write completed, then it reads the page (tR 75 us).
@@ -707,8 +710,9 @@ fn a_read_after_a_write_to_the_same_page_waits_for_it() {
 #[test]
 fn a_write_after_a_read_of_the_same_page_waits_for_it() {
     let cfg = small();
-    let war = run(&cfg, &trace_workload(trace_file("war", &[(0, 0, 16, true), (0, 0, 16, false)]), "timestamps", 8));
-    let alone = run(&cfg, &trace_workload(trace_file("war-alone", &[(0, 0, 16, false)]), "timestamps", 8));
+    let war =
+        run(&cfg, &trace_workload(trace_file("war", &[(0, 0, 16, true), (0, 0, 16, false)]), Replay::Timestamps, 8));
+    let alone = run(&cfg, &trace_workload(trace_file("war-alone", &[(0, 0, 16, false)]), Replay::Timestamps, 8));
     let (r, w) = (war.stats.read.sum_ps, war.stats.write.sum_ps);
     // The write starts (sends its data, programs) only once the read has completed.
     assert_eq!(w, r + alone.stats.write.sum_ps, "write {w} ps must start when the read ({r} ps) is done");
@@ -722,9 +726,11 @@ fn with_hazards_none_a_read_does_not_wait_for_a_write_to_its_page() {
     // wait for the write.
     let mut cfg = small();
     cfg.hil.hazards = Hazards::FuaOnly;
-    let both =
-        run(&cfg, &trace_workload(trace_file("none-raw", &[(0, 0, 16, false), (0, 0, 16, true)]), "timestamps", 8));
-    let read_alone = run(&cfg, &trace_workload(trace_file("none-read", &[(0, 0, 16, true)]), "timestamps", 8));
+    let both = run(
+        &cfg,
+        &trace_workload(trace_file("none-raw", &[(0, 0, 16, false), (0, 0, 16, true)]), Replay::Timestamps, 8),
+    );
+    let read_alone = run(&cfg, &trace_workload(trace_file("none-read", &[(0, 0, 16, true)]), Replay::Timestamps, 8));
     assert_eq!(both.stats.read.sum_ps, read_alone.stats.read.sum_ps);
     assert!(both.stats.read.sum_ps < both.stats.write.sum_ps, "the read finishes before the write");
 }
@@ -734,7 +740,8 @@ fn hazards_are_judged_per_page_not_per_sector() {
     // A 4 KiB write of sectors 0-7 and a 4 KiB read of sectors 8-15 share no sector but
     // share the 8 KiB page the write rewrites: the read waits for the write.
     let cfg = small();
-    let o = run(&cfg, &trace_workload(trace_file("page-raw", &[(0, 0, 8, false), (0, 8, 8, true)]), "timestamps", 8));
+    let o =
+        run(&cfg, &trace_workload(trace_file("page-raw", &[(0, 0, 8, false), (0, 8, 8, true)]), Replay::Timestamps, 8));
     let (w, r) = (o.stats.write.sum_ps, o.stats.read.sum_ps);
     assert!(r >= w + 75_000_000, "read {r} ps vs write {w} ps");
 }
@@ -745,7 +752,7 @@ fn fua_writes_are_never_overlapped() {
     // it, so a queue of 16 sequential writes runs one at a time, as at queue depth 1.
     let cfg = small();
     let mk = |qd: u32, fua: f64| {
-        let mut f = flow(0.0, "sequential", 8192, qd, 500);
+        let mut f = flow(0.0, Address::Sequential, 8192, qd, 500);
         f.fua_ratio = fua;
         report(&cfg, &workload(1, None, vec![f])).sim.host.iops
     };
@@ -759,7 +766,7 @@ fn fua_writes_are_never_overlapped() {
 fn time_series_run() -> Report {
     let mut cfg = small();
     cfg.stats.interval_us = 700.0; // not a divisor of anything in the run
-    let wl = workload(12, Some((0.9, Pattern::Random)), vec![flow(0.6, "uniform", 8192, 16, 30_000)]);
+    let wl = workload(12, Some((0.9, Pattern::Random)), vec![flow(0.6, Address::Uniform, 8192, 16, 30_000)]);
     report(&cfg, &wl)
 }
 
@@ -801,7 +808,7 @@ fn time_series_accounts_for_every_request() {
 fn time_series_of_a_short_run_is_not_empty() {
     let mut cfg = small();
     cfg.stats.interval_us = 1_000_000.0; // 1 s; the run below takes ~0.1 s
-    let r = report(&cfg, &workload(12, None, vec![flow(1.0, "uniform", 4096, 16, 5_000)]));
+    let r = report(&cfg, &workload(12, None, vec![flow(1.0, Address::Uniform, 4096, 16, 5_000)]));
     assert!(r.sim.sim_time_ps < 1_000_000_000_000);
     let total: u64 = r.sim.time_series.iter().map(|s| s.requests).sum();
     assert_eq!(total, 5_000, "{} samples", r.sim.time_series.len());
@@ -830,7 +837,7 @@ fn effective_spare_factor_governs_steady_state_waf_at_the_default_gc_threshold()
     cfg.ftl.gc.hard_threshold = 0.001;
     cfg.stats.interval_us = 1000.0;
     let u = logical_pages(&cfg);
-    let wl = workload(7, Some((1.0, Pattern::Sequential)), vec![flow(0.0, "uniform", 4096, 8, 8 * u)]);
+    let wl = workload(7, Some((1.0, Pattern::Sequential)), vec![flow(0.0, Address::Uniform, 4096, 8, 8 * u)]);
     let r = report(&cfg, &wl);
     let waf = windowed_waf(&r, 4 * u);
     let sf = r.sim.gc.effective_spare_factor;
@@ -849,7 +856,7 @@ fn effective_spare_factor_governs_steady_state_waf_at_the_default_gc_threshold()
 fn more_firmware_cores_serve_more_requests_when_firmware_is_the_bottleneck() {
     // 100 us of firmware per memory request: one core serves at most 10,000 per second,
     // well below what 4 chips read (each reads a page in ~0.1 ms, several planes at once).
-    let wl = workload(13, Some((1.0, Pattern::Random)), vec![flow(1.0, "uniform", 4096, 32, 10_000)]);
+    let wl = workload(13, Some((1.0, Pattern::Random)), vec![flow(1.0, Address::Uniform, 4096, 32, 10_000)]);
     let mut one = small();
     one.ftl.firmware.op_cost_ns = 100_000.0;
     one.ftl.firmware.cores = 1;
@@ -875,11 +882,11 @@ fn urgent_submission_queues_are_served_strictly_first() {
     let mut cfg = small();
     cfg.hif.arbitration = Arbitration::WeightedRoundRobin;
     cfg.hil.queue_depth = 16;
-    let mut urgent = flow(1.0, "uniform", 4096, 32, 0);
-    urgent.priority = "urgent".into();
+    let mut urgent = flow(1.0, Address::Uniform, 4096, 32, 0);
+    urgent.priority = Priority::Urgent;
     urgent.duration_ms = 50.0;
-    let mut low = flow(1.0, "uniform", 4096, 32, 0);
-    low.priority = "low".into();
+    let mut low = flow(1.0, Address::Uniform, 4096, 32, 0);
+    low.priority = Priority::Low;
     low.duration_ms = 50.0;
     let r = report(&cfg, &workload(2, Some((1.0, Pattern::Random)), vec![urgent, low]));
     let (u, l) = (r.sim.flows[0].requests_completed, r.sim.flows[1].requests_completed);
@@ -894,7 +901,9 @@ fn d_choices_spans_random_to_greedy() {
         let mut cfg = gc_lab(policy);
         cfg.ftl.gc.d = d;
         let u = logical_pages(&cfg);
-        report(&cfg, &workload(5, Some((1.0, Pattern::Random)), vec![flow(0.0, "uniform", 8192, 8, 3 * u)])).sim.gc
+        report(&cfg, &workload(5, Some((1.0, Pattern::Random)), vec![flow(0.0, Address::Uniform, 8192, 8, 3 * u)]))
+            .sim
+            .gc
     };
     let random = waf(VictimPolicy::Random, 4);
     let d1 = waf(VictimPolicy::DChoices, 1);
@@ -916,14 +925,14 @@ fn d_choices_spans_random_to_greedy() {
 #[test]
 fn fairness_compares_each_flow_with_itself_alone() {
     let cfg = small();
-    let reader = flow(1.0, "uniform", 4096, 2, 2000);
+    let reader = flow(1.0, Address::Uniform, 4096, 2, 2000);
     let single = workload(7, None, vec![reader.clone()]);
     let r = ssdlab::run_with_fairness(&cfg, &single, None, &RunOptions::default(), 2).unwrap();
     let f = r.sim.fairness.as_ref().unwrap();
     assert_eq!(r.sim.flows[0].slowdown, Some(1.0));
     assert_eq!((f.fairness, f.unfairness, f.weighted_speedup, f.max_slowdown), (1.0, 1.0, 1.0, 1.0));
 
-    let writer = flow(0.0, "uniform", 65536, 32, 2000);
+    let writer = flow(0.0, Address::Uniform, 65536, 32, 2000);
     let both = workload(7, None, vec![reader, writer]);
     let r = ssdlab::run_with_fairness(&cfg, &both, None, &RunOptions::default(), 2).unwrap();
     let reader_slowdown = r.sim.flows[0].slowdown.unwrap();
@@ -941,11 +950,11 @@ fn fairness_compares_each_flow_with_itself_alone() {
 fn flin_keeps_data_under_gc_and_charges_gc_to_the_writer() {
     let mut cfg = small();
     cfg.tsu.policy = TsuPolicyKind::Flin;
-    let mut writer = flow(0.3, "uniform", 4096, 32, 40_000);
+    let mut writer = flow(0.3, Address::Uniform, 4096, 32, 40_000);
     writer.name = "writer".into();
-    let mut reader = flow(1.0, "uniform", 16384, 4, 10_000);
+    let mut reader = flow(1.0, Address::Uniform, 16384, 4, 10_000);
     reader.name = "reader".into();
-    reader.priority = "urgent".into();
+    reader.priority = Priority::Urgent;
     let wl = workload(9, Some((0.9, Pattern::Random)), vec![writer, reader]);
     let opts = RunOptions { check: true, ..RunOptions::default() };
     let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).unwrap();

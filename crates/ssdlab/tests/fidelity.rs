@@ -7,7 +7,7 @@ mod common;
 use common::{bus_ps, lrw_waf, pcie_ps, preset, trace_file, trace_workload};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, VictimPolicy};
-use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
+use ssdlab::host::{Address, FlowSpec, PreconditionSpec, Replay, WorkloadSpec};
 use ssdlab::sim::Outcome;
 use ssdlab::tsu::TsuPolicyKind;
 use ssdlab::{Config, Report, RunOptions};
@@ -18,11 +18,11 @@ fn run(cfg: &Config, wl: &WorkloadSpec, check: bool) -> Outcome {
     ssdlab::run_outcome(cfg, wl, None, &opts).expect("run succeeds")
 }
 
-fn synthetic(read_ratio: f64, address: &str, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
+fn synthetic(read_ratio: f64, address: Address, bytes: u64, qd: u32, requests: u64) -> FlowSpec {
     FlowSpec {
         name: "f".into(),
         read_ratio,
-        address: address.into(),
+        address,
         request_bytes: bytes,
         align_bytes: bytes.min(4096),
         queue_depth: Some(qd),
@@ -44,7 +44,7 @@ fn a_idle_4k_read_latency_is_the_sum_of_its_parts_at_any_bus_rate() {
                                                // find the drive idle; 4 KiB = 8 sectors of a 16-sector page.
         let spp = 16;
         let path = trace_file(&format!("a{rate}"), &[(0, 0, 8, true), (10_000_000, 128 * spp, 8, true)]);
-        let o = run(&cfg, &trace_workload(path, "timestamps", 1), false);
+        let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 1), false);
         let cmd_ps = 7 * 10_000; // 7 command/address cycles of 10 ns
         let fixed = cmd_ps + bus_ps(4096, rate, 8) + pcie_ps(4096, 4_000_000_000);
         let lsb = fixed + 50_000_000;
@@ -60,7 +60,7 @@ fn a_firmware_cost_adds_to_the_idle_read() {
     let mut cfg = preset("mqsim-default.toml");
     cfg.ftl.firmware.op_cost_ns = 1500.0;
     let path = trace_file("afw", &[(0, 0, 8, true)]);
-    let o = run(&cfg, &trace_workload(path, "timestamps", 1), false);
+    let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 1), false);
     let expect = 70_000 + 75_000_000 + bus_ps(4096, 333, 8) + pcie_ps(4096, 4_000_000_000) + 1_500_000;
     assert_eq!(o.stats.read.sum_ps, expect as u128);
 }
@@ -92,7 +92,7 @@ fn assert_sequential_bandwidth(
         source: String::new(),
         seed: 1,
         precondition: None,
-        flows: vec![synthetic(read_ratio, "sequential", bytes, qd, requests)],
+        flows: vec![synthetic(read_ratio, Address::Sequential, bytes, qd, requests)],
     };
     let r = Report::from_outcome(&run(cfg, &wl, false));
     let bw = r.sim.host.bandwidth_mb_s * 1e6;
@@ -153,7 +153,7 @@ fn c_same_offset_reads_on_two_planes_are_one_cell_operation() {
     // lpn 1 (plane 1, page 0) arrive: they share page offset 0 → one multi-plane command.
     let spp = 16;
     let path = trace_file("c-same", &[(0, 4 * spp, 16, true), (1000, 0, 16, true), (1000, spp, 16, true)]);
-    let r = Report::from_outcome(&run(&cfg, &trace_workload(path, "timestamps", 8), false));
+    let r = Report::from_outcome(&run(&cfg, &trace_workload(path, Replay::Timestamps, 8), false));
     assert_eq!(r.sim.flash.memory_requests, 3);
     assert_eq!(r.sim.flash.transactions, 2);
     assert!((r.sim.flash.flp.multi_plane - 0.5).abs() < 1e-12);
@@ -172,7 +172,7 @@ fn c_different_offsets_are_two_cell_operations() {
     // lpn 0 (plane 0, page 0) and lpn 3 (plane 1, page 1): different offsets.
     let spp = 16;
     let path = trace_file("c-diff", &[(0, 4 * spp, 16, true), (1000, 0, 16, true), (1000, 3 * spp, 16, true)]);
-    let r = Report::from_outcome(&run(&cfg, &trace_workload(path, "timestamps", 8), false));
+    let r = Report::from_outcome(&run(&cfg, &trace_workload(path, Replay::Timestamps, 8), false));
     assert_eq!(r.sim.flash.memory_requests, 3);
     assert_eq!(r.sim.flash.transactions, 3);
     assert_eq!(r.sim.flash.flp.multi_plane, 0.0);
@@ -213,7 +213,7 @@ fn measured_waf(cfg: &mut Config) -> (f64, f64) {
         source: String::new(),
         seed: 7,
         precondition: Some(PreconditionSpec { occupancy: 1.0, pattern: Pattern::Sequential }),
-        flows: vec![synthetic(0.0, "uniform", 4096, 8, 8 * logical)],
+        flows: vec![synthetic(0.0, Address::Uniform, 4096, 8, 8 * logical)],
     };
     let o = run(cfg, &wl, false);
     let r = Report::from_outcome(&o);

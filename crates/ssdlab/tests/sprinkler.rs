@@ -25,6 +25,7 @@ mod common;
 
 use common::{preset, trace_file, trace_workload};
 use ssdlab::hil::SchedulerKind;
+use ssdlab::host::Replay;
 use ssdlab::{Config, Report, RunOptions};
 
 fn drive(scheduler: SchedulerKind) -> Config {
@@ -40,7 +41,7 @@ fn run(scheduler: SchedulerKind) -> Report {
     // (arrival ns, first sector, sectors, read): 4 sectors per page.
     let requests = [(0, 0, 16, true), (0, 72, 12, true), (0, 16, 12, true), (0, 36, 8, true), (0, 108, 8, true)];
     let path = trace_file(&format!("spk-{scheduler}"), &requests);
-    let wl = trace_workload(path, "timestamps", 32);
+    let wl = trace_workload(path, Replay::Timestamps, 32);
     ssdlab::run(&drive(scheduler), &wl, None, &RunOptions::default()).unwrap()
 }
 

@@ -24,7 +24,7 @@ use rand_pcg::Pcg64Mcg;
 use super::{io_err, mean, plot, run_jobs, shared_trace, Job, Options};
 use crate::error::Result;
 use crate::ftl::precondition::Pattern;
-use crate::host::{flow_seed, FlowSpec, PreconditionSpec};
+use crate::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use crate::report::FairnessReport;
 use crate::{Config, WorkloadSpec};
 
@@ -70,13 +70,13 @@ struct Template {
     spec: FlowSpec,
 }
 
-fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: &str, footprint: f64) -> FlowSpec {
+fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: Address, footprint: f64) -> FlowSpec {
     FlowSpec {
         read_ratio,
         request_bytes: bytes,
         align_bytes: bytes.min(65536),
         queue_depth: Some(qd),
-        address: address.into(),
+        address,
         footprint,
         ..FlowSpec::default()
     }
@@ -84,11 +84,11 @@ fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: &str, footprint: f64
 
 fn trace(path: PathBuf, qd: u32) -> FlowSpec {
     FlowSpec {
-        kind: "trace".into(),
+        kind: FlowKind::Trace,
         path: Some(path),
-        replay: "closed_loop".into(),
+        replay: Replay::ClosedLoop,
         queue_depth: Some(qd),
-        address_mode: "wrap".into(),
+        address_mode: AddressMode::Wrap,
         ..FlowSpec::default()
     }
 }
@@ -102,8 +102,8 @@ fn templates(traces: &Path) -> Vec<Template> {
         Template { name: "wsrch-hi", high: true, spec: trace(t("mqsim/wsrch-small.trace"), 32) },
         Template { name: "fin1-hi", high: true, spec: trace(t("umass/Financial1.first10k.ssdsim.ascii"), 32) },
         Template { name: "msr-rw20-hi", high: true, spec: trace(t("msr/msr.cut.per_10k.rw_20_80.105.trace"), 32) },
-        Template { name: "write-hog", high: true, spec: synthetic(0.0, 65536, 32, "uniform", 1.0) },
-        Template { name: "read-hog", high: true, spec: synthetic(1.0, 16384, 64, "uniform", 1.0) },
+        Template { name: "write-hog", high: true, spec: synthetic(0.0, 65536, 32, Address::Uniform, 1.0) },
+        Template { name: "read-hog", high: true, spec: synthetic(1.0, 16384, 64, Address::Uniform, 1.0) },
         Template { name: "tpcc-lo", high: false, spec: trace(t("mqsim/tpcc-small.trace"), 1) },
         Template { name: "wsrch-lo", high: false, spec: trace(t("mqsim/wsrch-small.trace"), 2) },
         Template { name: "msr-rw40-lo", high: false, spec: trace(t("msr/msr.cut.per_10k.rw_40_60.1370.trace"), 1) },
@@ -112,8 +112,8 @@ fn templates(traces: &Path) -> Vec<Template> {
             high: false,
             spec: trace(t("msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace"), 2),
         },
-        Template { name: "reader-lo", high: false, spec: synthetic(1.0, 4096, 1, "uniform", 1.0) },
-        Template { name: "mixed-lo", high: false, spec: synthetic(0.7, 8192, 2, "uniform", 1.0) },
+        Template { name: "reader-lo", high: false, spec: synthetic(1.0, 4096, 1, Address::Uniform, 1.0) },
+        Template { name: "mixed-lo", high: false, spec: synthetic(0.7, 8192, 2, Address::Uniform, 1.0) },
     ]
 }
 
@@ -169,8 +169,8 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let policies: &[&'static str] = if opts.quick { &POLICIES[..3] } else { &POLICIES };
 
     // Characterization: one source of interference each.
-    let rd = |qd| synthetic(1.0, 4096, qd, "uniform", 1.0);
-    let wr = |qd| synthetic(0.0, 4096, qd, "uniform", 1.0);
+    let rd = |qd| synthetic(1.0, 4096, qd, Address::Uniform, 1.0);
+    let wr = |qd| synthetic(0.0, 4096, qd, Address::Uniform, 1.0);
     let characterization: Vec<Experiment> = vec![
         ("intensity", vec![("heavy-reads".into(), rd(64)), ("light-reads".into(), rd(2))], false),
         (
@@ -178,7 +178,10 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
             vec![
                 // 256 KiB reads: 32 pages, one on every chip (CWDP); each request finishes
                 // when its slowest chip has served it.
-                ("spread-reads".into(), FlowSpec { align_bytes: 262144, ..synthetic(1.0, 262144, 2, "uniform", 1.0) }),
+                (
+                    "spread-reads".into(),
+                    FlowSpec { align_bytes: 262144, ..synthetic(1.0, 262144, 2, Address::Uniform, 1.0) },
+                ),
                 // 4 KiB reads at 256 KiB-aligned offsets: under CWDP every one is on chip 0.
                 ("one-chip-reads".into(), FlowSpec { align_bytes: 262144, ..rd(16) }),
             ],
@@ -187,7 +190,10 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
         ("read_write_ratio", vec![("writes".into(), wr(16)), ("reads".into(), rd(16))], false),
         (
             "gc_demand",
-            vec![("gc-heavy-writes".into(), wr(16)), ("mostly-reads".into(), synthetic(0.9, 4096, 16, "uniform", 1.0))],
+            vec![
+                ("gc-heavy-writes".into(), wr(16)),
+                ("mostly-reads".into(), synthetic(0.9, 4096, 16, Address::Uniform, 1.0)),
+            ],
             true,
         ),
     ];

@@ -24,7 +24,7 @@ use rand_pcg::Pcg64Mcg;
 use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
 use crate::error::Result;
 use crate::ftl::precondition::Pattern;
-use crate::host::{FlowSpec, PreconditionSpec};
+use crate::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use crate::nand::Geometry;
 use crate::{Config, Report, WorkloadSpec};
 
@@ -206,11 +206,11 @@ fn chip_sets(chips: u32) -> Vec<String> {
 fn trace_flow(name: &str, path: &Path, requests: u64) -> FlowSpec {
     FlowSpec {
         name: name.into(),
-        kind: "trace".into(),
+        kind: FlowKind::Trace,
         path: Some(path.to_path_buf()),
-        replay: "closed_loop".into(),
+        replay: Replay::ClosedLoop,
         queue_depth: Some(HOST_QUEUE_DEPTH),
-        address_mode: "wrap".into(),
+        address_mode: AddressMode::Wrap,
         requests,
         ..FlowSpec::default()
     }
@@ -335,7 +335,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                 let flow = FlowSpec {
                     name: format!("random-{}k", size >> 10),
                     read_ratio: 0.5,
-                    address: "uniform".into(),
+                    address: Address::Uniform,
                     request_bytes: size,
                     queue_depth: Some(HOST_QUEUE_DEPTH),
                     requests: (moved / size).clamp(96, 8000),

@@ -3,7 +3,7 @@
 //! device-level scheduler; and back: read data over the link, completion, the tag freed.
 
 use super::{Io, Simulation};
-use crate::cache::{WriteOutcome, Writeback};
+use crate::cache::{Offer, WriteOutcome, Writeback};
 use crate::engine::{Event, Lane};
 use crate::ftl::mapping::Translation;
 use crate::hil::device_queue::Admission;
@@ -197,7 +197,8 @@ impl Simulation {
                 if let Some(o) = &mut self.oracle {
                     o.read(lpn, mask, None, "cache read");
                 }
-                self.q.after(self.dram_ps, Event::CacheServed { mr });
+                let access_ps = c.access_ps();
+                self.q.after(access_ps, Event::CacheServed { mr });
                 return;
             }
             self.stats.cache_read_misses += 1;
@@ -237,29 +238,27 @@ impl Simulation {
 
     // ---------------------------------------------------------------- cache
 
+    /// A write goes into the cache, or waits there for room while a write-back makes some.
     #[cold]
     fn cache_write(&mut self, mr: u32) {
-        let cache = self.cache.as_ref().expect("cache on");
-        if cache.waiting() > 0 || !self.try_cache_write(mr) {
-            // Keep arrival order: later writes wait behind earlier ones.
-            self.stats.cache_waits += 1;
-            self.cache.as_mut().expect("cache on").wait(mr);
-            self.start_writeback();
+        let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
+        match self.cache.as_mut().expect("cache on").offer(mr, lpn, mask) {
+            Offer::Stored(outcome) => self.cache_stored(mr, outcome),
+            Offer::Waits => {
+                self.stats.cache_waits += 1;
+                self.start_writeback();
+            }
         }
     }
 
-    /// Put a write into the cache if there is room; false if it must wait.
+    /// A write is in the cache: it completes at DRAM speed.
     #[cold]
-    fn try_cache_write(&mut self, mr: u32) -> bool {
+    fn cache_stored(&mut self, mr: u32, outcome: WriteOutcome) {
         let (lpn, mask, io) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].io);
-        let cache = self.cache.as_mut().expect("cache on");
-        let outcome = cache.write(lpn, mask);
-        if outcome == WriteOutcome::Full {
-            return false;
-        }
         if outcome == WriteOutcome::Absorbed {
             self.stats.cache_write_hits += 1;
         }
+        let cache = self.cache.as_mut().expect("cache on");
         while let Some(dropped) = cache.take_dropped() {
             if let Some(o) = &mut self.oracle {
                 o.cache_dropped(dropped);
@@ -268,19 +267,18 @@ impl Simulation {
         if let Some(o) = &mut self.oracle {
             o.cache_wrote(lpn, mask, self.ios[io].version);
         }
-        self.q.after(self.dram_ps, Event::CacheServed { mr });
-        true
+        let access_ps = cache.access_ps();
+        self.q.after(access_ps, Event::CacheServed { mr });
     }
 
-    /// A write-back finished: writes waiting for room go in, in order.
+    /// A write-back finished: writes waiting for room go in, in order, while there is room.
     #[cold]
     pub(super) fn drain_cache_waiting(&mut self) {
-        while let Some(mr) = self.cache.as_ref().expect("cache on").first_waiting() {
-            if !self.try_cache_write(mr) {
-                self.start_writeback();
-                return;
-            }
-            self.cache.as_mut().expect("cache on").admitted_waiting();
+        while let Some((mr, outcome)) = self.cache.as_mut().expect("cache on").admit_waiting() {
+            self.cache_stored(mr, outcome);
+        }
+        if self.cache.as_ref().expect("cache on").waiting() > 0 {
+            self.start_writeback();
         }
     }
 

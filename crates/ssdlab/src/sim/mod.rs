@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::cache::WriteCache;
 use crate::check::Oracle;
-use crate::config::{us_to_ps, Config};
+use crate::config::{ns_to_ps, us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
@@ -129,7 +129,6 @@ pub struct Simulation {
     unblocked: Vec<u32>,
     done: Vec<u32>,
     gc_pages: Vec<LivePage>,
-    dram_ps: Ps,
     oracle: Option<Oracle>,
     stats: Stats,
     interval_ps: Ps,
@@ -176,10 +175,12 @@ impl Simulation {
             hif: HostInterface::new(cfg, priorities),
             device_queue: DeviceQueue::new(tags, hazards),
             committer: Committer::new(cfg, &geo, sched, nflows),
-            cache: cfg
-                .cache
-                .enabled
-                .then(|| WriteCache::new((cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32)),
+            cache: cfg.cache.enabled.then(|| {
+                WriteCache::new(
+                    (cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32,
+                    ns_to_ps(cfg.cache.dram_access_ns),
+                )
+            }),
             tsu: Tsu::new(cfg, &geo, tsu_policy),
             phy: Phy::new(cfg, &geo, timeline),
             tenants,
@@ -193,7 +194,6 @@ impl Simulation {
             unblocked: Vec::new(),
             done: Vec::new(),
             gc_pages: Vec::new(),
-            dram_ps: crate::config::ns_to_ps(cfg.cache.dram_access_ns),
             oracle,
             stats: Stats::new(nflows),
             interval_ps: us_to_ps(cfg.stats.interval_us),

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use ssdlab::host::WorkloadSpec;
+use ssdlab::host::{Replay, WorkloadSpec};
 use ssdlab::Config;
 
 pub fn preset(name: &str) -> Config {
@@ -24,7 +24,7 @@ pub fn trace_file(name: &str, lines: &[(u64, u64, u32, bool)]) -> PathBuf {
     path
 }
 
-pub fn trace_workload(path: PathBuf, replay: &str, qd: u32) -> WorkloadSpec {
+pub fn trace_workload(path: PathBuf, replay: Replay, qd: u32) -> WorkloadSpec {
     let mut wl = WorkloadSpec::single_trace(&path, replay);
     wl.flows[0].queue_depth = Some(qd);
     wl
