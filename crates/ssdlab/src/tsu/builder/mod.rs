@@ -59,6 +59,24 @@ struct Candidate {
     pos: usize,
 }
 
+/// What one build reads: the queue class and what it means, the geometry, the rules and
+/// the FTL.
+struct Ctx<'a, F> {
+    class: QueueClass,
+    traits: ClassTraits,
+    geo: &'a Geometry,
+    rules: &'a Rules,
+    ftl: &'a F,
+}
+
+impl<F> Clone for Ctx<'_, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F> Copy for Ctx<'_, F> {}
+
 /// What a queue class means for building.
 #[derive(Debug, Clone, Copy)]
 struct ClassTraits {
@@ -130,10 +148,10 @@ impl Builder {
         rules: &Rules,
         ftl: &impl FtlView,
     ) -> Option<FlashOp> {
-        let traits = ClassTraits::of(class);
-        self.plane_heads(work, class, traits, geo, ftl);
+        let ctx = Ctx { class, traits: ClassTraits::of(class), geo, rules, ftl };
+        self.plane_heads(work, &ctx);
         if let Some(tx) = leader {
-            self.place_leader(work, class, traits, tx, geo, ftl);
+            self.place_leader(work, &ctx, tx);
         }
         // Sequence numbers are unique (a leader's 0 included): they alone decide the order.
         self.order.sort_unstable_by_key(|c| c.seq);
@@ -141,9 +159,9 @@ impl Builder {
         let mut dies = Dies { place: [Place::NONE; 16], in_command: 0, op: None };
         for k in 0..self.order.len() {
             let cand = self.order[k];
-            if let Some((e, ppn)) = self.join(work, class, traits, cand, &mut dies, geo, rules, ftl) {
+            if let Some((e, ppn)) = Builder::join(work, &ctx, cand, &mut dies) {
                 work.queues.take(class, cand.plane_in_chip, e.pos);
-                if traits.read {
+                if ctx.traits.read {
                     work.txs[e.entry.tx].ppn = ppn;
                 }
                 self.chosen.push(e.entry.tx);
@@ -162,14 +180,8 @@ impl Builder {
     /// read whose data moved to another plane since it was queued (a cache write-back under
     /// dynamic allocation), which follows its data. Reads carry the page they would read
     /// now, resolved once here.
-    fn plane_heads(
-        &mut self,
-        work: &mut ChipWork<'_>,
-        class: QueueClass,
-        traits: ClassTraits,
-        geo: &Geometry,
-        ftl: &impl FtlView,
-    ) {
+    fn plane_heads(&mut self, work: &mut ChipWork<'_>, ctx: &Ctx<'_, impl FtlView>) {
+        let Ctx { class, traits, geo, ftl, .. } = *ctx;
         let ppc = geo.planes_per_chip() as usize;
         self.order.clear();
         for pic in 0..ppc {
@@ -198,15 +210,8 @@ impl Builder {
 
     /// Stage 2: a leader chosen by the policy goes first, from wherever it is in its
     /// plane's queue (a user read whose data moved away is left where it is).
-    fn place_leader(
-        &mut self,
-        work: &mut ChipWork<'_>,
-        class: QueueClass,
-        traits: ClassTraits,
-        tx: u32,
-        geo: &Geometry,
-        ftl: &impl FtlView,
-    ) {
+    fn place_leader(&mut self, work: &mut ChipWork<'_>, ctx: &Ctx<'_, impl FtlView>, tx: u32) {
+        let Ctx { class, traits, geo, ftl, .. } = *ctx;
         let pic = work.txs[tx].plane_in_chip as usize;
         let queues = &*work.queues;
         let pos = (0..queues.plane_len(class, pic)).find(|&k| queues.get(class, pic, k).tx == tx);
@@ -234,18 +239,13 @@ impl Builder {
     /// on a new die (die interleaving). A read joining a die looks up to `scan_limit` deep
     /// in its plane's queue for the die's offset. Records the die's place and the operation
     /// when it joins. Returns the entry found and the page it works on.
-    #[allow(clippy::too_many_arguments)]
     fn join(
-        &self,
         work: &ChipWork<'_>,
-        class: QueueClass,
-        traits: ClassTraits,
+        ctx: &Ctx<'_, impl FtlView>,
         cand: Candidate,
         dies: &mut Dies,
-        geo: &Geometry,
-        rules: &Rules,
-        ftl: &impl FtlView,
     ) -> Option<(Found, Ppn)> {
+        let Ctx { class, traits, geo, rules, ftl } = *ctx;
         let plane = work.chip * geo.planes_per_chip() + cand.plane_in_chip as u32;
         let die = geo.die_of_plane_in_chip(cand.plane_in_chip as u32) as usize;
         // Where in the plane this command would work, when that does not depend on which
@@ -265,7 +265,9 @@ impl Builder {
             return None;
         }
         let (lo, hi) = scan_range(work.queues, class, traits, cand, want, rules)?;
-        let found = (lo..hi).find_map(|pos| {
+        // A plain loop: the range's `find_map` compiles to several times the instructions.
+        let mut found = None;
+        for pos in lo..hi {
             let entry = *work.queues.get(class, cand.plane_in_chip, pos);
             let (place, ppn) = match fixed {
                 Some(p) => (p, cand.ppn),
@@ -275,7 +277,7 @@ impl Builder {
                     let ppn = if pos > cand.pos {
                         let ppn = ftl.read_page(entry.lpn);
                         if geo.plane_of(ppn) != plane {
-                            return None; // moved: it follows its data when it reaches the head
+                            continue; // moved: it follows its data when it reaches the head
                         }
                         ppn
                     } else {
@@ -284,9 +286,12 @@ impl Builder {
                     (Place { offset: geo.page_in_block(ppn), block: geo.block_in_plane(geo.block_of(ppn)) }, ppn)
                 }
             };
-            let same_op = dies.op.is_none_or(|o| o == entry.op);
-            (same_op && fits(want, place, rules)).then_some((Found { pos, entry, place }, ppn))
-        })?;
+            if dies.op.is_none_or(|o| o == entry.op) && fits(want, place, rules) {
+                found = Some((Found { pos, entry, place }, ppn));
+                break;
+            }
+        }
+        let found = found?;
         if want.is_none() {
             dies.place[die] = found.0.place;
             dies.in_command |= 1 << die;
