@@ -58,12 +58,14 @@ impl HostInterface {
     }
 
     /// A host puts request `io` (submitted `seq`-th) in flow `flow`'s submission queue.
+    #[inline(always)]
     pub fn submit(&mut self, flow: usize, io: u32, seq: u64) {
         self.queues[flow].push_back(Queued { io, seq });
         self.waiting += 1;
     }
 
     /// The command the device fetches next, by the arbitration rule.
+    #[inline(always)]
     pub fn fetch(&mut self) -> Option<u32> {
         if self.waiting == 0 {
             return None;

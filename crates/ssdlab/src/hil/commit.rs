@@ -69,6 +69,7 @@ impl Committer {
     /// committed and waiting). `gc_per_write` (GC pages moved per user page written so far)
     /// is what the fairness layer charges writes for GC. Give the vector back with
     /// [`Committer::round_done`].
+    #[inline(always)]
     pub fn schedule(&mut self, mrs: &mut Slab<MemoryRequest>, gc_per_write: f64) -> Vec<u32> {
         let mut out = std::mem::take(&mut self.committed);
         out.clear();

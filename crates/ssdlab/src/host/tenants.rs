@@ -46,6 +46,7 @@ impl Tenants {
 
     /// Flow `f`'s next step at `now`: submit while its queue depth allows and a request has
     /// arrived.
+    #[inline(always)]
     pub fn next(&mut self, f: usize, now: Ps) -> Next {
         if self.outstanding[f] >= self.flows[f].queue_depth {
             return Next::Wait;

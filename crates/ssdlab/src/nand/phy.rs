@@ -150,6 +150,7 @@ impl Phy {
 
     /// Start a command (the chip was reserved). `txs` moves into the chip's command (the
     /// vector is swapped, not copied); the caller gets back an empty one.
+    #[inline(always)]
     pub fn start(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>, records: &[Transaction], q: &mut EventQueue) {
         let now = q.now();
         let c = &mut self.chips[chip as usize];

@@ -191,6 +191,7 @@ impl Simulation {
     /// Build a command from the picked queue and launch it; then settle what the build found
     /// stale (after the launch: settling may enqueue an erase on this very chip). False if
     /// nothing in the queue could start.
+    #[inline(always)]
     fn build_from(&mut self, chip: u32, pick: crate::tsu::Pick) -> bool {
         let built = self.tsu.build(chip, pick, &self.ftl);
         if let Some(op) = built {
@@ -216,6 +217,7 @@ impl Simulation {
 
     /// Start a built command: the FTL resolves its pages, then the PHY runs it. `txs` moves
     /// into the chip's command; the caller gets back an empty vector.
+    #[inline(always)]
     fn launch(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>) {
         // Busy first: the FTL's work below may start GC, which enqueues on this very chip.
         self.phy.reserve(chip);

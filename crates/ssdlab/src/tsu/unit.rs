@@ -96,6 +96,7 @@ impl Tsu {
     }
 
     /// A new transaction record (not queued yet).
+    #[inline(always)]
     pub fn create(&mut self, spec: NewTx, now: Ps) -> u32 {
         self.tx_seq += 1;
         self.txs.insert(Transaction {
@@ -167,6 +168,7 @@ impl Tsu {
     }
 
     /// Put a transaction in its chip's queue (its class, its plane's FIFO).
+    #[inline(always)]
     pub fn enqueue(&mut self, tx: u32, now: Ps) -> Enqueued {
         let t = &self.txs[tx];
         let chip = self.geo.chip_of_plane(t.plane);
@@ -224,6 +226,7 @@ impl Tsu {
     /// Build a command for `chip` from the picked queue (see [`Builder::build`]). On success
     /// its transactions are had with [`Tsu::take_command`]; either way the caller settles
     /// [`Tsu::pop_dropped_move`] and [`Tsu::pop_readdressed`].
+    #[inline(always)]
     pub fn build(&mut self, chip: u32, pick: Pick, ftl: &impl FtlView) -> Option<FlashOp> {
         let mut work = ChipWork {
             chip,
