@@ -26,7 +26,7 @@ use crate::error::Result;
 use crate::ftl::precondition::Pattern;
 use crate::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use crate::report::FairnessReport;
-use crate::{Config, WorkloadSpec};
+use crate::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/flin.toml");
 const PRESET_NAME: &str = "presets/flin.toml";
@@ -156,6 +156,36 @@ struct Case {
     flows: usize,
 }
 
+/// The jobs of the reproduction, in run order, and the cases they make up.
+#[derive(Default)]
+struct Plan {
+    jobs: Vec<Job>,
+    cases: Vec<Case>,
+}
+
+impl Plan {
+    /// Add a case: `wl` shared on `cfg`, then each of its flows alone.
+    fn push(
+        &mut self,
+        experiment: &'static str,
+        mix: String,
+        high_flows: u32,
+        policy: &'static str,
+        cfg: &Config,
+        wl: &WorkloadSpec,
+    ) {
+        self.cases.push(Case {
+            experiment,
+            mix,
+            high_flows,
+            policy,
+            first_job: self.jobs.len(),
+            flows: wl.flows.len(),
+        });
+        self.jobs.extend(jobs_for(cfg, wl));
+    }
+}
+
 pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let wall = std::time::Instant::now();
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
@@ -164,14 +194,31 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     }
     let duration_ms = if opts.quick { 100.0 } else { 400.0 };
     let pool = templates(&opts.traces);
-    let mut jobs = Vec::new();
-    let mut cases = Vec::new();
     let policies: &[&'static str] = if opts.quick { &POLICIES[..3] } else { &POLICIES };
+    let mut plan = Plan::default();
+    plan_characterization(opts, policies, duration_ms, &mut plan)?;
+    plan_mixes(opts, policies, &pool, duration_ms, &mut plan)?;
 
-    // Characterization: one source of interference each.
+    let reports = {
+        let n = plan.jobs.len();
+        eprintln!("  reproduce flin: {n} runs (shared and alone) ...");
+        run_jobs(plan.jobs, opts.threads, None, Some("reproduce flin"))?
+    };
+    let rows: Vec<Row> = plan.cases.iter().map(|c| case_row(c, &reports)).collect();
+
+    write_csv(&opts.out, &rows)?;
+    let figures = figures(&opts.out, &rows, policies);
+    let md = report_md(opts, &rows, policies, &figures, wall.elapsed().as_secs_f64());
+    let path = opts.out.join("REPORT.md");
+    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    Ok(rows)
+}
+
+/// The characterization experiments: one source of interference each.
+fn characterization_experiments() -> Vec<Experiment> {
     let rd = |qd| synthetic(1.0, 4096, qd, Address::Uniform, 1.0);
     let wr = |qd| synthetic(0.0, 4096, qd, Address::Uniform, 1.0);
-    let characterization: Vec<Experiment> = vec![
+    vec![
         ("intensity", vec![("heavy-reads".into(), rd(64)), ("light-reads".into(), rd(2))], false),
         (
             "access_pattern",
@@ -196,8 +243,12 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
             ],
             true,
         ),
-    ];
-    for (name, flows, gc) in characterization {
+    ]
+}
+
+/// Characterization: each experiment under the three main policies.
+fn plan_characterization(opts: &Options, policies: &[&'static str], duration_ms: f64, plan: &mut Plan) -> Result<()> {
+    for (name, flows, gc) in characterization_experiments() {
         for &policy in policies.iter().take(3) {
             let mut sets = policy_sets(policy);
             if gc && opts.quick {
@@ -207,19 +258,20 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
             let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
             let pre = gc.then_some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random });
             let wl = workload(flows.clone(), duration_ms, pre);
-            cases.push(Case {
-                experiment: "characterization",
-                mix: name.into(),
-                high_flows: 0,
-                policy,
-                first_job: jobs.len(),
-                flows: 2,
-            });
-            jobs.extend(jobs_for(&cfg, &wl));
+            plan.push("characterization", name.into(), 0, policy, &cfg, &wl);
         }
     }
+    Ok(())
+}
 
-    // Mixes: per group of k high-interference flows (0..=4), draw mixes from the pool.
+/// Mixes: per group of k high-interference flows (0..=4), draw mixes from the pool.
+fn plan_mixes(
+    opts: &Options,
+    policies: &[&'static str],
+    pool: &[Template],
+    duration_ms: f64,
+    plan: &mut Plan,
+) -> Result<()> {
     let per_group = if opts.quick { 4 } else { 8 };
     let (high, low): (Vec<&Template>, Vec<&Template>) = pool.iter().partition(|t| t.high);
     let mut rng = Pcg64Mcg::seed_from_u64(2018);
@@ -249,51 +301,40 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                 sets.extend(extra.map(String::from));
                 let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
                 let wl = workload(flows.clone(), duration_ms, None);
-                cases.push(Case {
-                    experiment,
-                    mix: mix.clone(),
-                    high_flows: k,
-                    policy,
-                    first_job: jobs.len(),
-                    flows: 4,
-                });
-                jobs.extend(jobs_for(&cfg, &wl));
+                plan.push(experiment, mix.clone(), k, policy, &cfg, &wl);
             }
         }
     }
+    Ok(())
+}
 
-    let reports = {
-        let n = jobs.len();
-        eprintln!("  reproduce flin: {n} runs (shared and alone) ...");
-        run_jobs(jobs, opts.threads, None, Some("reproduce flin"))?
-    };
-    let rows: Vec<Row> = cases
-        .iter()
-        .map(|c| {
-            let shared = &reports[c.first_job];
-            let s: Vec<f64> = shared.sim.flows.iter().map(|f| f.latency_us.mean).collect();
-            let a: Vec<f64> = (0..c.flows).map(|i| reports[c.first_job + 1 + i].sim.flows[0].latency_us.mean).collect();
-            let (fr, sd) = FairnessReport::from_means(&s, &a);
-            Row {
-                experiment: c.experiment,
-                mix: c.mix.clone(),
-                high_flows: c.high_flows,
-                policy: c.policy,
-                fairness: fr.fairness,
-                unfairness: fr.unfairness,
-                weighted_speedup: fr.weighted_speedup,
-                max_slowdown: fr.max_slowdown,
-                slowdowns: sd.into_iter().map(|x| x.unwrap_or(0.0)).collect(),
-                flow_names: shared.sim.flows.iter().map(|f| f.name.clone()).collect(),
-                iops: shared.sim.host.iops,
-            }
-        })
-        .collect();
+/// A case's row: its shared run's flows against each flow alone.
+fn case_row(c: &Case, reports: &[Report]) -> Row {
+    let shared = &reports[c.first_job];
+    let s: Vec<f64> = shared.sim.flows.iter().map(|f| f.latency_us.mean).collect();
+    let a: Vec<f64> = (0..c.flows).map(|i| reports[c.first_job + 1 + i].sim.flows[0].latency_us.mean).collect();
+    let (fr, sd) = FairnessReport::from_means(&s, &a);
+    Row {
+        experiment: c.experiment,
+        mix: c.mix.clone(),
+        high_flows: c.high_flows,
+        policy: c.policy,
+        fairness: fr.fairness,
+        unfairness: fr.unfairness,
+        weighted_speedup: fr.weighted_speedup,
+        max_slowdown: fr.max_slowdown,
+        slowdowns: sd.into_iter().map(|x| x.unwrap_or(0.0)).collect(),
+        flow_names: shared.sim.flows.iter().map(|f| f.name.clone()).collect(),
+        iops: shared.sim.host.iops,
+    }
+}
 
+/// Write `out`/results.csv.
+fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
     let mut csv = String::from(
         "experiment,mix,high_flows,policy,fairness,unfairness,weighted_speedup,max_slowdown,iops,slowdowns,flows\n",
     );
-    for r in &rows {
+    for r in rows {
         let _ = writeln!(
             csv,
             "{},{},{},{},{:.4},{:.4},{:.4},{:.3},{:.1},{},{}",
@@ -310,13 +351,8 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
             r.flow_names.join(";")
         );
     }
-    let path = opts.out.join("results.csv");
-    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))?;
-    let figures = figures(&opts.out, &rows, policies);
-    let md = report_md(opts, &rows, policies, &figures, wall.elapsed().as_secs_f64());
-    let path = opts.out.join("REPORT.md");
-    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
-    Ok(rows)
+    let path = out.join("results.csv");
+    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
 }
 
 fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {
@@ -374,6 +410,18 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
         if opts.quick { 100 } else { 400 },
         figures.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
     );
+    report_characterization(&mut m, rows);
+    report_mixes(&mut m, rows, policies);
+    report_claims(&mut m, rows);
+    if rows.iter().any(|r| r.experiment == "mix_strict") {
+        report_strict(&mut m, rows);
+    }
+    m += ANALYSIS;
+    m
+}
+
+/// The characterization experiments' slowdowns per policy.
+fn report_characterization(m: &mut String, rows: &[Row]) {
     let _ = writeln!(m, "## Characterization: one source of interference at a time\n");
     let _ = writeln!(
         m,
@@ -394,6 +442,21 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
             r.weighted_speedup
         );
     }
+}
+
+/// The mean of `f` over the mixes run under policy `p`.
+fn mix_mean(rows: &[Row], p: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
+    let xs: Vec<f64> = rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(f).collect();
+    mean(&xs)
+}
+
+/// The largest slowdown of any flow in the mixes run under policy `p`.
+fn mix_worst(rows: &[Row], p: &str) -> f64 {
+    rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(|r| r.max_slowdown).fold(0.0, f64::max)
+}
+
+/// Every mix, the summary per policy, and fairness per group of high-interference flows.
+fn report_mixes(m: &mut String, rows: &[Row], policies: &[&str]) {
     let _ = writeln!(m, "\n## Mixes of four flows\n");
     let _ = writeln!(m, "| mix | high-interference flows | policy | fairness | weighted speedup | max slowdown | IOPS |\n|---|---|---|---|---|---|---|");
     for r in rows.iter().filter(|r| r.experiment == "mix") {
@@ -403,13 +466,7 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
             r.mix, r.high_flows, r.policy, r.fairness, r.weighted_speedup, r.max_slowdown, r.iops
         );
     }
-    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| {
-        let xs: Vec<f64> = rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(f).collect();
-        mean(&xs)
-    };
-    let worst = |p: &str| {
-        rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(|r| r.max_slowdown).fold(0.0, f64::max)
-    };
+    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| mix_mean(rows, p, f);
     let _ = writeln!(m, "\n## Summary over the mixes\n");
     let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | mean IOPS |\n|---|---|---|---|---|---|");
     for &p in policies {
@@ -419,7 +476,7 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
             avg(p, &|r| r.fairness),
             avg(p, &|r| r.weighted_speedup),
             avg(p, &|r| r.max_slowdown),
-            worst(p),
+            mix_worst(rows, p),
             avg(p, &|r| r.iops)
         );
     }
@@ -437,6 +494,12 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
         }
         let _ = writeln!(m, "{line}");
     }
+}
+
+/// The paper's claims against ssdlab's means over the mixes.
+fn report_claims(m: &mut String, rows: &[Row]) {
+    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| mix_mean(rows, p, f);
+    let worst = |p: &str| mix_worst(rows, p);
     let (ff, fs) = (avg("flin", &|r| r.fairness), avg("sprinkler_fairness", &|r| r.fairness));
     let (wf, ws) = (avg("flin", &|r| r.weighted_speedup), avg("sprinkler_fairness", &|r| r.weighted_speedup));
     let _ = writeln!(m, "\n| claim | paper | ssdlab |\n|---|---|---|");
@@ -455,42 +518,42 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
         avg("flin", &|r| r.iops),
         avg("sprinkler", &|r| r.iops)
     );
-    if rows.iter().any(|r| r.experiment == "mix_strict") {
+}
+
+/// The mixes again with the drive ordering overlapping requests (full mode only).
+fn report_strict(m: &mut String, rows: &[Row]) {
+    let _ = writeln!(
+        m,
+        "### The same mixes with `hil.hazards = \"strict\"`\n\n\
+         The preset follows MQSim, whose host interface does not order overlapping requests. With the drive \
+         ordering them (read-after-write, write-after-read, write-after-write all wait), FLIN loses its lead:\n"
+    );
+    let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | most slowed-down flow (mixes) |\n|---|---|---|---|---|---|");
+    for p in &POLICIES[..3] {
+        let r: Vec<&Row> = rows.iter().filter(|r| r.experiment == "mix_strict" && r.policy == *p).collect();
+        let mut worst_flows: Vec<(String, u32)> = Vec::new();
+        for row in &r {
+            let k = (0..row.slowdowns.len())
+                .max_by(|&a, &b| row.slowdowns[a].total_cmp(&row.slowdowns[b]))
+                .expect("four flows");
+            let name = row.flow_names[k].clone();
+            match worst_flows.iter_mut().find(|w| w.0 == name) {
+                Some(w) => w.1 += 1,
+                None => worst_flows.push((name, 1)),
+            }
+        }
+        worst_flows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let _ = writeln!(
             m,
-            "### The same mixes with `hil.hazards = \"strict\"`\n\n\
-             The preset follows MQSim, whose host interface does not order overlapping requests. With the drive \
-             ordering them (read-after-write, write-after-read, write-after-write all wait), FLIN loses its lead:\n"
+            "| {p} | {:.3} | {:.3} | {:.2} | {:.2} | {} |",
+            mean(&r.iter().map(|r| r.fairness).collect::<Vec<_>>()),
+            mean(&r.iter().map(|r| r.weighted_speedup).collect::<Vec<_>>()),
+            mean(&r.iter().map(|r| r.max_slowdown).collect::<Vec<_>>()),
+            r.iter().map(|r| r.max_slowdown).fold(0.0, f64::max),
+            worst_flows.iter().take(2).map(|w| format!("{} ({})", w.0, w.1)).collect::<Vec<_>>().join(", ")
         );
-        let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | most slowed-down flow (mixes) |\n|---|---|---|---|---|---|");
-        for p in &POLICIES[..3] {
-            let r: Vec<&Row> = rows.iter().filter(|r| r.experiment == "mix_strict" && r.policy == *p).collect();
-            let mut worst_flows: Vec<(String, u32)> = Vec::new();
-            for row in &r {
-                let k = (0..row.slowdowns.len())
-                    .max_by(|&a, &b| row.slowdowns[a].total_cmp(&row.slowdowns[b]))
-                    .expect("four flows");
-                let name = row.flow_names[k].clone();
-                match worst_flows.iter_mut().find(|w| w.0 == name) {
-                    Some(w) => w.1 += 1,
-                    None => worst_flows.push((name, 1)),
-                }
-            }
-            worst_flows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let _ = writeln!(
-                m,
-                "| {p} | {:.3} | {:.3} | {:.2} | {:.2} | {} |",
-                mean(&r.iter().map(|r| r.fairness).collect::<Vec<_>>()),
-                mean(&r.iter().map(|r| r.weighted_speedup).collect::<Vec<_>>()),
-                mean(&r.iter().map(|r| r.max_slowdown).collect::<Vec<_>>()),
-                r.iter().map(|r| r.max_slowdown).fold(0.0, f64::max),
-                worst_flows.iter().take(2).map(|w| format!("{} ({})", w.0, w.1)).collect::<Vec<_>>().join(", ")
-            );
-        }
-        m.push('\n');
     }
-    m += ANALYSIS;
-    m
+    m.push('\n');
 }
 
 const ANALYSIS: &str = r#"

@@ -248,6 +248,25 @@ fn synthesize(t: &TableRow, requests: u64, span_bytes: u64, seed: u64, path: &Pa
     std::fs::write(path, out).map_err(|e| io_err(path, e))
 }
 
+/// A workload to replay: (short name, trace file, requests; 0 = the whole trace).
+type TraceWorkload = (String, PathBuf, u64);
+
+/// The jobs of a reproduction, in run order, with what each is for its row.
+#[derive(Default)]
+struct Plan {
+    jobs: Vec<Job>,
+    metas: Vec<Meta>,
+}
+
+impl Plan {
+    /// Add a run of the preset with `sets` applied.
+    fn push(&mut self, sets: &[String], workload: WorkloadSpec, meta: Meta) -> Result<()> {
+        self.jobs.push(Job { config: config(sets)?, workload });
+        self.metas.push(meta);
+        Ok(())
+    }
+}
+
 /// Run the reproduction; returns the rows (also written to DIR/results.csv).
 pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let wall = std::time::Instant::now();
@@ -258,8 +277,23 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let geo = Geometry::from_config(&base);
     let span = crate::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64 * geo.page_bytes as u64;
 
-    // Workloads of figures 10-14 and 16: the MSR traces, then Table 1's synthetics.
-    let mut workloads: Vec<(String, PathBuf, u64)> = Vec::new();
+    let workloads = main_workloads(opts, &wl_dir, span)?;
+    let mut plan = Plan::default();
+    plan_main_runs(opts, &workloads, &mut plan)?;
+    plan_sensitivity_runs(&workloads, &mut plan)?;
+    plan_transfer_size_runs(opts, &mut plan)?;
+    plan_gc_runs(opts, &wl_dir, span, &mut plan)?;
+
+    let reports = run_all("reproduce sprinkler", plan.jobs, opts.threads)?;
+    let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
+    write_outputs(opts, &rows, wall, &base)?;
+    Ok(rows)
+}
+
+/// Workloads of figures 10-14 and 16: the MSR traces, then Table 1's synthetics (written to
+/// `wl_dir`, over `span` bytes).
+fn main_workloads(opts: &Options, wl_dir: &Path, span: u64) -> Result<Vec<TraceWorkload>> {
+    let mut workloads: Vec<TraceWorkload> = Vec::new();
     for (file, name) in MSR_TRACES {
         workloads.push((name.to_string(), shared_trace(opts, file)?, 0));
     }
@@ -272,17 +306,19 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
         synthesize(t, synthetic_requests, span, 1000 + i as u64, &path)?;
         workloads.push((t.name.to_string(), path, 0));
     }
+    Ok(workloads)
+}
 
-    let mut jobs = Vec::new();
-    let mut metas = Vec::new();
+/// Figures 10-14 and 16: every workload under every scheduler, at 64 chips (and 1024 in full
+/// mode).
+fn plan_main_runs(opts: &Options, workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
     let chip_counts_main: &[u32] = if opts.quick { &[64] } else { &[64, 1024] };
     for &chips in chip_counts_main {
-        for (name, path, requests) in &workloads {
+        for (name, path, requests) in workloads {
             for s in SCHEDULERS {
                 let mut sets = chip_sets(chips);
                 sets.push(format!("hil.scheduler={s}"));
-                jobs.push(Job { config: config(&sets)?, workload: workload(trace_flow(name, path, *requests), None) });
-                metas.push(Meta {
+                let meta = Meta {
                     experiment: "workloads",
                     workload: name.clone(),
                     scheduler: s,
@@ -291,12 +327,16 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     state: "pristine",
                     readdressing: true,
                     variant: String::new(),
-                });
+                };
+                plan.push(&sets, workload(trace_flow(name, path, *requests), None), meta)?;
             }
         }
     }
+    Ok(())
+}
 
-    // Figure 16's sensitivity: the MSR traces under the other allocation and queue settings.
+/// Figure 16's sensitivity: the MSR traces under the other allocation and queue settings.
+fn plan_sensitivity_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
     for (allocation, depth) in SENSITIVITY {
         for (name, path, requests) in workloads.iter().take(MSR_TRACES.len()) {
             for s in ["vas", "pas", "spk3"] {
@@ -305,8 +345,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     format!("ftl.allocation={allocation}"),
                     format!("hil.queue_depth={depth}"),
                 ];
-                jobs.push(Job { config: config(&sets)?, workload: workload(trace_flow(name, path, *requests), None) });
-                metas.push(Meta {
+                let meta = Meta {
                     experiment: "sensitivity",
                     workload: name.clone(),
                     scheduler: s,
@@ -315,12 +354,16 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     state: "pristine",
                     readdressing: true,
                     variant: format!("{allocation}/{depth}"),
-                });
+                };
+                plan.push(&sets, workload(trace_flow(name, path, *requests), None), meta)?;
             }
         }
     }
+    Ok(())
+}
 
-    // Figure 15: transfer sizes at 64, 256 and 1024 chips, 50 % reads, random.
+/// Figure 15: transfer sizes at 64, 256 and 1024 chips, 50 % reads, random.
+fn plan_transfer_size_runs(opts: &Options, plan: &mut Plan) -> Result<()> {
     let sizes: Vec<u64> = if opts.quick {
         vec![4 << 10, 32 << 10, 256 << 10, 1 << 20, 4 << 20]
     } else {
@@ -341,8 +384,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     requests: (moved / size).clamp(96, 8000),
                     ..FlowSpec::default()
                 };
-                jobs.push(Job { config: config(&sets)?, workload: workload(flow, None) });
-                metas.push(Meta {
+                let meta = Meta {
                     experiment: "transfer_size",
                     workload: format!("random-{}k", size >> 10),
                     scheduler: s,
@@ -351,15 +393,19 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     state: "pristine",
                     readdressing: true,
                     variant: String::new(),
-                });
+                };
+                plan.push(&sets, workload(flow, None), meta)?;
             }
         }
     }
+    Ok(())
+}
 
-    // Figure 17: pristine against 95 % filled with random writes, GC active. A write-heavy
-    // workload long enough that every plane fills several blocks (GC runs on each): Table 1's
-    // hm0 mix, and in full mode also the most write-heavy MSR excerpt.
-    let mut gc_workloads: Vec<(String, PathBuf, u64)> = Vec::new();
+/// Figure 17: pristine against 95 % filled with random writes, GC active. A write-heavy
+/// workload long enough that every plane fills several blocks (GC runs on each): Table 1's
+/// hm0 mix, and in full mode also the most write-heavy MSR excerpt.
+fn plan_gc_runs(opts: &Options, wl_dir: &Path, span: u64, plan: &mut Plan) -> Result<()> {
+    let mut gc_workloads: Vec<TraceWorkload> = Vec::new();
     let gc_requests = 150000;
     let gc_mixes: &[&str] = if opts.quick { &["hm0"] } else { &["hm0", "msnfs0"] };
     for (k, name) in gc_mixes.iter().enumerate() {
@@ -384,8 +430,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                 sets.push(format!("hil.readdressing={readdressing}"));
                 let pre =
                     (state == "fragmented").then_some(PreconditionSpec { occupancy: 0.95, pattern: Pattern::Random });
-                jobs.push(Job { config: config(&sets)?, workload: workload(trace_flow(name, path, *requests), pre) });
-                metas.push(Meta {
+                let meta = Meta {
                     experiment: "gc",
                     workload: name.clone(),
                     scheduler: s,
@@ -394,27 +439,30 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
                     state,
                     readdressing,
                     variant: String::new(),
-                });
+                };
+                plan.push(&sets, workload(trace_flow(name, path, *requests), pre), meta)?;
             }
         }
     }
+    Ok(())
+}
 
-    let reports = run_all("reproduce sprinkler", jobs, opts.threads)?;
-    let rows: Vec<Row> = metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
-
+/// Write DIR/results.csv, the figures and DIR/REPORT.md (its wall time measured from `wall`).
+fn write_outputs(opts: &Options, rows: &[Row], wall: std::time::Instant, base: &Config) -> Result<()> {
+    let out = &opts.out;
     let mut csv = String::from(CSV_HEADER);
     csv.push('\n');
-    for r in &rows {
+    for r in rows {
         csv += &r.csv();
         csv.push('\n');
     }
     let csv_path = out.join("results.csv");
     std::fs::write(&csv_path, csv).map_err(|e| io_err(&csv_path, e))?;
-    let figures = figures(out, &rows);
-    let report = report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
+    let figures = figures(out, rows);
+    let report = report_md(opts, rows, &figures, wall.elapsed().as_secs_f64(), base);
     let md = out.join("REPORT.md");
     std::fs::write(&md, report).map_err(|e| io_err(&md, e))?;
-    Ok(rows)
+    Ok(())
 }
 
 fn pick<'a>(rows: &'a [Row], exp: &str, workload: &str, sched: &str, chips: u32) -> Option<&'a Row> {
@@ -461,9 +509,21 @@ fn utilization(rows: &[Row], chips: u32, bytes: u64, scheduler: &str) -> f64 {
         .map_or(0.0, |r| r.chip_utilization)
 }
 
+/// A figure written: (file, caption).
+type Figure = (String, String);
+
 /// Draw every figure; returns (file, caption) of those written.
-fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
+fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
     let mut done = Vec::new();
+    workload_figures(out, rows, &mut done);
+    flp_figure(out, rows, &mut done);
+    transfer_size_figures(out, rows, &mut done);
+    gc_figure(out, rows, &mut done);
+    done
+}
+
+/// Figures 10, 11 and 16: one bar per workload and scheduler.
+fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let mut bar = |file: &str, caption: &str, y: &str, f: &dyn Fn(&Row) -> f64, chips: u32| {
         let (names, series) = per_scheduler(rows, chips, f);
         if plot::bars(&out.join(file), caption, y, &names, &series).is_ok() {
@@ -500,7 +560,10 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
             1024,
         );
     }
-    // Fig. 14: FLP breakdown per scheduler (mean over workloads at 64 chips).
+}
+
+/// Fig. 14: FLP breakdown per scheduler (mean over workloads at 64 chips).
+fn flp_figure(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let kinds = ["single", "die interleave", "multi-plane", "both"];
     let cats: Vec<String> = SCHEDULERS.iter().map(|s| s.to_uppercase()).collect();
     let series: Vec<(String, Vec<f64>)> = kinds
@@ -532,7 +595,10 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
     {
         done.push(("fig14_flp_breakdown.png".into(), "Fig. 14: FLP breakdown".into()));
     }
-    // Fig. 15: chip utilization against transfer size.
+}
+
+/// Fig. 15: chip utilization against transfer size.
+fn transfer_size_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     for chips in [64, 256, 1024] {
         let sizes = transfer_sizes(rows, chips);
         let xs: Vec<f64> = sizes.iter().map(|&b| b as f64).collect();
@@ -546,7 +612,10 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
             done.push((file, caption));
         }
     }
-    // Fig. 17: bandwidth pristine against fragmented.
+}
+
+/// Fig. 17: bandwidth pristine against fragmented.
+fn gc_figure(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let gc: Vec<&Row> = rows.iter().filter(|r| r.experiment == "gc").collect();
     let mut labels: Vec<String> = Vec::new();
     for r in &gc {
@@ -582,7 +651,6 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<(String, String)> {
     {
         done.push(("fig17_gc.png".into(), "Fig. 17: GC and readdressing".into()));
     }
-    done
 }
 
 /// SPK3 / VAS and SPK3 / PAS bandwidth, and the rest of the done-when check, per MSR trace.
@@ -657,8 +725,21 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s: f64, base: &Config) -> String {
+fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) -> String {
     let mut m = String::new();
+    report_header(&mut m, opts, rows, figures, wall_s, base);
+    report_fig10(&mut m, rows);
+    report_fig11_14(&mut m, rows);
+    report_fig15(&mut m, rows);
+    report_fig17(&mut m, rows);
+    let _ = writeln!(m, "## MSR traces: the issue's check\n\n{}", msr_check(rows));
+    let _ = writeln!(m, "\n{}", sensitivity_table(rows, base));
+    m += ANALYSIS;
+    m
+}
+
+/// The title, the setup and the list of figures.
+fn report_header(m: &mut String, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
     let mode = if opts.quick { "quick" } else { "full" };
     let _ = writeln!(m, "# Sprinkler (HPCA 2014) reproduced with ssdlab\n");
     let _ = writeln!(
@@ -688,13 +769,32 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
     if !plot::have_font() {
         let _ = writeln!(m, "(No TrueType font was found on this machine, so the figures have no text.)\n");
     }
+}
 
-    // Fig. 10.
+/// Figure 10's per-workload ratios, gathered for its claims table.
+#[derive(Default)]
+struct Fig10Ratios {
+    /// SPK3 / VAS bandwidth.
+    vas: Vec<f64>,
+    /// SPK3 / PAS bandwidth.
+    pas: Vec<f64>,
+    /// SPK3's mean latency below VAS's, as a fraction.
+    latency: Vec<f64>,
+    /// SPK3 / VAS queue stall, where VAS stalls at all.
+    stall: Vec<f64>,
+    /// Workloads where SPK1 has less bandwidth than PAS.
+    spk1_below_pas: Vec<String>,
+    /// Workloads where SPK2 has more bandwidth than both VAS and PAS.
+    spk2_best: usize,
+    workloads: usize,
+}
+
+/// Fig. 10: bandwidth, IOPS, latency and queue stall per workload, then the paper's claims.
+fn report_fig10(m: &mut String, rows: &[Row]) {
     let names = workload_names(rows, "workloads", 64);
     let _ = writeln!(m, "## Figure 10: bandwidth, IOPS, latency, queue stall (64 chips)\n");
     let _ = writeln!(m, "| workload | VAS MB/s | PAS | SPK1 | SPK2 | SPK3 | SPK3/VAS | SPK3/PAS | SPK3 latency vs VAS | SPK3 stall / VAS |\n|---|---|---|---|---|---|---|---|---|---|");
-    let (mut r_vas, mut r_pas, mut lat, mut stall) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut spk1_below_pas, mut spk2_best) = (Vec::new(), 0);
+    let mut ratios = Fig10Ratios { workloads: names.len(), ..Fig10Ratios::default() };
     for w in &names {
         let get = |s: &str| pick(rows, "workloads", w, s, 64);
         let (Some(v), Some(p), Some(k1), Some(k2), Some(k3)) =
@@ -702,17 +802,17 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
         else {
             continue;
         };
-        r_vas.push(k3.bandwidth_mb_s / v.bandwidth_mb_s);
-        r_pas.push(k3.bandwidth_mb_s / p.bandwidth_mb_s);
-        lat.push(1.0 - k3.latency_mean_us / v.latency_mean_us);
+        ratios.vas.push(k3.bandwidth_mb_s / v.bandwidth_mb_s);
+        ratios.pas.push(k3.bandwidth_mb_s / p.bandwidth_mb_s);
+        ratios.latency.push(1.0 - k3.latency_mean_us / v.latency_mean_us);
         if v.queue_stall_s > 0.0 {
-            stall.push(k3.queue_stall_s / v.queue_stall_s);
+            ratios.stall.push(k3.queue_stall_s / v.queue_stall_s);
         }
         if k1.bandwidth_mb_s < p.bandwidth_mb_s {
-            spk1_below_pas.push(w.clone());
+            ratios.spk1_below_pas.push(w.clone());
         }
         if k2.bandwidth_mb_s > v.bandwidth_mb_s && k2.bandwidth_mb_s > p.bandwidth_mb_s {
-            spk2_best += 1;
+            ratios.spk2_best += 1;
         }
         let _ = writeln!(
             m,
@@ -728,32 +828,53 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
             if v.queue_stall_s > 0.0 { k3.queue_stall_s / v.queue_stall_s } else { 0.0 }
         );
     }
+    report_fig10_claims(m, &ratios);
+}
+
+/// Fig. 10's claims table: the paper's numbers against ssdlab's.
+fn report_fig10_claims(m: &mut String, ratios: &Fig10Ratios) {
     let minmax = |xs: &[f64]| {
         (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max))
     };
-    let (vmin, vmax) = minmax(&r_vas);
-    let (pmin, pmax) = minmax(&r_pas);
-    let (lmin, lmax) = minmax(&lat);
+    let (vmin, vmax) = minmax(&ratios.vas);
+    let (pmin, pmax) = minmax(&ratios.pas);
+    let (lmin, lmax) = minmax(&ratios.latency);
     let _ = writeln!(m, "\n| claim | paper | ssdlab |\n|---|---|---|");
-    let _ = writeln!(m, "| SPK3 bandwidth / VAS | ≥ 2.2× | {:.2}× geomean ({vmin:.2}–{vmax:.2}×) |", geomean(&r_vas));
-    let _ = writeln!(m, "| SPK3 bandwidth / PAS | 1.8× | {:.2}× geomean ({pmin:.2}–{pmax:.2}×) |", geomean(&r_pas));
+    let _ =
+        writeln!(m, "| SPK3 bandwidth / VAS | ≥ 2.2× | {:.2}× geomean ({vmin:.2}–{vmax:.2}×) |", geomean(&ratios.vas));
+    let _ =
+        writeln!(m, "| SPK3 bandwidth / PAS | 1.8× | {:.2}× geomean ({pmin:.2}–{pmax:.2}×) |", geomean(&ratios.pas));
     let _ = writeln!(m, "| SPK3 latency vs VAS | 59.1–92.3% lower | {:.1}–{:.1}% lower |", lmin * 100.0, lmax * 100.0);
-    let _ = writeln!(m, "| SPK3 queue stall vs VAS | ~86% lower | {:.1}% lower (mean) |", (1.0 - mean(&stall)) * 100.0);
+    let _ = writeln!(
+        m,
+        "| SPK3 queue stall vs VAS | ~86% lower | {:.1}% lower (mean) |",
+        (1.0 - mean(&ratios.stall)) * 100.0
+    );
+    let below = &ratios.spk1_below_pas;
     let _ = writeln!(
         m,
         "| SPK1 below PAS | sometimes (cfs3, proj0, proj1 latency) | on {} of {} workloads{} |",
-        spk1_below_pas.len(),
-        names.len(),
-        if spk1_below_pas.is_empty() { String::new() } else { format!(": {}", spk1_below_pas.join(", ")) }
+        below.len(),
+        ratios.workloads,
+        if below.is_empty() { String::new() } else { format!(": {}", below.join(", ")) }
     );
-    let _ = writeln!(m, "| SPK2 above VAS and PAS | always | on {spk2_best} of {} workloads |\n", names.len());
+    let _ = writeln!(
+        m,
+        "| SPK2 above VAS and PAS | always | on {} of {} workloads |\n",
+        ratios.spk2_best, ratios.workloads
+    );
+}
 
-    // Fig. 11 and 13/14.
-    let avg = |s: &str, f: &dyn Fn(&Row) -> f64| {
-        let xs: Vec<f64> =
-            rows.iter().filter(|r| r.experiment == "workloads" && r.chips == 64 && r.scheduler == s).map(f).collect();
-        mean(&xs)
-    };
+/// The mean of `f` over the main workloads at 64 chips under scheduler `s`.
+fn workload_mean(rows: &[Row], s: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
+    let xs: Vec<f64> =
+        rows.iter().filter(|r| r.experiment == "workloads" && r.chips == 64 && r.scheduler == s).map(f).collect();
+    mean(&xs)
+}
+
+/// Fig. 11 and 13/14: idleness and flash-level parallelism per scheduler, then the claims.
+fn report_fig11_14(m: &mut String, rows: &[Row]) {
+    let avg = |s: &str, f: &dyn Fn(&Row) -> f64| workload_mean(rows, s, f);
     let _ =
         writeln!(m, "## Figures 11, 13, 14: idleness and flash-level parallelism (64 chips, mean over workloads)\n");
     let _ = writeln!(m, "| scheduler | chip utilization | inter-chip idleness | intra-chip idleness | single | die-interleaved | multi-plane | both | transaction reduction |\n|---|---|---|---|---|---|---|---|---|");
@@ -789,8 +910,10 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
         pct(avg("vas", &|r| r.flp[1])),
         pct(avg("vas", &|r| r.flp[3]))
     );
+}
 
-    // Fig. 15.
+/// Fig. 15: chip utilization per transfer size, then the mean against the paper's.
+fn report_fig15(m: &mut String, rows: &[Row]) {
     let _ = writeln!(m, "## Figure 15: chip utilization against transfer size\n");
     let paper = [(64, 0.712, 0.37), (256, 0.615, 0.212), (1024, 0.449, 0.139)];
     let _ = writeln!(m, "| chips | transfer | VAS | PAS | SPK1 | SPK2 | SPK3 |\n|---|---|---|---|---|---|---|");
@@ -817,8 +940,10 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
     for (chips, p3, pv, s3, sv) in overall {
         let _ = writeln!(m, "| {chips} | {} | {} | {} | {} |", pct(p3), pct(s3), pct(pv), pct(sv));
     }
+}
 
-    // Fig. 17.
+/// Fig. 17: each fragmented run against its pristine one.
+fn report_fig17(m: &mut String, rows: &[Row]) {
     let _ = writeln!(m, "\n## Figure 17: garbage collection and readdressing\n");
     let _ = writeln!(m, "| workload | scheduler | readdressing | pristine MB/s | 95% filled MB/s | degradation | GC invocations | WAF | chip time in GC |\n|---|---|---|---|---|---|---|---|---|");
     for r in rows.iter().filter(|r| r.experiment == "gc" && r.state == "fragmented") {
@@ -848,11 +973,6 @@ fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s:
         "This figure runs on a drive 16× smaller (256 blocks per plane, 16 GiB) so that each run writes several \
          times the free blocks a busy drive may use up before GC must run (see below).\n"
     );
-
-    let _ = writeln!(m, "## MSR traces: the issue's check\n\n{}", msr_check(rows));
-    let _ = writeln!(m, "\n{}", sensitivity_table(rows, base));
-    m += ANALYSIS;
-    m
 }
 
 /// What differs from the paper and why (kept with the code so every run's report carries it).
