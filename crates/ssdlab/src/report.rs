@@ -137,6 +137,8 @@ pub struct FlowReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct FlashReport {
     pub chip_utilization: f64,
+    /// Plane-time in running commands / (planes × simulated time).
+    pub plane_utilization: f64,
     pub inter_chip_idleness: f64,
     pub intra_chip_idleness: f64,
     /// Page-level flash operations executed (user, GC, mapping).
@@ -147,6 +149,8 @@ pub struct FlashReport {
     pub transaction_reduction: f64,
     /// Fraction of transactions of each kind.
     pub flp: FlpReport,
+    /// Fraction of the pages served by transactions of each kind.
+    pub flp_pages: FlpReport,
     pub suspensions: u64,
     pub read_modify_writes: u64,
     /// Uncommitted reads the readdressing callback regrouped under another chip (Sprinkler
@@ -228,10 +232,13 @@ impl HostReport {
 }
 
 impl FlashReport {
-    fn of(s: &Stats, chips: f64, sim_time_ps: Ps) -> FlashReport {
+    fn of(s: &Stats, chips: f64, planes_per_chip: f64, sim_time_ps: Ps) -> FlashReport {
         let commands = s.commands as f64;
+        let pages = |k: usize| ratio(s.flp_pages[k] as f64, s.page_ops as f64);
+        let plane_busy_ps = (s.busy_plane_capacity_ps - s.idle_plane_ps) as f64;
         FlashReport {
             chip_utilization: ratio(s.busy_chip_ps as f64, chips * sim_time_ps as f64).min(1.0),
+            plane_utilization: ratio(plane_busy_ps, chips * planes_per_chip * sim_time_ps as f64).min(1.0),
             inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
             intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
             memory_requests: s.page_ops,
@@ -243,6 +250,7 @@ impl FlashReport {
                 multi_plane: ratio(s.flp_multi_plane as f64, commands),
                 both: ratio(s.flp_both as f64, commands),
             },
+            flp_pages: FlpReport { single: pages(0), die_interleave: pages(1), multi_plane: pages(2), both: pages(3) },
             suspensions: s.suspensions,
             read_modify_writes: s.rmw_reads,
             readdressed_reads: s.readdressed,
@@ -304,7 +312,7 @@ impl Report {
                     write: LatencySummary::of(&s.write),
                 },
                 flows,
-                flash: FlashReport::of(s, o.geo.chips() as f64, o.sim_time_ps),
+                flash: FlashReport::of(s, o.geo.chips() as f64, o.geo.planes_per_chip() as f64, o.sim_time_ps),
                 gc: GcReport::of(o),
                 cache: CacheReport {
                     read_hits: s.cache_read_hits,
@@ -412,8 +420,9 @@ impl Report {
         let mut out = String::new();
         let fl = &s.flash;
         out += &format!(
-            "flash: chip utilization {:.1}%, inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
+            "flash: chip utilization {:.1}% (planes {:.1}%), inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
             fl.chip_utilization * 100.0,
+            fl.plane_utilization * 100.0,
             fl.inter_chip_idleness * 100.0,
             fl.intra_chip_idleness * 100.0,
             fl.transactions,
@@ -421,11 +430,15 @@ impl Report {
             fl.transaction_reduction * 100.0
         );
         out += &format!(
-            "FLP: single {:.1}%, die-interleaved {:.1}%, multi-plane {:.1}%, both {:.1}%\n",
+            "FLP of commands (of pages): single {:.1}% ({:.1}%), die-interleaved {:.1}% ({:.1}%), multi-plane {:.1}% ({:.1}%), both {:.1}% ({:.1}%)\n",
             fl.flp.single * 100.0,
+            fl.flp_pages.single * 100.0,
             fl.flp.die_interleave * 100.0,
+            fl.flp_pages.die_interleave * 100.0,
             fl.flp.multi_plane * 100.0,
-            fl.flp.both * 100.0
+            fl.flp_pages.multi_plane * 100.0,
+            fl.flp.both * 100.0,
+            fl.flp_pages.both * 100.0
         );
         out += &format!(
             "GC: {} invocations, {} pages moved, {} erases, WAF {:.3}, effective spare factor {:.4}\n",

@@ -16,7 +16,8 @@ pub struct HilConfig {
     pub scheduler: SchedulerKind,
     /// Device-level queue depth (tags).
     pub queue_depth: u32,
-    /// PAS and SPK1: times the oldest request may be overtaken before it goes first.
+    /// PAS and SPK1: times the oldest request may be overtaken before it goes first (0: never,
+    /// no guard).
     pub max_bypass: u32,
     /// Sprinkler's readdressing callback: update the targets of uncommitted requests when
     /// their data moves to another plane.

@@ -326,7 +326,7 @@ impl Pending {
     pub fn count_bypass(&mut self, io_pos: usize) {
         for p in &mut self.ios[..io_pos] {
             if !p.mrs.is_empty() {
-                p.bypassed += 1;
+                p.bypassed = p.bypassed.saturating_add(1);
             }
         }
     }
@@ -387,8 +387,10 @@ impl fmt::Display for SchedulerKind {
 }
 
 impl SchedulerKind {
-    /// Build the scheduler; `readdressing` turns Sprinkler's readdressing callback on.
+    /// Build the scheduler; `readdressing` turns Sprinkler's readdressing callback on;
+    /// `max_bypass` 0 means no starvation guard (the papers' PAS and FARO have none).
     pub fn build(self, geo: &Geometry, max_bypass: u32, readdressing: bool) -> Box<dyn DeviceScheduler> {
+        let max_bypass = if max_bypass == 0 { u32::MAX } else { max_bypass };
         match self {
             SchedulerKind::Direct => Box::new(Direct::default()),
             SchedulerKind::Vas => Box::new(Vas::new(geo, readdressing)),

@@ -10,8 +10,12 @@
 //!   requests / (chips × time the device holds unfinished requests).
 //! - intra-chip idleness = over the time chips run commands, the fraction of their planes
 //!   that are not part of the running command.
+//! - plane utilization = plane-time in running commands / (planes × simulated time): a
+//!   command on one plane of a four-plane chip counts a quarter of the chip busy (Sprinkler's
+//!   Figure 15 utilization rises with FLP, which chip utilization cannot show).
 //! - FLP: each command is single (one page), die-interleaved (several dies, one plane
-//!   each), multi-plane (one die, several planes) or both.
+//!   each), multi-plane (one die, several planes) or both; reported as a share of commands
+//!   and as a share of the pages they served.
 //! - transaction reduction = 1 − commands / flash transactions (page operations).
 //! - queue stall time = time the device queue is full while a host has requests waiting.
 //! - write amplification = pages programmed (user + GC) / user pages programmed.
@@ -135,6 +139,9 @@ pub struct Stats {
     pub flp_die_interleave: u64,
     pub flp_multi_plane: u64,
     pub flp_both: u64,
+    /// Pages served by commands of each kind (single, die-interleaved, multi-plane, both):
+    /// Sprinkler's Figure 14 counts I/O served, not commands.
+    pub flp_pages: [u64; 4],
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
     pub gc_invocations: u64,
@@ -292,11 +299,24 @@ impl Stats {
     pub fn command(&mut self, pages: u32, dies: u32) {
         self.commands += 1;
         self.page_ops += pages as u64;
-        match (dies > 1, pages > dies) {
-            (false, false) => self.flp_single += 1,
-            (true, false) => self.flp_die_interleave += 1,
-            (false, true) => self.flp_multi_plane += 1,
-            (true, true) => self.flp_both += 1,
-        }
+        let kind = match (dies > 1, pages > dies) {
+            (false, false) => {
+                self.flp_single += 1;
+                0
+            }
+            (true, false) => {
+                self.flp_die_interleave += 1;
+                1
+            }
+            (false, true) => {
+                self.flp_multi_plane += 1;
+                2
+            }
+            (true, true) => {
+                self.flp_both += 1;
+                3
+            }
+        };
+        self.flp_pages[kind] += pages as u64;
     }
 }

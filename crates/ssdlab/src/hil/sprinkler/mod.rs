@@ -5,8 +5,8 @@
 //!   secured without moving data) and committed chip by chip, regardless of the order of
 //!   their host requests, visiting the chips at the same offset on every channel before the
 //!   next offset. Without FARO a chip is given work only when everything committed to it is
-//!   done: the oldest request with work on that chip commits all of its memory requests there.
-//!   Fine-grain out-of-order.
+//!   done; then it receives every memory request waiting for it, of all host requests, in one
+//!   visit (Figure 7). Fine-grain out-of-order.
 //! - `spk1`, FARO only ([`faro`]): host requests are still committed whole (the parallelism
 //!   dependency of §3 remains), but a chip is over-committed — given more work while it is
 //!   busy — as long as each plane the request needs has no committed request waiting for a

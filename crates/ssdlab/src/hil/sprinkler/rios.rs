@@ -16,27 +16,28 @@ pub fn visit_order(geo: &Geometry) -> Vec<u32> {
     order
 }
 
-/// RIOS without FARO: every chip with no committed work left receives the memory requests
-/// the oldest host request has for it.
+/// RIOS without FARO (the paper's Figure 7): a chip with no committed work left receives every
+/// memory request waiting for it, of every host request, oldest first, in one visit (step ii
+/// of §4.1 composes and commits "per flash chip not per I/O"). The flash controller then
+/// builds commands from whatever of them fits together; RIOS itself does not look for
+/// parallelism (that is FARO), and a busy chip gets nothing more until it is clear.
 pub fn commit_per_chip(pending: &mut Pending, visit: &[u32], board: &mut Board<'_>) {
     for &chip in visit {
         let c = chip as usize;
         if pending.by_chip[c].is_empty() || !board.chip_clear(chip) {
             continue;
         }
-        // The oldest request with work here whose flow may commit.
-        let Some(&first) = pending.by_chip[c].iter().find(|&&mr| board.allowed(mr)) else { continue };
-        let io = board.mrs[first as usize].io;
-        let pos = pending.ios.iter().position(|p| p.io == io).expect("pending request of a pending memory request");
         let mut k = 0;
         while k < pending.by_chip[c].len() {
             let mr = pending.by_chip[c][k];
-            if board.mrs[mr as usize].io == io {
-                pending.remove(mr, pos, chip, board.mrs[mr as usize].plane);
-                board.commit(mr);
-            } else {
+            if !board.allowed(mr) {
                 k += 1;
+                continue;
             }
+            let io = board.mrs[mr as usize].io;
+            let pos = pending.ios.iter().position(|p| p.io == io).expect("pending request of a pending memory request");
+            pending.remove(mr, pos, chip, board.mrs[mr as usize].plane);
+            board.commit(mr);
         }
     }
 }
