@@ -294,15 +294,16 @@ fn chip_sets(chips: u32) -> Vec<String> {
     vec![format!("nand.channels={ch}"), format!("nand.chips_per_channel={cpc}")]
 }
 
-fn trace_flow(name: &str, path: &Path, requests: u64) -> FlowSpec {
+/// The whole trace at `path` (its format detected, or `format`), closed-loop.
+fn trace_flow(name: &str, path: &Path, format: Option<Format>) -> FlowSpec {
     FlowSpec {
         name: name.into(),
         kind: FlowKind::Trace,
         path: Some(path.to_path_buf()),
+        format,
         replay: Replay::ClosedLoop,
         queue_depth: Some(HOST_QUEUE_DEPTH),
         address_mode: AddressMode::Wrap,
-        requests,
         ..FlowSpec::default()
     }
 }
@@ -344,8 +345,8 @@ fn synthesize(t: &TableRow, requests: u64, span_bytes: u64, seed: u64, path: &Pa
     ssdlab_trace::write(&records, Format::Replayer, file).map_err(|e| io_err(path, e))
 }
 
-/// A workload to replay: (short name, trace file, requests; 0 = the whole trace).
-type TraceWorkload = (String, PathBuf, u64);
+/// A workload to replay: (short name, trace file, its format if not detected).
+type TraceWorkload = (String, PathBuf, Option<Format>);
 
 /// The jobs of a reproduction, in run order, with what each is for its row.
 #[derive(Default)]
@@ -399,7 +400,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
 fn main_workloads(opts: &Options, wl_dir: &Path, span: u64) -> Result<Vec<TraceWorkload>> {
     let mut workloads: Vec<TraceWorkload> = Vec::new();
     for (file, name) in MSR_TRACES {
-        workloads.push((name.to_string(), shared_trace(opts, file)?, 0));
+        workloads.push((name.to_string(), shared_trace(opts, file)?, None));
     }
     let synthetic_requests = if opts.quick { 3000 } else { 20000 };
     for (i, t) in TABLE1.iter().enumerate() {
@@ -408,7 +409,7 @@ fn main_workloads(opts: &Options, wl_dir: &Path, span: u64) -> Result<Vec<TraceW
         }
         let path = wl_dir.join(format!("{}.trace", t.name));
         synthesize(t, synthetic_requests, span, 1000 + i as u64, &path)?;
-        workloads.push((t.name.to_string(), path, 0));
+        workloads.push((t.name.to_string(), path, Some(Format::Replayer)));
     }
     Ok(workloads)
 }
@@ -418,12 +419,12 @@ fn main_workloads(opts: &Options, wl_dir: &Path, span: u64) -> Result<Vec<TraceW
 fn plan_main_runs(opts: &Options, workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
     let chip_counts_main: &[u32] = if opts.quick { &[64] } else { &[64, 1024] };
     for &chips in chip_counts_main {
-        for (name, path, requests) in workloads {
+        for (name, path, format) in workloads {
             for s in SCHEDULERS {
                 let mut sets = chip_sets(chips);
                 sets.push(format!("hil.scheduler={s}"));
                 let meta = Meta::closed("workloads", name, s, chips);
-                plan.push(&sets, workload(trace_flow(name, path, *requests), None), meta)?;
+                plan.push(&sets, workload(trace_flow(name, path, *format), None), meta)?;
             }
         }
     }
@@ -433,12 +434,12 @@ fn plan_main_runs(opts: &Options, workloads: &[TraceWorkload], plan: &mut Plan) 
 /// The sensitivity rows: the MSR traces under each [`VARIANTS`] setting.
 fn plan_sensitivity_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
     for v in &VARIANTS {
-        for (name, path, requests) in workloads.iter().take(MSR_TRACES.len()) {
+        for (name, path, format) in workloads.iter().take(MSR_TRACES.len()) {
             for s in ["vas", "pas", "spk1", "spk3"] {
                 let mut sets: Vec<String> = v.sets.iter().map(|x| x.to_string()).collect();
                 sets.push(format!("hil.scheduler={s}"));
                 let meta = Meta { variant: v.name.to_string(), ..Meta::closed("sensitivity", name, s, 64) };
-                plan.push(&sets, workload(trace_flow(name, path, *requests), None), meta)?;
+                plan.push(&sets, workload(trace_flow(name, path, *format), None), meta)?;
             }
         }
     }
@@ -448,16 +449,20 @@ fn plan_sensitivity_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result
 /// The main workloads at 64 chips open-loop: the trace's timestamps sped up so that it offers
 /// [`OPEN_LOOP_LOAD`] × VAS's closed-loop IOPS on it.
 fn plan_open_loop_runs(workloads: &[TraceWorkload], closed: &[Row], plan: &mut Plan) -> Result<()> {
-    for (name, path, requests) in workloads {
+    for (name, path, format) in workloads {
         let Some(vas) = pick(closed, "workloads", name, "vas", 64) else { continue };
-        let summary = ssdlab_trace::read(path, None)?.summary();
+        let summary = ssdlab_trace::read(path, *format)?.summary();
         let native_iops = summary.requests.saturating_sub(1) as f64 / (summary.span_ps as f64 / 1e12);
         let offered = OPEN_LOOP_LOAD * vas.iops;
         if !(native_iops.is_finite() && native_iops > 0.0) {
             continue;
         }
         for s in SCHEDULERS {
-            let flow = FlowSpec { replay: Replay::Timestamps, speedup: offered / native_iops, ..trace_flow(name, path, *requests) };
+            let flow = FlowSpec {
+                replay: Replay::Timestamps,
+                speedup: offered / native_iops,
+                ..trace_flow(name, path, *format)
+            };
             let meta = Meta { host: "open", offered_iops: offered, ..Meta::closed("open_loop", name, s, 64) };
             plan.push(&[format!("hil.scheduler={s}")], workload(flow, None), meta)?;
         }
@@ -509,14 +514,14 @@ fn plan_gc_runs(opts: &Options, wl_dir: &Path, span: u64, plan: &mut Plan) -> Re
         let t = TABLE1.iter().find(|t| t.name == *name).expect("in Table 1");
         let path = wl_dir.join(format!("{name}-long.trace"));
         synthesize(t, gc_requests, span, 2000 + k as u64, &path)?;
-        gc_workloads.push((format!("{name}-long"), path, 0));
+        gc_workloads.push((format!("{name}-long"), path, Some(Format::Replayer)));
     }
     // A drive 16x smaller (256 blocks per plane, 16 GiB): the measured run must write several
     // times the free blocks GC lets a busy drive use up before it must collect (from the GC
     // threshold down to the hard one, 4.5 % of the drive); on the full 256 GiB drive that
     // takes tens of millions of requests, and a shorter run never reaches steady state.
     let gc_sets = vec!["nand.blocks_per_plane=256".to_string()];
-    for (name, path, requests) in &gc_workloads {
+    for (name, path, format) in &gc_workloads {
         for state in ["pristine", "fragmented"] {
             for (s, readdressing) in [("vas", true), ("pas", true), ("spk3", true), ("spk3", false)] {
                 if state == "pristine" && !readdressing {
@@ -528,7 +533,7 @@ fn plan_gc_runs(opts: &Options, wl_dir: &Path, span: u64, plan: &mut Plan) -> Re
                 let pre =
                     (state == "fragmented").then_some(PreconditionSpec { occupancy: 0.95, pattern: Pattern::Random });
                 let meta = Meta { state, readdressing, ..Meta::closed("gc", name, s, 64) };
-                plan.push(&sets, workload(trace_flow(name, path, *requests), pre), meta)?;
+                plan.push(&sets, workload(trace_flow(name, path, *format), pre), meta)?;
             }
         }
     }
@@ -631,7 +636,13 @@ fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     };
     bar("fig10a_bandwidth.png", "Fig. 10a: bandwidth (64 chips)", "MB/s", &|r| r.bandwidth_mb_s, 64);
     bar("fig10b_iops.png", "Fig. 10b: IOPS (64 chips)", "IOPS", &|r| r.iops, 64);
-    bar("fig10c_latency.png", "Fig. 10c: mean device-level latency, fetch to completion (64 chips)", "us", &|r| r.device_latency_us, 64);
+    bar(
+        "fig10c_latency.png",
+        "Fig. 10c: mean device-level latency, fetch to completion (64 chips)",
+        "us",
+        &|r| r.device_latency_us,
+        64,
+    );
     let stall_norm = |r: &Row| {
         let vas = pick(rows, "workloads", &r.workload, "vas", r.chips).map_or(0.0, |v| v.queue_stall_s);
         if vas > 0.0 {
@@ -644,7 +655,13 @@ fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     bar("fig11a_inter_chip_idleness.png", "Fig. 11a: inter-chip idleness", "fraction", &|r| r.inter_chip_idleness, 64);
     bar("fig11b_intra_chip_idleness.png", "Fig. 11b: intra-chip idleness", "fraction", &|r| r.intra_chip_idleness, 64);
     let vs_vas = |r: &Row| reduction_vs_vas(rows, r).unwrap_or(0.0);
-    bar("fig16a_transaction_reduction.png", "Fig. 16a: transactions saved against VAS (64 chips)", "fraction", &vs_vas, 64);
+    bar(
+        "fig16a_transaction_reduction.png",
+        "Fig. 16a: transactions saved against VAS (64 chips)",
+        "fraction",
+        &vs_vas,
+        64,
+    );
     if rows.iter().any(|r| r.experiment == "workloads" && r.chips == 1024) {
         let caption = "Fig. 16b: transactions saved against VAS (1024 chips)";
         bar("fig16b_transaction_reduction.png", caption, "fraction", &vs_vas, 1024);
@@ -847,7 +864,12 @@ fn report_open_loop(m: &mut String, rows: &[Row]) {
         );
     }
     let (lo, hi) = min_max(&lower);
-    let _ = writeln!(m, "\nSPK3's device latency is {:.1}–{:.1}% below VAS's at equal load (paper, closed: 59.1–92.3%).\n", lo * 100.0, hi * 100.0);
+    let _ = writeln!(
+        m,
+        "\nSPK3's device latency is {:.1}–{:.1}% below VAS's at equal load (paper, closed: 59.1–92.3%).\n",
+        lo * 100.0,
+        hi * 100.0
+    );
 }
 
 fn min_max(xs: &[f64]) -> (f64, f64) {
@@ -1094,7 +1116,16 @@ fn report_fig15(m: &mut String, rows: &[Row]) {
     }
     let _ = writeln!(m, "\n| chips | paper SPK3 | ssdlab SPK3 plane-weighted (chip-busy) | paper VAS | ssdlab VAS plane-weighted (chip-busy) |\n|---|---|---|---|---|");
     for (chips, p3, pv, s3, sv) in overall {
-        let _ = writeln!(m, "| {chips} | {} | {} ({}) | {} | {} ({}) |", pct(p3), pct(s3.0), pct(s3.1), pct(pv), pct(sv.0), pct(sv.1));
+        let _ = writeln!(
+            m,
+            "| {chips} | {} | {} ({}) | {} | {} ({}) |",
+            pct(p3),
+            pct(s3.0),
+            pct(s3.1),
+            pct(pv),
+            pct(sv.0),
+            pct(sv.1)
+        );
     }
 }
 
