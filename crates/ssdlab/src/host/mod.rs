@@ -773,7 +773,7 @@ fn convert_trace(
         let sectors = u32::try_from(sectors.max(1)).map_err(|_| Error::Request {
             file: path.display().to_string(),
             line: trace.lines[i],
-            message: format!("request of {size} bytes at offset {offset} spans {sectors} sectors of {sb} bytes, more than the {} one request can carry", u32::MAX),
+            message: format!("request of {size} bytes at offset {offset} spans {sectors} sectors of {sb} bytes, more than the {} sectors one request can carry", u32::MAX),
         })?;
         let op = match r.op {
             Op::Read => IoOp::Read,
