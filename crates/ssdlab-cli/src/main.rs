@@ -362,7 +362,8 @@ impl OutputFile {
             InputError(format!("{}: writing failed{kept}: {e}", self.path.display()))
         };
         if self.in_place {
-            let mut w = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&self.path).map_err(fail)?);
+            let mut w =
+                std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&self.path).map_err(fail)?);
             return fill(&mut w).and_then(|()| w.flush()).map_err(fail);
         }
         let tmp = self.temporary();
@@ -407,7 +408,11 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             println!("file           {}", file.display());
             match format {
                 Some(f) => println!("format         {f} (given)"),
-                None => println!("format         {} (detected: {})", t.format, ssdlab_trace::detect_explained(&file)?.reason),
+                None => println!(
+                    "format         {} (detected: {})",
+                    t.format,
+                    ssdlab_trace::detect_explained(&file)?.reason
+                ),
             }
             println!("requests       {}", s.requests);
             println!("reads          {} ({:.1}%)", s.reads, s.read_pct);

@@ -1247,16 +1247,26 @@ fn request_of_2_pow_41_bytes_is_rejected_in_every_trace_format() {
     for (name, text, value) in cases {
         let t = p(&dir.write(name, text));
         let limit = MAX_REQUEST_BYTES.to_string();
-        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t]).assert_input_error(&[&format!("{t}:2"), value, &limit]);
-        ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", HUGE_DRIVE, "--workload", &t])
-            .assert_input_error(&[&format!("{t}:2"), value, &limit]);
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t]).assert_input_error(&[
+            &format!("{t}:2"),
+            value,
+            &limit,
+        ]);
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", HUGE_DRIVE, "--workload", &t]).assert_input_error(&[
+            &format!("{t}:2"),
+            value,
+            &limit,
+        ]);
         ssdlab(["trace", "info", &t]).assert_input_error(&[&format!("{t}:2"), value]);
     }
     // A byte-unit request of exactly the limit, starting 1 byte into a sector, spans 2^32
     // sectors: the conversion to sectors rejects it instead of wrapping the count to 0.
     let t = p(&dir.write("u.csv", &format!("1,h,0,Read,1,{MAX_REQUEST_BYTES},0\n")));
-    ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", HUGE_DRIVE, "--workload", &t])
-        .assert_input_error(&[&format!("{t}:1"), "4294967296 sectors", "4294967295"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", HUGE_DRIVE, "--workload", &t]).assert_input_error(&[
+        &format!("{t}:1"),
+        "4294967296 sectors",
+        "4294967295",
+    ]);
 }
 
 #[test]
@@ -1297,7 +1307,17 @@ fn time_series_stops_at_a_million_rows() {
     // after 0.5 s closes a partial 501st; no warning.
     let t = p(&dir.write("s.trace", "0 0 0 8 1\n500000000 0 8 8 1\n"));
     let r = dir.path("r.json");
-    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", "stats.interval_us=1000", "--workload", &t, "--out", &p(&r)]);
+    let out = ssdlab([
+        "run",
+        "--config",
+        MQSIM_DEFAULT,
+        "--set",
+        "stats.interval_us=1000",
+        "--workload",
+        &t,
+        "--out",
+        &p(&r),
+    ]);
     out.assert_success();
     assert!(!out.stderr.contains("samples"), "{}", out.describe());
     assert_eq!(at(&read_json(&r), "sim.time_series").as_array().unwrap().len(), 501);
@@ -1312,7 +1332,8 @@ fn endless_line_is_rejected_after_64_kib() {
         .assert_input_error(&["/dev/zero:1", "exceeds 65536 bytes"]);
     // A binary-looking file with no newline, on line 3 after two good lines.
     let t = p(&dir.write("b.trace", &format!("0 0 0 8 1\n1000 0 8 8 1\n{}", "\u{1}x".repeat(40_000))));
-    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t]).assert_input_error(&[&format!("{t}:3"), "exceeds 65536 bytes"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t])
+        .assert_input_error(&[&format!("{t}:3"), "exceeds 65536 bytes"]);
     // Reading /dev/zero whole would never end; the bound makes these take well under a minute.
     assert!(start.elapsed() < Duration::from_secs(60), "{:?}", start.elapsed());
 }
@@ -1381,8 +1402,12 @@ fn replayer_in_sectors_is_its_own_format() {
     let dir = TempDir::new("replayer-sectors");
     // Offsets 16 and 1024 sectors, sizes 8 and 16 sectors (4 and 8 KiB), ms times.
     let t = p(&dir.write("s.trace", "0.000 0 16 8 1\n0.250 0 1024 16 0\n"));
-    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--format", "replayer"])
-        .assert_input_error(&[&format!("{t}:1"), "offset_bytes `16`", "not a multiple of 512", "replayer_sectors"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--format", "replayer"]).assert_input_error(&[
+        &format!("{t}:1"),
+        "offset_bytes `16`",
+        "not a multiple of 512",
+        "replayer_sectors",
+    ]);
     ssdlab(["trace", "info", &t]).assert_input_error(&[&format!("{t}:1"), "ambiguous", "disksim", "replayer_sectors"]);
     let out = ssdlab(["trace", "info", "--format", "replayer_sectors", &t]);
     out.assert_success();

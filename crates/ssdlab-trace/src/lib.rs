@@ -315,7 +315,10 @@ fn detect_decimal_time(sample: &[(usize, &str)], file_name: &str, ext: &str) -> 
         );
         return Ok(Detection { format: Format::Replayer, reason });
     };
-    let reason = format!("decimal time and {name} `{}` is not a multiple of 512 bytes, so the units are sectors", echo(field(text, index)));
+    let reason = format!(
+        "decimal time and {name} `{}` is not a multiple of 512 bytes, so the units are sectors",
+        echo(field(text, index))
+    );
     if ext == "disksim" || ext == "ascii" {
         return Ok(Detection { format: Format::Disksim, reason: format!("{reason}; `.{ext}` extension") });
     }
@@ -563,7 +566,9 @@ impl Ctx<'_> {
             return Err(self.bad(size.0, size.1, "is zero (empty request)"));
         }
         let size_bytes = size_units.checked_mul(units.1).filter(|&b| b <= MAX_REQUEST_BYTES).ok_or_else(|| {
-            let limit = format!("is larger than {MAX_REQUEST_BYTES} bytes (2^32 - 1 sectors of 512 B), the most one request can carry");
+            let limit = format!(
+                "is larger than {MAX_REQUEST_BYTES} bytes (2^32 - 1 sectors of 512 B), the most one request can carry"
+            );
             self.bad(size.0, size.1, limit)
         })?;
         offset_bytes.checked_add(size_bytes).ok_or_else(|| too_large(offset))?;
@@ -578,7 +583,9 @@ impl Ctx<'_> {
             _ => Err(self.bad(
                 name,
                 text,
-                format!("is not a multiple of 512 bytes; if the trace counts 512 B sectors, use format {sectors_format}"),
+                format!(
+                    "is not a multiple of 512 bytes; if the trace counts 512 B sectors, use format {sectors_format}"
+                ),
             )),
         }
     }

@@ -710,7 +710,10 @@ fn size_table(f: &FlowSpec, sb: u64) -> std::result::Result<Vec<(u32, f64)>, Bad
         }
         let sectors = u32::try_from(bytes / sb).map_err(|_| Bad {
             key: "request_bytes",
-            message: format!("request_bytes {bytes} is more than {} sectors of {sb} bytes, the most one request can carry", u32::MAX),
+            message: format!(
+                "request_bytes {bytes} is more than {} sectors of {sb} bytes, the most one request can carry",
+                u32::MAX
+            ),
         })?;
         acc += w / total;
         table.push((sectors, acc));
