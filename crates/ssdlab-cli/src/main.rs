@@ -310,7 +310,8 @@ fn parse_window(w: &str) -> Result<(u64, u64), InputError> {
 /// the wrong units does not pass unnoticed.
 fn say_detected_formats(wl: &WorkloadSpec) -> Result<(), InputError> {
     for f in wl.flows.iter().filter(|f| f.kind == FlowKind::Trace && f.format.is_none()) {
-        if let Some(path) = &f.path {
+        // Only a regular file can be opened again for the run; a pipe is read once, there.
+        if let Some(path) = f.path.as_ref().filter(|p| p.is_file()) {
             let d = ssdlab_trace::detect_explained(path)?;
             eprintln!("{}: read as {}: {}", path.display(), d.format, d.reason);
         }
@@ -408,11 +409,12 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             println!("file           {}", file.display());
             match format {
                 Some(f) => println!("format         {f} (given)"),
-                None => println!(
+                None if file.is_file() => println!(
                     "format         {} (detected: {})",
                     t.format,
                     ssdlab_trace::detect_explained(&file)?.reason
                 ),
+                None => println!("format         {} (detected)", t.format),
             }
             println!("requests       {}", s.requests);
             println!("reads          {} ({:.1}%)", s.reads, s.read_pct);

@@ -378,16 +378,29 @@ impl Lines {
 }
 
 /// Reads and parses the trace at `path`; `None` detects the format from the content. The file
-/// is read twice when detecting (its first lines, then all of it), so it must be a regular file
-/// or device that can be opened again.
+/// is opened once and read once, line by line (a pipe works too): the lines detection samples
+/// are kept and parsed first.
 pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
-    let format = match format {
-        Some(f) => f,
-        None => detect(path)?,
-    };
     let mut lines = Lines::open(path)?;
     let file = lines.file.clone();
+    let mut head = Vec::new();
+    while format.is_none() && head.len() < DETECT_SAMPLE_LINES {
+        match lines.next_content()? {
+            Some((line, text)) => head.push((line, text.to_string())),
+            None => break,
+        }
+    }
+    let head: Vec<(usize, &str)> = head.iter().map(|(l, t)| (*l, t.as_str())).collect();
+    let format = match format {
+        Some(f) => f,
+        None => detect_sample(&head, &file)?.format,
+    };
     let mut parser = Parser::new(format);
+    for &(line, content) in &head {
+        if !parser.line(line, content, &file)? {
+            return parser.finish(&file);
+        }
+    }
     while let Some((line, content)) = lines.next_content()? {
         if !parser.line(line, content, &file)? {
             break;
