@@ -132,7 +132,8 @@ enum TraceCommand {
     /// Requests, read %, average sizes, time span and largest address of a trace.
     Info {
         file: PathBuf,
-        /// Format (msr, replayer, ssdsim, disksim, mqsim, umass, tencent, blkparse); detected if omitted.
+        /// Format (msr, replayer = replayer_bytes, replayer_sectors, ssdsim, disksim, mqsim, umass,
+        /// tencent, blkparse); detected if omitted.
         #[arg(long)]
         format: Option<String>,
     },
@@ -249,6 +250,11 @@ fn run_workload(args: &RunArgs) -> Result<WorkloadSpec, InputError> {
 fn run(args: RunArgs) -> Result<(), InputError> {
     let cfg = Config::load(&args.config, &args.set)?;
     let wl = run_workload(&args)?;
+    // Every output must be creatable before minutes of simulation, not after.
+    let out = args.out.as_deref().map(OutputFile::check).transpose()?;
+    let timeline = args.timeline.as_deref().map(OutputFile::check).transpose()?;
+    let csv = args.csv.as_deref().map(OutputFile::check).transpose()?;
+    say_detected_formats(&wl)?;
     let window = match (&args.timeline, &args.timeline_window) {
         (Some(_), Some(w)) => Some(parse_window(w)?),
         (Some(_), None) => Some((0, u64::MAX)),
@@ -262,17 +268,21 @@ fn run(args: RunArgs) -> Result<(), InputError> {
         let seed = args.seed.unwrap_or(wl.seed);
         ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab::reproduce::default_threads())?;
     }
-    if let (Some(path), Some(tl)) = (&args.timeline, &outcome.timeline) {
-        write_file(path, &tl.to_json())?;
+    if let (Some(file), Some(tl)) = (&timeline, &outcome.timeline) {
+        file.write(|w| w.write_all(tl.to_json().as_bytes()))?;
         if tl.dropped > 0 {
             eprintln!("timeline: {} events past the limit were left out; narrow --timeline-window", tl.dropped);
         }
     }
-    if let Some(path) = &args.out {
-        write_file(path, &report.to_json())?;
+    if report.sim.time_series.len() >= ssdlab::stats::config::MAX_SAMPLES {
+        let max = ssdlab::stats::config::MAX_SAMPLES;
+        eprintln!("time series: kept its first {max} samples only; raise stats.interval_us to cover the whole run");
     }
-    if let Some(path) = &args.csv {
-        append_csv(path, &report)?;
+    if let Some(file) = &out {
+        file.write(|w| w.write_all(report.to_json().as_bytes()))?;
+    }
+    if let Some(file) = &csv {
+        append_csv(file, &report)?;
     }
     if args.json {
         println!("{}", report.to_json());
@@ -296,23 +306,94 @@ fn parse_window(w: &str) -> Result<(u64, u64), InputError> {
     Ok(((a * 1e6) as u64, (b * 1e6) as u64))
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), InputError> {
-    std::fs::write(path, text).map_err(|e| InputError(format!("{}: {e}", path.display())))
+/// Trace flows whose format is detected: which format and why, on stderr, so a trace read in
+/// the wrong units does not pass unnoticed.
+fn say_detected_formats(wl: &WorkloadSpec) -> Result<(), InputError> {
+    for f in wl.flows.iter().filter(|f| f.kind == FlowKind::Trace && f.format.is_none()) {
+        // Only a regular file can be opened again for the run; a pipe is read once, there.
+        if let Some(path) = f.path.as_ref().filter(|p| p.is_file()) {
+            let d = ssdlab_trace::detect_explained(path)?;
+            eprintln!("{}: read as {}: {}", path.display(), d.format, d.reason);
+        }
+    }
+    Ok(())
 }
 
-fn append_csv(path: &Path, report: &ssdlab::Report) -> Result<(), InputError> {
-    use std::io::Write;
-    let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-    if new {
-        writeln!(f, "{}", ssdlab::Report::CSV_HEADER)?;
+/// An output file, checked before the work that fills it and written whole or not at all: a
+/// regular file is written to a temporary file in the same directory and renamed over the
+/// target when complete, so a full disk or a crash never leaves a truncated report. A device
+/// or pipe (`/dev/stdout`) is written in place, since it cannot be renamed over.
+struct OutputFile {
+    path: PathBuf,
+    in_place: bool,
+}
+
+impl OutputFile {
+    /// Fails, naming the path, if the file cannot be created (no such directory, a directory
+    /// in the way, no permission); probes by creating and removing the temporary file.
+    fn check(path: &Path) -> Result<OutputFile, InputError> {
+        let fail = |e: std::io::Error| InputError(format!("{}: cannot write this output: {e}", path.display()));
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => return Err(InputError(format!("{}: is a directory, not a file", path.display()))),
+            Ok(m) if !m.is_file() => {
+                std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
+                return Ok(OutputFile { path: path.to_path_buf(), in_place: true });
+            }
+            _ => {}
+        }
+        let file = OutputFile { path: path.to_path_buf(), in_place: false };
+        let tmp = file.temporary();
+        std::fs::File::create(&tmp).map_err(fail)?;
+        std::fs::remove_file(&tmp).map_err(fail)?;
+        Ok(file)
     }
-    writeln!(f, "{}", report.csv_row())?;
-    Ok(())
+
+    /// `.NAME.tmp-PID` beside the target: same directory, so the rename cannot cross devices.
+    fn temporary(&self) -> PathBuf {
+        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        self.path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    }
+
+    /// Writes the file with `fill`; on any failure the target is left as it was and the
+    /// temporary file removed.
+    fn write(&self, fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), InputError> {
+        use std::io::Write;
+        let fail = |e: std::io::Error| {
+            let kept = if self.in_place { "" } else { ", file left unchanged" };
+            InputError(format!("{}: writing failed{kept}: {e}", self.path.display()))
+        };
+        if self.in_place {
+            let mut w =
+                std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&self.path).map_err(fail)?);
+            return fill(&mut w).and_then(|()| w.flush()).map_err(fail);
+        }
+        let tmp = self.temporary();
+        let written = (|| {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            fill(&mut w)?;
+            let f = w.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written.map_err(fail)
+    }
+}
+
+/// Appends the report's row (and the header to a new file) by rewriting the whole file
+/// through [`OutputFile::write`], so a failed append never leaves half a row.
+fn append_csv(file: &OutputFile, report: &ssdlab::Report) -> Result<(), InputError> {
+    let old = match std::fs::read_to_string(&file.path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("{}\n", ssdlab::Report::CSV_HEADER),
+        Err(e) => return Err(InputError(format!("{}: {e}", file.path.display()))),
+    };
+    file.write(|w| {
+        w.write_all(old.as_bytes())?;
+        writeln!(w, "{}", report.csv_row())
+    })
 }
 
 fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputError> {
@@ -322,10 +403,19 @@ fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputEr
 fn trace(cmd: TraceCommand) -> Result<(), InputError> {
     match cmd {
         TraceCommand::Info { file, format } => {
-            let t = ssdlab_trace::read(&file, parse_format(format.as_deref())?)?;
+            let format = parse_format(format.as_deref())?;
+            let t = ssdlab_trace::read(&file, format)?;
             let s = ssdlab_trace::summarize(&t.records);
             println!("file           {}", file.display());
-            println!("format         {}", t.format);
+            match format {
+                Some(f) => println!("format         {f} (given)"),
+                None if file.is_file() => println!(
+                    "format         {} (detected: {})",
+                    t.format,
+                    ssdlab_trace::detect_explained(&file)?.reason
+                ),
+                None => println!("format         {} (detected)", t.format),
+            }
             println!("requests       {}", s.requests);
             println!("reads          {} ({:.1}%)", s.reads, s.read_pct);
             println!("writes         {}", s.writes);
@@ -348,12 +438,10 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
         }
         TraceCommand::Convert { file, to, format, out } => {
             let to: ssdlab_trace::Format = to.parse().map_err(|e| InputError(format!("--to: {e}")))?;
+            let out = out.as_deref().map(OutputFile::check).transpose()?;
             let t = ssdlab_trace::read(&file, parse_format(format.as_deref())?)?;
             match out {
-                Some(path) => {
-                    let f = std::fs::File::create(&path).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-                    ssdlab_trace::write(&t.records, to, std::io::BufWriter::new(f))?;
-                }
+                Some(file) => file.write(|w| ssdlab_trace::write(&t.records, to, w))?,
                 None => ssdlab_trace::write(&t.records, to, std::io::stdout().lock())?,
             }
             Ok(())

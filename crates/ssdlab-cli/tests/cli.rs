@@ -1225,3 +1225,219 @@ fn reproduce_flin_quick_covers_twenty_mixes() {
     }
     assert!(worst("flin") < worst("sprinkler"), "flin {} sprinkler {}", worst("flin"), worst("sprinkler"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// 8. Input and output defects a new user hits: each bad input exits 2 naming file, line, value
+// ---------------------------------------------------------------------------------------------
+
+/// 2^32 − 1 sectors of 512 B: the largest request a 32-bit sector count holds.
+const MAX_REQUEST_BYTES: u64 = 4_294_967_295 * 512;
+/// A drive past 2 TiB (8 ch × 4 chips × 2 dies × 2 planes × 100,000 blocks × 256 pages × 8 KiB
+/// = 26.8 TB raw), so a 2 TiB request is not simply "larger than the drive".
+const HUGE_DRIVE: &str = "nand.blocks_per_plane=100000";
+
+#[test]
+fn request_of_2_pow_41_bytes_is_rejected_in_every_trace_format() {
+    let dir = TempDir::new("huge-request");
+    // 2^32 sectors = 2^41 bytes, one sector more than a request can carry; on line 2.
+    let cases = [
+        ("m.trace", "0 0 0 8 1\n1000 0 0 4294967296 1\n", "`4294967296`"),
+        ("r.trace", "0.000 0 0 4096 1\n0.500 0 0 2199023255552 1\n", "`2199023255552`"),
+        ("m.csv", "1,h,0,Read,0,512,0\n2,h,0,Read,0,2199023255552,0\n", "`2199023255552`"),
+    ];
+    for (name, text, value) in cases {
+        let t = p(&dir.write(name, text));
+        let limit = MAX_REQUEST_BYTES.to_string();
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t]).assert_input_error(&[
+            &format!("{t}:2"),
+            value,
+            &limit,
+        ]);
+        ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", HUGE_DRIVE, "--workload", &t]).assert_input_error(&[
+            &format!("{t}:2"),
+            value,
+            &limit,
+        ]);
+        ssdlab(["trace", "info", &t]).assert_input_error(&[&format!("{t}:2"), value]);
+    }
+    // A byte-unit request of exactly the limit, starting 1 byte into a sector, spans 2^32
+    // sectors: the conversion to sectors rejects it instead of wrapping the count to 0.
+    let t = p(&dir.write("u.csv", &format!("1,h,0,Read,1,{MAX_REQUEST_BYTES},0\n")));
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", HUGE_DRIVE, "--workload", &t]).assert_input_error(&[
+        &format!("{t}:1"),
+        "4294967296 sectors",
+        "4294967295",
+    ]);
+}
+
+#[test]
+fn synthetic_request_bytes_past_u32_sectors_is_rejected_naming_line_and_value() {
+    let dir = TempDir::new("huge-synthetic");
+    // 2^41 + 4096 bytes: as 32-bit sectors it used to wrap to 8 sectors and run silently.
+    let wl = dir.write("w.toml", "[[flows]]\nname = \"big\"\nrequests = 10\nrequest_bytes = 2199023259648\n");
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]).assert_input_error(&[
+        &format!("{}:4", p(&wl)),
+        "request_bytes",
+        "2199023259648",
+        &MAX_REQUEST_BYTES.to_string(),
+    ]);
+}
+
+#[test]
+fn stats_interval_below_a_microsecond_is_rejected() {
+    let dir = TempDir::new("interval");
+    let t = p(&dir.write("t.trace", "0 0 0 8 1\n1000 0 8 8 1\n"));
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", "stats.interval_us=0.001", "--workload", &t])
+        .assert_input_error(&["stats.interval_us = 0.001", "at least 1 µs"]);
+    let cfg = std::fs::read_to_string(MQSIM_DEFAULT).unwrap() + "\n[stats]\ninterval_us = 0.5\n";
+    let line = cfg.lines().count();
+    let c = p(&dir.write("c.toml", &cfg));
+    ssdlab(["run", "--config", &c, "--workload", &t])
+        .assert_input_error(&[&format!("{c}:{line}"), "stats.interval_us = 0.5"]);
+}
+
+#[test]
+fn time_series_stops_at_a_million_rows() {
+    let dir = TempDir::new("series-cap");
+    // Requests 2 s apart (mqsim times in ns), 1 µs windows: 2,000,000 windows, 1,000,000 kept.
+    let t = p(&dir.write("t.trace", "0 0 0 8 1\n2000000000 0 8 8 1\n"));
+    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--set", "stats.interval_us=1", "--workload", &t]);
+    out.assert_success();
+    assert!(out.stderr.contains("kept its first 1000000 samples"), "{}", out.describe());
+    // 0.5 s at 1 ms windows: 500 whole windows, and the last request's completion a few µs
+    // after 0.5 s closes a partial 501st; no warning.
+    let t = p(&dir.write("s.trace", "0 0 0 8 1\n500000000 0 8 8 1\n"));
+    let r = dir.path("r.json");
+    let out = ssdlab([
+        "run",
+        "--config",
+        MQSIM_DEFAULT,
+        "--set",
+        "stats.interval_us=1000",
+        "--workload",
+        &t,
+        "--out",
+        &p(&r),
+    ]);
+    out.assert_success();
+    assert!(!out.stderr.contains("samples"), "{}", out.describe());
+    assert_eq!(at(&read_json(&r), "sim.time_series").as_array().unwrap().len(), 501);
+}
+
+#[test]
+fn endless_line_is_rejected_after_64_kib() {
+    let dir = TempDir::new("endless");
+    let start = Instant::now();
+    ssdlab(["trace", "info", "/dev/zero"]).assert_input_error(&["/dev/zero:1", "exceeds 65536 bytes", "\\u{0}"]);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", "/dev/zero", "--format", "mqsim"])
+        .assert_input_error(&["/dev/zero:1", "exceeds 65536 bytes"]);
+    // A binary-looking file with no newline, on line 3 after two good lines.
+    let t = p(&dir.write("b.trace", &format!("0 0 0 8 1\n1000 0 8 8 1\n{}", "\u{1}x".repeat(40_000))));
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t])
+        .assert_input_error(&[&format!("{t}:3"), "exceeds 65536 bytes"]);
+    // Reading /dev/zero whole would never end; the bound makes these take well under a minute.
+    assert!(start.elapsed() < Duration::from_secs(60), "{:?}", start.elapsed());
+}
+
+/// `sh -c` that ignores SIGXFSZ and limits files the process writes to 2 blocks (1 or 2 KiB),
+/// then runs the binary: writes past that fail with EFBIG, as on a full disk.
+fn ssdlab_with_small_file_limit(args: &[&str]) -> Output {
+    let script = "trap '' XFSZ; ulimit -f 2; exec \"$0\" \"$@\"";
+    let mut all = vec!["-c", script, BIN];
+    all.extend_from_slice(args);
+    let cmdline = all.join(" ");
+    let out = Command::new("sh").args(&all).env("RUST_BACKTRACE", "0").output().expect("run sh");
+    Output {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        cmdline,
+    }
+}
+
+#[test]
+fn failed_output_write_leaves_the_old_file_and_no_partial_one() {
+    let dir = TempDir::new("full-disk");
+    // TPC-C: a 6 KB report and a 3 MB timeline, both past the 2-block file limit.
+    let t = p(&shared_trace("mqsim/tpcc-small.trace"));
+    // The report and the timeline are several KiB; the CSV, rewritten whole to append a row,
+    // is given 1,500 bytes already.
+    for (option, old) in [("--out", "old\n".to_string()), ("--timeline", "old\n".into()), ("--csv", "x".repeat(1500))] {
+        let target = dir.write("old.txt", &old);
+        let args = ["run", "--config", MQSIM_DEFAULT, "--workload", &t, option, &p(&target)];
+        ssdlab_with_small_file_limit(&args).assert_input_error(&[&p(&target), "writing failed", "left unchanged"]);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), old, "{option}");
+        let left: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, vec![OsString::from("old.txt")], "{option}: no temporary file left");
+    }
+    // A device is written in place: /dev/full fails with ENOSPC, named.
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--out", "/dev/full"])
+        .assert_input_error(&["/dev/full: writing failed", "No space left on device"]);
+}
+
+#[test]
+fn unwritable_output_is_reported_before_simulating() {
+    let dir = TempDir::new("unwritable");
+    // Line 3 of the trace is bad: an error naming the output proves the output was checked
+    // before the trace was even read, and no report appears.
+    let t = p(&dir.write("t.trace", "0 0 0 8 1\n1000 0 8 8 0\n2000 0 16 x8 1\n"));
+    let file = dir.write("plain", "");
+    let bad_paths = [
+        (dir.path("no/such/dir/r.json"), "No such file or directory"),
+        (dir.0.clone(), "is a directory"),
+        (file.join("r.json"), "Not a directory"),
+    ];
+    for option in ["--out", "--timeline", "--csv"] {
+        for (path, why) in &bad_paths {
+            let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, option, &p(path)]);
+            out.assert_input_error(&[&p(path), why]);
+            assert!(!out.stderr.contains("x8"), "{option}: checked after the trace\n{}", out.describe());
+        }
+    }
+    let out = dir.path("no/dir/c.trace");
+    ssdlab(["trace", "convert", &t, "--to", "msr", "--out", &p(&out)]).assert_input_error(&[&p(&out)]);
+}
+
+#[test]
+fn replayer_in_sectors_is_its_own_format() {
+    let dir = TempDir::new("replayer-sectors");
+    // Offsets 16 and 1024 sectors, sizes 8 and 16 sectors (4 and 8 KiB), ms times.
+    let t = p(&dir.write("s.trace", "0.000 0 16 8 1\n0.250 0 1024 16 0\n"));
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--format", "replayer"]).assert_input_error(&[
+        &format!("{t}:1"),
+        "offset_bytes `16`",
+        "not a multiple of 512",
+        "replayer_sectors",
+    ]);
+    ssdlab(["trace", "info", &t]).assert_input_error(&[&format!("{t}:1"), "ambiguous", "disksim", "replayer_sectors"]);
+    let out = ssdlab(["trace", "info", "--format", "replayer_sectors", &t]);
+    out.assert_success();
+    // Average (8 + 16) / 2 sectors = 6 KiB; the largest address (1024 + 16) × 512 = 532,480 bytes.
+    assert_eq!(field_after(&out.stdout, "avg size")[0], "6.0", "{}", out.stdout);
+    assert_eq!(field_after(&out.stdout, "max address")[0], "532480", "{}", out.stdout);
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--format", "replayer_sectors"]).assert_success();
+    // Whole-sector values are read as bytes, and detection says so and how to override.
+    let b = p(&dir.write("b.trace", "0.000 0 8192 4096 1\n0.250 0 524288 8192 0\n"));
+    let out = ssdlab(["trace", "info", &b]);
+    out.assert_success();
+    assert_eq!(field_after(&out.stdout, "format")[0], "replayer", "{}", out.stdout);
+    assert!(out.stdout.contains("multiple of 512") && out.stdout.contains("replayer_sectors"), "{}", out.stdout);
+    let run = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &b]);
+    run.assert_success();
+    assert!(run.stderr.contains(&format!("{b}: read as replayer: ")), "{}", run.describe());
+}
+
+#[test]
+fn echoed_lines_are_cut_and_escaped() {
+    let dir = TempDir::new("echo");
+    // Line 2: 5,000 characters with control bytes; the message shows 120 and the length.
+    let garbage = "\u{7}x".repeat(2500);
+    let t = p(&dir.write("g.trace", &format!("0 0 0 8 1\n{garbage}\n")));
+    let out = ssdlab(["trace", "info", "--format", "mqsim", &t]);
+    out.assert_input_error(&[&format!("{t}:2"), "\\u{7}x", "… (5000 bytes in all)"]);
+    assert!(out.stderr.len() < 400, "{} bytes of stderr\n{}", out.stderr.len(), out.describe());
+    assert!(!out.stderr.contains('\u{7}'), "raw control byte echoed\n{}", out.describe());
+    // A UTF-8 byte-order mark at the start of the file is named.
+    let t = p(&dir.write("bom.trace", "\u{feff}0 0 0 8 1\n1000 0 8 8 1\n"));
+    ssdlab(["trace", "info", &t]).assert_input_error(&[&format!("{t}:1"), "\\u{feff}", "byte-order mark"]);
+}

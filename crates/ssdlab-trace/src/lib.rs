@@ -5,16 +5,19 @@
 //! size), summarising them ([`summarize`]) and writing them back out in any of those formats
 //! ([`write`], used by `trace convert`).
 //!
-//! **Not for:** binary traces, streaming multi-gigabyte files (a file is read whole into memory),
-//! or fitting addresses to a drive: offsets are returned as found, and wrapping, rescaling or
-//! rejecting out-of-range addresses is the caller's choice.
+//! **Not for:** binary traces, or fitting addresses to a drive: offsets are returned as found,
+//! and wrapping, rescaling or rejecting out-of-range addresses is the caller's choice. A file is
+//! read line by line (its records are kept, its text is not), and no line may exceed
+//! [`MAX_LINE_BYTES`], so `/dev/zero` or a binary file without newlines fails fast instead of
+//! filling memory.
 //!
 //! # Formats (one request per line)
 //!
 //! | name | separator | fields | time | address / size | op |
 //! |---|---|---|---|---|---|
 //! | `msr` | `,` | `timestamp,hostname,disk,type,offset,size,response_time` | Windows filetime (100 ns ticks) | bytes / bytes | `Read` / `Write` |
-//! | `replayer` | blanks | `ts dev offset size op` | ms, decimal | bytes / bytes | 1 = read, 0 = write |
+//! | `replayer` (alias `replayer_bytes`) | blanks | `ts dev offset size op` | ms, decimal | bytes / bytes, each a multiple of 512 | 1 = read, 0 = write |
+//! | `replayer_sectors` | blanks | `ts dev offset size op` | ms, decimal | 512 B sectors | 1 = read, 0 = write |
 //! | `ssdsim` | blanks | `time dev lsn size op` | ns | 512 B sectors | 1 = read, 0 = write |
 //! | `disksim` | blanks | `time devno blkno size flags` | ms, decimal | 512 B blocks | flags bit 0 set = read |
 //! | `mqsim` | blanks | `arrival device lba size type` | ns | 512 B sectors | 1 = read, 0 = write |
@@ -26,8 +29,12 @@
 //! newline is fine. Decimal times are converted to integer picoseconds from the decimal text (no
 //! floating point); digits below 1 ps are dropped. Times are re-based so that the earliest request
 //! arrives at 0, and records are stably sorted by arrival (some traces are not time-ordered).
-//! Zero sizes, negative or non-numeric fields, unknown op codes and wrong field counts are errors
-//! naming the file, the 1-based line and the offending text. blkparse: the device is
+//! Zero sizes, negative or non-numeric fields, unknown op codes, wrong field counts, requests
+//! larger than [`MAX_REQUEST_BYTES`] and lines longer than [`MAX_LINE_BYTES`] are errors naming
+//! the file, the 1-based line and the offending text; echoed text is cut to [`ECHO_CHARS`]
+//! characters with non-printable characters escaped ([`echo`]). `replayer` (bytes) rejects an
+//! offset or size that is not a multiple of 512: block I/O is whole sectors, so such a value
+//! means the trace counts sectors (`replayer_sectors`). blkparse: the device is
 //! `major * 256 + minor`; lines of other actions and `Q` lines without a sector (flushes) are
 //! skipped, and reading stops at the per-CPU / total summary block (`CPU0 (8,0):`, `Total (...)`).
 //!
@@ -44,9 +51,13 @@
 //! 3. Blank separated, 5 fields, fields 2–5 integers:
 //!    - integer time on every sampled line: `ssdsim` for a `.ascii` extension, `disksim` for
 //!      `.disksim`, otherwise `mqsim` (`ssdsim` and `mqsim` parse identically);
-//!    - decimal time and every sampled size a multiple of 512: `replayer` (byte sizes);
-//!    - decimal time otherwise: `disksim` (block counts) for a `.disksim` or `.ascii` extension,
-//!      else [`TraceError::Ambiguous`].
+//!    - decimal time and every sampled offset and size a multiple of 512: `replayer` (bytes);
+//!    - decimal time otherwise (the units must be sectors): `disksim` for a `.disksim` or
+//!      `.ascii` extension, else [`TraceError::Ambiguous`] between `disksim` and
+//!      `replayer_sectors` (they differ in the op field).
+//!
+//! [`detect_explained`] also says why it chose a format, so a caller can tell the user (a
+//! sector-unit trace whose sampled values all happen to be multiples of 512 reads as bytes).
 
 use std::fmt;
 use std::fs::File;
@@ -58,6 +69,14 @@ use std::str::FromStr;
 pub const SECTOR_BYTES: u64 = 512;
 /// Number of content lines [`detect_str`] inspects.
 pub const DETECT_SAMPLE_LINES: usize = 100;
+/// Longest line accepted, newline excluded. Real trace lines are under 200 bytes; the limit
+/// only stops a file without newlines (a binary file, `/dev/zero`) from being read whole.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// Largest request accepted: 2^32 − 1 sectors of 512 B (just under 2 TiB), the most a
+/// request's 32-bit sector count can carry in the simulator.
+pub const MAX_REQUEST_BYTES: u64 = u32::MAX as u64 * SECTOR_BYTES;
+/// Characters of a line or value that an error message echoes; longer text is cut.
+pub const ECHO_CHARS: usize = 120;
 
 /// Direction of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,6 +101,7 @@ pub struct Record {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     Msr,
+    /// `replayer` with byte offsets and sizes.
     Replayer,
     Ssdsim,
     Disksim,
@@ -89,12 +109,15 @@ pub enum Format {
     Umass,
     Tencent,
     Blkparse,
+    /// `replayer` with 512 B sector offsets and sizes.
+    ReplayerSectors,
 }
 
 impl Format {
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Msr,
         Format::Replayer,
+        Format::ReplayerSectors,
         Format::Ssdsim,
         Format::Disksim,
         Format::Mqsim,
@@ -103,7 +126,8 @@ impl Format {
         Format::Blkparse,
     ];
 
-    const NAMES: [&'static str; 8] = ["msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse"];
+    const NAMES: [&'static str; 9] =
+        ["msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse", "replayer_sectors"];
 
     /// Lower-case name, as accepted by `--format`.
     pub fn name(self) -> &'static str {
@@ -119,13 +143,18 @@ impl fmt::Display for Format {
 
 /// Error of [`Format::from_str`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown trace format `{0}` (expected one of msr, replayer, ssdsim, disksim, mqsim, umass, tencent, blkparse)")]
+#[error(
+    "unknown trace format `{0}` (expected one of msr, replayer (= replayer_bytes), replayer_sectors, ssdsim, disksim, mqsim, umass, tencent, blkparse)"
+)]
 pub struct UnknownFormatName(pub String);
 
 impl FromStr for Format {
     type Err = UnknownFormatName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let wanted = s.trim().to_ascii_lowercase();
+        if wanted == "replayer_bytes" {
+            return Ok(Format::Replayer);
+        }
         Format::ALL.into_iter().find(|f| f.name() == wanted).ok_or_else(|| UnknownFormatName(s.to_string()))
     }
 }
@@ -165,46 +194,92 @@ pub enum TraceError {
     Ambiguous { file: String, line: usize, candidates: String, reason: String, text: String },
     #[error("{file}: no request lines, cannot detect the trace format; pass --format")]
     Empty { file: String },
+    #[error("{file}:{line}: line exceeds {limit} bytes (not a text trace?), starting `{start}`")]
+    LineTooLong { file: String, line: usize, limit: usize, start: String },
+}
+
+/// `text` as an error message shows it: at most [`ECHO_CHARS`] characters, then `…` and the
+/// full length; control and invisible characters escaped (`\u{0}`), so a binary line cannot
+/// garble a terminal; a leading UTF-8 byte-order mark named, since it is invisible in most
+/// editors yet makes the first field unreadable.
+pub fn echo(text: &str) -> String {
+    echo_with(text, true)
+}
+
+/// [`echo`]; `total` adds the full length after a cut (not for a prefix of a longer text).
+fn echo_with(text: &str, total: bool) -> String {
+    let invisible = |c: char| c.is_control() || matches!(c, '\u{feff}' | '\u{fffd}' | '\u{200b}'..='\u{200f}');
+    let (mut out, mut shown) = (String::new(), 0);
+    for c in text.chars() {
+        let piece = if invisible(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() };
+        shown += piece.chars().count();
+        if shown > ECHO_CHARS {
+            out.push('…');
+            if total {
+                out.push_str(&format!(" ({} bytes in all)", text.len()));
+            }
+            break;
+        }
+        out.push_str(&piece);
+    }
+    if text.starts_with('\u{feff}') {
+        out.push_str(" [the text starts with a UTF-8 byte-order mark, bytes EF BB BF: remove it]");
+    }
+    out
+}
+
+/// A detected format and why: which shape of the sampled lines decided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detection {
+    pub format: Format,
+    pub reason: String,
 }
 
 /// Detects the format of the file at `path` from its first lines (see the crate docs).
 pub fn detect(path: &Path) -> Result<Format, TraceError> {
-    let file_name = path.display().to_string();
-    let io_err = |source| TraceError::Io { file: file_name.clone(), source };
-    let mut reader = BufReader::new(File::open(path).map_err(io_err)?);
-    let (mut head, mut buf, mut seen) = (String::new(), Vec::new(), 0);
-    while seen < DETECT_SAMPLE_LINES {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(io_err)? == 0 {
-            break;
+    detect_explained(path).map(|d| d.format)
+}
+
+/// [`detect`], with the reason for the choice.
+pub fn detect_explained(path: &Path) -> Result<Detection, TraceError> {
+    let mut lines = Lines::open(path)?;
+    let mut sample = Vec::new();
+    while sample.len() < DETECT_SAMPLE_LINES {
+        match lines.next_content()? {
+            Some((line, text)) => sample.push((line, text.to_string())),
+            None => break,
         }
-        let line = String::from_utf8_lossy(&buf);
-        seen += usize::from(content_of(&line).is_some());
-        head.push_str(&line);
     }
-    detect_str(&head, &file_name)
+    let sample: Vec<(usize, &str)> = sample.iter().map(|(l, t)| (*l, t.as_str())).collect();
+    detect_sample(&sample, &lines.file)
 }
 
 /// Detects the format of trace text; `file_name` is used for errors and as extension tie-breaker.
 pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
     let sample: Vec<(usize, &str)> = content_lines(text).take(DETECT_SAMPLE_LINES).collect();
+    detect_sample(&sample, file_name).map(|d| d.format)
+}
+
+/// The detection rules of the crate docs over the first content lines (1-based line, text).
+fn detect_sample(sample: &[(usize, &str)], file_name: &str) -> Result<Detection, TraceError> {
     let &(line, first) = sample.first().ok_or_else(|| TraceError::Empty { file: file_name.to_string() })?;
-    let unknown = || TraceError::UnknownFormat { file: file_name.to_string(), line, text: first.to_string() };
+    let unknown = || TraceError::UnknownFormat { file: file_name.to_string(), line, text: echo(first) };
     let ext = Path::new(file_name).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let found = |format, reason: &str| Ok(Detection { format, reason: reason.to_string() });
     let words: Vec<&str> = first.split_whitespace().collect();
     if words.len() >= 6 && parse_maj_min(words[0]).is_some() {
-        return Ok(Format::Blkparse);
+        return found(Format::Blkparse, "first field `major,minor` and six or more fields");
     }
     if first.contains(',') {
         let f: Vec<&str> = first.split(',').map(str::trim).collect();
         let op = f.get(3).copied().unwrap_or("");
         let is_num = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
         return if f.len() == 7 && ["read", "write"].iter().any(|w| op.eq_ignore_ascii_case(w)) {
-            Ok(Format::Msr)
+            found(Format::Msr, "7 comma-separated fields with Read/Write in field 4")
         } else if f.len() >= 5 && ["r", "w"].iter().any(|w| op.eq_ignore_ascii_case(w)) {
-            Ok(Format::Umass)
+            found(Format::Umass, "5 or more comma-separated fields with r/w in field 4")
         } else if f.len() == 5 && f.iter().all(|s| is_num(s)) && (op == "0" || op == "1") {
-            Ok(Format::Tencent)
+            found(Format::Tencent, "5 numeric comma-separated fields with 0/1 in field 4")
         } else {
             Err(unknown())
         };
@@ -214,78 +289,186 @@ pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
         return Err(unknown());
     }
     if !sample.iter().any(|&(_, l)| field(l, 0).contains('.')) {
-        return Ok(match ext.as_str() {
-            "ascii" => Format::Ssdsim,
-            "disksim" => Format::Disksim,
-            _ => Format::Mqsim,
-        });
+        return match ext.as_str() {
+            "ascii" => found(Format::Ssdsim, "5 blank-separated fields, integer times, `.ascii` extension"),
+            "disksim" => found(Format::Disksim, "5 blank-separated fields, integer times, `.disksim` extension"),
+            _ => found(Format::Mqsim, "5 blank-separated fields, integer times (ns)"),
+        };
     }
-    let odd = sample.iter().find(|&&(_, l)| field(l, 3).parse::<u64>().map_or(true, |size| size % SECTOR_BYTES != 0));
-    match odd {
-        None => Ok(Format::Replayer),
-        Some(_) if ext == "disksim" || ext == "ascii" => Ok(Format::Disksim),
-        Some(&(line, text)) => Err(TraceError::Ambiguous {
-            file: file_name.to_string(),
-            line,
-            candidates: "disksim (`time_ms devno blkno size_blocks flags`) or replayer \
-                         (`ts_ms dev offset_bytes size_bytes op`)"
-                .to_string(),
-            reason: format!("decimal time and size `{}` is not a multiple of 512 bytes", field(text, 3)),
-            text: text.to_string(),
-        }),
+    detect_decimal_time(sample, file_name, &ext)
+}
+
+/// Five blank-separated fields with decimal times: byte units (`replayer`) when every sampled
+/// offset and size is whole 512 B sectors, as block I/O in bytes always is; sector units
+/// otherwise, where only the extension can tell `disksim` from `replayer_sectors`.
+fn detect_decimal_time(sample: &[(usize, &str)], file_name: &str, ext: &str) -> Result<Detection, TraceError> {
+    let unaligned = |l: &str, i: usize| field(l, i).parse::<u64>().map_or(true, |v| v % SECTOR_BYTES != 0);
+    let odd = sample.iter().find_map(|&(line, l)| {
+        let which = [(3, "size"), (2, "offset")].into_iter().find(|&(i, _)| unaligned(l, i))?;
+        Some((line, l, which))
+    });
+    let Some((line, text, (index, name))) = odd else {
+        let reason = format!(
+            "decimal times (ms) and every offset and size of the first {} lines a multiple of 512, \
+             so read as bytes; pass --format replayer_sectors if they count 512 B sectors",
+            sample.len()
+        );
+        return Ok(Detection { format: Format::Replayer, reason });
+    };
+    let reason = format!(
+        "decimal time and {name} `{}` is not a multiple of 512 bytes, so the units are sectors",
+        echo(field(text, index))
+    );
+    if ext == "disksim" || ext == "ascii" {
+        return Ok(Detection { format: Format::Disksim, reason: format!("{reason}; `.{ext}` extension") });
+    }
+    Err(TraceError::Ambiguous {
+        file: file_name.to_string(),
+        line,
+        candidates: "disksim (`time_ms devno blkno size_blocks flags`, flags bit 0 = read) or \
+                     replayer_sectors (`ts_ms dev offset_sectors size_sectors op`, 1 = read, 0 = write)"
+            .to_string(),
+        reason,
+        text: echo(text),
+    })
+}
+
+/// A trace file read line by line, each line at most [`MAX_LINE_BYTES`] long; only the
+/// current line is held.
+struct Lines {
+    file: String,
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+    text: String,
+    line: usize,
+}
+
+impl Lines {
+    fn open(path: &Path) -> Result<Lines, TraceError> {
+        let file = path.display().to_string();
+        let f = File::open(path).map_err(|source| TraceError::Io { file: file.clone(), source })?;
+        Ok(Lines { file, reader: BufReader::new(f), buf: Vec::new(), text: String::new(), line: 0 })
+    }
+
+    /// The next non-empty, non-comment line, trimmed, with its 1-based number; `None` at the end.
+    fn next_content(&mut self) -> Result<Option<(usize, &str)>, TraceError> {
+        loop {
+            self.buf.clear();
+            let limit = MAX_LINE_BYTES as u64 + 1;
+            let n = (&mut self.reader)
+                .take(limit)
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|source| TraceError::Io { file: self.file.clone(), source })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            if n as u64 == limit && self.buf.last() != Some(&b'\n') {
+                let start = String::from_utf8_lossy(&self.buf[..ECHO_CHARS.min(self.buf.len())]).into_owned();
+                let (file, line) = (self.file.clone(), self.line);
+                let start = echo_with(&start, false);
+                return Err(TraceError::LineTooLong { file, line, limit: MAX_LINE_BYTES, start });
+            }
+            self.text = String::from_utf8_lossy(&self.buf).into_owned();
+            if content_of(&self.text).is_some() {
+                return Ok(content_of(&self.text).map(|c| (self.line, c)));
+            }
+        }
     }
 }
 
-/// Reads and parses the trace at `path`; `None` detects the format from the content.
+/// Reads and parses the trace at `path`; `None` detects the format from the content. The file
+/// is opened once and read once, line by line (a pipe works too): the lines detection samples
+/// are kept and parsed first.
 pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
-    let file_name = path.display().to_string();
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|source| TraceError::Io { file: file_name.clone(), source })?;
-    let text = String::from_utf8_lossy(&bytes);
+    let mut lines = Lines::open(path)?;
+    let file = lines.file.clone();
+    let mut head = Vec::new();
+    while format.is_none() && head.len() < DETECT_SAMPLE_LINES {
+        match lines.next_content()? {
+            Some((line, text)) => head.push((line, text.to_string())),
+            None => break,
+        }
+    }
+    let head: Vec<(usize, &str)> = head.iter().map(|(l, t)| (*l, t.as_str())).collect();
     let format = match format {
         Some(f) => f,
-        None => detect_str(&text, &file_name)?,
+        None => detect_sample(&head, &file)?.format,
     };
-    parse_str(&text, format, &file_name)
+    let mut parser = Parser::new(format);
+    for &(line, content) in &head {
+        if !parser.line(line, content, &file)? {
+            return parser.finish(&file);
+        }
+    }
+    while let Some((line, content)) = lines.next_content()? {
+        if !parser.line(line, content, &file)? {
+            break;
+        }
+    }
+    parser.finish(&file)
 }
 
 /// Parses trace text in the given format; `file_name` is only used in errors.
 pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, TraceError> {
-    let mut raw = Vec::new();
-    let mut fields = Vec::new();
+    let mut parser = Parser::new(format);
     for (line, content) in content_lines(text) {
-        if format == Format::Blkparse && is_blkparse_summary(content) {
+        if !parser.line(line, content, file_name)? {
             break;
         }
-        fields.clear();
-        match format {
+    }
+    parser.finish(file_name)
+}
+
+/// The records parsed so far, with absolute times, and their lines.
+struct Parser {
+    format: Format,
+    raw: Vec<(usize, Raw)>,
+}
+
+impl Parser {
+    fn new(format: Format) -> Self {
+        Parser { format, raw: Vec::new() }
+    }
+
+    /// Parses one content line; `false` when reading should stop (blkparse's summary).
+    fn line(&mut self, line: usize, content: &str, file: &str) -> Result<bool, TraceError> {
+        if self.format == Format::Blkparse && is_blkparse_summary(content) {
+            return Ok(false);
+        }
+        let mut fields: Vec<&str> = Vec::with_capacity(12);
+        match self.format {
             Format::Msr | Format::Umass | Format::Tencent => fields.extend(content.split(',').map(str::trim)),
             _ => fields.extend(content.split_whitespace()),
         }
-        let ctx = Ctx { file: file_name, line, text: content };
-        if let Some(r) = parse_fields(format, &fields, &ctx)? {
-            raw.push((line, r));
+        let ctx = Ctx { file, line, text: content };
+        if let Some(r) = parse_fields(self.format, &fields, &ctx)? {
+            self.raw.push((line, r));
         }
+        Ok(true)
     }
-    let start_ps = raw.iter().map(|(_, r)| r.time_ps).min().unwrap_or(0);
-    let mut records = Vec::with_capacity(raw.len());
-    for (line, r) in raw {
-        let delta_ps = r.time_ps - start_ps;
-        let arrival_ps = u64::try_from(delta_ps).map_err(|_| TraceError::BadField {
-            file: file_name.to_string(),
-            line,
-            field: "arrival time",
-            value: format!("{delta_ps} ps after the first request"),
-            problem: "exceeds the 64-bit picosecond range (~213 days)".to_string(),
-        })?;
-        records.push((Record { arrival_ps, ..r.record }, line));
+
+    /// Re-bases times on the earliest request and sorts by arrival.
+    fn finish(self, file_name: &str) -> Result<Trace, TraceError> {
+        let Parser { format, raw, .. } = self;
+        let start_ps = raw.iter().map(|(_, r)| r.time_ps).min().unwrap_or(0);
+        let mut records = Vec::with_capacity(raw.len());
+        for (line, r) in raw {
+            let delta_ps = r.time_ps - start_ps;
+            let arrival_ps = u64::try_from(delta_ps).map_err(|_| TraceError::BadField {
+                file: file_name.to_string(),
+                line,
+                field: "arrival time",
+                value: format!("{delta_ps} ps after the first request"),
+                problem: "exceeds the 64-bit picosecond range (~213 days)".to_string(),
+            })?;
+            records.push((Record { arrival_ps, ..r.record }, line));
+        }
+        records.sort_by_key(|(r, _)| r.arrival_ps);
+        let lines = records.iter().map(|&(_, line)| line).collect();
+        let records = records.into_iter().map(|(r, _)| r).collect();
+        Ok(Trace { format, records, lines })
     }
-    records.sort_by_key(|(r, _)| r.arrival_ps);
-    let lines = records.iter().map(|&(_, line)| line).collect();
-    let records = records.into_iter().map(|(r, _)| r).collect();
-    Ok(Trace { format, records, lines })
 }
 
 /// Non-empty, non-comment lines with their 1-based line numbers, trimmed.
@@ -331,7 +514,7 @@ impl Ctx<'_> {
             file: self.file.to_string(),
             line: self.line,
             field,
-            value: value.to_string(),
+            value: echo(value),
             problem: problem.into(),
         }
     }
@@ -345,7 +528,7 @@ impl Ctx<'_> {
             line: self.line,
             expected,
             found: fields.len(),
-            text: self.text.to_string(),
+            text: echo(self.text),
         })
     }
 
@@ -395,9 +578,29 @@ impl Ctx<'_> {
         if size_units == 0 {
             return Err(self.bad(size.0, size.1, "is zero (empty request)"));
         }
-        let size_bytes = size_units.checked_mul(units.1).ok_or_else(|| too_large(size))?;
+        let size_bytes = size_units.checked_mul(units.1).filter(|&b| b <= MAX_REQUEST_BYTES).ok_or_else(|| {
+            let limit = format!(
+                "is larger than {MAX_REQUEST_BYTES} bytes (2^32 - 1 sectors of 512 B), the most one request can carry"
+            );
+            self.bad(size.0, size.1, limit)
+        })?;
         offset_bytes.checked_add(size_bytes).ok_or_else(|| too_large(offset))?;
         Ok((offset_bytes, size_bytes))
+    }
+
+    /// A byte offset or size of a byte-unit format that is not whole 512 B sectors: block I/O
+    /// never is, so the trace most likely counts sectors.
+    fn whole_sectors(&self, (name, text): (&'static str, &str), sectors_format: Format) -> Result<(), TraceError> {
+        match self.uint(name, text)? % SECTOR_BYTES {
+            0 => Ok(()),
+            _ => Err(self.bad(
+                name,
+                text,
+                format!(
+                    "is not a multiple of 512 bytes; if the trace counts 512 B sectors, use format {sectors_format}"
+                ),
+            )),
+        }
     }
 
     /// `0`/`1` op code: `one_is_read` tells which value means read.
@@ -415,6 +618,7 @@ impl Ctx<'_> {
 /// as a power of ten of ps, and address unit in bytes.
 type Layout = ([&'static str; 5], u32, u64);
 const REPLAYER: Layout = (["ts_ms", "dev", "offset_bytes", "size_bytes", "op"], 9, 1);
+const REPLAYER_SECTORS: Layout = (["ts_ms", "dev", "offset_sectors", "size_sectors", "op"], 9, 512);
 const SSDSIM: Layout = (["time_ns", "dev", "lsn", "size_sectors", "op"], 3, 512);
 const MQSIM: Layout = (["arrival_ns", "device", "lba_sector", "size_sectors", "type"], 3, 512);
 const DISKSIM: Layout = (["time_ms", "devno", "blkno", "size_blocks", "flags"], 9, 512);
@@ -433,6 +637,7 @@ fn parse_fields(format: Format, f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, Tr
         Format::Tencent => return parse_tencent(f, ctx),
         Format::Blkparse => return parse_blkparse(f, ctx),
         Format::Replayer => REPLAYER,
+        Format::ReplayerSectors => REPLAYER_SECTORS,
         Format::Ssdsim => SSDSIM,
         Format::Mqsim => MQSIM,
         Format::Disksim => DISKSIM,
@@ -441,6 +646,10 @@ fn parse_fields(format: Format, f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, Tr
     let time_ps = ctx.decimal_ps(names[0], f[0], time_unit_digits)?;
     let device = ctx.u32(names[1], f[1])?;
     let units = (unit_bytes, unit_bytes);
+    if format == Format::Replayer {
+        ctx.whole_sectors((names[2], f[2]), Format::ReplayerSectors)?;
+        ctx.whole_sectors((names[3], f[3]), Format::ReplayerSectors)?;
+    }
     let extent = ctx.extent((names[2], f[2]), (names[3], f[3]), units)?;
     let op = match format {
         Format::Disksim if ctx.uint(names[4], f[4])? & 1 == 1 => Op::Read,
@@ -515,7 +724,7 @@ fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
             line: ctx.line,
             expected: "`sector + count` after RWBS, i.e. at least 10",
             found: f.len(),
-            text: ctx.text.to_string(),
+            text: echo(ctx.text),
         });
     }
     let device = major
@@ -527,8 +736,8 @@ fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
     Ok(raw(time_ps, device, op, extent))
 }
 
-/// Writes `trace` in `format`, one line per record. Sector-addressed formats round the extent
-/// outwards to whole 512 B sectors; times are truncated to the format's resolution (100 ns for
+/// Writes `trace` in `format`, one line per record. Sector-addressed formats and `replayer`
+/// round the extent outwards to whole 512 B sectors; times are truncated to the format's resolution (100 ns for
 /// msr, 1 ns for ssdsim/mqsim/blkparse, 1 s for tencent). Trim is only expressible in blkparse:
 /// other formats fail with `InvalidInput`.
 pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<()> {
@@ -559,11 +768,15 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
             let (ticks, word) = (ps / 100_000, if read { "Read" } else { "Write" });
             writeln!(out, "{ticks},ssdlab,{dev},{word},{off},{size},0")
         }
-        Format::Replayer => writeln!(out, "{} {dev} {off} {size} {bit}", decimal(ps, 9, 3)),
+        Format::Replayer => {
+            // Whole sectors, as the reader requires of byte-unit replayer traces.
+            let (off, size) = (first_sector * SECTOR_BYTES, sectors * SECTOR_BYTES);
+            writeln!(out, "{} {dev} {off} {size} {bit}", decimal(ps, 9, 3))
+        }
         Format::Ssdsim | Format::Mqsim => {
             writeln!(out, "{} {dev} {first_sector} {sectors} {bit}", ps / 1000)
         }
-        Format::Disksim => {
+        Format::Disksim | Format::ReplayerSectors => {
             writeln!(out, "{} {dev} {first_sector} {sectors} {bit}", decimal(ps, 9, 3))
         }
         Format::Umass => {

@@ -303,3 +303,52 @@ fn garbage_never_panics() {
         }
     }
 }
+
+#[test]
+fn replayer_bytes_and_sectors_are_separate_formats() {
+    // Offset 16 sectors = 8192 B, size 8 sectors = 4096 B.
+    let text = "0.5 0 16 8 1\n";
+    let t = parse_str(text, Format::ReplayerSectors, "s.trace").unwrap();
+    assert_eq!(t.records, vec![rec(0, 0, Op::Read, 8192, 4096)]);
+    let err = parse_str(text, Format::Replayer, "s.trace").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "s.trace:1: offset_bytes `16` is not a multiple of 512 bytes; if the trace counts 512 B sectors, use format replayer_sectors"
+    );
+    assert_eq!("replayer_bytes".parse::<Format>().unwrap(), Format::Replayer);
+    assert_eq!("replayer_sectors".parse::<Format>().unwrap(), Format::ReplayerSectors);
+    // Detection says why it read bytes.
+    let path = temp_file("aligned.trace", "0.5 0 1024 512 1\n");
+    let d = ssdlab_trace::detect_explained(&path).unwrap();
+    assert_eq!(d.format, Format::Replayer);
+    assert!(d.reason.contains("multiple of 512") && d.reason.contains("replayer_sectors"), "{}", d.reason);
+}
+
+#[test]
+fn requests_of_more_than_u32_sectors_are_rejected() {
+    // 2^32 - 1 sectors is the largest request; one sector more is an error naming the value.
+    let max = parse_str("0 0 0 4294967295 1\n", Format::Mqsim, "m.trace").unwrap();
+    assert_eq!(max.records[0].size_bytes, ssdlab_trace::MAX_REQUEST_BYTES);
+    assert_eq!(ssdlab_trace::MAX_REQUEST_BYTES, 4_294_967_295 * 512);
+    let err = parse_str("0 0 0 8 1\n1 0 0 4294967296 1\n", Format::Mqsim, "m.trace").unwrap_err().to_string();
+    assert!(err.starts_with("m.trace:2: size_sectors `4294967296` is larger than 2199023255040 bytes"), "{err}");
+    let err = parse_str("1,h,0,Read,0,2199023255552,0\n", Format::Msr, "m.csv").unwrap_err().to_string();
+    assert!(err.starts_with("m.csv:1: size_bytes `2199023255552` is larger than"), "{err}");
+}
+
+#[test]
+fn long_and_binary_lines_are_bounded_and_escaped() {
+    let long = format!("0 0 0 8 1\n{}\n", "7".repeat(ssdlab_trace::MAX_LINE_BYTES + 1));
+    let err = read(&temp_file("long.trace", &long), Some(Format::Mqsim)).unwrap_err();
+    assert!(matches!(err, TraceError::LineTooLong { line: 2, limit: 65_536, .. }), "{err}");
+    // A line of exactly the limit is read (and fails on its content, not its length).
+    let exact = format!("{}\n", "7".repeat(ssdlab_trace::MAX_LINE_BYTES));
+    let err = read(&temp_file("exact.trace", &exact), Some(Format::Mqsim)).unwrap_err();
+    assert!(matches!(err, TraceError::FieldCount { line: 1, .. }), "{err}");
+    // Echoes: 120 characters, then an ellipsis and the full length; escapes count as shown.
+    let a200 = "a".repeat(200);
+    assert_eq!(ssdlab_trace::echo(&a200), format!("{}… (200 bytes in all)", &a200[..120]));
+    assert_eq!(ssdlab_trace::echo("x\u{0}\ty"), "x\\u{0}\\u{9}y");
+    let bom = ssdlab_trace::echo("\u{feff}0.5");
+    assert!(bom.starts_with("\\u{feff}0.5") && bom.contains("byte-order mark"), "{bom}");
+}

@@ -47,7 +47,8 @@ impl Error {
         let start = span.start.min(text.len());
         let line = text[..start].matches('\n').count() + 1;
         let at = text.get(start..span.end.min(text.len())).unwrap_or("");
-        let at = at.lines().next().unwrap_or("");
+        // Echoed cut to a bounded length with non-printables escaped: the file may be binary.
+        let at = &ssdlab_trace::echo(at.lines().next().unwrap_or(""));
         let message = e.message().trim();
         match key_of_value_at(text, start) {
             Some(key) => {

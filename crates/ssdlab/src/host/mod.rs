@@ -433,6 +433,15 @@ impl FlowSpec {
         if self.request_bytes == 0 && choices.is_empty() {
             return bad("request_bytes", format!("{} = 0: must be positive", key("request_bytes")));
         }
+        let max = ssdlab_trace::MAX_REQUEST_BYTES;
+        let (k, sizes) = match choices.is_empty() {
+            true => ("request_bytes", vec![self.request_bytes]),
+            false => ("request_bytes_choices", choices.iter().map(|c| c.0).collect()),
+        };
+        if let Some(b) = sizes.into_iter().find(|&b| b > max) {
+            let why = "the most one request can carry (2^32 - 1 sectors of 512 B)";
+            return bad(k, format!("{}: a size of {b} bytes is more than {max} bytes, {why}", key(k)));
+        }
         if choices.iter().any(|&(b, w)| b == 0 || !(w.is_finite() && w >= 0.0))
             || (!choices.is_empty() && choices.iter().all(|&(_, w)| w == 0.0))
         {
@@ -699,8 +708,15 @@ fn size_table(f: &FlowSpec, sb: u64) -> std::result::Result<Vec<(u32, f64)>, Bad
                 message: format!("request_bytes {bytes} is not a multiple of the {sb}-byte sector"),
             });
         }
+        let sectors = u32::try_from(bytes / sb).map_err(|_| Bad {
+            key: "request_bytes",
+            message: format!(
+                "request_bytes {bytes} is more than {} sectors of {sb} bytes, the most one request can carry",
+                u32::MAX
+            ),
+        })?;
         acc += w / total;
-        table.push(((bytes / sb) as u32, acc));
+        table.push((sectors, acc));
     }
     Ok(table)
 }
@@ -722,7 +738,7 @@ fn convert_trace(
     for (i, r) in records.iter().enumerate() {
         let (offset, size) = (r.offset_bytes, r.size_bytes);
         let first = offset / sb;
-        let mut sectors = (offset + size).div_ceil(sb) - first;
+        let sectors = (offset + size).div_ceil(sb) - first;
         if sectors > logical_sectors {
             return Err(Error::Request {
                 file: path.display().to_string(),
@@ -755,14 +771,20 @@ fn convert_trace(
                 first
             }
         };
-        sectors = sectors.max(1);
+        // IoRequest counts sectors in 32 bits; the trace reader caps sizes at 2^32 - 1 sectors
+        // of 512 B, but an unaligned start or smaller drive sectors can still exceed that.
+        let sectors = u32::try_from(sectors.max(1)).map_err(|_| Error::Request {
+            file: path.display().to_string(),
+            line: trace.lines[i],
+            message: format!("request of {size} bytes at offset {offset} spans {sectors} sectors of {sb} bytes, more than the {} sectors one request can carry", u32::MAX),
+        })?;
         let op = match r.op {
             Op::Read => IoOp::Read,
             Op::Write => IoOp::Write,
             Op::Trim => IoOp::Trim,
         };
         let arrival_ps = if speedup == 1.0 { r.arrival_ps } else { (r.arrival_ps as f64 / speedup).round() as Ps };
-        out.push(IoRequest { arrival_ps, op, lba, sectors: sectors as u32, fua: false });
+        out.push(IoRequest { arrival_ps, op, lba, sectors, fua: false });
     }
     Ok(out)
 }

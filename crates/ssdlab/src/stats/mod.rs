@@ -110,6 +110,9 @@ pub struct Sample {
     pub gc_pages_programmed: u64,
 }
 
+// The time series' memory ceiling (`config::MAX_SAMPLES` rows, docs/config.md) counts 72 bytes a row.
+const _: () = assert!(std::mem::size_of::<Sample>() == 72);
+
 #[derive(Default)]
 pub struct Stats {
     pub all: Latency,
@@ -264,13 +267,22 @@ impl Stats {
     }
 
     /// Close the time-series window at `now`: one row of the series (`free_blocks_min` is
-    /// the fewest free blocks of any plane now).
+    /// the fewest free blocks of any plane now), unless the series holds
+    /// [`config::MAX_SAMPLES`] rows already.
     pub fn close_window(&mut self, now: Ps, chips: u32, free_blocks_min: u32) {
         let window_ps = now - self.window_start_ps;
         if window_ps == 0 {
             return;
         }
         self.window_start_ps = now;
+        if self.samples.len() >= config::MAX_SAMPLES {
+            // Past the series' ceiling: the window is not kept, so memory stays bounded.
+            self.window_completed = 0;
+            self.window_bytes = 0;
+            self.window_latency_ps = 0;
+            self.window_busy_chip_ps = 0;
+            return;
+        }
         let dt_s = window_ps as f64 / 1e12;
         let row = Sample {
             t_us: now as f64 / 1e6,
