@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{ns_to_ps, Config};
+use crate::config::{ns_to_ps, Config, ReadData};
 use crate::engine::Ps;
 use crate::hif::{Arbiter, Link};
 
@@ -13,6 +13,19 @@ struct Queued {
     io: u32,
     /// Submission order over all queues (SATA serves it; NVMe arbitrates by flow).
     seq: u64,
+    /// When the device learns of it: submission, or with NVMe messages the arrival of the
+    /// host's doorbell write.
+    visible_ps: Ps,
+}
+
+/// NVMe's protocol messages (`hif.nvme`, when `messages` is on), in bytes of payload.
+#[derive(Debug, Clone, Copy)]
+struct Messages {
+    doorbell: u64,
+    read_request: u64,
+    sqe: u64,
+    cqe: u64,
+    interrupt: u64,
 }
 
 pub struct HostInterface {
@@ -26,6 +39,9 @@ pub struct HostInterface {
     to_device_free_ps: Ps,
     to_host_free_ps: Ps,
     command_latency_ps: Ps,
+    messages: Option<Messages>,
+    /// `hif.read_data = "whole_request"`.
+    whole_request_reads: bool,
 }
 
 impl HostInterface {
@@ -42,7 +58,24 @@ impl HostInterface {
             to_device_free_ps: 0,
             to_host_free_ps: 0,
             command_latency_ps: ns_to_ps(cfg.hif.command_latency_ns),
+            messages: cfg.hif.nvme.messages.then(|| {
+                let m = &cfg.hif.nvme;
+                Messages {
+                    doorbell: m.doorbell_bytes as u64,
+                    read_request: m.read_request_bytes as u64,
+                    sqe: m.sqe_bytes as u64,
+                    cqe: m.cqe_bytes as u64,
+                    interrupt: m.interrupt_bytes as u64,
+                }
+            }),
+            whole_request_reads: cfg.hif.read_data == ReadData::WholeRequest,
         }
+    }
+
+    /// Whether a read's data goes to the host in one transfer after its last page.
+    #[inline]
+    pub fn whole_request_reads(&self) -> bool {
+        self.whole_request_reads
     }
 
     /// Commands in submission queues, not yet fetched.
@@ -51,22 +84,56 @@ impl HostInterface {
         self.waiting
     }
 
-    /// Time from a command's fetch to the device seeing it.
-    #[inline]
-    pub fn command_latency_ps(&self) -> Ps {
-        self.command_latency_ps
-    }
-
-    /// A host puts request `io` (submitted `seq`-th) in flow `flow`'s submission queue.
+    /// A host puts request `io` (submitted `seq`-th) in flow `flow`'s submission queue at
+    /// `now`; with NVMe messages it rings the queue's doorbell.
     #[inline(always)]
-    pub fn submit(&mut self, flow: usize, io: u32, seq: u64) {
-        self.queues[flow].push_back(Queued { io, seq });
+    pub fn submit(&mut self, flow: usize, io: u32, seq: u64, now: Ps) {
+        let visible_ps = match self.messages {
+            Some(m) => self.send_to_device(now, m.doorbell),
+            None => now,
+        };
+        self.queues[flow].push_back(Queued { io, seq, visible_ps });
         self.waiting += 1;
     }
 
-    /// The command the device fetches next, by the arbitration rule.
+    /// The command the device fetches next at `now`, by the arbitration rule, and when the
+    /// device holds it: after `hif.command_latency_ns`, and with NVMe messages after its
+    /// read request went to the host (once the doorbell arrived) and the host's submission
+    /// queue entry came back.
     #[inline(always)]
-    pub fn fetch(&mut self) -> Option<u32> {
+    pub fn fetch(&mut self, now: Ps) -> Option<(u32, Ps)> {
+        let c = self.pick()?;
+        let at = match self.messages {
+            None => now,
+            Some(m) => {
+                let asked = self.send_to_host(now.max(c.visible_ps), m.read_request);
+                self.send_to_device(asked, m.sqe)
+            }
+        };
+        Some((c.io, at + self.command_latency_ps))
+    }
+
+    /// A request's last memory request is done at `now`: when the host learns it is
+    /// complete. With whole-request reads its `read_sectors` of data cross the link first;
+    /// with NVMe messages the completion entry and the interrupt follow. Without either,
+    /// `now`.
+    pub fn respond(&mut self, now: Ps, read_sectors: u64) -> Ps {
+        let mut t = now;
+        if self.whole_request_reads && read_sectors > 0 {
+            t = self.to_host(t, read_sectors);
+        }
+        if let Some(m) = self.messages {
+            t = self.send_to_host(t, m.cqe);
+            if m.interrupt > 0 {
+                t = self.send_to_host(t, m.interrupt);
+            }
+        }
+        t
+    }
+
+    /// The command the arbitration rule picks, taken out of its queue.
+    #[inline(always)]
+    fn pick(&mut self) -> Option<Queued> {
         if self.waiting == 0 {
             return None;
         }
@@ -76,15 +143,34 @@ impl HostInterface {
         let f = self.arbiter.pick(&self.heads, &self.priorities)?;
         let c = self.queues[f].pop_front().expect("arbiter picked a non-empty queue");
         self.waiting -= 1;
-        Some(c.io)
+        Some(c)
     }
 
     /// Move `sectors` of write data to the device, after what is already on its way: when
-    /// the data has arrived.
+    /// the data has arrived. With NVMe messages the device asks for it first (a read
+    /// request to the host).
     #[inline]
     pub fn to_device(&mut self, now: Ps, sectors: u64) -> Ps {
-        let end = now.max(self.to_device_free_ps) + self.link.transfer_sectors_ps(sectors);
+        let start = match self.messages {
+            Some(m) => self.send_to_host(now, m.read_request),
+            None => now,
+        };
+        let end = start.max(self.to_device_free_ps) + self.link.transfer_sectors_ps(sectors);
         self.to_device_free_ps = end;
+        end
+    }
+
+    /// A message of `bytes` to the device from `at` on, after what is on its way.
+    fn send_to_device(&mut self, at: Ps, bytes: u64) -> Ps {
+        let end = at.max(self.to_device_free_ps) + self.link.transfer_ps(bytes);
+        self.to_device_free_ps = end;
+        end
+    }
+
+    /// A message of `bytes` to the host from `at` on, after what is on its way.
+    fn send_to_host(&mut self, at: Ps, bytes: u64) -> Ps {
+        let end = at.max(self.to_host_free_ps) + self.link.transfer_ps(bytes);
+        self.to_host_free_ps = end;
         end
     }
 

@@ -269,6 +269,7 @@ impl Simulation {
             }
             Event::CacheServed { mr } => self.cache_served(mr),
             Event::ReadDataOut { mr } => self.mr_done(mr),
+            Event::Responded { io } => self.complete(io),
             Event::Sample => self.sample(),
         }
     }
