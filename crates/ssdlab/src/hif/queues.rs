@@ -182,3 +182,46 @@ impl HostInterface {
         end
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 4 lanes × 1 GB/s, 128-byte packets with 28 bytes of framing: 250 ps per wire byte.
+    fn with_messages() -> HostInterface {
+        let mut c = Config::default();
+        c.hif.pcie.tlp_payload_bytes = 128;
+        c.hif.pcie.tlp_overhead_bytes = 28;
+        c.hif.nvme.messages = true;
+        c.hif.read_data = ReadData::WholeRequest;
+        HostInterface::new(&c, vec![1, 1])
+    }
+
+    #[test]
+    fn fetch_waits_for_the_doorbell_then_asks_for_the_entry() {
+        let mut h = with_messages();
+        // Doorbell: 4 + 28 wire bytes = 8 ns. Read request: 4 + 28 = 8 ns. SQE: 64 + 28 = 23 ns.
+        h.submit(0, 7, 1, 1_000_000);
+        assert_eq!(h.fetch(1_000_000), Some((7, 1_000_000 + 8_000 + 8_000 + 23_000)));
+        // Two commands of two flows submitted together: doorbells at 0 → 8 and 8 → 16 ns on
+        // the host-to-device direction. The first read request goes 8 → 16 ns, and its entry
+        // follows the second doorbell, 16 → 39 ns.
+        let mut h = with_messages();
+        h.submit(0, 1, 1, 0);
+        h.submit(1, 2, 2, 0);
+        assert_eq!(h.fetch(0), Some((1, 39_000)));
+        // The second read request goes 16 → 24 ns; its entry waits for the first: 39 → 62 ns.
+        assert_eq!(h.fetch(0), Some((2, 62_000)));
+    }
+
+    #[test]
+    fn a_whole_read_is_followed_by_its_completion_entry_and_interrupt() {
+        let mut h = with_messages();
+        // 8 sectors = 4096 B in 32 packets: 4992 wire bytes = 1248 ns; CQE 16 + 28 = 11 ns;
+        // interrupt 4 + 28 = 8 ns.
+        assert_eq!(h.respond(0, 8), 1_248_000 + 11_000 + 8_000);
+        // A write: no data to the host.
+        let mut h = with_messages();
+        assert_eq!(h.respond(5_000, 0), 5_000 + 11_000 + 8_000);
+    }
+}
