@@ -26,7 +26,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-pub use crate::cache::config::CacheConfig;
+pub use crate::cache::config::{CacheConfig, Destage};
 pub use crate::ftl::config::{FirmwareConfig, FtlConfig, GcConfig, WearLevelingConfig};
 pub use crate::hif::config::{HifConfig, NvmeConfig, PcieConfig, ReadData, SataConfig};
 pub use crate::hil::config::HilConfig;

@@ -521,3 +521,35 @@ fn h_whole_request_reads_send_their_data_after_the_last_page() {
     let o = run(&w, &trace_workload(path, Replay::Timestamps, 1), false);
     assert_eq!(o.stats.read.sum_ps, whole as u128);
 }
+
+#[test]
+fn h_eager_destage_sends_written_pages_at_once_up_to_its_limit() {
+    // Three 8 KiB writes at 0 (lpn 0, 1, 2: three channels under CWDP) into a cache with
+    // room, then a read of an unwritten page at 1 ms (it reaches flash and completes at
+    // about 1.1 ms, ending the run).
+    let spp = 16;
+    let lines = [(0, 0, 16, false), (0, spp, 16, false), (0, 2 * spp, 16, false), (1_000_000, 1000 * spp, 16, true)];
+    let (cmd, page_bus, t_prog) = (70_000u64, bus_ps(8192, 333, 8), 750_000_000u64);
+    let link = pcie_ps(8192, 4_000_000_000);
+    let read_done = 1_000_000_000 + cmd + 75_000_000 + page_bus + link;
+    // With one page in flight, write-backs run one after another: the second starts when
+    // the first ends, the third would start after the run.
+    let first_end = link + cmd + page_bus + t_prog;
+    assert!(first_end < read_done && 2 * first_end - link > read_done);
+    for (destage, limit, started) in [
+        (ssdlab::config::Destage::WhenFull, 256, 0), // room left: nothing is written back
+        (ssdlab::config::Destage::Eager, 256, 3),
+        (ssdlab::config::Destage::Eager, 1, 2),
+    ] {
+        let mut cfg = preset("mqsim-default.toml");
+        cfg.cache.enabled = true;
+        cfg.cache.destage = destage;
+        cfg.cache.max_destaging_pages = limit;
+        let path = trace_file(&format!("h-destage-{destage:?}-{limit}"), &lines);
+        let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 8), false);
+        assert_eq!(o.stats.cache_writebacks, started, "{destage:?}, limit {limit}");
+        // Writes complete at DRAM speed either way: each after its data crossed the link.
+        assert_eq!(o.stats.write.sum_ps, (link + 2 * link + 3 * link) as u128);
+        assert_eq!(o.sim_time_ps, read_done);
+    }
+}

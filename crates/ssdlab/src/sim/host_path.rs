@@ -269,6 +269,15 @@ impl Simulation {
         }
         let access_ps = cache.access_ps();
         self.q.after(access_ps, Event::CacheServed { mr });
+        self.destage_eagerly();
+    }
+
+    /// Eager destaging: start write-backs while the cache wants more pages in flight.
+    #[cold]
+    fn destage_eagerly(&mut self) {
+        while self.cache.as_ref().is_some_and(|c| c.should_destage()) {
+            self.start_writeback();
+        }
     }
 
     /// A write-back finished: writes waiting for room go in, in order, while there is room.
@@ -280,6 +289,7 @@ impl Simulation {
         if self.cache.as_ref().expect("cache on").waiting() > 0 {
             self.start_writeback();
         }
+        self.destage_eagerly();
     }
 
     /// Write the least recently used dirty page back to flash.
