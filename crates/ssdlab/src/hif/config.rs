@@ -142,12 +142,13 @@ impl HifConfig {
 }
 
 impl NvmeConfig {
-    /// Message sizes a packet can carry (a doorbell, SQE and CQE have a payload).
+    /// Message sizes a packet can carry (every message but the optional interrupt has one).
     pub fn validate(&self, file: &str) -> Result<()> {
         require_nonzero(
             file,
             &[
                 ("hif.nvme.doorbell_bytes", self.doorbell_bytes),
+                ("hif.nvme.read_request_bytes", self.read_request_bytes),
                 ("hif.nvme.sqe_bytes", self.sqe_bytes),
                 ("hif.nvme.cqe_bytes", self.cqe_bytes),
             ],
