@@ -26,11 +26,13 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-pub use crate::cache::config::CacheConfig;
+pub use crate::cache::config::{CacheConfig, Destage};
 pub use crate::ftl::config::{FirmwareConfig, FtlConfig, GcConfig, WearLevelingConfig};
-pub use crate::hif::config::{HifConfig, PcieConfig, SataConfig};
+pub use crate::hif::config::{HifConfig, NvmeConfig, PcieConfig, ReadData, SataConfig};
 pub use crate::hil::config::HilConfig;
-pub use crate::nand::config::{BusConfig, CellType, NandConfig, SuspensionConfig};
+pub use crate::nand::config::{
+    BusArbitration, BusConfig, BusTiming, CellType, NandConfig, NvDdr2Config, ProgramDataIn, SuspensionConfig,
+};
 pub use crate::stats::config::StatsConfig;
 pub use crate::tsu::config::{FlinConfig, TsuConfig};
 

@@ -34,6 +34,9 @@ pub enum Event {
     CacheServed { mr: u32 },
     /// Device-to-host data of a read memory request has reached the host.
     ReadDataOut { mr: u32 },
+    /// The host interface's last transfer for a request (its read data as a whole, its
+    /// completion entry, the interrupt) has reached the host: the request is complete.
+    Responded { io: u32 },
     /// Periodic sampling for the time series.
     Sample,
 }

@@ -365,3 +365,191 @@ fn g_same_inputs_give_the_same_report() {
     let c = without_run(&Report::from_outcome(&run(&cfg, &wl, false)));
     assert_ne!(a, c, "a different seed must change the run");
 }
+
+// (h) mqsim-compat: MQSim's modelling choices, term by term -----------------------------
+
+/// Picoseconds `bytes` of payload take on MQSim's PCIe link (`presets/mqsim-compat.toml`):
+/// 128-byte packets, 28 bytes of framing each (20 header + 6 DLLP + 2 physical), 4 lanes of
+/// 10^9 bytes/s, so 250 ps per wire byte.
+fn mqsim_tlp_ps(bytes: u64) -> u64 {
+    let wire = bytes + bytes.div_ceil(128) * 28;
+    wire * 250
+}
+
+/// NV-DDR2 command phases with MQSim's delays (ns): tCS 20, tWC 25, tWB 100, tRR 20,
+/// tDBSY 500, tADL 70, tWPST 6, tWPSTH 15, tCALS 15.
+const NV_READ_1PLANE_PS: u64 = (20 + 6 * 25 + 100 + 20) * 1000; // 290 ns
+const NV_READ_2PLANE_PS: u64 = (20 + 2 * 6 * 25 + 500 + 100 + 20) * 1000; // 940 ns
+const NV_PROGRAM_1PLANE_PS: u64 = (20 + 6 * 25 + 70 + 6 + 15 + 100) * 1000; // 361 ns
+
+fn qd1(read_ratio: f64, requests: u64) -> WorkloadSpec {
+    WorkloadSpec {
+        source: String::new(),
+        seed: 11,
+        precondition: None,
+        flows: vec![synthetic(read_ratio, Address::Uniform, 4096, 1, requests)],
+    }
+}
+
+#[test]
+fn h_mqsim_compat_qd1_4k_read_is_the_sum_of_its_parts_to_the_picosecond() {
+    let cfg = preset("mqsim-compat.toml");
+    // Host side: the SQ tail doorbell (a 2-byte write), the device's read request for the
+    // entry (header + 4 bytes) and the 64-byte entry coming back.
+    let doorbell = mqsim_tlp_ps(2); // 30 wire bytes = 7.5 ns
+    let fetch_request = mqsim_tlp_ps(4); // 32 wire bytes = 8 ns
+    let sqe = mqsim_tlp_ps(64); // 92 wire bytes = 23 ns
+                                // Flash: the NV-DDR2 read command (tCS + 6 tWC + tWB + tRR), tR, 4 KiB out at 333 MT/s
+                                // (the transfer rounded up to the ps: ceil(4096 x 10^6 / 333) = 12 300 301 ps).
+    let command = NV_READ_1PLANE_PS;
+    let t_r = 75_000_000;
+    let data_out = bus_ps(4096, 333, 8);
+    // Back to the host: the whole request's data (32 packets), then the 16-byte CQE; no
+    // interrupt message.
+    let data_to_host = mqsim_tlp_ps(4096); // 4992 wire bytes = 1248 ns
+    let cqe = mqsim_tlp_ps(16); // 44 wire bytes = 11 ns
+    let one = doorbell + fetch_request + sqe + command + t_r + data_out + data_to_host + cqe;
+    assert_eq!(one, 88_887_801);
+    // A fresh drive: with ftl.unwritten_read = "flash" every read reaches flash (MQSim
+    // preconditions). QD1: each request arrives when the last completed, to an idle drive.
+    let n = 40;
+    let o = run(&cfg, &qd1(1.0, n), false);
+    assert_eq!(o.stats.read.count(), n);
+    assert_eq!(o.stats.read.sum_ps, (n * one) as u128, "mean {} ps vs {one} ps", o.stats.read.sum_ps / n as u128);
+}
+
+#[test]
+fn h_mqsim_compat_qd1_4k_write_moves_only_its_sectors() {
+    let cfg = preset("mqsim-compat.toml");
+    // Doorbell and entry as for a read; the device asks for the write data (a read request)
+    // and 4 KiB arrive; the NV-DDR2 program command and only the 4 KiB written cross the
+    // channel (program_data_in = "written_sectors"), tPROG, then the CQE.
+    let host_in = mqsim_tlp_ps(2) + mqsim_tlp_ps(4) + mqsim_tlp_ps(64) + mqsim_tlp_ps(4) + mqsim_tlp_ps(4096);
+    let flash = NV_PROGRAM_1PLANE_PS + bus_ps(4096, 333, 8) + 750_000_000;
+    let one = host_in + flash + mqsim_tlp_ps(16);
+    let n = 20;
+    let o = run(&cfg, &qd1(0.0, n), false);
+    assert_eq!(o.stats.write.count(), n);
+    assert_eq!(o.stats.rmw_reads, 0, "fresh pages: no read-modify-write");
+    assert_eq!(o.stats.write.sum_ps, (n * one) as u128);
+    // The whole page instead: 4 KiB more on the channel per write.
+    let mut page = cfg.clone();
+    page.nand.bus.program_data_in = ssdlab::config::ProgramDataIn::Page;
+    let o = run(&page, &qd1(0.0, n), false);
+    let whole = one - bus_ps(4096, 333, 8) + bus_ps(8192, 333, 8);
+    assert_eq!(o.stats.write.sum_ps, (n * whole) as u128);
+}
+
+#[test]
+fn h_nv_ddr2_multi_plane_read_pays_one_dummy_busy() {
+    let mut cfg = one_die_two_planes();
+    cfg.nand.bus.timing = ssdlab::config::BusTiming::NvDdr2;
+    // As c_same_offset_reads_on_two_planes_are_one_cell_operation, with NV-DDR2 commands: the
+    // single read's command is tCS + 6 tWC + tWB + tRR, the pair's tCS + 12 tWC + tDBSY +
+    // tWB + tRR.
+    let spp = 16;
+    let path = trace_file("h-mp", &[(0, 4 * spp, 16, true), (1000, 0, 16, true), (1000, spp, 16, true)]);
+    let r = Report::from_outcome(&run(&cfg, &trace_workload(path, Replay::Timestamps, 8), false));
+    assert_eq!(r.sim.flash.transactions, 2);
+    let page_out = bus_ps(8192, 333, 8);
+    let first = NV_READ_1PLANE_PS + 75_000_000 + page_out;
+    let pair_done = first + NV_READ_2PLANE_PS + 75_000_000 + 2 * page_out + 2 * pcie_ps(8192, 4_000_000_000);
+    assert_eq!(r.sim.sim_time_ps, pair_done);
+}
+
+/// One channel of three single-plane chips: with CWDP, lpn n is on chip n % 3.
+fn three_chips_one_channel() -> Config {
+    let mut cfg = preset("mqsim-default.toml");
+    cfg.nand.channels = 1;
+    cfg.nand.chips_per_channel = 3;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = 1;
+    cfg.nand.blocks_per_plane = 32;
+    cfg.nand.pages_per_block = 64;
+    cfg.ftl.overprovisioning_ratio = 0.2;
+    cfg
+}
+
+#[test]
+fn h_data_first_arbitration_sends_waiting_read_data_before_a_command() {
+    // Read A (chip 0) at 0; write W (chip 1) at 60 us holds the channel with its program
+    // data until P; read B (chip 2) arrives at 80 us. At P both A's data out (waiting since
+    // 75.07 us) and B's command wait for the channel.
+    let spp = 16;
+    let lines = [(0, 0, 16, true), (60_000, spp, 16, false), (80_000, 2 * spp, 16, true)];
+    let cmd = 70_000; // 7 cycles of 10 ns
+    let page_bus = bus_ps(8192, 333, 8); // 24 600 601 ps
+    let link = pcie_ps(8192, 4_000_000_000); // 2.24 us
+    let t_r = 75_000_000;
+    let p = 60_000_000 + link + cmd + page_bus; // the program's bus phase ends
+    assert!(p > 80_000_000 && p > cmd + t_r, "both wait at P");
+    // Commands first: B's command, then A's data; B's data after its tR.
+    let a_cf = p + cmd + page_bus + link;
+    let b_cf = p + cmd + t_r + page_bus + link - 80_000_000;
+    // Data first (MQSim): A's data, then B's command.
+    let a_df = p + page_bus + link;
+    let b_df = p + page_bus + cmd + t_r + page_bus + link - 80_000_000;
+    for (arbitration, expect) in [
+        (ssdlab::config::BusArbitration::CommandsFirst, a_cf + b_cf),
+        (ssdlab::config::BusArbitration::DataFirst, a_df + b_df),
+    ] {
+        let mut cfg = three_chips_one_channel();
+        cfg.nand.bus.arbitration = arbitration;
+        let path = trace_file(&format!("h-arb-{arbitration:?}"), &lines);
+        let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 8), false);
+        assert_eq!(o.stats.read.count(), 2);
+        assert_eq!(o.stats.read.sum_ps, expect as u128, "{arbitration:?}");
+    }
+}
+
+#[test]
+fn h_whole_request_reads_send_their_data_after_the_last_page() {
+    // A 16 KiB read of lpn 0 (chip 0) and lpn 1 (chip 1) on one channel: the two commands
+    // go out back to back, chip 0's page leaves first and chip 1's waits for the channel.
+    // Per page, chip 0's link transfer overlaps chip 1's data out; whole-request, both
+    // pages cross the link after chip 1's data out.
+    let cfg = three_chips_one_channel();
+    let path = trace_file("h-whole", &[(0, 0, 32, true)]);
+    let (cmd, t_r, page_out) = (70_000, 75_000_000, bus_ps(8192, 333, 8));
+    let last_out_done = cmd + t_r + 2 * page_out;
+    let per_page = last_out_done + pcie_ps(8192, 4_000_000_000);
+    let whole = last_out_done + pcie_ps(16384, 4_000_000_000);
+    let o = run(&cfg, &trace_workload(path.clone(), Replay::Timestamps, 1), false);
+    assert_eq!(o.stats.read.sum_ps, per_page as u128);
+    let mut w = cfg.clone();
+    w.hif.read_data = ssdlab::config::ReadData::WholeRequest;
+    let o = run(&w, &trace_workload(path, Replay::Timestamps, 1), false);
+    assert_eq!(o.stats.read.sum_ps, whole as u128);
+}
+
+#[test]
+fn h_eager_destage_sends_written_pages_at_once_up_to_its_limit() {
+    // Three 8 KiB writes at 0 (lpn 0, 1, 2: three channels under CWDP) into a cache with
+    // room, then a read of an unwritten page at 1 ms (it reaches flash and completes at
+    // about 1.1 ms, ending the run).
+    let spp = 16;
+    let lines = [(0, 0, 16, false), (0, spp, 16, false), (0, 2 * spp, 16, false), (1_000_000, 1000 * spp, 16, true)];
+    let (cmd, page_bus, t_prog) = (70_000u64, bus_ps(8192, 333, 8), 750_000_000u64);
+    let link = pcie_ps(8192, 4_000_000_000);
+    let read_done = 1_000_000_000 + cmd + 75_000_000 + page_bus + link;
+    // With one page in flight, write-backs run one after another: the second starts when
+    // the first ends, the third would start after the run.
+    let first_end = link + cmd + page_bus + t_prog;
+    assert!(first_end < read_done && 2 * first_end - link > read_done);
+    for (destage, limit, started) in [
+        (ssdlab::config::Destage::WhenFull, 256, 0), // room left: nothing is written back
+        (ssdlab::config::Destage::Eager, 256, 3),
+        (ssdlab::config::Destage::Eager, 1, 2),
+    ] {
+        let mut cfg = preset("mqsim-default.toml");
+        cfg.cache.enabled = true;
+        cfg.cache.destage = destage;
+        cfg.cache.max_destaging_pages = limit;
+        let path = trace_file(&format!("h-destage-{destage:?}-{limit}"), &lines);
+        let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 8), false);
+        assert_eq!(o.stats.cache_writebacks, started, "{destage:?}, limit {limit}");
+        // Writes complete at DRAM speed either way: each after its data crossed the link.
+        assert_eq!(o.stats.write.sum_ps, (link + 2 * link + 3 * link) as u128);
+        assert_eq!(o.sim_time_ps, read_done);
+    }
+}

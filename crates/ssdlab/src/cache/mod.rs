@@ -8,13 +8,20 @@
 //! being written back stays readable here until then. Only written data is cached (no read
 //! fill). Capacity is a limit: a write that finds the cache full of pages in flight waits,
 //! in arrival order, in the cache's waiting list.
+//!
+//! With `cache.destage = "eager"` (MQSim's destage buffer) dirty pages go to flash as soon
+//! as they are written, least recently used first, with at most `cache.max_destaging_pages`
+//! in flight; `should_destage` tells the caller when to start the next.
 
 pub mod config;
 
 use std::collections::VecDeque;
 
+use config::{CacheConfig, Destage};
+
 use rustc_hash::FxHashMap;
 
+use crate::config::ns_to_ps;
 use crate::engine::Ps;
 use crate::nand::{Lpn, NONE};
 
@@ -86,10 +93,14 @@ pub struct WriteCache {
     /// Writes waiting for room, oldest first.
     waiting: VecDeque<Waiting>,
     access_ps: Ps,
+    /// Eager destaging (`cache.destage = "eager"`): at most this many pages in flight;
+    /// None: write back only when full.
+    eager_limit: Option<u32>,
 }
 
 impl WriteCache {
-    /// A cache of `capacity_pages` pages, each served or stored in `access_ps`.
+    /// A cache of `capacity_pages` pages, each served or stored in `access_ps`, writing
+    /// back only when full.
     pub fn new(capacity_pages: u32, access_ps: Ps) -> WriteCache {
         assert!(capacity_pages > 0);
         WriteCache {
@@ -104,7 +115,25 @@ impl WriteCache {
             dropped: Vec::new(),
             waiting: VecDeque::new(),
             access_ps,
+            eager_limit: None,
         }
+    }
+
+    /// The cache `cache` configures (`capacity_pages` from its size and the page size).
+    pub fn from_config(cache: &CacheConfig, capacity_pages: u32) -> WriteCache {
+        let mut c = WriteCache::new(capacity_pages, ns_to_ps(cache.dram_access_ns));
+        if cache.destage == Destage::Eager {
+            c.eager_limit = Some(cache.max_destaging_pages);
+        }
+        c
+    }
+
+    /// With eager destaging: whether a dirty page not yet on its way to flash should start
+    /// now (fewer than the limit are in flight). Every page being written back is dirty, so
+    /// `dirty_pages - flushing_pages` are waiting.
+    #[inline]
+    pub fn should_destage(&self) -> bool {
+        self.eager_limit.is_some_and(|limit| self.flushing_pages < limit && self.dirty_pages > self.flushing_pages)
     }
 
     pub fn len(&self) -> u32 {

@@ -21,8 +21,44 @@ pub struct HifConfig {
     pub wrr_weights: Vec<u32>,
     /// Fixed time from a command's fetch to the device seeing it.
     pub command_latency_ns: f64,
+    /// per_page | whole_request: when a read's data goes to the host.
+    pub read_data: ReadData,
+    pub nvme: NvmeConfig,
     pub pcie: PcieConfig,
     pub sata: SataConfig,
+}
+
+/// When a read's data crosses the link to the host (`hif.read_data`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadData {
+    /// Each page as soon as it leaves the flash: the transfer overlaps the request's other
+    /// pages still on flash, as a drive that streams completed PRP pages does.
+    PerPage,
+    /// The whole request in one transfer after its last page (MQSim).
+    WholeRequest,
+}
+
+/// NVMe's protocol messages on the PCIe link (`[hif.nvme]`), each a transfer framed like
+/// data (payload plus `tlp_overhead_bytes` per packet).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NvmeConfig {
+    /// Model the messages: the host's doorbell write, the device's read of the submission
+    /// queue entry, the completion entry and the interrupt. Off: a command is at the device
+    /// when it is submitted and complete when its last data arrives.
+    pub messages: bool,
+    /// Payload of the host's submission-queue tail doorbell write (NVMe: a 32-bit register).
+    pub doorbell_bytes: u32,
+    /// Payload-equivalent bytes of a memory read request (the device's request for an SQE
+    /// or for write data): a read request carries a header only, framed as this many bytes.
+    pub read_request_bytes: u32,
+    /// Submission queue entry the host returns to the device's read.
+    pub sqe_bytes: u32,
+    /// Completion queue entry the device writes to host memory.
+    pub cqe_bytes: u32,
+    /// MSI-X interrupt write after the completion entry; 0 = no interrupt message.
+    pub interrupt_bytes: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -49,8 +85,23 @@ impl Default for HifConfig {
             arbitration: Arbitration::RoundRobin,
             wrr_weights: vec![4, 2, 1],
             command_latency_ns: 0.0,
+            read_data: ReadData::PerPage,
+            nvme: NvmeConfig::default(),
             pcie: PcieConfig::default(),
             sata: SataConfig::default(),
+        }
+    }
+}
+
+impl Default for NvmeConfig {
+    fn default() -> Self {
+        NvmeConfig {
+            messages: false,
+            doorbell_bytes: 4,
+            read_request_bytes: 4,
+            sqe_bytes: 64,
+            cqe_bytes: 16,
+            interrupt_bytes: 4,
         }
     }
 }
@@ -72,6 +123,10 @@ impl HifConfig {
     /// arbitration weights. The error names the key and its value.
     pub fn validate(&self, file: &str) -> Result<()> {
         self.pcie.validate(file)?;
+        self.nvme.validate(file)?;
+        if self.nvme.messages && self.interface == Interface::Sata {
+            return reject(file, "hif.nvme.messages", true, "NVMe messages need hif.interface = \"nvme\"");
+        }
         require_times(file, &[("hif.command_latency_ns", self.command_latency_ns)])?;
         self.sata.validate(file)?;
         if self.wrr_weights.len() != 3 || self.wrr_weights.contains(&0) {
@@ -83,6 +138,31 @@ impl HifConfig {
             );
         }
         Ok(())
+    }
+}
+
+impl NvmeConfig {
+    /// Message sizes a packet can carry (every message but the optional interrupt has one).
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_nonzero(
+            file,
+            &[
+                ("hif.nvme.doorbell_bytes", self.doorbell_bytes),
+                ("hif.nvme.read_request_bytes", self.read_request_bytes),
+                ("hif.nvme.sqe_bytes", self.sqe_bytes),
+                ("hif.nvme.cqe_bytes", self.cqe_bytes),
+            ],
+        )?;
+        require_at_most(
+            file,
+            &[
+                ("hif.nvme.doorbell_bytes", self.doorbell_bytes, 4096),
+                ("hif.nvme.read_request_bytes", self.read_request_bytes, 4096),
+                ("hif.nvme.sqe_bytes", self.sqe_bytes, 4096),
+                ("hif.nvme.cqe_bytes", self.cqe_bytes, 4096),
+                ("hif.nvme.interrupt_bytes", self.interrupt_bytes, 4096),
+            ],
+        )
     }
 }
 

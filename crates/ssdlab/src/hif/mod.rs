@@ -6,6 +6,13 @@
 //! SATA/NCQ: one queue in submission order and at most 32 tags. The link is full duplex:
 //! one direction carries write data to the device, the other read data to the host; a
 //! transfer of n bytes takes (n + ⌈n / payload⌉ × overhead) / bandwidth.
+//!
+//! With `hif.nvme.messages` NVMe's protocol messages share the link with data, framed the
+//! same way: the host's doorbell write, the device's read request for the submission queue
+//! entry and the entry itself before a command reaches the device, a read request before a
+//! write's data, and the completion entry and interrupt after a request is done
+//! (`HostInterface::fetch`, `to_device`, `respond`). With `hif.read_data = "whole_request"`
+//! a read's data crosses in one transfer after its last page, in `respond`.
 
 pub mod config;
 pub mod queues;

@@ -75,6 +75,71 @@ pub struct BusConfig {
     pub program_cycles: u32,
     /// Command + address cycles per plane of an erase (60h, 3 address, D0h).
     pub erase_cycles: u32,
+    /// How a command's bus phase is timed: `simple` (cycles × `cmd_addr_cycle_ns` per
+    /// plane) or `nv_ddr2` (ONFI NV-DDR2 protocol delays, `[nand.bus.nv_ddr2]`).
+    pub timing: BusTiming,
+    /// The NV-DDR2 delays, used when `timing = "nv_ddr2"`.
+    pub nv_ddr2: NvDdr2Config,
+    /// Who gets a free channel first: command phases or waiting read data.
+    pub arbitration: BusArbitration,
+    /// What a program moves over the channel: the whole page or only the written sectors.
+    pub program_data_in: ProgramDataIn,
+}
+
+/// How the bus phase of a command is timed (`nand.bus.timing`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BusTiming {
+    /// `*_cycles` command/address cycles of `cmd_addr_cycle_ns` per plane.
+    Simple,
+    /// ONFI NV-DDR2: chip-enable setup, write cycles, the dummy busy (tDBSY) between the
+    /// planes of a multi-plane command and the R/B# delays (tWB, tRR), as MQSim times them.
+    NvDdr2,
+}
+
+/// Order of waiters for a free channel (`nand.bus.arbitration`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BusArbitration {
+    /// Command/address-only phases (reads, erases, copybacks) first, then program phases and
+    /// read data out in arrival order: issuing a command sets another chip working.
+    CommandsFirst,
+    /// Read data waiting to leave a chip first, then commands in arrival order (MQSim).
+    DataFirst,
+}
+
+/// What a program transfers to the chip (`nand.bus.program_data_in`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramDataIn {
+    /// The whole page, as a drive that pads a partial page in its buffer does.
+    Page,
+    /// Only the sectors the program writes (MQSim).
+    WrittenSectors,
+}
+
+/// ONFI NV-DDR2 protocol delays in ns. Defaults are MQSim's (`ONFI_Channel_NVDDR2.h`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NvDdr2Config {
+    /// Chip-enable setup before the first cycle of a command.
+    pub t_cs_ns: f64,
+    /// One command or address write cycle.
+    pub t_wc_ns: f64,
+    /// Last cycle of a command to R/B# going low (the chip starts its work).
+    pub t_wb_ns: f64,
+    /// R/B# high to the first data-out cycle (charged to a read's command phase, as MQSim).
+    pub t_rr_ns: f64,
+    /// Dummy busy between the planes of a multi-plane command.
+    pub t_dbsy_ns: f64,
+    /// Last address cycle to the first data-in cycle of a program.
+    pub t_adl_ns: f64,
+    /// DQS write postamble after a program's data.
+    pub t_wpst_ns: f64,
+    /// DQS write postamble hold after the last plane's data.
+    pub t_wpsth_ns: f64,
+    /// ALE/CLE setup between the planes of a multi-plane program.
+    pub t_cals_ns: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -121,6 +186,26 @@ impl Default for BusConfig {
             read_cycles: 7,
             program_cycles: 7,
             erase_cycles: 5,
+            timing: BusTiming::Simple,
+            nv_ddr2: NvDdr2Config::default(),
+            arbitration: BusArbitration::CommandsFirst,
+            program_data_in: ProgramDataIn::Page,
+        }
+    }
+}
+
+impl Default for NvDdr2Config {
+    fn default() -> Self {
+        NvDdr2Config {
+            t_cs_ns: 20.0,
+            t_wc_ns: 25.0,
+            t_wb_ns: 100.0,
+            t_rr_ns: 20.0,
+            t_dbsy_ns: 500.0,
+            t_adl_ns: 70.0,
+            t_wpst_ns: 6.0,
+            t_wpsth_ns: 15.0,
+            t_cals_ns: 15.0,
         }
     }
 }
@@ -236,7 +321,28 @@ impl BusConfig {
             return reject(file, "nand.bus.width_bits", self.width_bits, "must be 8, 16, 32 or 64");
         }
         require_times(file, &[("nand.bus.cmd_addr_cycle_ns", self.cmd_addr_cycle_ns)])?;
-        require_range(file, &[("nand.bus.rate_mt_s", self.rate_mt_s, 1.0, 1e6)])
+        require_range(file, &[("nand.bus.rate_mt_s", self.rate_mt_s, 1.0, 1e6)])?;
+        self.nv_ddr2.validate(file)
+    }
+}
+
+impl NvDdr2Config {
+    /// Every delay is a time the engine can hold in picoseconds.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_times(
+            file,
+            &[
+                ("nand.bus.nv_ddr2.t_cs_ns", self.t_cs_ns),
+                ("nand.bus.nv_ddr2.t_wc_ns", self.t_wc_ns),
+                ("nand.bus.nv_ddr2.t_wb_ns", self.t_wb_ns),
+                ("nand.bus.nv_ddr2.t_rr_ns", self.t_rr_ns),
+                ("nand.bus.nv_ddr2.t_dbsy_ns", self.t_dbsy_ns),
+                ("nand.bus.nv_ddr2.t_adl_ns", self.t_adl_ns),
+                ("nand.bus.nv_ddr2.t_wpst_ns", self.t_wpst_ns),
+                ("nand.bus.nv_ddr2.t_wpsth_ns", self.t_wpsth_ns),
+                ("nand.bus.nv_ddr2.t_cals_ns", self.t_cals_ns),
+            ],
+        )
     }
 }
 

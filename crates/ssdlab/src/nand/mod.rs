@@ -12,7 +12,7 @@
 pub mod config;
 pub mod phy;
 
-use crate::config::{ns_to_ps, us_to_ps, Config};
+use crate::config::{ns_to_ps, us_to_ps, BusTiming, Config, NvDdr2Config, ProgramDataIn};
 
 /// Flat physical page number.
 pub type Ppn = u32;
@@ -223,6 +223,63 @@ pub struct Timing {
     sector_xfer_ps: Vec<u64>,
     pub t_suspend_ps: u64,
     pub t_resume_ps: u64,
+    /// NV-DDR2 delays when `nand.bus.timing = "nv_ddr2"`; None: simple cycle counts.
+    nv_ddr2: Option<NvDdr2Ps>,
+    /// `nand.bus.program_data_in = "written_sectors"`.
+    pub written_sectors_only: bool,
+}
+
+/// `nand.bus.nv_ddr2` in picoseconds.
+#[derive(Debug, Clone, Copy)]
+struct NvDdr2Ps {
+    cs: u64,
+    wc: u64,
+    wb: u64,
+    rr: u64,
+    dbsy: u64,
+    adl: u64,
+    wpst: u64,
+    wpsth: u64,
+    cals: u64,
+}
+
+impl NvDdr2Ps {
+    fn from_config(c: &NvDdr2Config) -> NvDdr2Ps {
+        NvDdr2Ps {
+            cs: ns_to_ps(c.t_cs_ns),
+            wc: ns_to_ps(c.t_wc_ns),
+            wb: ns_to_ps(c.t_wb_ns),
+            rr: ns_to_ps(c.t_rr_ns),
+            dbsy: ns_to_ps(c.t_dbsy_ns),
+            adl: ns_to_ps(c.t_adl_ns),
+            wpst: ns_to_ps(c.t_wpst_ns),
+            wpsth: ns_to_ps(c.t_wpsth_ns),
+            cals: ns_to_ps(c.t_cals_ns),
+        }
+    }
+
+    /// The command part of one die's bus phase with `planes` planes (ONFI NV-DDR2, with the
+    /// terms MQSim counts): chip-enable setup once, six write cycles per plane of a read or
+    /// program (command, five address) and four of an erase, a dummy busy (tDBSY) between
+    /// planes, and the R/B# delay tWB after each plane's confirm — for a read only after the
+    /// last, followed by tRR. A program's planes each add tADL and the postamble tWPST; its
+    /// page data is counted apart.
+    fn die_phase_ps(&self, op: FlashOp, planes: u64) -> u64 {
+        let gaps = planes - 1;
+        match op {
+            FlashOp::Read => self.cs + planes * 6 * self.wc + gaps * self.dbsy + self.wb + self.rr,
+            FlashOp::Program => {
+                // Planes before the last: five write cycles (80h, address; the 11h confirm
+                // is counted with the next plane's first cycle) and ALE/CLE setup; the last:
+                // six cycles and the postamble hold.
+                let first = 5 * self.wc + self.adl + self.wpst + self.cals + self.wb + self.dbsy;
+                let last = 6 * self.wc + self.adl + self.wpst + self.wpsth + self.wb;
+                self.cs + gaps * first + last
+            }
+            FlashOp::Erase => self.cs + planes * (4 * self.wc + self.wb) + gaps * self.dbsy,
+            FlashOp::Copyback => self.die_phase_ps(FlashOp::Read, planes) + self.die_phase_ps(FlashOp::Program, planes),
+        }
+    }
 }
 
 impl Timing {
@@ -245,6 +302,8 @@ impl Timing {
             page_types: Divisor::new(n.t_read_us.len() as u32),
             sector_bytes: n.sector_bytes as u64,
             sector_xfer_ps: Vec::new(),
+            nv_ddr2: (n.bus.timing == BusTiming::NvDdr2).then(|| NvDdr2Ps::from_config(&n.bus.nv_ddr2)),
+            written_sectors_only: n.bus.program_data_in == ProgramDataIn::WrittenSectors,
         };
         let die_sectors = (n.page_bytes / n.sector_bytes * n.planes_per_die) as u64;
         t.sector_xfer_ps = (0..=die_sectors).map(|k| t.bus_transfer_ps(k * t.sector_bytes)).collect();
@@ -294,6 +353,16 @@ impl Timing {
             FlashOp::Copyback => self.read_cycles + self.program_cycles,
         };
         cycles * self.cmd_addr_cycle_ps
+    }
+
+    /// The command part of one die's bus phase when `planes` of its planes are in the
+    /// command (page data in not included).
+    #[inline]
+    pub fn die_phase_ps(&self, op: FlashOp, planes: u64) -> u64 {
+        match &self.nv_ddr2 {
+            None => planes * self.cmd_addr_ps(op),
+            Some(nv) => nv.die_phase_ps(op, planes),
+        }
     }
 }
 

@@ -8,9 +8,10 @@
 //! `CellDone`, `CommandDone`, `ChipFree`) and hands a finished command's transactions back;
 //! it never decides what runs next.
 //!
-//! Bus arbitration: a waiter that only needs command/address cycles (reads, erases,
-//! copybacks) goes before page transfers, since issuing it sets another chip working; within
-//! each kind, arrival order. A read's last data-out hands the bus on from its own
+//! Bus arbitration (`nand.bus.arbitration`): by default a waiter that only needs
+//! command/address cycles (reads, erases, copybacks) goes before page transfers, since
+//! issuing it sets another chip working; with `data_first` (MQSim's PHY) read data waiting to
+//! leave a chip goes before any command. Within each class, arrival order. A read's last data-out hands the bus on from its own
 //! `CommandDone` event instead of a separate wake-up.
 //!
 //! Suspension (`nand.suspension`): a program or erase past its bus phase, with more than
@@ -19,7 +20,7 @@
 
 use std::collections::VecDeque;
 
-use crate::config::Config;
+use crate::config::{BusArbitration, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::nand::{FlashOp, Geometry, Timing};
 use crate::stats::Stats;
@@ -63,13 +64,15 @@ struct Chip {
     bus_phase_end_ps: Ps,
 }
 
-/// A channel's bus: free from `free_ps`; waiters are served command/address-only phases
-/// first, then the rest in arrival order.
+/// A channel's bus: free from `free_ps`; waiters are served in two classes, `first` before
+/// `rest`.
 #[derive(Default)]
 struct ChannelBus {
     free_ps: Ps,
-    short: VecDeque<BusRequest>,
-    long: VecDeque<BusRequest>,
+    /// Waiters served first (`nand.bus.arbitration`: command/address-only phases, or read
+    /// data out), then `rest`; each in arrival order.
+    first: VecDeque<BusRequest>,
+    rest: VecDeque<BusRequest>,
     wake_scheduled: bool,
     /// The holder's own event fires when the bus frees (a read's last data-out ends with its
     /// command): waiters are handed the bus there instead of by a separate wake-up event.
@@ -90,6 +93,8 @@ pub struct Phy {
     chips: Vec<Chip>,
     buses: Vec<ChannelBus>,
     busy_chips: u32,
+    /// `nand.bus.arbitration = "commands_first"` (else read data out goes first).
+    commands_first: bool,
     /// `nand.suspension.enabled`.
     suspension: bool,
     max_suspends: u32,
@@ -104,6 +109,7 @@ impl Phy {
             chips: (0..geo.chips()).map(|_| Chip::default()).collect(),
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             busy_chips: 0,
+            commands_first: cfg.nand.bus.arbitration == BusArbitration::CommandsFirst,
             suspension: cfg.nand.suspension.enabled,
             max_suspends: cfg.nand.suspension.max_per_op,
             timeline,
@@ -165,26 +171,27 @@ impl Phy {
         c.cmd.segment_start_ps = now;
         c.cmd.suspends = 0;
         c.bus_phase_end_ps = Ps::MAX;
-        // Commands that are only command/address cycles (reads, erases, copybacks) take
-        // the bus ahead of page transfers: issuing them keeps more chips working.
-        let short = op != FlashOp::Program;
+        // Commands first: commands that are only command/address cycles (reads, erases,
+        // copybacks) take the bus ahead of page transfers, since issuing them keeps more
+        // chips working. Data first (MQSim): every command waits behind read data out.
+        let first = self.commands_first && op != FlashOp::Program;
         let gen = c.gen;
-        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Phase { chip, gen }, short, records, q);
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Phase { chip, gen }, first, records, q);
     }
 
     /// Ask for the channel bus; granted now if it is free and nobody waits, else in turn.
     #[inline(always)]
-    fn request_bus(&mut self, ch: u32, req: BusRequest, short: bool, records: &[Transaction], q: &mut EventQueue) {
+    fn request_bus(&mut self, ch: u32, req: BusRequest, first: bool, records: &[Transaction], q: &mut EventQueue) {
         let now = q.now();
         let b = &mut self.buses[ch as usize];
-        if b.free_ps <= now && b.short.is_empty() && b.long.is_empty() {
+        if b.free_ps <= now && b.first.is_empty() && b.rest.is_empty() {
             self.grant_bus(ch, req, records, q);
             return;
         }
-        if short {
-            b.short.push_back(req);
+        if first {
+            b.first.push_back(req);
         } else {
-            b.long.push_back(req);
+            b.rest.push_back(req);
         }
         if !b.wake_scheduled && !b.handoff {
             b.wake_scheduled = true;
@@ -198,7 +205,7 @@ impl Phy {
         let b = &mut self.buses[ch as usize];
         if b.handoff && b.free_ps == q.now() {
             b.handoff = false;
-            if !b.wake_scheduled && (!b.short.is_empty() || !b.long.is_empty()) {
+            if !b.wake_scheduled && (!b.first.is_empty() || !b.rest.is_empty()) {
                 self.bus_free(ch, records, q);
             }
         }
@@ -218,13 +225,13 @@ impl Phy {
         }
         loop {
             let b = &mut self.buses[ch as usize];
-            let Some(req) = b.short.pop_front().or_else(|| b.long.pop_front()) else { return };
+            let Some(req) = b.first.pop_front().or_else(|| b.rest.pop_front()) else { return };
             if self.grant_bus(ch, req, records, q) {
                 break;
             }
         }
         let b = &mut self.buses[ch as usize];
-        if !b.short.is_empty() || !b.long.is_empty() {
+        if !b.first.is_empty() || !b.rest.is_empty() {
             b.wake_scheduled = true;
             let at = b.free_ps;
             q.at(at, Event::BusFree { channel: ch });
@@ -264,19 +271,15 @@ impl Phy {
         }
     }
 
-    /// The bus phase of a command: command/address cycles (and data in, for programs) die
-    /// by die; each die starts its array operation when its part of the phase ends.
+    /// The bus phase of a command: die by die, the die's command cycles (`Timing::
+    /// die_phase_ps`: per plane, or NV-DDR2's per die with tDBSY between planes) and for a
+    /// program each plane's data in; each die starts its array operation when its part of
+    /// the phase ends.
     #[inline(always)]
     fn command_phase(&mut self, ch: u32, chip: u32, records: &[Transaction], q: &mut EventQueue) {
         let now = q.now();
         let op = self.chips[chip as usize].cmd.op.expect("a command in its bus phase has an op");
-        // Each plane's part of the bus phase: command/address cycles, and for a program its
-        // page of data in.
-        let per_plane = self.timing.cmd_addr_ps(op)
-            + match op {
-                FlashOp::Program => self.timing.bus_transfer_sectors_ps(self.geo.sectors_per_page() as u64),
-                _ => 0,
-            };
+        let spp = self.geo.sectors_per_page() as u64;
         let mut t = now;
         let mut dies = std::mem::take(&mut self.chips[chip as usize].cmd.dies);
         let txs = &self.chips[chip as usize].cmd.txs;
@@ -285,10 +288,17 @@ impl Phy {
         let mut i = 0;
         while i < n {
             let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32);
-            let mut cell = 0;
+            let (mut cell, mut planes, mut data_in) = (0, 0, 0);
             loop {
-                t += per_plane;
+                // A program's data in: its page, or with `program_data_in = "written_sectors"`
+                // only the sectors it writes.
+                if op == FlashOp::Program {
+                    let sectors =
+                        if self.timing.written_sectors_only { tr.sector_mask.count_ones() as u64 } else { spp };
+                    data_in += self.timing.bus_transfer_sectors_ps(sectors);
+                }
                 cell = cell.max(self.cell_ps(op, tr));
+                planes += 1;
                 i += 1;
                 if i == n {
                     break;
@@ -298,6 +308,7 @@ impl Phy {
                     break;
                 }
             }
+            t += self.timing.die_phase_ps(op, planes) + data_in;
             if let Some(tl) = &mut self.timeline {
                 tl.cell(chip, die, t, t + cell, op);
             }
@@ -332,7 +343,8 @@ impl Phy {
         if self.chips[chip as usize].gen != gen {
             return;
         }
-        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Out { chip, gen }, false, records, q);
+        let first = !self.commands_first;
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Out { chip, gen }, first, records, q);
     }
 
     /// Data out of the next die of a read command (dies go in the order their reads end).

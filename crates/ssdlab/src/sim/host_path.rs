@@ -34,7 +34,7 @@ impl Simulation {
                         version: 0,
                     };
                     let io = self.ios.insert(io);
-                    self.hif.submit(f, io, self.io_seq);
+                    self.hif.submit(f, io, self.io_seq, now);
                 }
                 Next::ArriveAt(at) => {
                     self.q.at(at, Event::HostArrival { flow: f as u32 });
@@ -52,12 +52,12 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn fetch(&mut self) {
         while self.device_queue.tags_free() > 0 {
-            let Some(io) = self.hif.fetch() else { break };
+            let now = self.q.now();
+            let Some((io, at)) = self.hif.fetch(now) else { break };
             self.device_queue.take_tag();
-            self.ios[io].fetched_ps = self.q.now();
-            let latency = self.hif.command_latency_ps();
-            if latency > 0 {
-                self.q.after(latency, Event::CommandFetched { io });
+            self.ios[io].fetched_ps = now;
+            if at > now {
+                self.q.at(at, Event::CommandFetched { io });
             } else {
                 self.admit(io);
             }
@@ -269,6 +269,15 @@ impl Simulation {
         }
         let access_ps = cache.access_ps();
         self.q.after(access_ps, Event::CacheServed { mr });
+        self.destage_eagerly();
+    }
+
+    /// Eager destaging: start write-backs while the cache wants more pages in flight.
+    #[cold]
+    fn destage_eagerly(&mut self) {
+        while self.cache.as_ref().is_some_and(|c| c.should_destage()) {
+            self.start_writeback();
+        }
     }
 
     /// A write-back finished: writes waiting for room go in, in order, while there is room.
@@ -280,6 +289,7 @@ impl Simulation {
         if self.cache.as_ref().expect("cache on").waiting() > 0 {
             self.start_writeback();
         }
+        self.destage_eagerly();
     }
 
     /// Write the least recently used dirty page back to flash.
@@ -299,8 +309,13 @@ impl Simulation {
 
     // ---------------------------------------------------------------- completion
 
-    /// A user read finished on flash: send its data to the host.
+    /// A user read finished on flash: send its data to the host (with whole-request reads,
+    /// it waits in DRAM for the request's other pages).
     pub(super) fn mr_flash_done(&mut self, mr: u32) {
+        if self.hif.whole_request_reads() {
+            self.mr_done(mr);
+            return;
+        }
         let sectors = self.mrs[mr].sector_mask.count_ones() as u64;
         let end = self.hif.to_host(self.q.now(), sectors);
         self.q.at_in_lane(Lane::LinkDown, end, Event::ReadDataOut { mr });
@@ -312,6 +327,20 @@ impl Simulation {
         let i = &mut self.ios[io];
         i.pending_mrs -= 1;
         if i.pending_mrs == 0 {
+            self.respond(io);
+        }
+    }
+
+    /// A request's last memory request is done: complete it now, or when the host
+    /// interface's last transfers for it (whole-request read data, completion entry) arrive.
+    fn respond(&mut self, io: u32) {
+        let now = self.q.now();
+        let req = &self.ios[io].req;
+        let read_sectors = if req.op == IoOp::Read { req.sectors as u64 } else { 0 };
+        let at = self.hif.respond(now, read_sectors);
+        if at > now {
+            self.q.at(at, Event::Responded { io });
+        } else {
             self.complete(io);
         }
     }

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::cache::WriteCache;
 use crate::check::Oracle;
-use crate::config::{ns_to_ps, us_to_ps, Config};
+use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
@@ -176,10 +176,7 @@ impl Simulation {
             device_queue: DeviceQueue::new(tags, hazards),
             committer: Committer::new(cfg, &geo, sched, nflows),
             cache: cfg.cache.enabled.then(|| {
-                WriteCache::new(
-                    (cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32,
-                    ns_to_ps(cfg.cache.dram_access_ns),
-                )
+                WriteCache::from_config(&cfg.cache, (cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32)
             }),
             tsu: Tsu::new(cfg, &geo, tsu_policy),
             phy: Phy::new(cfg, &geo, timeline),
@@ -269,6 +266,7 @@ impl Simulation {
             }
             Event::CacheServed { mr } => self.cache_served(mr),
             Event::ReadDataOut { mr } => self.mr_done(mr),
+            Event::Responded { io } => self.complete(io),
             Event::Sample => self.sample(),
         }
     }
