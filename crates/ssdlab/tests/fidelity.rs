@@ -420,7 +420,9 @@ fn h_mqsim_compat_qd1_4k_read_is_the_sum_of_its_parts_to_the_picosecond() {
 
 #[test]
 fn h_mqsim_compat_qd1_4k_write_moves_only_its_sectors() {
-    let cfg = preset("mqsim-compat.toml");
+    // Without the write cache, so the write waits for flash.
+    let mut cfg = preset("mqsim-compat.toml");
+    cfg.cache.enabled = false;
     // Doorbell and entry as for a read; the device asks for the write data (a read request)
     // and 4 KiB arrive; the NV-DDR2 program command and only the 4 KiB written cross the
     // channel (program_data_in = "written_sectors"), tPROG, then the CQE.
@@ -438,6 +440,22 @@ fn h_mqsim_compat_qd1_4k_write_moves_only_its_sectors() {
     let o = run(&page, &qd1(0.0, n), false);
     let whole = one - bus_ps(4096, 333, 8) + bus_ps(8192, 333, 8);
     assert_eq!(o.stats.write.sum_ps, (n * whole) as u128);
+}
+
+#[test]
+fn h_mqsim_compat_qd1_4k_write_completes_in_dram() {
+    let cfg = preset("mqsim-compat.toml");
+    // Host messages and data as for the write to flash; then 4 KiB into MQSim's DRAM (100 MT/s,
+    // 1-byte bursts: tRCD + tCL = 26 ns, then 4096 / 1 / 2 = 2048 transfers of 10 ns), then
+    // the CQE. Eager destaging sends each page to flash after its write has completed.
+    let host_in = mqsim_tlp_ps(2) + mqsim_tlp_ps(4) + mqsim_tlp_ps(64) + mqsim_tlp_ps(4) + mqsim_tlp_ps(4096);
+    let dram = 26_000 + 2048 * 10_000;
+    let one = host_in + dram + mqsim_tlp_ps(16);
+    let n = 20;
+    let o = run(&cfg, &qd1(0.0, n), false);
+    assert_eq!(o.stats.write.count(), n);
+    assert_eq!(o.stats.write.sum_ps, (n * one) as u128);
+    assert_eq!(o.stats.cache_writebacks, n, "every page destaged at once");
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{require_nonzero, require_times};
+use crate::config::{require_nonzero, require_range, require_times};
 use crate::error::Result;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -15,8 +15,12 @@ use crate::error::Result;
 pub struct CacheConfig {
     pub enabled: bool,
     pub capacity_bytes: u64,
-    /// DRAM time to serve one page from the cache.
+    /// fixed | ddr: how DRAM access time is modelled (`dram.rs`).
+    pub dram_model: DramModel,
+    /// `fixed`: DRAM time to serve one page from the cache.
     pub dram_access_ns: f64,
+    /// `ddr`: the DRAM's rows, rate, bursts and timings.
+    pub ddr: DdrConfig,
     /// when_full | eager: when dirty pages go to flash.
     pub destage: Destage,
     /// Eager destaging: at most this many pages on their way to flash at once.
@@ -35,12 +39,70 @@ pub enum Destage {
     Eager,
 }
 
+/// How DRAM access time is modelled (`cache.dram_model`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DramModel {
+    /// Every access takes `dram_access_ns`; accesses overlap.
+    #[default]
+    Fixed,
+    /// MQSim's: one channel, accesses in turn, each row opened (tRCD + tCL) and its bytes
+    /// moved in bursts at the data rate.
+    Ddr,
+}
+
+/// The `[cache.ddr]` table; defaults are MQSim's `ssdconfig.xml`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DdrConfig {
+    pub row_bytes: u32,
+    /// Transfers per second, in millions.
+    pub data_rate_mt_s: f64,
+    /// Bytes one burst moves.
+    pub burst_bytes: u32,
+    pub t_rcd_ns: f64,
+    pub t_cl_ns: f64,
+    pub t_rp_ns: f64,
+}
+
+impl Default for DdrConfig {
+    fn default() -> Self {
+        DdrConfig {
+            row_bytes: 8192,
+            data_rate_mt_s: 100.0,
+            burst_bytes: 1,
+            t_rcd_ns: 13.0,
+            t_cl_ns: 13.0,
+            t_rp_ns: 13.0,
+        }
+    }
+}
+
+impl DdrConfig {
+    /// Rows and bursts hold bytes, the rate gives a transfer time the engine can hold, and
+    /// the timings are times.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_nonzero(file, &[("cache.ddr.row_bytes", self.row_bytes), ("cache.ddr.burst_bytes", self.burst_bytes)])?;
+        require_range(file, &[("cache.ddr.data_rate_mt_s", self.data_rate_mt_s, 1.0, 1e6)])?;
+        require_times(
+            file,
+            &[
+                ("cache.ddr.t_rcd_ns", self.t_rcd_ns),
+                ("cache.ddr.t_cl_ns", self.t_cl_ns),
+                ("cache.ddr.t_rp_ns", self.t_rp_ns),
+            ],
+        )
+    }
+}
+
 impl Default for CacheConfig {
     fn default() -> Self {
         CacheConfig {
             enabled: false,
             capacity_bytes: 256 << 20,
+            dram_model: DramModel::Fixed,
             dram_access_ns: 0.0,
+            ddr: DdrConfig::default(),
             destage: Destage::WhenFull,
             max_destaging_pages: 256,
         }
@@ -52,6 +114,7 @@ impl CacheConfig {
     /// a page in flight. The error names the key and its value.
     pub fn validate(&self, file: &str) -> Result<()> {
         require_times(file, &[("cache.dram_access_ns", self.dram_access_ns)])?;
-        require_nonzero(file, &[("cache.max_destaging_pages", self.max_destaging_pages)])
+        require_nonzero(file, &[("cache.max_destaging_pages", self.max_destaging_pages)])?;
+        self.ddr.validate(file)
     }
 }

@@ -14,14 +14,15 @@
 //! in flight; `should_destage` tells the caller when to start the next.
 
 pub mod config;
+pub mod dram;
 
 use std::collections::VecDeque;
 
 use config::{CacheConfig, Destage};
+use dram::Dram;
 
 use rustc_hash::FxHashMap;
 
-use crate::config::ns_to_ps;
 use crate::engine::Ps;
 use crate::nand::{Lpn, NONE};
 
@@ -92,15 +93,15 @@ pub struct WriteCache {
     dropped: Vec<Lpn>,
     /// Writes waiting for room, oldest first.
     waiting: VecDeque<Waiting>,
-    access_ps: Ps,
+    dram: Dram,
     /// Eager destaging (`cache.destage = "eager"`): at most this many pages in flight;
     /// None: write back only when full.
     eager_limit: Option<u32>,
 }
 
 impl WriteCache {
-    /// A cache of `capacity_pages` pages, each served or stored in `access_ps`, writing
-    /// back only when full.
+    /// A cache of `capacity_pages` pages, each served or stored in `access_ps` (accesses
+    /// overlap), writing back only when full.
     pub fn new(capacity_pages: u32, access_ps: Ps) -> WriteCache {
         assert!(capacity_pages > 0);
         WriteCache {
@@ -114,14 +115,15 @@ impl WriteCache {
             flushing_pages: 0,
             dropped: Vec::new(),
             waiting: VecDeque::new(),
-            access_ps,
+            dram: Dram::fixed(access_ps),
             eager_limit: None,
         }
     }
 
     /// The cache `cache` configures (`capacity_pages` from its size and the page size).
     pub fn from_config(cache: &CacheConfig, capacity_pages: u32) -> WriteCache {
-        let mut c = WriteCache::new(capacity_pages, ns_to_ps(cache.dram_access_ns));
+        let mut c = WriteCache::new(capacity_pages, 0);
+        c.dram = Dram::from_config(cache);
         if cache.destage == Destage::Eager {
             c.eager_limit = Some(cache.max_destaging_pages);
         }
@@ -182,10 +184,11 @@ impl WriteCache {
         self.waiting.len()
     }
 
-    /// DRAM time to serve one page from the cache or store one in it.
+    /// DRAM time, from `now`, to serve `bytes` from the cache or store them in it (a wait
+    /// for the DRAM channel included).
     #[inline]
-    pub fn access_ps(&self) -> Ps {
-        self.access_ps
+    pub fn access(&mut self, now: Ps, bytes: u64) -> Ps {
+        self.dram.access(now, bytes)
     }
 
     /// A write (memory request `mr`) of `mask` sectors of `lpn` arrives: stored now, or it

@@ -197,7 +197,8 @@ impl Simulation {
                 if let Some(o) = &mut self.oracle {
                     o.read(lpn, mask, None, "cache read");
                 }
-                let access_ps = c.access_ps();
+                let bytes = u64::from(mask.count_ones()) * u64::from(self.geo.sector_bytes);
+                let access_ps = c.access(self.q.now(), bytes);
                 self.q.after(access_ps, Event::CacheServed { mr });
                 return;
             }
@@ -267,7 +268,8 @@ impl Simulation {
         if let Some(o) = &mut self.oracle {
             o.cache_wrote(lpn, mask, self.ios[io].version);
         }
-        let access_ps = cache.access_ps();
+        let bytes = u64::from(mask.count_ones()) * u64::from(self.geo.sector_bytes);
+        let access_ps = cache.access(self.q.now(), bytes);
         self.q.after(access_ps, Event::CacheServed { mr });
         self.destage_eagerly();
     }
