@@ -158,6 +158,31 @@ impl<E: std::fmt::Display> From<E> for InputError {
     }
 }
 
+/// `print!` that ends the program quietly when the reader of stdout has gone away
+/// (`ssdlab trace info ... | head`), where `print!` would panic, and with exit code 2 on any
+/// other write error.
+macro_rules! out {
+    ($($t:tt)*) => { emit(format_args!($($t)*)) };
+}
+
+/// `println!`, ending as [`out!`] does.
+macro_rules! outln {
+    () => { emit(format_args!("\n")) };
+    ($($t:tt)*) => { emit(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(2);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
@@ -181,9 +206,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
                 ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
             }
             if print {
-                print!("{}", cfg.to_toml());
+                out!("{}", cfg.to_toml());
             } else {
-                println!("{}: ok", config.display());
+                outln!("{}: ok", config.display());
             }
             Ok(())
         }
@@ -191,7 +216,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
         Command::Bench { json, only, repeat, set, scenario } => {
             if let Some(name) = scenario {
                 let r = ssdlab::bench::run_scenario(&name, &set)?;
-                println!("{}", serde_json::to_string(&r)?);
+                outln!("{}", serde_json::to_string(&r)?);
                 return Ok(());
             }
             // Bad overrides fail here, once, with exit code 2.
@@ -213,13 +238,13 @@ fn reproduce(
     match paper {
         "flin" => {
             let rows = ssdlab::reproduce::flin::reproduce(&opts)?;
-            println!("{}", ssdlab::reproduce::flin::check_table(&rows));
-            println!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+            outln!("{}", ssdlab::reproduce::flin::check_table(&rows));
+            outln!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
         }
         "sprinkler" => {
             let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
-            println!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
-            println!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+            outln!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
+            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
         }
         _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin"))),
     }
@@ -285,9 +310,9 @@ fn run(args: RunArgs) -> Result<(), InputError> {
         append_csv(file, &report)?;
     }
     if args.json {
-        println!("{}", report.to_json());
+        outln!("{}", report.to_json());
     } else {
-        print!("{}", report.summary());
+        out!("{}", report.summary());
     }
     match &report.check {
         Some(c) if c.violations > 0 => Err(InputError(format!("--check found {} integrity violations", c.violations))),
@@ -406,30 +431,28 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             let format = parse_format(format.as_deref())?;
             let t = ssdlab_trace::read(&file, format)?;
             let s = ssdlab_trace::summarize(&t.records);
-            println!("file           {}", file.display());
+            outln!("file           {}", file.display());
             match format {
-                Some(f) => println!("format         {f} (given)"),
-                None if file.is_file() => println!(
-                    "format         {} (detected: {})",
-                    t.format,
-                    ssdlab_trace::detect_explained(&file)?.reason
-                ),
-                None => println!("format         {} (detected)", t.format),
+                Some(f) => outln!("format         {f} (given)"),
+                None if file.is_file() => {
+                    outln!("format         {} (detected: {})", t.format, ssdlab_trace::detect_explained(&file)?.reason)
+                }
+                None => outln!("format         {} (detected)", t.format),
             }
-            println!("requests       {}", s.requests);
-            println!("reads          {} ({:.1}%)", s.reads, s.read_pct);
-            println!("writes         {}", s.writes);
+            outln!("requests       {}", s.requests);
+            outln!("reads          {} ({:.1}%)", s.reads, s.read_pct);
+            outln!("writes         {}", s.writes);
             if s.trims > 0 {
-                println!("trims          {}", s.trims);
+                outln!("trims          {}", s.trims);
             }
-            println!(
+            outln!(
                 "avg size       {:.1} KiB (read {:.1} KiB, write {:.1} KiB)",
                 s.avg_size_bytes / 1024.0,
                 s.avg_read_bytes / 1024.0,
                 s.avg_write_bytes / 1024.0
             );
-            println!("span           {:.6} s", s.span_ps as f64 / 1e12);
-            println!(
+            outln!("span           {:.6} s", s.span_ps as f64 / 1e12);
+            outln!(
                 "max address    {} bytes ({:.2} GiB)",
                 s.max_address_bytes,
                 s.max_address_bytes as f64 / (1u64 << 30) as f64
@@ -476,12 +499,12 @@ fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Res
     }
     let mut results = Vec::new();
     if !json {
-        println!("build: {}", ssdlab::bench::build_kind());
+        outln!("build: {}", ssdlab::bench::build_kind());
     }
     for r in runs {
         let r = ssdlab::bench::best_of(r);
         if !json {
-            println!(
+            outln!(
                 "{:<22} {:>9} req {:>8.2} s {:>12.0} req/s (median {:>9.0}) {:>12.0} events/s  peak RSS {:>7.1} MB  {:>5.2} B/page  (sim {:.0} IOPS)",
                 r.scenario,
                 r.requests,
@@ -497,7 +520,7 @@ fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Res
         results.push(r);
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?);
     }
     Ok(())
 }

@@ -1441,3 +1441,21 @@ fn echoed_lines_are_cut_and_escaped() {
     let t = p(&dir.write("bom.trace", "\u{feff}0 0 0 8 1\n1000 0 8 8 1\n"));
     ssdlab(["trace", "info", &t]).assert_input_error(&[&format!("{t}:1"), "\\u{feff}", "byte-order mark"]);
 }
+
+/// A reader of stdout that has gone away (`ssdlab validate --print ... | head -0`) ends the
+/// program quietly with exit 0, not with a panic (exit 134 under `panic = "abort"`).
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(BIN)
+        .args(["validate", "--config", MQSIM_DEFAULT, "--print"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
