@@ -16,10 +16,12 @@
 //! preconditioning) for its slowdown. Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+mod intensity;
 
 use super::{io_err, mean, plot, run_jobs, shared_trace, Job, Options};
 use crate::error::Result;
@@ -61,13 +63,8 @@ pub struct Row {
     /// The flows' names, in the order of `slowdowns`.
     pub flow_names: Vec<String>,
     pub iops: f64,
-}
-
-/// A flow template: a name, whether it interferes heavily, and its spec.
-struct Template {
-    name: &'static str,
-    high: bool,
-    spec: FlowSpec,
+    /// How many flows completed as many requests shared as alone.
+    pub same_requests: usize,
 }
 
 fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: Address, footprint: f64) -> FlowSpec {
@@ -82,39 +79,132 @@ fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: Address, footprint: 
     }
 }
 
-fn trace(path: PathBuf, qd: u32) -> FlowSpec {
-    FlowSpec {
-        kind: FlowKind::Trace,
-        path: Some(path),
-        replay: Replay::ClosedLoop,
-        queue_depth: Some(qd),
-        address_mode: AddressMode::Wrap,
-        ..FlowSpec::default()
+/// What a flow template replays.
+#[derive(Debug, Clone, Copy)]
+enum Base {
+    /// A trace under the traces folder.
+    Trace(&'static str),
+    /// A synthetic flow of `bytes`-byte requests at uniform random aligned offsets.
+    Synthetic { read_ratio: f64, bytes: u64 },
+}
+
+/// A flow template: a name, whether it interferes heavily, what it replays, and its queue
+/// depth in the closed-loop sensitivity run.
+struct Template {
+    name: &'static str,
+    high: bool,
+    base: Base,
+    closed_qd: u32,
+}
+
+/// How the flows of a mix issue their requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Setting {
+    /// The main setting: traces at their timestamps × a speedup, synthetic flows at a
+    /// Poisson rate, each chosen for the flow's intensity class ([`intensity`]).
+    OpenLoop,
+    /// Sensitivity: every flow keeps its template's queue depth outstanding.
+    ClosedLoop,
+}
+
+/// The intensity of a high-interference flow alone: half the drive ([`intensity`]).
+pub const HIGH_INTENSITY: f64 = 0.5;
+/// The intensity of a low-interference flow alone: a tenth of a high one.
+pub const LOW_INTENSITY: f64 = 0.05;
+
+/// The pool mixes are drawn from: the shared traces, each as a high- and a low-interference
+/// flow, and synthetic flows. Each is high- or low-interference by the intensity it is
+/// replayed at (open loop) or its queue depth (closed loop).
+fn templates() -> Vec<Template> {
+    let trace = |name, high, file, closed_qd| Template { name, high, base: Base::Trace(file), closed_qd };
+    let synthetic = |name, high, read_ratio, bytes, closed_qd| Template {
+        name,
+        high,
+        base: Base::Synthetic { read_ratio, bytes },
+        closed_qd,
+    };
+    vec![
+        trace("tpcc-hi", true, "mqsim/tpcc-small.trace", 32),
+        trace("wsrch-hi", true, "mqsim/wsrch-small.trace", 32),
+        trace("fin1-hi", true, "umass/Financial1.first10k.ssdsim.ascii", 32),
+        trace("msr-rw20-hi", true, "msr/msr.cut.per_10k.rw_20_80.105.trace", 32),
+        synthetic("write-hog", true, 0.0, 65536, 32),
+        synthetic("read-hog", true, 1.0, 16384, 64),
+        trace("tpcc-lo", false, "mqsim/tpcc-small.trace", 1),
+        trace("wsrch-lo", false, "mqsim/wsrch-small.trace", 2),
+        trace("msr-rw40-lo", false, "msr/msr.cut.per_10k.rw_40_60.1370.trace", 1),
+        trace("msr-rd83-lo", false, "msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace", 2),
+        synthetic("reader-lo", false, 1.0, 4096, 1),
+        synthetic("mixed-lo", false, 0.7, 8192, 2),
+    ]
+}
+
+/// A template made a flow: its spec in each setting, and how it is paced in the open loop.
+#[derive(Debug, Clone)]
+struct PoolFlow {
+    name: &'static str,
+    high: bool,
+    open: FlowSpec,
+    closed: FlowSpec,
+    pace: Pace,
+}
+
+impl PoolFlow {
+    fn spec(&self, setting: Setting) -> FlowSpec {
+        match setting {
+            Setting::OpenLoop => self.open.clone(),
+            Setting::ClosedLoop => self.closed.clone(),
+        }
     }
 }
 
-/// The pool mixes are drawn from: real traces replayed closed-loop (at a high queue depth they
-/// are high-interference, at a low one low-interference) and synthetic flows.
-fn templates(traces: &Path) -> Vec<Template> {
-    let t = |f: &str| traces.join(f);
-    vec![
-        Template { name: "tpcc-hi", high: true, spec: trace(t("mqsim/tpcc-small.trace"), 32) },
-        Template { name: "wsrch-hi", high: true, spec: trace(t("mqsim/wsrch-small.trace"), 32) },
-        Template { name: "fin1-hi", high: true, spec: trace(t("umass/Financial1.first10k.ssdsim.ascii"), 32) },
-        Template { name: "msr-rw20-hi", high: true, spec: trace(t("msr/msr.cut.per_10k.rw_20_80.105.trace"), 32) },
-        Template { name: "write-hog", high: true, spec: synthetic(0.0, 65536, 32, Address::Uniform, 1.0) },
-        Template { name: "read-hog", high: true, spec: synthetic(1.0, 16384, 64, Address::Uniform, 1.0) },
-        Template { name: "tpcc-lo", high: false, spec: trace(t("mqsim/tpcc-small.trace"), 1) },
-        Template { name: "wsrch-lo", high: false, spec: trace(t("mqsim/wsrch-small.trace"), 2) },
-        Template { name: "msr-rw40-lo", high: false, spec: trace(t("msr/msr.cut.per_10k.rw_40_60.1370.trace"), 1) },
-        Template {
-            name: "msr-rd83-lo",
-            high: false,
-            spec: trace(t("msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace"), 2),
-        },
-        Template { name: "reader-lo", high: false, spec: synthetic(1.0, 4096, 1, Address::Uniform, 1.0) },
-        Template { name: "mixed-lo", high: false, spec: synthetic(0.7, 8192, 2, Address::Uniform, 1.0) },
-    ]
+/// How an open-loop flow is paced.
+#[derive(Debug, Clone, Copy)]
+enum Pace {
+    /// A trace: its intensity at speedup 1, and the speedup that gives its class's.
+    Speedup { at_one: f64, speedup: f64 },
+    /// A synthetic flow's Poisson rate (requests per second).
+    RateIops(f64),
+}
+
+/// Every template as a flow of both settings on `cfg`'s drive. The open loop's speedups and
+/// rates follow from the rule in [`intensity`] and the class's target; synthetic flows get a
+/// fixed seed each, so a flow's requests are the same in every mix and alone.
+fn pool(cfg: &Config, traces: &Path) -> Result<Vec<PoolFlow>> {
+    let load = intensity::DriveLoad::of(cfg);
+    let page_bytes = cfg.nand.page_bytes as u64;
+    let mut out = Vec::new();
+    for (i, t) in templates().into_iter().enumerate() {
+        let target = if t.high { HIGH_INTENSITY } else { LOW_INTENSITY };
+        let (open, closed, pace) = match t.base {
+            Base::Trace(file) => {
+                let path = traces.join(file);
+                let (speedup, at_one) = intensity::trace_speedup(cfg, &path, target)?;
+                let base = FlowSpec {
+                    kind: FlowKind::Trace,
+                    path: Some(path),
+                    loop_trace: true,
+                    address_mode: AddressMode::Wrap,
+                    ..FlowSpec::default()
+                };
+                let open = FlowSpec { replay: Replay::Timestamps, speedup, ..base.clone() };
+                let closed = FlowSpec { replay: Replay::ClosedLoop, queue_depth: Some(t.closed_qd), ..base };
+                (open, closed, Pace::Speedup { at_one, speedup })
+            }
+            Base::Synthetic { read_ratio, bytes } => {
+                // Offsets aligned to the request size (a multiple of the page above one
+                // page): a request touches ceil(bytes / page) pages.
+                let pages = bytes.div_ceil(page_bytes);
+                let rate = load.synthetic_rate_iops(read_ratio, pages, target);
+                let seed = Some(2018 + i as u64);
+                let base = FlowSpec { seed, ..synthetic(read_ratio, bytes, t.closed_qd, Address::Uniform, 1.0) };
+                let open = FlowSpec { rate_iops: rate, queue_depth: None, ..base.clone() };
+                (open, base, Pace::RateIops(rate))
+            }
+        };
+        out.push(PoolFlow { name: t.name, high: t.high, open, closed, pace });
+    }
+    Ok(out)
 }
 
 /// A workload of `flows`, each running for `duration_ms`.
@@ -131,19 +221,6 @@ fn workload(flows: Vec<(String, FlowSpec)>, duration_ms: f64, precondition: Opti
     WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition, flows }
 }
 
-/// The shared run and each flow alone, as jobs.
-fn jobs_for(config: &Config, wl: &WorkloadSpec) -> Vec<Job> {
-    let mut jobs = vec![Job { config: config.clone(), workload: wl.clone() }];
-    for i in 0..wl.flows.len() {
-        let mut alone = wl.clone();
-        let mut f = alone.flows[i].clone();
-        f.seed = Some(f.seed.unwrap_or_else(|| flow_seed(wl.seed, i)));
-        alone.flows = vec![f];
-        jobs.push(Job { config: config.clone(), workload: alone });
-    }
-    jobs
-}
-
 /// A characterization experiment: its name, its flows, and whether GC must be active.
 type Experiment = (&'static str, Vec<(String, FlowSpec)>, bool);
 
@@ -152,19 +229,36 @@ struct Case {
     mix: String,
     high_flows: u32,
     policy: &'static str,
-    first_job: usize,
-    flows: usize,
+    /// The shared run's job.
+    shared: usize,
+    /// Each flow's alone run's job, in flow order.
+    alone: Vec<usize>,
 }
 
-/// The jobs of the reproduction, in run order, and the cases they make up.
+/// The jobs of the reproduction, in run order, and the cases they make up. A flow alone under
+/// one config is the same run in every mix it appears in, so it is run once.
 #[derive(Default)]
 struct Plan {
     jobs: Vec<Job>,
     cases: Vec<Case>,
+    /// Each distinct job (config and workload, as JSON) and its index.
+    seen: std::collections::BTreeMap<String, usize>,
 }
 
 impl Plan {
-    /// Add a case: `wl` shared on `cfg`, then each of its flows alone.
+    /// The index of a job running `wl` on `cfg`: an earlier identical one, or a new one.
+    fn job(&mut self, cfg: &Config, wl: &WorkloadSpec) -> usize {
+        let key = serde_json::to_string(&(cfg, wl)).expect("configs and workloads serialize");
+        let next = self.jobs.len();
+        let i = *self.seen.entry(key).or_insert(next);
+        if i == next {
+            self.jobs.push(Job { config: cfg.clone(), workload: wl.clone() });
+        }
+        i
+    }
+
+    /// Add a case: `wl` shared on `cfg`, then each of its flows alone (with the seed it had
+    /// in the shared run, as `ssdlab run --fairness` does).
     fn push(
         &mut self,
         experiment: &'static str,
@@ -174,26 +268,28 @@ impl Plan {
         cfg: &Config,
         wl: &WorkloadSpec,
     ) {
-        self.cases.push(Case {
-            experiment,
-            mix,
-            high_flows,
-            policy,
-            first_job: self.jobs.len(),
-            flows: wl.flows.len(),
-        });
-        self.jobs.extend(jobs_for(cfg, wl));
+        let shared = self.job(cfg, wl);
+        let alone = (0..wl.flows.len())
+            .map(|i| {
+                let mut f = wl.flows[i].clone();
+                f.seed = Some(f.seed.unwrap_or_else(|| flow_seed(wl.seed, i)));
+                self.job(cfg, &WorkloadSpec { flows: vec![f], ..wl.clone() })
+            })
+            .collect();
+        self.cases.push(Case { experiment, mix, high_flows, policy, shared, alone });
     }
 }
 
 pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let wall = std::time::Instant::now();
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
-    for f in ["mqsim/tpcc-small.trace", "mqsim/wsrch-small.trace", "umass/Financial1.first10k.ssdsim.ascii"] {
-        shared_trace(opts, f)?;
+    for t in templates() {
+        if let Base::Trace(f) = t.base {
+            shared_trace(opts, f)?;
+        }
     }
     let duration_ms = if opts.quick { 100.0 } else { 400.0 };
-    let pool = templates(&opts.traces);
+    let pool = pool(&Config::from_toml_str(PRESET, PRESET_NAME, &[])?, &opts.traces)?;
     let policies: &[&'static str] = if opts.quick { &POLICIES[..3] } else { &POLICIES };
     let mut plan = Plan::default();
     plan_characterization(opts, policies, duration_ms, &mut plan)?;
@@ -208,7 +304,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
 
     write_csv(&opts.out, &rows)?;
     let figures = figures(&opts.out, &rows, policies);
-    let md = report_md(opts, &rows, policies, &figures, wall.elapsed().as_secs_f64());
+    let md = report_md(opts, &rows, &pool, policies, &figures, wall.elapsed().as_secs_f64());
     let path = opts.out.join("REPORT.md");
     std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
     Ok(rows)
@@ -264,20 +360,38 @@ fn plan_characterization(opts: &Options, policies: &[&'static str], duration_ms:
     Ok(())
 }
 
+/// The mixes' experiments: the main open-loop one under every policy; the closed loop and
+/// (full mode) the drive ordering overlapping requests as sensitivity runs, under the three
+/// main policies.
+fn mix_experiments(
+    opts: &Options,
+    policies: &[&'static str],
+) -> Vec<(&'static str, Setting, Vec<&'static str>, Option<&'static str>)> {
+    let main3 = POLICIES[..3].to_vec();
+    let mut e = vec![
+        ("mix", Setting::OpenLoop, policies.to_vec(), None),
+        ("mix_closed", Setting::ClosedLoop, main3.clone(), None),
+    ];
+    if !opts.quick {
+        e.push(("mix_strict", Setting::OpenLoop, main3, Some("hil.hazards=strict")));
+    }
+    e
+}
+
 /// Mixes: per group of k high-interference flows (0..=4), draw mixes from the pool.
 fn plan_mixes(
     opts: &Options,
     policies: &[&'static str],
-    pool: &[Template],
+    pool: &[PoolFlow],
     duration_ms: f64,
     plan: &mut Plan,
 ) -> Result<()> {
     let per_group = if opts.quick { 4 } else { 8 };
-    let (high, low): (Vec<&Template>, Vec<&Template>) = pool.iter().partition(|t| t.high);
+    let (high, low): (Vec<&PoolFlow>, Vec<&PoolFlow>) = pool.iter().partition(|t| t.high);
     let mut rng = Pcg64Mcg::seed_from_u64(2018);
     for k in 0..=4u32 {
         for m in 0..per_group {
-            let mut chosen: Vec<&Template> = Vec::new();
+            let mut chosen: Vec<&PoolFlow> = Vec::new();
             for (from, n) in [(&high, k as usize), (&low, 4 - k as usize)] {
                 let mut idx: Vec<usize> = (0..from.len()).collect();
                 for i in 0..n {
@@ -287,21 +401,16 @@ fn plan_mixes(
                 }
             }
             let mix = format!("mix{}-{}", k * 25, m);
-            let flows: Vec<(String, FlowSpec)> = chosen.iter().map(|t| (t.name.to_string(), t.spec.clone())).collect();
-            // Every policy on the preset; in full mode also the three main ones with the drive
-            // ordering overlapping requests (`hil.hazards = strict`) instead of MQSim's none,
-            // for the report's comparison.
-            let strict: &[&'static str] = if opts.quick { &[] } else { &POLICIES[..3] };
-            let runs = policies
-                .iter()
-                .map(|&p| ("mix", p, None))
-                .chain(strict.iter().map(|&p| ("mix_strict", p, Some("hil.hazards=strict"))));
-            for (experiment, policy, extra) in runs {
-                let mut sets = policy_sets(policy);
-                sets.extend(extra.map(String::from));
-                let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
-                let wl = workload(flows.clone(), duration_ms, None);
-                plan.push(experiment, mix.clone(), k, policy, &cfg, &wl);
+            for (experiment, setting, runs, extra) in mix_experiments(opts, policies) {
+                let flows: Vec<(String, FlowSpec)> =
+                    chosen.iter().map(|t| (t.name.to_string(), t.spec(setting))).collect();
+                let wl = workload(flows, duration_ms, None);
+                for policy in runs {
+                    let mut sets = policy_sets(policy);
+                    sets.extend(extra.map(String::from));
+                    let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
+                    plan.push(experiment, mix.clone(), k, policy, &cfg, &wl);
+                }
             }
         }
     }
@@ -310,10 +419,13 @@ fn plan_mixes(
 
 /// A case's row: its shared run's flows against each flow alone.
 fn case_row(c: &Case, reports: &[Report]) -> Row {
-    let shared = &reports[c.first_job];
+    let shared = &reports[c.shared];
+    let alone: Vec<&crate::report::FlowReport> = c.alone.iter().map(|&j| &reports[j].sim.flows[0]).collect();
     let s: Vec<f64> = shared.sim.flows.iter().map(|f| f.latency_us.mean).collect();
-    let a: Vec<f64> = (0..c.flows).map(|i| reports[c.first_job + 1 + i].sim.flows[0].latency_us.mean).collect();
+    let a: Vec<f64> = alone.iter().map(|f| f.latency_us.mean).collect();
     let (fr, sd) = FairnessReport::from_means(&s, &a);
+    let same_requests =
+        shared.sim.flows.iter().zip(&alone).filter(|(s, a)| s.requests_completed == a.requests_completed).count();
     Row {
         experiment: c.experiment,
         mix: c.mix.clone(),
@@ -326,18 +438,19 @@ fn case_row(c: &Case, reports: &[Report]) -> Row {
         slowdowns: sd.into_iter().map(|x| x.unwrap_or(0.0)).collect(),
         flow_names: shared.sim.flows.iter().map(|f| f.name.clone()).collect(),
         iops: shared.sim.host.iops,
+        same_requests,
     }
 }
 
 /// Write `out`/results.csv.
 fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
     let mut csv = String::from(
-        "experiment,mix,high_flows,policy,fairness,unfairness,weighted_speedup,max_slowdown,iops,slowdowns,flows\n",
+        "experiment,mix,high_flows,policy,fairness,unfairness,weighted_speedup,max_slowdown,iops,slowdowns,flows,same_requests\n",
     );
     for r in rows {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.3},{:.1},{},{}",
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.3},{:.1},{},{},{}",
             r.experiment,
             r.mix,
             r.high_flows,
@@ -348,7 +461,8 @@ fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
             r.max_slowdown,
             r.iops,
             r.slowdowns.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(";"),
-            r.flow_names.join(";")
+            r.flow_names.join(";"),
+            r.same_requests
         );
     }
     let path = out.join("results.csv");
@@ -394,15 +508,59 @@ fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {
         &chars,
         &|r| r.unfairness,
     );
+    let groups: Vec<String> = (0..=4).map(|k| format!("{}% high", k * 25)).collect();
+    let group_mean = |f: &dyn Fn(&Row) -> f64| {
+        policies
+            .iter()
+            .map(|p| {
+                let v = (0..=4u32)
+                    .map(|k| {
+                        let xs: Vec<f64> = rows
+                            .iter()
+                            .filter(|r| r.experiment == "mix" && r.policy == *p && r.high_flows == k)
+                            .map(f)
+                            .collect();
+                        mean(&xs)
+                    })
+                    .collect();
+                (p.to_string(), v)
+            })
+            .collect::<Vec<(String, Vec<f64>)>>()
+    };
+    for (file, title, y, f) in [
+        (
+            "fairness_by_group.png",
+            "Mean fairness per group (open loop)",
+            "fairness",
+            &(|r: &Row| r.fairness) as &dyn Fn(&Row) -> f64,
+        ),
+        (
+            "weighted_speedup_by_group.png",
+            "Mean weighted speedup per group (open loop)",
+            "weighted speedup",
+            &|r: &Row| r.weighted_speedup,
+        ),
+    ] {
+        if plot::bars(&out.join(file), title, y, &groups, &group_mean(f)).is_ok() {
+            done.push(file.to_string());
+        }
+    }
     done
 }
 
-fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String], wall_s: f64) -> String {
+fn report_md(
+    opts: &Options,
+    rows: &[Row],
+    pool: &[PoolFlow],
+    policies: &[&str],
+    figures: &[String],
+    wall_s: f64,
+) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# FLIN (ISCA 2018) reproduced with ssdlab\n");
     let _ = writeln!(
         m,
-        "Mode: **{}** ({} cases, {:.0} s wall on {} threads). Drive: `{PRESET_NAME}`. Every flow runs {} ms of simulated time in its own NVMe submission queue; each is also run alone (same config, seed, preconditioning) for its slowdown = mean response time shared / alone. Fairness = min / max slowdown, unfairness = its inverse, weighted speedup = Σ alone / shared. Figures: {}.\n",
+        "Mode: **{}** ({} cases, {:.0} s wall on {} threads). Drive: `{PRESET_NAME}`. Every flow issues requests for {} ms of simulated time in its own NVMe submission queue; each is also run alone (same config, seed, preconditioning) for its slowdown = mean response time shared / alone. Fairness = min / max slowdown, unfairness = its inverse, weighted speedup = Σ alone / shared. Figures: {}.\n",
         if opts.quick { "quick" } else { "full" },
         rows.len(),
         wall_s,
@@ -410,14 +568,192 @@ fn report_md(opts: &Options, rows: &[Row], policies: &[&str], figures: &[String]
         if opts.quick { 100 } else { 400 },
         figures.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
     );
+    report_pacing(&mut m, pool);
     report_characterization(&mut m, rows);
-    report_mixes(&mut m, rows, policies);
+    let _ = writeln!(m, "\n## Mixes of four flows, open loop (the main setting)\n");
+    report_groups(&mut m, rows, "mix", policies);
+    report_summary(&mut m, rows, "mix", policies);
     report_claims(&mut m, rows);
+    report_same_requests(&mut m, rows, "mix");
+    let _ = writeln!(
+        m,
+        "\n## Sensitivity: the same mixes closed loop\n\n\
+         Every flow keeps a fixed number of requests outstanding (high-interference flows 32 or 64, \
+         low-interference 1 or 2; traces loop, in trace order, times ignored). A flow's pace then follows the \
+         drive, so it issues more requests alone than shared, and a saturating flow's slowdown is bounded by \
+         its queue depth.\n"
+    );
+    report_groups(&mut m, rows, "mix_closed", &POLICIES[..3]);
+    report_summary(&mut m, rows, "mix_closed", &POLICIES[..3]);
+    report_same_requests(&mut m, rows, "mix_closed");
     if rows.iter().any(|r| r.experiment == "mix_strict") {
-        report_strict(&mut m, rows);
+        let _ = writeln!(
+            m,
+            "\n## Sensitivity: the open-loop mixes with `hil.hazards = \"strict\"`\n\n\
+             The preset follows MQSim, whose host interface does not order overlapping requests. Here the \
+             drive orders them (read-after-write, write-after-read, write-after-write all wait):\n"
+        );
+        report_groups(&mut m, rows, "mix_strict", &POLICIES[..3]);
+        report_summary(&mut m, rows, "mix_strict", &POLICIES[..3]);
     }
+    report_every_mix(&mut m, rows);
     m += ANALYSIS;
     m
+}
+
+/// How each flow of the pool is paced: the intensity rule and its result per flow, and the
+/// α unit.
+fn report_pacing(m: &mut String, pool: &[PoolFlow]) {
+    let _ = writeln!(
+        m,
+        "## How the flows are paced\n\n\
+         Main setting, **open loop**: a trace flow is replayed at its timestamps divided by a speedup, and \
+         **loops** (`loop = true`): when the excerpt ends it starts again, pass k shifted by k × (the trace's \
+         span + its mean inter-arrival gap), so it issues requests for the whole run, and the same ones alone \
+         and shared. A synthetic flow arrives at a Poisson rate (fixed seed per flow). Each flow's speedup or \
+         rate is set by one rule, so that the flow alone has a stated **intensity**: the busier of the drive's \
+         two flash resources as a fraction of what the drive has, counting every page a request touches as a \
+         single-plane command (chips: tR or tPROG + one page on the bus, over 32 chips; channels: one page on \
+         the bus, over 8 channels), over one loop period. High-interference flows: intensity **{HIGH_INTENSITY}**; \
+         low-interference flows: **{LOW_INTENSITY}**. A mix of k high-interference flows thus offers about \
+         {HIGH_INTENSITY} k + {LOW_INTENSITY} (4 − k) of the drive (0.2, 0.65, 1.1, 1.55, 2.0 for k = 0..4): \
+         from k = 2 on, more than it serves single-plane. The rule is `crates/ssdlab/src/reproduce/flin/intensity.rs`; \
+         the numbers below are computed from the traces and the preset each run.\n"
+    );
+    let _ = writeln!(m, "| flow | class | open loop | closed loop: outstanding |\n|---|---|---|---|");
+    for f in pool {
+        let open = match f.pace {
+            Pace::Speedup { at_one, speedup } => {
+                format!("timestamps × {speedup:.4} (intensity {at_one:.4} at × 1)")
+            }
+            Pace::RateIops(r) => format!("Poisson, {r:.0} requests/s"),
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {open} | {} |",
+            f.name,
+            if f.high { "high" } else { "low" },
+            f.closed.queue_depth.unwrap_or(32)
+        );
+    }
+    let _ = writeln!(
+        m,
+        "\nFLIN's α thresholds (`tsu.flin.alpha_read_bytes` = 32 MiB, `alpha_write_bytes` = 256 KiB) are read \
+         as the authors' code reads them: **bytes per 10 ms epoch for the whole drive**, divided over the 32 \
+         chips and into 8 KiB pages: a flow is low-intensity on a chip if it enqueued fewer than 128 reads \
+         (1 write) there in the epoch, i.e. below 12,800 reads/s (100 writes/s) per chip, 409,600 reads/s \
+         (3,200 writes/s) for the drive.\n"
+    );
+}
+
+/// Means per group of mixes with k high-interference flows, per policy.
+fn report_groups(m: &mut String, rows: &[Row], experiment: &str, policies: &[&str]) {
+    let _ = writeln!(
+        m,
+        "Per group of mixes by how many of the four flows are high-interference (the paper's 0–100 % groups):\n"
+    );
+    let _ = writeln!(
+        m,
+        "| high-interference flows | policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown |\n|---|---|---|---|---|---|"
+    );
+    for k in 0..=4 {
+        for &p in policies {
+            let r: Vec<&Row> =
+                rows.iter().filter(|r| r.experiment == experiment && r.policy == p && r.high_flows == k).collect();
+            let col = |f: &dyn Fn(&Row) -> f64| mean(&r.iter().map(|r| f(r)).collect::<Vec<_>>());
+            let _ = writeln!(
+                m,
+                "| {k} ({}%) | {p} | {:.3} | {:.3} | {:.2} | {:.2} |",
+                k * 25,
+                col(&|r| r.fairness),
+                col(&|r| r.weighted_speedup),
+                col(&|r| r.max_slowdown),
+                r.iter().map(|r| r.max_slowdown).fold(0.0, f64::max)
+            );
+        }
+    }
+}
+
+/// The mean of `f` over the mixes of `experiment` run under policy `p`.
+fn mix_mean(rows: &[Row], experiment: &str, p: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
+    let xs: Vec<f64> = rows.iter().filter(|r| r.experiment == experiment && r.policy == p).map(f).collect();
+    mean(&xs)
+}
+
+/// The largest slowdown of any flow in the mixes of `experiment` run under policy `p`.
+fn mix_worst(rows: &[Row], experiment: &str, p: &str) -> f64 {
+    rows.iter().filter(|r| r.experiment == experiment && r.policy == p).map(|r| r.max_slowdown).fold(0.0, f64::max)
+}
+
+/// The summary over all mixes of `experiment`, per policy.
+fn report_summary(m: &mut String, rows: &[Row], experiment: &str, policies: &[&str]) {
+    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| mix_mean(rows, experiment, p, f);
+    let _ = writeln!(m, "\nOver all mixes:\n");
+    let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | mean IOPS |\n|---|---|---|---|---|---|");
+    for &p in policies {
+        let _ = writeln!(
+            m,
+            "| {p} | {:.3} | {:.3} | {:.2} | {:.2} | {:.0} |",
+            avg(p, &|r| r.fairness),
+            avg(p, &|r| r.weighted_speedup),
+            avg(p, &|r| r.max_slowdown),
+            mix_worst(rows, experiment, p),
+            avg(p, &|r| r.iops)
+        );
+    }
+}
+
+/// The paper's claims against ssdlab's means over the open-loop mixes.
+fn report_claims(m: &mut String, rows: &[Row]) {
+    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| mix_mean(rows, "mix", p, f);
+    let worst = |p: &str| mix_worst(rows, "mix", p);
+    let (ff, fs) = (avg("flin", &|r| r.fairness), avg("sprinkler_fairness", &|r| r.fairness));
+    let (wf, ws) = (avg("flin", &|r| r.weighted_speedup), avg("sprinkler_fairness", &|r| r.weighted_speedup));
+    let _ = writeln!(m, "\n| claim | paper | ssdlab (open loop) |\n|---|---|---|");
+    let _ = writeln!(m, "| FLIN fairness vs Sprinkler+Fairness | +70% | {:+.1}% |", (ff / fs - 1.0) * 100.0);
+    let _ = writeln!(m, "| FLIN weighted speedup vs Sprinkler+Fairness | +47% | {:+.1}% |", (wf / ws - 1.0) * 100.0);
+    let _ = writeln!(
+        m,
+        "| worst slowdown | FLIN < 80×; Sprinkler-based > 500× | FLIN {:.1}×; Sprinkler {:.1}×; Sprinkler+Fairness {:.1}× |",
+        worst("flin"),
+        worst("sprinkler"),
+        worst("sprinkler_fairness")
+    );
+    let _ = writeln!(
+        m,
+        "| throughput | equal to the state of the art | FLIN {:.0} IOPS, Sprinkler {:.0} IOPS, Sprinkler+Fairness {:.0} IOPS (mean over mixes) |",
+        avg("flin", &|r| r.iops),
+        avg("sprinkler", &|r| r.iops),
+        avg("sprinkler_fairness", &|r| r.iops)
+    );
+}
+
+/// How many flows of `experiment` completed as many requests shared as alone.
+fn report_same_requests(m: &mut String, rows: &[Row], experiment: &str) {
+    let r = rows.iter().filter(|r| r.experiment == experiment);
+    let (same, all) = r.fold((0, 0), |(s, a), r| (s + r.same_requests, a + r.slowdowns.len()));
+    let _ = writeln!(m, "\nFlows that completed the same number of requests shared as alone: **{same} of {all}**.\n");
+}
+
+/// Every open-loop mix under every policy.
+fn report_every_mix(m: &mut String, rows: &[Row]) {
+    let _ = writeln!(m, "\n## Every open-loop mix\n");
+    let _ = writeln!(m, "| mix | high-interference flows | policy | fairness | weighted speedup | max slowdown | most slowed-down flow | IOPS |\n|---|---|---|---|---|---|---|---|");
+    for r in rows.iter().filter(|r| r.experiment == "mix") {
+        let worst = (0..r.slowdowns.len()).max_by(|&a, &b| r.slowdowns[a].total_cmp(&r.slowdowns[b]));
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {:.3} | {:.3} | {:.2} | {} | {:.0} |",
+            r.mix,
+            r.high_flows,
+            r.policy,
+            r.fairness,
+            r.weighted_speedup,
+            r.max_slowdown,
+            worst.map_or("", |k| r.flow_names[k].as_str()),
+            r.iops
+        );
+    }
 }
 
 /// The characterization experiments' slowdowns per policy.
@@ -442,118 +778,6 @@ fn report_characterization(m: &mut String, rows: &[Row]) {
             r.weighted_speedup
         );
     }
-}
-
-/// The mean of `f` over the mixes run under policy `p`.
-fn mix_mean(rows: &[Row], p: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
-    let xs: Vec<f64> = rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(f).collect();
-    mean(&xs)
-}
-
-/// The largest slowdown of any flow in the mixes run under policy `p`.
-fn mix_worst(rows: &[Row], p: &str) -> f64 {
-    rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).map(|r| r.max_slowdown).fold(0.0, f64::max)
-}
-
-/// Every mix, the summary per policy, and fairness per group of high-interference flows.
-fn report_mixes(m: &mut String, rows: &[Row], policies: &[&str]) {
-    let _ = writeln!(m, "\n## Mixes of four flows\n");
-    let _ = writeln!(m, "| mix | high-interference flows | policy | fairness | weighted speedup | max slowdown | IOPS |\n|---|---|---|---|---|---|---|");
-    for r in rows.iter().filter(|r| r.experiment == "mix") {
-        let _ = writeln!(
-            m,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.2} | {:.0} |",
-            r.mix, r.high_flows, r.policy, r.fairness, r.weighted_speedup, r.max_slowdown, r.iops
-        );
-    }
-    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| mix_mean(rows, p, f);
-    let _ = writeln!(m, "\n## Summary over the mixes\n");
-    let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | mean IOPS |\n|---|---|---|---|---|---|");
-    for &p in policies {
-        let _ = writeln!(
-            m,
-            "| {p} | {:.3} | {:.3} | {:.2} | {:.2} | {:.0} |",
-            avg(p, &|r| r.fairness),
-            avg(p, &|r| r.weighted_speedup),
-            avg(p, &|r| r.max_slowdown),
-            mix_worst(rows, p),
-            avg(p, &|r| r.iops)
-        );
-    }
-    let _ = writeln!(m, "\nMean fairness by how many of the four flows are high-interference:\n");
-    let _ = writeln!(m, "| policy | 0 | 1 | 2 | 3 | 4 |\n|---|---|---|---|---|---|");
-    for &p in policies {
-        let mut line = format!("| {p} |");
-        for k in 0..=4 {
-            let xs: Vec<f64> = rows
-                .iter()
-                .filter(|r| r.experiment == "mix" && r.policy == p && r.high_flows == k)
-                .map(|r| r.fairness)
-                .collect();
-            line += &format!(" {:.3} |", mean(&xs));
-        }
-        let _ = writeln!(m, "{line}");
-    }
-}
-
-/// The paper's claims against ssdlab's means over the mixes.
-fn report_claims(m: &mut String, rows: &[Row]) {
-    let avg = |p: &str, f: &dyn Fn(&Row) -> f64| mix_mean(rows, p, f);
-    let worst = |p: &str| mix_worst(rows, p);
-    let (ff, fs) = (avg("flin", &|r| r.fairness), avg("sprinkler_fairness", &|r| r.fairness));
-    let (wf, ws) = (avg("flin", &|r| r.weighted_speedup), avg("sprinkler_fairness", &|r| r.weighted_speedup));
-    let _ = writeln!(m, "\n| claim | paper | ssdlab |\n|---|---|---|");
-    let _ = writeln!(m, "| FLIN fairness vs Sprinkler+Fairness | +70% | {:+.1}% |", (ff / fs - 1.0) * 100.0);
-    let _ = writeln!(m, "| FLIN weighted speedup vs Sprinkler+Fairness | +47% | {:+.1}% |", (wf / ws - 1.0) * 100.0);
-    let _ = writeln!(
-        m,
-        "| worst slowdown | FLIN < 80×; Sprinkler-based > 500× | FLIN {:.1}×; Sprinkler {:.1}×; Sprinkler+Fairness {:.1}× |",
-        worst("flin"),
-        worst("sprinkler"),
-        worst("sprinkler_fairness")
-    );
-    let _ = writeln!(
-        m,
-        "| throughput | equal to the state of the art | FLIN {:.0} IOPS, Sprinkler {:.0} IOPS (mean over mixes) |\n",
-        avg("flin", &|r| r.iops),
-        avg("sprinkler", &|r| r.iops)
-    );
-}
-
-/// The mixes again with the drive ordering overlapping requests (full mode only).
-fn report_strict(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(
-        m,
-        "### The same mixes with `hil.hazards = \"strict\"`\n\n\
-         The preset follows MQSim, whose host interface does not order overlapping requests. With the drive \
-         ordering them (read-after-write, write-after-read, write-after-write all wait), FLIN loses its lead:\n"
-    );
-    let _ = writeln!(m, "| policy | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown | most slowed-down flow (mixes) |\n|---|---|---|---|---|---|");
-    for p in &POLICIES[..3] {
-        let r: Vec<&Row> = rows.iter().filter(|r| r.experiment == "mix_strict" && r.policy == *p).collect();
-        let mut worst_flows: Vec<(String, u32)> = Vec::new();
-        for row in &r {
-            let k = (0..row.slowdowns.len())
-                .max_by(|&a, &b| row.slowdowns[a].total_cmp(&row.slowdowns[b]))
-                .expect("four flows");
-            let name = row.flow_names[k].clone();
-            match worst_flows.iter_mut().find(|w| w.0 == name) {
-                Some(w) => w.1 += 1,
-                None => worst_flows.push((name, 1)),
-            }
-        }
-        worst_flows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let _ = writeln!(
-            m,
-            "| {p} | {:.3} | {:.3} | {:.2} | {:.2} | {} |",
-            mean(&r.iter().map(|r| r.fairness).collect::<Vec<_>>()),
-            mean(&r.iter().map(|r| r.weighted_speedup).collect::<Vec<_>>()),
-            mean(&r.iter().map(|r| r.max_slowdown).collect::<Vec<_>>()),
-            r.iter().map(|r| r.max_slowdown).fold(0.0, f64::max),
-            worst_flows.iter().take(2).map(|w| format!("{} ({})", w.0, w.1)).collect::<Vec<_>>().join(", ")
-        );
-    }
-    m.push('\n');
 }
 
 const ANALYSIS: &str = r#"
@@ -597,22 +821,28 @@ const ANALYSIS: &str = r#"
   and the host queues (1–64 requests per flow) are shallower than the paper's worst cases.
 "#;
 
-/// The done-when check: mean fairness, mean weighted speedup and worst slowdown over the
-/// mixes for FLIN and Sprinkler+Fairness.
+/// The done-when check: over the open-loop mixes, mean fairness, mean weighted speedup, mean
+/// and worst max slowdown for FLIN and the two Sprinkler baselines, and FLIN's change against
+/// Sprinkler+Fairness.
 pub fn check_table(rows: &[Row]) -> String {
     let stat = |p: &str| {
-        let r: Vec<&Row> = rows.iter().filter(|r| r.experiment == "mix" && r.policy == p).collect();
-        (
-            mean(&r.iter().map(|r| r.fairness).collect::<Vec<_>>()),
-            mean(&r.iter().map(|r| r.weighted_speedup).collect::<Vec<_>>()),
-            r.iter().map(|r| r.max_slowdown).fold(0.0, f64::max),
-        )
+        let avg = |f: &dyn Fn(&Row) -> f64| mix_mean(rows, "mix", p, f);
+        (avg(&|r| r.fairness), avg(&|r| r.weighted_speedup), avg(&|r| r.max_slowdown), mix_worst(rows, "mix", p))
     };
-    let mut s =
-        String::from("| policy | mean fairness | mean weighted speedup | worst slowdown |\n|---|---|---|---|\n");
+    let mut s = String::from(
+        "| policy (open loop) | mean fairness | mean weighted speedup | mean max slowdown | worst slowdown |\n|---|---|---|---|---|\n",
+    );
     for p in ["flin", "sprinkler_fairness", "sprinkler"] {
-        let (f, w, x) = stat(p);
-        let _ = writeln!(s, "| {p} | {f:.3} | {w:.3} | {x:.2} |");
+        let (f, w, x, worst) = stat(p);
+        let _ = writeln!(s, "| {p} | {f:.3} | {w:.3} | {x:.2} | {worst:.2} |");
     }
+    let ((ff, wf, xf, _), (fs, ws, xs, _)) = (stat("flin"), stat("sprinkler_fairness"));
+    let _ = writeln!(
+        s,
+        "| FLIN vs Sprinkler+Fairness | {:+.1}% | {:+.1}% | {:+.1}% | |",
+        (ff / fs - 1.0) * 100.0,
+        (wf / ws - 1.0) * 100.0,
+        (xf / xs - 1.0) * 100.0
+    );
     s
 }
