@@ -124,7 +124,7 @@ pub fn trace_speedup(cfg: &Config, path: &Path, target: f64) -> Result<(f64, f64
         unreachable!("a trace flow's source is a trace");
     };
     let at_one = DriveLoad::of(cfg).intensity(&requests, period_ps);
-    if !(at_one > 0.0) {
+    if at_one <= 0.0 {
         let file = path.display().to_string();
         return Err(Error::config(&file, 0, "reproduce flin", "the trace asks no flash time (only TRIMs?)"));
     }
