@@ -16,6 +16,12 @@
 //! every page as its own single-plane command, so a drive that joins pages into multi-plane
 //! commands serves more than this; it is a yardstick the same for every flow, not a
 //! prediction of latency. TRIMs cost nothing.
+//!
+//! The targets follow from one rule, [`class_intensities`]: the heaviest mix the experiment
+//! runs offers the drive a stated share of it (0.8 in the main setting). A mix whose flows
+//! together ask for more than the drive serves has queues that grow for the whole run; its
+//! slowdowns are set by the run's length, and no scheduler can bound them, so such a mix
+//! measures the run, not the scheduler.
 
 use std::path::Path;
 
@@ -103,6 +109,25 @@ impl DriveLoad {
     }
 }
 
+/// The intensities `(high, low)` of a high- and a low-interference flow alone such that the
+/// heaviest mix the experiment runs offers the drive `budget`: mixes of `flows` flows, up to
+/// `max_high` of them high-interference, a low flow at `low_fraction` of a high one. A mix of k
+/// high flows offers `mix_load` = k h + (flows − k) f h, which grows with k (f ≤ 1), so the
+/// heaviest has k = `max_high` and h = budget / (max_high + (flows − max_high) f).
+pub fn class_intensities(flows: usize, max_high: usize, budget: f64, low_fraction: f64) -> (f64, f64) {
+    assert!(max_high <= flows && flows > 0, "a mix of {flows} flows cannot hold {max_high} high ones");
+    assert!((0.0..=1.0).contains(&low_fraction), "a low flow is lighter than a high one: {low_fraction}");
+    let high = budget / (max_high as f64 + (flows - max_high) as f64 * low_fraction);
+    (high, high * low_fraction)
+}
+
+/// What a mix of `flows` flows, `high_flows` of them high-interference, offers the drive when
+/// a high flow alone has intensity `high` and a low one `low` (intensities add: each is a share
+/// of the same flash time).
+pub fn mix_load(flows: usize, high_flows: usize, (high, low): (f64, f64)) -> f64 {
+    high_flows as f64 * high + (flows - high_flows) as f64 * low
+}
+
 /// A trace looped at its timestamps on `cfg`'s drive: its intensity at speedup 1 and the
 /// speedup that gives intensity `target` (the load is linear in the speedup).
 pub fn trace_speedup(cfg: &Config, path: &Path, target: f64) -> Result<(f64, f64)> {
@@ -161,15 +186,33 @@ mod tests {
         assert_eq!(d.intensity(&[req(IoOp::Trim, 0, 16)], 1_000_000_000), 0.0);
     }
 
+    /// Four flows per mix, up to all four high, 0.8 of the drive, a low flow a tenth of a high
+    /// one: 0.8 / 4 = 0.2 and 0.02; the groups offer 4 × 0.02 = 0.08, 0.2 + 3 × 0.02 = 0.26,
+    /// 0.44, 0.62 and 0.8. With at most two high flows per mix: 0.8 / (2 + 2 × 0.1) = 4 / 11.
+    #[test]
+    fn the_heaviest_mix_offers_the_budget() {
+        let (h, l) = class_intensities(4, 4, 0.8, 0.1);
+        assert!((h - 0.2).abs() < 1e-15 && (l - 0.02).abs() < 1e-15, "{h} {l}");
+        for (k, want) in [0.08, 0.26, 0.44, 0.62, 0.8].into_iter().enumerate() {
+            assert!((mix_load(4, k, (h, l)) - want).abs() < 1e-12, "{k}: {}", mix_load(4, k, (h, l)));
+        }
+        let (h, l) = class_intensities(4, 2, 0.8, 0.1);
+        assert!((h - 4.0 / 11.0).abs() < 1e-15 && (l - 0.4 / 11.0).abs() < 1e-15, "{h} {l}");
+        assert!((mix_load(4, 2, (h, l)) - 0.8).abs() < 1e-12);
+        // The previous pacing, 0.5 per high flow: the heaviest mix offers 2 drives.
+        assert!((mix_load(4, 4, (0.5, 0.05)) - 2.0).abs() < 1e-12);
+    }
+
     #[test]
     fn a_synthetic_rate_and_a_stream_of_that_rate_have_the_target_intensity() {
         let cfg = Config::from_toml_str(PRESET, "flin.toml", &[]).unwrap();
         let d = DriveLoad::of(&cfg);
         // Reads only, 1 page: the chips' (75 + x) µs / 32 against the channels' x / 8:
-        // the chips bind, 32 × 0.5 / (75 + x) µs = 160,570 reads/s for intensity 0.5.
+        // the chips bind, 32 × 0.2 / (75 + x) µs = 64,257 reads/s for intensity 0.2.
         let x = 8192.0 / 333.0;
-        let rate = d.synthetic_rate_iops(1.0, 1, 0.5);
-        assert!((rate / (0.5 * 32.0 / ((75.0 + x) * 1e-6)) - 1.0).abs() < 1e-12, "{rate}");
+        let rate = d.synthetic_rate_iops(1.0, 1, 0.2);
+        assert!((rate / 64_257.0 - 1.0).abs() < 1e-4, "{rate}");
+        assert!((rate / (0.2 * 32.0 / ((75.0 + x) * 1e-6)) - 1.0).abs() < 1e-12, "{rate}");
         // Half writes of 8 pages: 4 × (75 + x) + 4 × (750 + x) µs per request over 32 chips.
         let rate = d.synthetic_rate_iops(0.5, 8, 0.25);
         assert!((rate / (0.25 * 32.0 / ((3300.0 + 8.0 * x) * 1e-6)) - 1.0).abs() < 1e-12, "{rate}");
