@@ -4,7 +4,9 @@
 //! preconditioning), synthetic generators and trace replay. A flow issues requests either
 //! closed-loop (keep `queue_depth` requests outstanding, as fast as the device allows) or
 //! open-loop (at trace timestamps, or at a Poisson rate); requests that find the flow's
-//! submission queue full wait in the host and their wait counts in their response time.
+//! submission queue full wait in the host and their wait counts in their response time. A
+//! trace flow with `loop` starts its trace again when it ends ([`loop_period_ps`] says how
+//! far each timestamps pass is shifted), so a short excerpt lasts a whole run.
 //!
 //! The workload file's choices (`type`, `priority`, `address`, `format`, `replay`,
 //! `address_mode`) are enums spelled as in the file, so a misspelled one fails when the file
@@ -128,6 +130,16 @@ pub struct FlowSpec {
     pub speedup: f64,
     /// Requests past the drive: reject | wrap | scale.
     pub address_mode: AddressMode,
+    /// Replay the trace again from its start when it ends, until `duration_ms` or `requests`
+    /// stops the flow; with timestamps, pass k is shifted by k × [`loop_period_ps`].
+    #[serde(rename = "loop", skip_serializing_if = "is_false")]
+    pub loop_trace: bool,
+}
+
+/// Keys that are off by default are left out of a report's copy of the workload, so that
+/// reports of workloads that do not use them stay as they were.
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Where a flow's requests come from (`type`).
@@ -271,6 +283,7 @@ impl Default for FlowSpec {
             replay: Replay::ClosedLoop,
             speedup: 1.0,
             address_mode: AddressMode::Reject,
+            loop_trace: false,
         }
     }
 }
@@ -398,6 +411,12 @@ impl FlowSpec {
         if self.path.is_some() || self.format.is_some() {
             return bad("path", format!("{label}: path/format are for type = \"trace\""));
         }
+        if self.loop_trace {
+            return bad(
+                "loop",
+                format!("{label}: loop is for type = \"trace\" (a synthetic flow never ends on its own)"),
+            );
+        }
         Ok(())
     }
 
@@ -466,6 +485,9 @@ impl FlowSpec {
         if !(self.speedup.is_finite() && (1e-6..=1e9).contains(&self.speedup)) {
             return bad("speedup", format!("{label}: speedup = {}: must be between 1e-6 and 1e9", self.speedup));
         }
+        if self.loop_trace && self.requests == 0 && self.duration_ms == 0.0 {
+            return bad("loop", format!("{label}: loop = true needs duration_ms or requests to stop the flow"));
+        }
         Ok(())
     }
 
@@ -484,7 +506,30 @@ pub enum Source {
         requests: Vec<IoRequest>,
         next: usize,
         timestamps: bool,
+        /// `loop`: start again at the first request when the last one has been taken.
+        looping: bool,
+        /// Timestamps replay of a looping trace: how much later each pass starts than the
+        /// one before ([`loop_period_ps`]).
+        period_ps: Ps,
+        /// Passes completed before the current one.
+        pass: u64,
     },
+}
+
+/// How far apart two passes of a looping trace start, for timestamps replay: the span of its
+/// (sped-up) arrivals plus their mean gap, `(last − first) + (last − first) / (n − 1)` rounded
+/// to the nearest picosecond. The gap between a pass's last request and the next pass's first
+/// is then the trace's mean gap, so the looped flow keeps the trace's mean rate:
+/// n requests every period. None when the trace has fewer than two requests or they all
+/// arrive at once (no rate to keep).
+pub fn loop_period_ps(requests: &[IoRequest]) -> Option<Ps> {
+    let first = requests.iter().map(|r| r.arrival_ps).min()?;
+    let last = requests.iter().map(|r| r.arrival_ps).max()?;
+    let (span, gaps) = (last - first, requests.len() as u64 - 1);
+    if gaps == 0 || span == 0 {
+        return None;
+    }
+    Some(span + (span + gaps / 2) / gaps)
 }
 
 pub struct Synthetic {
@@ -525,10 +570,14 @@ impl Flow {
     /// `now` (their next request exists as soon as there is room for it).
     pub fn peek_arrival(&self, now: Ps) -> Option<Ps> {
         let t = match &self.source {
-            Source::Trace { requests, next, timestamps } => {
-                let r = requests.get(*next)?;
+            Source::Trace { requests, next, timestamps, looping, period_ps, pass } => {
+                let (r, pass) = match requests.get(*next) {
+                    Some(r) => (r, *pass),
+                    None if *looping => (requests.first()?, *pass + 1),
+                    None => return None,
+                };
                 if *timestamps {
-                    r.arrival_ps
+                    r.arrival_ps.saturating_add(period_ps.saturating_mul(pass))
                 } else {
                     now
                 }
@@ -546,7 +595,12 @@ impl Flow {
         let arrival = self.peek_arrival(now)?;
         self.issued += 1;
         match &mut self.source {
-            Source::Trace { requests, next, .. } => {
+            Source::Trace { requests, next, pass, .. } => {
+                if *next == requests.len() {
+                    // Only a looping trace gets here: peek_arrival found its next pass.
+                    *next = 0;
+                    *pass += 1;
+                }
                 let mut r = requests[*next];
                 *next += 1;
                 r.arrival_ps = arrival;
@@ -621,7 +675,17 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
     for (i, f) in spec.flows.iter().enumerate() {
         let name = if f.name.is_empty() { format!("flow{i}") } else { f.name.clone() };
         let source = match f.kind {
-            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes)?,
+            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes).and_then(|s| match s {
+                Source::Trace { looping: true, timestamps: true, period_ps: 0, .. } => Err(Error::config(
+                    file,
+                    0,
+                    &format!("flows[{i}].loop"),
+                    &format!(
+                        "flow `{name}`: loop = true with replay = \"timestamps\" needs a trace of at least two requests whose arrivals span a positive time (a pass is shifted by that span plus the mean gap)"
+                    ),
+                )),
+                s => Ok(s),
+            })?,
             FlowKind::Synthetic => {
                 let seed = f.seed.unwrap_or(flow_seed(seed, i));
                 let synthetic = Synthetic::new(f, seed, logical_sectors, sector_bytes).map_err(|b| {
@@ -648,7 +712,15 @@ fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result
     let path = f.path.as_ref().expect("validated: a trace flow has a path");
     let trace = ssdlab_trace::read(path, f.format)?;
     let requests = convert_trace(&trace, path, f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
-    Ok(Source::Trace { requests, next: 0, timestamps: f.replay == Replay::Timestamps })
+    let period_ps = if f.loop_trace { loop_period_ps(&requests).unwrap_or(0) } else { 0 };
+    Ok(Source::Trace {
+        requests,
+        next: 0,
+        timestamps: f.replay == Replay::Timestamps,
+        looping: f.loop_trace,
+        period_ps,
+        pass: 0,
+    })
 }
 
 impl Synthetic {
@@ -844,6 +916,68 @@ mod tests {
             "clip".parse::<AddressMode>(),
             Err("unknown variant `clip`, expected one of `reject`, `wrap`, `scale`".to_string())
         );
+    }
+
+    fn arrivals_ns(ns: &[u64]) -> Vec<IoRequest> {
+        ns.iter().map(|&t| IoRequest { arrival_ps: t * 1000, op: IoOp::Read, lba: 0, sectors: 1, fua: false }).collect()
+    }
+
+    #[test]
+    fn a_looped_pass_is_shifted_by_the_span_plus_the_mean_gap() {
+        // span 40 ns over 2 gaps: mean gap 20 ns, period 60 ns.
+        assert_eq!(loop_period_ps(&arrivals_ns(&[0, 10, 40])), Some(60_000));
+        // The first arrival need not be 0: span 10 ns, one gap, period 20 ns.
+        assert_eq!(loop_period_ps(&arrivals_ns(&[5, 15])), Some(20_000));
+        // span 11 ps over 2 gaps: mean gap 5.5 ps rounds to 6, period 17 ps.
+        let ps = |v: &[u64]| v.iter().map(|&t| IoRequest { arrival_ps: t, ..arrivals_ns(&[0])[0] }).collect::<Vec<_>>();
+        assert_eq!(loop_period_ps(&ps(&[0, 5, 11])), Some(17));
+        // No rate to keep: one request, or all at once.
+        assert_eq!(loop_period_ps(&arrivals_ns(&[7])), None);
+        assert_eq!(loop_period_ps(&arrivals_ns(&[3, 3, 3])), None);
+        assert_eq!(loop_period_ps(&[]), None);
+    }
+
+    #[test]
+    fn a_looping_trace_flow_replays_its_passes_shifted_until_its_end_time() {
+        let requests = arrivals_ns(&[0, 10, 40]);
+        let mut flow = Flow {
+            name: "t".into(),
+            priority: 1,
+            queue_depth: 8,
+            source: Source::Trace { requests, next: 0, timestamps: true, looping: true, period_ps: 60_000, pass: 0 },
+            limit: 0,
+            // Stops before 130 ns: passes at 0, 60 and 120 ns give 0, 10, 40, 60, 70, 100, 120.
+            end_ps: 130_000,
+            issued: 0,
+        };
+        let mut got = Vec::new();
+        while let Some(r) = flow.take(0) {
+            got.push(r.arrival_ps / 1000);
+        }
+        assert_eq!(got, [0, 10, 40, 60, 70, 100, 120]);
+        assert_eq!(flow.issued, 7);
+    }
+
+    #[test]
+    fn loop_needs_a_stop_condition_and_a_trace_flow() {
+        let looped =
+            FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), loop_trace: true, ..FlowSpec::default() };
+        let message =
+            |f: FlowSpec| match (WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] })
+                .validate("w.toml")
+            {
+                Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+                other => panic!("expected a config error, got {other:?}"),
+            };
+        assert_eq!(
+            message(looped.clone()),
+            "flows[0].loop: flows[0]: loop = true needs duration_ms or requests to stop the flow"
+        );
+        let stopped = |f: FlowSpec| WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] };
+        assert!(stopped(FlowSpec { duration_ms: 5.0, ..looped.clone() }).validate("w").is_ok());
+        assert!(stopped(FlowSpec { requests: 5, ..looped }).validate("w").is_ok());
+        let synthetic = FlowSpec { requests: 5, loop_trace: true, ..FlowSpec::default() };
+        assert!(message(synthetic).starts_with("flows[0].loop: flows[0]: loop is for type = \"trace\""));
     }
 
     #[test]
