@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::engine::Ps;
 use crate::host::WorkloadSpec;
 use crate::sim::{CheckResult, Outcome};
-use crate::stats::{Latency, Sample, Stats};
+use crate::stats::{Latency, Sample, Stats, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -245,12 +245,17 @@ impl FlashReport {
             transactions: s.commands,
             transaction_reduction: if s.page_ops == 0 { 0.0 } else { 1.0 - commands / s.page_ops as f64 },
             flp: FlpReport {
-                single: ratio(s.flp_single as f64, commands),
-                die_interleave: ratio(s.flp_die_interleave as f64, commands),
-                multi_plane: ratio(s.flp_multi_plane as f64, commands),
-                both: ratio(s.flp_both as f64, commands),
+                single: ratio(s.flp_commands[FLP_SINGLE] as f64, commands),
+                die_interleave: ratio(s.flp_commands[FLP_DIE_INTERLEAVE] as f64, commands),
+                multi_plane: ratio(s.flp_commands[FLP_MULTI_PLANE] as f64, commands),
+                both: ratio(s.flp_commands[FLP_BOTH] as f64, commands),
             },
-            flp_pages: FlpReport { single: pages(0), die_interleave: pages(1), multi_plane: pages(2), both: pages(3) },
+            flp_pages: FlpReport {
+                single: pages(FLP_SINGLE),
+                die_interleave: pages(FLP_DIE_INTERLEAVE),
+                multi_plane: pages(FLP_MULTI_PLANE),
+                both: pages(FLP_BOTH),
+            },
             suspensions: s.suspensions,
             read_modify_writes: s.rmw_reads,
             readdressed_reads: s.readdressed,

@@ -201,7 +201,7 @@ fn programs_following_one_multi_plane_read_start_as_one_multi_plane_program() {
     let o = run(&cfg, &wl);
     assert_eq!(o.stats.rmw_reads, 2);
     assert_eq!(o.stats.commands, 3, "page read, two-plane read, two-plane program");
-    assert_eq!(o.stats.flp_multi_plane, 2);
+    assert_eq!(o.stats.flp_commands[ssdlab::stats::FLP_MULTI_PLANE], 2);
     // Both writes end within read + read + one program (+ bus and link time, < 100 us);
     // programs one after the other would take a second tPROG of 750 us.
     let (t_read, t_prog) = (75_000_000u64, 750_000_000u64);

@@ -22,6 +22,12 @@
 
 pub mod config;
 
+/// Indices of [`Stats::flp_commands`] and [`Stats::flp_pages`].
+pub const FLP_SINGLE: usize = 0;
+pub const FLP_DIE_INTERLEAVE: usize = 1;
+pub const FLP_MULTI_PLANE: usize = 2;
+pub const FLP_BOTH: usize = 3;
+
 use hdrhistogram::Histogram;
 
 use crate::engine::Ps;
@@ -138,12 +144,11 @@ pub struct Stats {
     pub page_ops: u64,
     /// Commands issued to chips (the papers' "transactions").
     pub commands: u64,
-    pub flp_single: u64,
-    pub flp_die_interleave: u64,
-    pub flp_multi_plane: u64,
-    pub flp_both: u64,
-    /// Pages served by commands of each kind (single, die-interleaved, multi-plane, both):
-    /// Sprinkler's Figure 14 counts I/O served, not commands.
+    /// Commands of each kind ([`FLP_SINGLE`], [`FLP_DIE_INTERLEAVE`], [`FLP_MULTI_PLANE`],
+    /// [`FLP_BOTH`]).
+    pub flp_commands: [u64; 4],
+    /// Pages served by commands of each kind: Sprinkler's Figure 14 counts I/O served, not
+    /// commands.
     pub flp_pages: [u64; 4],
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
@@ -311,24 +316,9 @@ impl Stats {
     pub fn command(&mut self, pages: u32, dies: u32) {
         self.commands += 1;
         self.page_ops += pages as u64;
-        let kind = match (dies > 1, pages > dies) {
-            (false, false) => {
-                self.flp_single += 1;
-                0
-            }
-            (true, false) => {
-                self.flp_die_interleave += 1;
-                1
-            }
-            (false, true) => {
-                self.flp_multi_plane += 1;
-                2
-            }
-            (true, true) => {
-                self.flp_both += 1;
-                3
-            }
-        };
+        // Several dies: die-interleaved (bit 0); more pages than dies: multi-plane (bit 1).
+        let kind = usize::from(dies > 1) | usize::from(pages > dies) << 1;
+        self.flp_commands[kind] += 1;
         self.flp_pages[kind] += pages as u64;
     }
 }
