@@ -587,6 +587,12 @@ fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {
         &chars,
         &|r| r.unfairness,
     );
+    group_figures(out, rows, policies, &mut done);
+    done
+}
+
+/// Mean fairness and weighted speedup per group of mixes (main setting).
+fn group_figures(out: &Path, rows: &[Row], policies: &[&str], done: &mut Vec<String>) {
     let groups: Vec<String> = (0..=4).map(|k| format!("{}% high", k * 25)).collect();
     let group_mean = |f: &dyn Fn(&Row) -> f64| {
         policies
@@ -624,7 +630,6 @@ fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {
             done.push(file.to_string());
         }
     }
-    done
 }
 
 fn report_md(
@@ -654,6 +659,14 @@ fn report_md(
     report_summary(&mut m, rows, "mix", policies);
     report_claims(&mut m, rows);
     report_same_requests(&mut m, rows, "mix");
+    report_sensitivity(&mut m, rows);
+    report_every_mix(&mut m, rows);
+    m += ANALYSIS;
+    m
+}
+
+/// The sensitivity sections: overloaded, light, closed loop, strict hazards.
+fn report_sensitivity(m: &mut String, rows: &[Row]) {
     let _ = writeln!(
         m,
         "\n## Sensitivity: the same mixes open loop, overloaded\n\n\
@@ -663,9 +676,9 @@ fn report_md(
         OVERLOADED_HIGH * LOW_FRACTION,
         group_loads(Load::Overloaded)
     );
-    report_groups(&mut m, rows, "mix_overloaded", &POLICIES[..3]);
-    report_summary(&mut m, rows, "mix_overloaded", &POLICIES[..3]);
-    report_same_requests(&mut m, rows, "mix_overloaded");
+    report_groups(m, rows, "mix_overloaded", &POLICIES[..3]);
+    report_summary(m, rows, "mix_overloaded", &POLICIES[..3]);
+    report_same_requests(m, rows, "mix_overloaded");
     let (h, l) = Load::Light.intensities();
     let _ = writeln!(
         m,
@@ -674,9 +687,9 @@ fn report_md(
          {l:.3}): the groups offer {} of the drive.\n",
         group_loads(Load::Light)
     );
-    report_groups(&mut m, rows, "mix_light", &POLICIES[..3]);
-    report_summary(&mut m, rows, "mix_light", &POLICIES[..3]);
-    report_same_requests(&mut m, rows, "mix_light");
+    report_groups(m, rows, "mix_light", &POLICIES[..3]);
+    report_summary(m, rows, "mix_light", &POLICIES[..3]);
+    report_same_requests(m, rows, "mix_light");
     let _ = writeln!(
         m,
         "\n## Sensitivity: the same mixes closed loop\n\n\
@@ -685,9 +698,9 @@ fn report_md(
          drive, so it issues more requests alone than shared, and a saturating flow's slowdown is bounded by \
          its queue depth.\n"
     );
-    report_groups(&mut m, rows, "mix_closed", &POLICIES[..3]);
-    report_summary(&mut m, rows, "mix_closed", &POLICIES[..3]);
-    report_same_requests(&mut m, rows, "mix_closed");
+    report_groups(m, rows, "mix_closed", &POLICIES[..3]);
+    report_summary(m, rows, "mix_closed", &POLICIES[..3]);
+    report_same_requests(m, rows, "mix_closed");
     if rows.iter().any(|r| r.experiment == "mix_strict") {
         let _ = writeln!(
             m,
@@ -695,12 +708,9 @@ fn report_md(
              The preset follows MQSim, whose host interface does not order overlapping requests. Here the \
              drive orders them (read-after-write, write-after-read, write-after-write all wait):\n"
         );
-        report_groups(&mut m, rows, "mix_strict", &POLICIES[..3]);
-        report_summary(&mut m, rows, "mix_strict", &POLICIES[..3]);
+        report_groups(m, rows, "mix_strict", &POLICIES[..3]);
+        report_summary(m, rows, "mix_strict", &POLICIES[..3]);
     }
-    report_every_mix(&mut m, rows);
-    m += ANALYSIS;
-    m
 }
 
 /// What each group of mixes offers the drive at `load`: k = 0..=4 high-interference flows.
