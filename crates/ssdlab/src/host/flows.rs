@@ -1,0 +1,418 @@
+//! The flows a workload builds, as the simulation runs them: where each flow's requests come
+//! from (a synthetic generator or a trace, replayed once or looped), and the drive-dependent
+//! checks and conversions that turn a [`WorkloadSpec`] into them ([`build_flows`]).
+
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, Exp};
+use rand_pcg::Pcg64Mcg;
+use ssdlab_trace::Op;
+
+use super::*;
+
+/// Where a flow's requests come from.
+pub enum Source {
+    Synthetic(Synthetic),
+    /// Requests loaded from a trace, replayed in order.
+    Trace {
+        requests: Vec<IoRequest>,
+        next: usize,
+        timestamps: bool,
+        /// `loop`: start again at the first request when the last one has been taken.
+        looping: bool,
+        /// Timestamps replay of a looping trace: how much later each pass starts than the
+        /// one before ([`loop_period_ps`]).
+        period_ps: Ps,
+        /// Passes completed before the current one.
+        pass: u64,
+    },
+}
+
+/// How far apart two passes of a looping trace start, for timestamps replay: the span of its
+/// (sped-up) arrivals plus their mean gap, `(last − first) + (last − first) / (n − 1)` rounded
+/// to the nearest picosecond. The gap between a pass's last request and the next pass's first
+/// is then the trace's mean gap, so the looped flow keeps the trace's mean rate:
+/// n requests every period. None when the trace has fewer than two requests or they all
+/// arrive at once (no rate to keep).
+pub fn loop_period_ps(requests: &[IoRequest]) -> Option<Ps> {
+    let first = requests.iter().map(|r| r.arrival_ps).min()?;
+    let last = requests.iter().map(|r| r.arrival_ps).max()?;
+    let (span, gaps) = (last - first, requests.len() as u64 - 1);
+    if gaps == 0 || span == 0 {
+        return None;
+    }
+    Some(span + (span + gaps / 2) / gaps)
+}
+
+pub struct Synthetic {
+    rng: Pcg64Mcg,
+    read_ratio: f64,
+    trim_ratio: f64,
+    fua_ratio: f64,
+    address: Address,
+    hot_fraction: f64,
+    hot_access: f64,
+    sizes_sectors: Vec<(u32, f64)>,
+    align_sectors: u64,
+    start_sector: u64,
+    span_sectors: u64,
+    next_seq: u64,
+    arrival: Option<Exp<f64>>,
+    last_arrival_ps: Ps,
+}
+
+/// A flow at run time.
+pub struct Flow {
+    pub name: String,
+    /// 0 urgent, 1 high, 2 medium, 3 low.
+    pub priority: u8,
+    pub queue_depth: u32,
+    pub source: Source,
+    pub limit: u64,
+    pub end_ps: Ps,
+    pub issued: u64,
+}
+
+impl Flow {
+    fn exhausted(&self, at_ps: Ps) -> bool {
+        (self.limit > 0 && self.issued >= self.limit) || (self.end_ps > 0 && at_ps >= self.end_ps)
+    }
+
+    /// Arrival time of the next request, if there will be one. Closed-loop flows return
+    /// `now` (their next request exists as soon as there is room for it).
+    pub fn peek_arrival(&self, now: Ps) -> Option<Ps> {
+        let t = match &self.source {
+            Source::Trace { requests, next, timestamps, looping, period_ps, pass } => {
+                let (r, pass) = match requests.get(*next) {
+                    Some(r) => (r, *pass),
+                    None if *looping => (requests.first()?, *pass + 1),
+                    None => return None,
+                };
+                if *timestamps {
+                    r.arrival_ps.saturating_add(period_ps.saturating_mul(pass))
+                } else {
+                    now
+                }
+            }
+            Source::Synthetic(s) => match &s.arrival {
+                Some(_) => s.last_arrival_ps,
+                None => now,
+            },
+        };
+        (!self.exhausted(t)).then_some(t)
+    }
+
+    /// Take the next request (its arrival is `peek_arrival`).
+    pub fn take(&mut self, now: Ps) -> Option<IoRequest> {
+        let arrival = self.peek_arrival(now)?;
+        self.issued += 1;
+        match &mut self.source {
+            Source::Trace { requests, next, pass, .. } => {
+                if *next == requests.len() {
+                    // Only a looping trace gets here: peek_arrival found its next pass.
+                    *next = 0;
+                    *pass += 1;
+                }
+                let mut r = requests[*next];
+                *next += 1;
+                r.arrival_ps = arrival;
+                Some(r)
+            }
+            Source::Synthetic(s) => {
+                let mut r = s.generate();
+                r.arrival_ps = arrival;
+                if let Some(exp) = &s.arrival {
+                    let gap_s: f64 = exp.sample(&mut s.rng);
+                    s.last_arrival_ps = arrival + (gap_s * 1e12).round() as Ps;
+                }
+                Some(r)
+            }
+        }
+    }
+}
+
+impl Synthetic {
+    fn generate(&mut self) -> IoRequest {
+        let u: f64 = self.rng.random();
+        let op = if u < self.read_ratio {
+            IoOp::Read
+        } else if u < self.read_ratio + self.trim_ratio {
+            IoOp::Trim
+        } else {
+            IoOp::Write
+        };
+        let fua = op == IoOp::Write && self.fua_ratio > 0.0 && self.rng.random::<f64>() < self.fua_ratio;
+        let sectors = if self.sizes_sectors.len() == 1 {
+            self.sizes_sectors[0].0
+        } else {
+            let x: f64 = self.rng.random();
+            self.sizes_sectors
+                .iter()
+                .find(|&&(_, c)| x < c)
+                .map(|&(s, _)| s)
+                .unwrap_or(self.sizes_sectors.last().expect("non-empty").0)
+        };
+        // Number of aligned slots where a request of this size fits in the footprint.
+        let slots = ((self.span_sectors.saturating_sub(sectors as u64)) / self.align_sectors + 1).max(1);
+        let slot = match self.address {
+            Address::Sequential => {
+                let s = self.next_seq % slots;
+                self.next_seq = self.next_seq.wrapping_add((sectors as u64).div_ceil(self.align_sectors));
+                s
+            }
+            Address::HotCold => {
+                let hot_slots = ((slots as f64 * self.hot_fraction) as u64).clamp(1, slots);
+                if self.rng.random::<f64>() < self.hot_access || hot_slots == slots {
+                    self.rng.random_range(0..hot_slots)
+                } else {
+                    self.rng.random_range(hot_slots..slots)
+                }
+            }
+            Address::Uniform => self.rng.random_range(0..slots),
+        };
+        IoRequest { arrival_ps: 0, op, lba: self.start_sector + slot * self.align_sectors, sectors, fua }
+    }
+}
+
+/// The seed of flow `i` that has none of its own, derived from the run's seed.
+pub fn flow_seed(seed: u64, i: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1)
+}
+
+/// Build run-time flows. `logical_sectors` is the drive's exposed size; flows without a seed
+/// of their own derive one from `seed`.
+pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> Result<Vec<Flow>> {
+    let file = if spec.source.is_empty() { "workload" } else { spec.source.as_str() };
+    let mut flows = Vec::with_capacity(spec.flows.len());
+    for (i, f) in spec.flows.iter().enumerate() {
+        let name = if f.name.is_empty() { format!("flow{i}") } else { f.name.clone() };
+        let source = match f.kind {
+            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes).and_then(|s| match s {
+                Source::Trace { looping: true, timestamps: true, period_ps: 0, .. } => Err(Error::config(
+                    file,
+                    0,
+                    &format!("flows[{i}].loop"),
+                    &format!(
+                        "flow `{name}`: loop = true with replay = \"timestamps\" needs a trace of at least two requests whose arrivals span a positive time (a pass is shifted by that span plus the mean gap)"
+                    ),
+                )),
+                s => Ok(s),
+            })?,
+            FlowKind::Synthetic => {
+                let seed = f.seed.unwrap_or(flow_seed(seed, i));
+                let synthetic = Synthetic::new(f, seed, logical_sectors, sector_bytes).map_err(|b| {
+                    Error::config(file, 0, &format!("flows[{i}].{}", b.key), &format!("flow `{name}`: {}", b.message))
+                })?;
+                Source::Synthetic(synthetic)
+            }
+        };
+        flows.push(Flow {
+            name,
+            priority: f.priority.class(),
+            queue_depth: f.queue_depth.unwrap_or(if f.open_loop() { 1024 } else { 32 }),
+            source,
+            limit: f.requests,
+            end_ps: (f.duration_ms * 1e9).round() as Ps,
+            issued: 0,
+        });
+    }
+    Ok(flows)
+}
+
+/// A trace flow's requests: the trace read, converted to sectors of the drive.
+fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
+    let path = f.path.as_ref().expect("validated: a trace flow has a path");
+    let trace = ssdlab_trace::read(path, f.format)?;
+    let requests = convert_trace(&trace, path, f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
+    let period_ps = if f.loop_trace { loop_period_ps(&requests).unwrap_or(0) } else { 0 };
+    Ok(Source::Trace {
+        requests,
+        next: 0,
+        timestamps: f.replay == Replay::Timestamps,
+        looping: f.loop_trace,
+        period_ps,
+        pass: 0,
+    })
+}
+
+impl Synthetic {
+    /// The generator of synthetic flow `f` on a drive of `logical_sectors`. Fails if a
+    /// request size or the alignment is not whole sectors, or the largest request does not
+    /// fit the footprint.
+    fn new(f: &FlowSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> std::result::Result<Synthetic, Bad> {
+        let sb = sector_bytes as u64;
+        let start_sector = f.start_bytes / sb;
+        let span = ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors.saturating_sub(start_sector));
+        let sizes_sectors = size_table(f, sb)?;
+        let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
+        if max_sectors > span {
+            return Err(Bad {
+                key: "footprint",
+                message: format!("requests of {max_sectors} sectors do not fit a footprint of {span} sectors"),
+            });
+        }
+        if !f.align_bytes.is_multiple_of(sb) {
+            return Err(Bad {
+                key: "align_bytes",
+                message: format!("align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes),
+            });
+        }
+        let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
+        Ok(Synthetic {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            read_ratio: f.read_ratio,
+            trim_ratio: f.trim_ratio,
+            fua_ratio: f.fua_ratio,
+            address: f.address,
+            hot_fraction: f.hot_fraction,
+            hot_access: f.hot_access,
+            sizes_sectors,
+            align_sectors: f.align_bytes / sb,
+            start_sector,
+            span_sectors: span,
+            next_seq: 0,
+            arrival,
+            last_arrival_ps: 0,
+        })
+    }
+}
+
+/// A synthetic flow's request sizes in sectors of `sb` bytes, each with the cumulative
+/// probability of it and the sizes before it (`request_bytes_choices`, or `request_bytes`).
+fn size_table(f: &FlowSpec, sb: u64) -> std::result::Result<Vec<(u32, f64)>, Bad> {
+    let sizes: Vec<(u64, f64)> =
+        if f.request_bytes_choices.is_empty() { vec![(f.request_bytes, 1.0)] } else { f.request_bytes_choices.clone() };
+    let total: f64 = sizes.iter().map(|s| s.1).sum();
+    let mut acc = 0.0;
+    let mut table = Vec::with_capacity(sizes.len());
+    for (bytes, w) in sizes {
+        if !bytes.is_multiple_of(sb) {
+            return Err(Bad {
+                key: "request_bytes",
+                message: format!("request_bytes {bytes} is not a multiple of the {sb}-byte sector"),
+            });
+        }
+        let sectors = u32::try_from(bytes / sb).map_err(|_| Bad {
+            key: "request_bytes",
+            message: format!(
+                "request_bytes {bytes} is more than {} sectors of {sb} bytes, the most one request can carry",
+                u32::MAX
+            ),
+        })?;
+        acc += w / total;
+        table.push((sectors, acc));
+    }
+    Ok(table)
+}
+
+/// Trace records to device requests in sectors, applying the address mode.
+fn convert_trace(
+    trace: &ssdlab_trace::Trace,
+    path: &Path,
+    mode: AddressMode,
+    logical_sectors: u64,
+    sector_bytes: u32,
+    speedup: f64,
+) -> Result<Vec<IoRequest>> {
+    let records = &trace.records;
+    let sb = sector_bytes as u64;
+    let max_end = records.iter().map(|r| r.offset_bytes + r.size_bytes).max().unwrap_or(0);
+    let cap_bytes = logical_sectors * sb;
+    let mut out = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let (offset, size) = (r.offset_bytes, r.size_bytes);
+        let first = offset / sb;
+        let sectors = (offset + size).div_ceil(sb) - first;
+        if sectors > logical_sectors {
+            return Err(Error::Request {
+                file: path.display().to_string(),
+                line: trace.lines[i],
+                message: format!("request of {size} bytes is larger than the drive"),
+            });
+        }
+        let lba = match mode {
+            AddressMode::Wrap => {
+                if first + sectors <= logical_sectors {
+                    first
+                } else {
+                    first % (logical_sectors - sectors + 1)
+                }
+            }
+            AddressMode::Scale => {
+                let scaled = (first as u128 * cap_bytes as u128 / max_end.max(1) as u128) as u64;
+                scaled.min(logical_sectors - sectors)
+            }
+            AddressMode::Reject => {
+                if first + sectors > logical_sectors {
+                    return Err(Error::Request {
+                        file: path.display().to_string(),
+                        line: trace.lines[i],
+                        message: format!(
+                            "request at offset {offset} bytes ({size} bytes) ends past the drive's {cap_bytes} logical bytes; the trace reaches {max_end} bytes. Choose address_mode = \"wrap\" or \"scale\" on the flow (in a workload file, or --address-mode with a trace given directly), or use a larger drive"
+                        ),
+                    });
+                }
+                first
+            }
+        };
+        // IoRequest counts sectors in 32 bits; the trace reader caps sizes at 2^32 - 1 sectors
+        // of 512 B, but an unaligned start or smaller drive sectors can still exceed that.
+        let sectors = u32::try_from(sectors.max(1)).map_err(|_| Error::Request {
+            file: path.display().to_string(),
+            line: trace.lines[i],
+            message: format!("request of {size} bytes at offset {offset} spans {sectors} sectors of {sb} bytes, more than the {} sectors one request can carry", u32::MAX),
+        })?;
+        let op = match r.op {
+            Op::Read => IoOp::Read,
+            Op::Write => IoOp::Write,
+            Op::Trim => IoOp::Trim,
+        };
+        let arrival_ps = if speedup == 1.0 { r.arrival_ps } else { (r.arrival_ps as f64 / speedup).round() as Ps };
+        out.push(IoRequest { arrival_ps, op, lba, sectors, fua: false });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrivals_ns(ns: &[u64]) -> Vec<IoRequest> {
+        ns.iter().map(|&t| IoRequest { arrival_ps: t * 1000, op: IoOp::Read, lba: 0, sectors: 1, fua: false }).collect()
+    }
+
+    #[test]
+    fn a_looped_pass_is_shifted_by_the_span_plus_the_mean_gap() {
+        // span 40 ns over 2 gaps: mean gap 20 ns, period 60 ns.
+        assert_eq!(loop_period_ps(&arrivals_ns(&[0, 10, 40])), Some(60_000));
+        // The first arrival need not be 0: span 10 ns, one gap, period 20 ns.
+        assert_eq!(loop_period_ps(&arrivals_ns(&[5, 15])), Some(20_000));
+        // span 11 ps over 2 gaps: mean gap 5.5 ps rounds to 6, period 17 ps.
+        let ps = |v: &[u64]| v.iter().map(|&t| IoRequest { arrival_ps: t, ..arrivals_ns(&[0])[0] }).collect::<Vec<_>>();
+        assert_eq!(loop_period_ps(&ps(&[0, 5, 11])), Some(17));
+        // No rate to keep: one request, or all at once.
+        assert_eq!(loop_period_ps(&arrivals_ns(&[7])), None);
+        assert_eq!(loop_period_ps(&arrivals_ns(&[3, 3, 3])), None);
+        assert_eq!(loop_period_ps(&[]), None);
+    }
+
+    #[test]
+    fn a_looping_trace_flow_replays_its_passes_shifted_until_its_end_time() {
+        let requests = arrivals_ns(&[0, 10, 40]);
+        let mut flow = Flow {
+            name: "t".into(),
+            priority: 1,
+            queue_depth: 8,
+            source: Source::Trace { requests, next: 0, timestamps: true, looping: true, period_ps: 60_000, pass: 0 },
+            limit: 0,
+            // Stops before 130 ns: passes at 0, 60 and 120 ns give 0, 10, 40, 60, 70, 100, 120.
+            end_ps: 130_000,
+            issued: 0,
+        };
+        let mut got = Vec::new();
+        while let Some(r) = flow.take(0) {
+            got.push(r.arrival_ps / 1000);
+        }
+        assert_eq!(got, [0, 10, 40, 60, 70, 100, 120]);
+        assert_eq!(flow.issued, 7);
+    }
+}
