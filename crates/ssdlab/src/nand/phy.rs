@@ -11,8 +11,8 @@
 //! Bus arbitration (`nand.bus.arbitration`): by default a waiter that only needs
 //! command/address cycles (reads, erases, copybacks) goes before page transfers, since
 //! issuing it sets another chip working; with `data_first` (MQSim's PHY) read data waiting to
-//! leave a chip goes before any command. Within each class, arrival order. A read's last data-out hands the bus on from its own
-//! `CommandDone` event instead of a separate wake-up.
+//! leave a chip goes before any command. Within each class, arrival order. A read's last
+//! data-out hands the bus on from its own `CommandDone` event instead of a separate wake-up.
 //!
 //! Suspension (`nand.suspension`): a program or erase past its bus phase, with more than
 //! `t_suspend` left, may be suspended for queued user reads up to `max_per_op` times; the
