@@ -176,6 +176,9 @@ impl Config {
         self.hil.validate(file)?;
         self.hif.validate(file)?;
         self.stats.validate(file)?;
+        if self.ftl.mapping.defaults().is_some() {
+            self.ftl.map_cache.resolve(file, self.ftl.mapping, self.nand.page_bytes)?;
+        }
         if self.cache.enabled && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
         }
@@ -227,10 +230,11 @@ mod tests {
     use crate::ftl::AllocationScheme;
 
     /// Each choice key with every spelling docs/config.md allows.
-    const CHOICES: [(&str, &[&str]); 10] = [
+    const CHOICES: [(&str, &[&str]); 11] = [
         ("tsu.policy", &["fifo", "ooo", "flin"]),
         ("ftl.allocation", &["CWDP", "PDWC", "CW", "D", "WDP", "dynamic"]),
-        ("ftl.mapping", &["page"]),
+        ("ftl.mapping", &["full", "dftl", "cdftl", "tpftl", "fmmu"]),
+        ("ftl.firmware.map_unit", &["cores", "hardware"]),
         ("ftl.unwritten_read", &["flash", "zero"]),
         ("ftl.gc.policy", &["greedy", "cost_benefit", "random", "fifo", "d_choices"]),
         ("hil.scheduler", &["direct", "vas", "pas", "spk1", "spk2", "spk3"]),

@@ -19,8 +19,11 @@ pub enum Event {
     CommandFetched { io: u32 },
     /// Host-to-device data of a write has arrived in device DRAM.
     WriteDataIn { io: u32 },
-    /// The firmware finished translating a memory request.
+    /// The firmware finished issuing a memory request.
     FirmwareDone { mr: u32 },
+    /// The firmware answered a memory request's map lookup (reads; writes that translate
+    /// first).
+    Translated { mr: u32 },
     /// A die of a chip's read command finished its array time: its data may go out (`gen`
     /// guards against commands that were suspended and rescheduled).
     CellDone { chip: u32, gen: u32 },

@@ -384,7 +384,7 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
         }
         for page in &pages {
             let (ppn, _) = ftl.allocate(plane, Stream::Gc).expect("GC has room");
-            ftl.commit_write(page.lpn, ppn);
+            ftl.commit_write(page.lpn, ppn, 0);
             *moved += 1;
         }
         ftl.finish_gc(plane);

@@ -17,11 +17,13 @@ pub struct LivePage {
     pub lpn: Lpn,
 }
 
-/// Write streams with separate frontiers: user data and GC-moved data.
+/// Write streams with separate frontiers: user data, GC-moved data, and translation pages
+/// (a demand-based map's translation blocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
     User = 0,
     Gc = 1,
+    Map = 2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +54,7 @@ pub struct Blocks {
     /// Free blocks per plane (never-used plus erased), kept so the hot path reads one small
     /// array rather than a cursor and a queue per plane.
     free: Vec<u32>,
-    frontier: Vec<[u32; 2]>,
+    frontier: Vec<[u32; 3]>,
     seq: u64,
     pub dynamic_wear_leveling: bool,
     /// Free blocks summed over all planes.
@@ -76,7 +78,7 @@ impl Blocks {
             fresh_cursor: vec![0; np],
             erased: (0..np).map(|_| VecDeque::new()).collect(),
             free: vec![geo.blocks_per_plane; np],
-            frontier: vec![[NONE; 2]; np],
+            frontier: vec![[NONE; 3]; np],
             seq: 0,
             dynamic_wear_leveling,
             free_total: geo.blocks() as u64,

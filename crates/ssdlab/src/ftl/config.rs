@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::firmware::MapUnit;
+pub use super::mapping::demand::config::MapCacheConfig;
 use super::{AllocationScheme, MappingKind, UnwrittenRead, VictimPolicy};
 use crate::config::{reject, require_at_most, require_nonzero, require_times};
 use crate::error::Result;
@@ -19,8 +21,10 @@ pub struct FtlConfig {
     pub overprovisioning_ratio: f64,
     /// One of the 24 static orders (CWDP, ...), its first 1 to 3 letters (hybrid), or `dynamic`.
     pub allocation: AllocationScheme,
-    /// page (full page table). A trait lets demand-based mapping come later.
+    /// full (the whole table in RAM) | dftl | cdftl | tpftl | fmmu (translation pages in
+    /// flash, a cache of entries in RAM: `[ftl.map_cache]`).
     pub mapping: MappingKind,
+    pub map_cache: MapCacheConfig,
     /// What a read of a never-written page does: `flash` reads the page static allocation
     /// would have given it (so a fresh drive has realistic read timing), `zero` completes
     /// without touching flash.
@@ -63,8 +67,20 @@ pub struct WearLevelingConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct FirmwareConfig {
     pub cores: u32,
-    /// Firmware time per memory request (mapping lookup, allocation), per core.
+    /// Time to issue a memory request's flash command, on a core.
     pub op_cost_ns: f64,
+    /// A map lookup or update answered from RAM; also the fill that answers a request
+    /// waiting for its translation page.
+    pub hit_ns: f64,
+    /// A map lookup or update that must read its translation page (victim search and the
+    /// read's issue).
+    pub miss_ns: f64,
+    /// A flush: fixed part ...
+    pub flush_ns: f64,
+    /// ... plus this per CMT block scanned.
+    pub flush_block_ns: f64,
+    /// cores | hardware (FMMU): where map work runs.
+    pub map_unit: MapUnit,
 }
 
 impl Default for FtlConfig {
@@ -72,7 +88,8 @@ impl Default for FtlConfig {
         FtlConfig {
             overprovisioning_ratio: 0.07,
             allocation: AllocationScheme::CWDP,
-            mapping: MappingKind::Page,
+            mapping: MappingKind::Full,
+            map_cache: MapCacheConfig::default(),
             unwritten_read: UnwrittenRead::Flash,
             gc: GcConfig::default(),
             wear_leveling: WearLevelingConfig::default(),
@@ -102,7 +119,15 @@ impl Default for WearLevelingConfig {
 
 impl Default for FirmwareConfig {
     fn default() -> Self {
-        FirmwareConfig { cores: 1, op_cost_ns: 0.0 }
+        FirmwareConfig {
+            cores: 1,
+            op_cost_ns: 0.0,
+            hit_ns: 0.0,
+            miss_ns: 0.0,
+            flush_ns: 0.0,
+            flush_block_ns: 0.0,
+            map_unit: MapUnit::Cores,
+        }
     }
 }
 
@@ -111,6 +136,14 @@ impl FtlConfig {
     /// the key and its value.
     pub fn validate(&self, file: &str) -> Result<()> {
         self.firmware.validate(file)?;
+        if self.mapping == MappingKind::Full && self.map_cache.is_set() {
+            return reject(
+                file,
+                "ftl.map_cache",
+                "(set)",
+                "applies to a demand-based ftl.mapping (dftl, cdftl, tpftl, fmmu), not full",
+            );
+        }
         let op = self.overprovisioning_ratio;
         if !(0.0..0.9).contains(&op) {
             return reject(file, "ftl.overprovisioning_ratio", op, "must be in [0, 0.9)");
@@ -161,6 +194,15 @@ impl FirmwareConfig {
     pub fn validate(&self, file: &str) -> Result<()> {
         require_nonzero(file, &[("ftl.firmware.cores", self.cores)])?;
         require_at_most(file, &[("ftl.firmware.cores", self.cores, 1024)])?;
-        require_times(file, &[("ftl.firmware.op_cost_ns", self.op_cost_ns)])
+        require_times(
+            file,
+            &[
+                ("ftl.firmware.op_cost_ns", self.op_cost_ns),
+                ("ftl.firmware.hit_ns", self.hit_ns),
+                ("ftl.firmware.miss_ns", self.miss_ns),
+                ("ftl.firmware.flush_ns", self.flush_ns),
+                ("ftl.firmware.flush_block_ns", self.flush_block_ns),
+            ],
+        )
     }
 }

@@ -1,34 +1,125 @@
-//! Firmware time: the controller's cores run the FTL's work for each memory request
-//! (`ftl.firmware`: `cores`, `op_cost_ns` per request). A request committed to the flash side
-//! waits for the core that frees first (lowest index on ties), then takes `op_cost_ns` of it.
-//! A cost of 0 (the default) spends no time and schedules nothing.
+//! Firmware time: the controller's cores (and, for FMMU, a hardware map unit) as servers
+//! with queues (`[ftl.firmware]`; TECHNIQUES.md §9.7).
+//!
+//! Each piece of FTL work holds one server for its cost: issuing a memory request's flash
+//! command (`op_cost_ns`, on the cores, when the request is committed), a map lookup that
+//! hits (`hit_ns`) or misses (`miss_ns`, which covers the victim search and issuing the
+//! translation-page read; the core is then free while the flash read runs), the fill that
+//! answers a waiting request when its page arrives (`hit_ns` again [I]), an entry update
+//! (`hit_ns` or `miss_ns`; nobody waits for it, but it holds its server), and a flush
+//! (`flush_ns` + `flush_block_ns` × the CMT blocks it scans: every block of the CMT for
+//! DFTL/CDFTL/TPFTL, which have no dirty list, the page's dirty blocks for FMMU). Work goes
+//! to the server that frees first (lowest index on ties), so k cores are an M/D/k-style
+//! queue; with `map_unit = "hardware"` the map work has one server of its own and the cores
+//! only issue. All costs 0 (the default): no time is spent and nothing is scheduled.
+
+use serde::{Deserialize, Serialize};
 
 use crate::config::{ns_to_ps, Config};
 use crate::engine::Ps;
 
+/// Where map work runs (`ftl.firmware.map_unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MapUnit {
+    /// On the cores, like the rest of the FTL (software map cache).
+    Cores,
+    /// On one hardware unit beside the cores (FMMU).
+    Hardware,
+}
+
+/// A kind of map work, for its cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapWork {
+    Hit,
+    Miss,
+    Fill,
+    /// A flush that scans this many CMT blocks.
+    Flush {
+        blocks: u64,
+    },
+}
+
 pub struct Firmware {
     /// Per core: when it is free.
-    free_ps: Vec<Ps>,
-    cost_ps: Ps,
+    cores: Vec<Ps>,
+    /// The hardware map unit: when it is free (unused with `map_unit = "cores"`).
+    unit: Ps,
+    map_unit: MapUnit,
+    issue_ps: Ps,
+    hit_ps: Ps,
+    miss_ps: Ps,
+    flush_ps: Ps,
+    flush_block_ps: Ps,
+    /// Server time spent, cores and hardware unit.
+    pub core_busy_ps: u128,
+    pub unit_busy_ps: u128,
 }
 
 impl Firmware {
     pub fn new(config: &Config) -> Firmware {
         let f = &config.ftl.firmware;
-        Firmware { free_ps: vec![0; f.cores as usize], cost_ps: ns_to_ps(f.op_cost_ns) }
+        Firmware {
+            cores: vec![0; f.cores as usize],
+            unit: 0,
+            map_unit: f.map_unit,
+            issue_ps: ns_to_ps(f.op_cost_ns),
+            hit_ps: ns_to_ps(f.hit_ns),
+            miss_ps: ns_to_ps(f.miss_ns),
+            flush_ps: ns_to_ps(f.flush_ns),
+            flush_block_ps: ns_to_ps(f.flush_block_ns),
+            core_busy_ps: 0,
+            unit_busy_ps: 0,
+        }
     }
 
-    /// A memory request arrives at `now`: when the firmware is done with it, or None if
-    /// firmware time is not modelled (it is done at once).
+    /// Whether map work takes time (else lookups answer at once).
+    pub fn times_map_work(&self) -> bool {
+        self.hit_ps + self.miss_ps + self.flush_ps + self.flush_block_ps > 0
+    }
+
+    /// Cores and hardware units, for utilization.
+    pub fn servers(&self) -> (u32, u32) {
+        (self.cores.len() as u32, u32::from(self.map_unit == MapUnit::Hardware))
+    }
+
+    /// A memory request arrives at `now` to be issued: when the firmware is done with it,
+    /// or None if issuing is not timed (it is done at once).
     #[inline]
     pub fn request_done_at(&mut self, now: Ps) -> Option<Ps> {
-        if self.cost_ps == 0 {
+        if self.issue_ps == 0 {
             return None;
         }
-        let (core, &free) = self.free_ps.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
-        let end = now.max(free) + self.cost_ps;
-        self.free_ps[core] = end;
-        Some(end)
+        Some(self.on_core(now, self.issue_ps))
+    }
+
+    /// Map work arriving at `now`: when it is done, or None if it takes no time.
+    pub fn map_work(&mut self, now: Ps, work: MapWork) -> Option<Ps> {
+        let cost = match work {
+            MapWork::Hit | MapWork::Fill => self.hit_ps,
+            MapWork::Miss => self.miss_ps,
+            MapWork::Flush { blocks } => self.flush_ps + self.flush_block_ps * blocks,
+        };
+        if cost == 0 {
+            return None;
+        }
+        Some(match self.map_unit {
+            MapUnit::Cores => self.on_core(now, cost),
+            MapUnit::Hardware => {
+                let end = now.max(self.unit) + cost;
+                self.unit = end;
+                self.unit_busy_ps += cost as u128;
+                end
+            }
+        })
+    }
+
+    fn on_core(&mut self, now: Ps, cost: Ps) -> Ps {
+        let (core, &free) = self.cores.iter().enumerate().min_by_key(|&(i, &t)| (t, i)).expect("at least one core");
+        let end = now.max(free) + cost;
+        self.cores[core] = end;
+        self.core_busy_ps += cost as u128;
+        end
     }
 }
 
@@ -49,5 +140,41 @@ mod tests {
         assert_eq!(ends, vec![Some(us), Some(us), Some(2 * us), Some(3 * us + us / 2)]);
         c.ftl.firmware.op_cost_ns = 0.0;
         assert_eq!(Firmware::new(&c).request_done_at(5), None);
+    }
+
+    /// M/D/k by hand: k = 3 cores, D = 1.5 µs lookups, one arrival every 0.4 µs (a
+    /// deterministic pattern, 10 arrivals). Service capacity 3 / 1.5 = 2 per µs against 2.5
+    /// arrivals per µs: the queue grows. Arrival i at 0.4 i µs starts when the earliest core
+    /// frees: starts 0, 0.4, 0.8, 1.5, 1.9, 2.3, 3.0, 3.4, 3.8, 4.5 (core j serves arrivals
+    /// j, j + 3, j + 6, …, each starting at max(arrival, previous end on that core)); ends
+    /// are starts + 1.5. Busy time 10 × 1.5 µs.
+    #[test]
+    fn lookups_on_k_cores_queue_as_m_d_k() {
+        let mut c = Config::default();
+        c.ftl.firmware.cores = 3;
+        c.ftl.firmware.hit_ns = 1500.0;
+        let mut f = Firmware::new(&c);
+        let ns = 1000;
+        let ends: Vec<Ps> = (0..10).map(|i| f.map_work(i * 400 * ns, MapWork::Hit).unwrap()).collect();
+        let starts = [0, 400, 800, 1500, 1900, 2300, 3000, 3400, 3800, 4500];
+        assert_eq!(ends, starts.iter().map(|s| (s + 1500) * ns).collect::<Vec<_>>());
+        assert_eq!(f.core_busy_ps, 10 * 1500 * ns as u128);
+    }
+
+    /// A hardware map unit is one server beside the cores: map work queues there and the
+    /// cores stay free for issuing; a flush costs its fixed part plus its blocks.
+    #[test]
+    fn hardware_map_unit_is_its_own_server() {
+        let mut c = Config::default();
+        c.ftl.firmware.map_unit = MapUnit::Hardware;
+        c.ftl.firmware.hit_ns = 160.0;
+        c.ftl.firmware.flush_ns = 1000.0;
+        c.ftl.firmware.flush_block_ns = 10.0;
+        c.ftl.firmware.op_cost_ns = 200.0;
+        let mut f = Firmware::new(&c);
+        assert_eq!(f.map_work(0, MapWork::Hit), Some(160_000));
+        assert_eq!(f.map_work(0, MapWork::Flush { blocks: 4 }), Some(160_000 + 1_040_000));
+        assert_eq!(f.request_done_at(0), Some(200_000), "the core was not touched by map work");
+        assert_eq!(f.servers(), (1, 1));
     }
 }

@@ -34,9 +34,12 @@ use crate::tsu::builder::FtlView;
 use alloc::Allocator;
 pub use alloc::{static_plane, AllocationScheme, Level};
 pub use blocks::{BlockState, Blocks, LivePage, Stream};
-use firmware::Firmware;
+use firmware::{Firmware, MapWork};
 use gc::Gc;
 pub use gc::{Limits, VictimPolicy};
+use mapping::demand::config::UpdateOrder;
+use mapping::demand::DemandMap;
+pub use mapping::demand::{Lookup, MapIo, MapStats, Waiter};
 use mapping::page::PageMap;
 pub use mapping::MappingKind;
 use mapping::{Mapping, Translation};
@@ -52,29 +55,54 @@ pub enum UnwrittenRead {
     Zero,
 }
 
+/// When a request's translation is ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Translated {
+    Now,
+    /// After the firmware's time for it.
+    At(Ps),
+    /// Its translation page is being read: it comes back from [`Ftl::map_read_done`].
+    Pending,
+}
+
 pub struct Ftl {
     geo: Geometry,
+    /// The true map: data logical pages, then (with a demand-based map) one entry per
+    /// translation page, its place in flash (the GTD).
     map: PageMap,
+    logical_pages: u32,
+    demand: Option<Box<DemandMap>>,
     blocks: Blocks,
     alloc: Allocator,
     gc: Gc,
     firmware: Firmware,
     unwritten_read: UnwrittenRead,
+    /// Flushes and scanned blocks already charged to the firmware.
+    charged: (u64, u64),
+    waiters: Vec<Waiter>,
 }
 
 impl Ftl {
     pub fn new(config: &Config, seed: u64) -> Ftl {
         let geo = Geometry::from_config(config);
         let f = &config.ftl;
+        let logical = logical_pages(&geo, f.overprovisioning_ratio);
+        let demand = f.mapping.defaults().map(|_| {
+            let p = f.map_cache.resolve("", f.mapping, config.nand.page_bytes).expect("validated map cache");
+            Box::new(DemandMap::new(p, logical))
+        });
+        let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
         Ftl {
-            map: match f.mapping {
-                MappingKind::Page => PageMap::new(logical_pages(&geo, f.overprovisioning_ratio)),
-            },
+            map: PageMap::new(logical + tps),
+            logical_pages: logical,
+            demand,
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
             alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(config, &geo, seed),
             firmware: Firmware::new(config),
             unwritten_read: f.unwritten_read,
+            charged: (0, 0),
+            waiters: Vec::new(),
             geo,
         }
     }
@@ -84,7 +112,7 @@ impl Ftl {
     }
 
     pub fn logical_pages(&self) -> u32 {
-        self.map.logical_pages()
+        self.logical_pages
     }
 
     /// Physical pages that can hold data in steady state: all blocks but the ones GC keeps
@@ -176,6 +204,128 @@ impl Ftl {
         self.firmware.request_done_at(now)
     }
 
+    // ------------------------------------------------------------ the map cache
+
+    /// Whether translations go through a map cache (or take firmware time): then the loop
+    /// asks [`Ftl::translate`] before a read (and a write, when the map says so).
+    #[inline]
+    pub fn translates(&self) -> bool {
+        self.demand.is_some() || self.firmware.times_map_work()
+    }
+
+    /// Whether a host write waits for its map entry before it is programmed.
+    pub fn writes_translate_first(&self) -> bool {
+        self.demand.as_ref().is_some_and(|d| d.update_order() == UpdateOrder::TranslateFirst)
+    }
+
+    /// `waiter` (a memory request of `lpn`) needs its translation at `now`.
+    pub fn translate(&mut self, lpn: Lpn, waiter: Waiter, now: Ps) -> Translated {
+        let found = match &mut self.demand {
+            Some(d) => d.lookup(lpn, waiter, &self.map),
+            None => Lookup::Hit,
+        };
+        self.charge_flushes(now);
+        let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
+        let done = self.firmware.map_work(now, work);
+        match (found, done) {
+            (Lookup::Miss, _) => Translated::Pending,
+            (_, Some(at)) => Translated::At(at),
+            (_, None) => Translated::Now,
+        }
+    }
+
+    /// An entry changed: the map cache takes the change (it holds its server's time).
+    fn map_update(&mut self, lpn: Lpn, now: Ps) {
+        let d = self.demand.as_mut().expect("a map cache");
+        let hits = d.stats.cmt_hits;
+        d.update(lpn, &self.map);
+        let work = if d.stats.cmt_hits > hits { MapWork::Hit } else { MapWork::Miss };
+        self.firmware.map_work(now, work);
+        self.charge_flushes(now);
+    }
+
+    /// Charge the flushes the map cache did since the last call.
+    fn charge_flushes(&mut self, now: Ps) {
+        let Some(d) = &self.demand else { return };
+        let (flushes, blocks) = (d.stats.flushes, d.stats.flush_blocks_scanned);
+        let (f0, b0) = self.charged;
+        if flushes > f0 {
+            self.charged = (flushes, blocks);
+            for _ in f0..flushes {
+                self.firmware.map_work(now, MapWork::Flush { blocks: (blocks - b0) / (flushes - f0) });
+            }
+        }
+    }
+
+    /// The next translation-page read or write the map cache needs.
+    pub fn take_map_io(&mut self) -> Option<MapIo> {
+        self.demand.as_mut()?.take_io()
+    }
+
+    /// The logical page number a translation page is kept under (its GTD entry).
+    #[inline]
+    pub fn tp_lpn(&self, vtpn: u32) -> Lpn {
+        self.logical_pages + vtpn
+    }
+
+    /// Whether `lpn` is a translation page's.
+    #[inline]
+    pub fn is_tp(&self, lpn: Lpn) -> bool {
+        lpn >= self.logical_pages && lpn != NONE
+    }
+
+    /// Translation page `tp_lpn` arrived: the requests that waited on it, each with when
+    /// the firmware has answered it (`None`: at once), in `resumed`.
+    pub fn map_read_done(&mut self, tp_lpn: Lpn, now: Ps, resumed: &mut Vec<(Waiter, Option<Ps>)>) {
+        let vtpn = tp_lpn - self.logical_pages;
+        let mut waiters = std::mem::take(&mut self.waiters);
+        waiters.clear();
+        self.demand.as_mut().expect("a map cache").tp_read_done(vtpn, &mut waiters, &self.map);
+        self.charge_flushes(now);
+        for &w in &waiters {
+            resumed.push((w, self.firmware.map_work(now, MapWork::Fill)));
+        }
+        self.waiters = waiters;
+    }
+
+    /// A translation page's program starts on `ppn`: the GTD points at it.
+    pub fn commit_map_write(&mut self, tp_lpn: Lpn, ppn: Ppn, now: Ps) {
+        self.commit_write(tp_lpn, ppn, now);
+        self.demand.as_mut().expect("a map cache").tp_programmed(tp_lpn - self.logical_pages);
+    }
+
+    /// The map cache's counters, if there is one.
+    pub fn map_stats(&self) -> Option<&MapStats> {
+        self.demand.as_ref().map(|d| &d.stats)
+    }
+
+    /// The firmware's servers and their busy time: (cores, hardware units, core busy ps,
+    /// unit busy ps).
+    pub fn firmware_busy(&self) -> (u32, u32, u128, u128) {
+        let (c, u) = self.firmware.servers();
+        (c, u, self.firmware.core_busy_ps, self.firmware.unit_busy_ps)
+    }
+
+    /// Preconditioning wrote data functionally: write every translation page that maps
+    /// anything the same way (into translation blocks, the GTD pointing at them).
+    pub(super) fn write_translation_pages(&mut self) {
+        let Some(d) = self.demand.as_mut() else { return };
+        let (e, tps) = (d.params().entries_per_tp, d.translation_pages());
+        const CWDP: [Level; 4] = [Level::Channel, Level::Way, Level::Die, Level::Plane];
+        for vtpn in 0..tps {
+            let lpns = vtpn * e..((vtpn + 1) * e).min(self.logical_pages);
+            if lpns.clone().all(|l| self.map.get(l) == NONE) {
+                continue;
+            }
+            let tp_lpn = self.logical_pages + vtpn;
+            let (plane, _) = static_plane(&self.geo, &CWDP, tp_lpn);
+            let (ppn, _) = self.blocks.allocate(plane, Stream::Map, 0).expect("room for translation pages");
+            self.blocks.program(ppn, tp_lpn);
+            self.map.set(tp_lpn, ppn);
+            self.demand.as_mut().expect("a map cache").preconditioned(vtpn, &self.map);
+        }
+    }
+
     // ------------------------------------------------------------ writes
 
     /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
@@ -197,21 +347,28 @@ impl Ftl {
     }
 
     /// Map `lpn` to the freshly programmed `ppn`, invalidating its previous page.
-    pub fn commit_write(&mut self, lpn: Lpn, ppn: Ppn) {
+    /// `now` is when the program starts (a map cache's update takes firmware time then).
+    pub fn commit_write(&mut self, lpn: Lpn, ppn: Ppn, now: Ps) {
         let old = self.map.get(lpn);
         if old != NONE {
             self.blocks.invalidate(old);
         }
         self.blocks.program(ppn, lpn);
         self.map.set(lpn, ppn);
+        if self.demand.is_some() && lpn < self.logical_pages {
+            self.map_update(lpn, now);
+        }
     }
 
     /// TRIM: forget `lpn`.
-    pub fn trim(&mut self, lpn: Lpn) {
+    pub fn trim(&mut self, lpn: Lpn, now: Ps) {
         let old = self.map.get(lpn);
         if old != NONE {
             self.blocks.invalidate(old);
             self.map.clear(lpn);
+            if self.demand.is_some() {
+                self.map_update(lpn, now);
+            }
         }
     }
 
@@ -302,7 +459,7 @@ impl Ftl {
     pub fn check(&self) {
         self.blocks.check();
         let mut mapped = 0u64;
-        for lpn in 0..self.logical_pages() {
+        for lpn in 0..self.map.logical_pages() {
             let ppn = self.map.get(lpn);
             if ppn != NONE {
                 mapped += 1;
@@ -312,10 +469,13 @@ impl Ftl {
         let valid: u64 = self.blocks.valid.iter().map(|&v| v as u64).sum();
         assert_eq!(valid, mapped, "valid pages ({valid}) differ from mapped logical pages ({mapped})");
         self.gc.check();
+        if let Some(d) = &self.demand {
+            d.check(&self.map);
+        }
     }
 
     pub fn state_bytes(&self) -> u64 {
-        self.map.state_bytes() + self.blocks.state_bytes()
+        self.map.state_bytes() + self.blocks.state_bytes() + self.demand.as_ref().map_or(0, |d| d.state_bytes())
     }
 }
 

@@ -74,6 +74,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
         }
         fill.plane(ftl, p as u32, lpns, usable_blocks);
     }
+    ftl.write_translation_pages();
     Ok(n)
 }
 

@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::ftl::Stream;
+use crate::ftl::{MapIo, Stream, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, NONE};
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
@@ -270,13 +270,18 @@ impl Simulation {
     /// A program (or copyback) takes its page now; the map points at it when the data is
     /// current; a move off another plane fires the readdressing callback.
     fn launch_program(&mut self, tx: u32) {
+        let now = self.q.now();
         let t = self.tsu.tx(tx);
         let (kind, plane, lpn, stream, src, mask) = (t.kind, t.plane, t.lpn, t.stream, t.src_ppn, t.sector_mask);
         let (ppn, opened) = self.ftl.allocate(plane, stream).expect("builder checked a page was available");
         self.tsu.set_page(tx, ppn);
-        if kind == TxKind::Gc {
+        if kind == TxKind::Mapping {
+            debug_assert_eq!(stream, Stream::Map);
+            self.ftl.commit_map_write(lpn, ppn, now);
+            self.stats.map_pages_programmed += 1;
+        } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
-            self.ftl.commit_write(lpn, ppn);
+            self.ftl.commit_write(lpn, ppn, now);
             self.stats.gc_pages_programmed += 1;
             self.stats.gc_pages_moved += 1;
             if let Some(o) = &mut self.oracle {
@@ -289,7 +294,7 @@ impl Simulation {
             let t = self.tsu.tx(tx);
             let current = t.mr != NONE || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, t.cache_gen));
             if current {
-                self.ftl.commit_write(lpn, ppn);
+                self.ftl.commit_write(lpn, ppn, now);
                 if old != NONE && self.geo.plane_of(old) != plane {
                     let n = self.committer.readdress(lpn, self.geo.plane_of(old), plane, &mut self.mrs);
                     self.stats.readdressed += n;
@@ -303,6 +308,44 @@ impl Simulation {
         if opened && self.ftl.needs_gc(plane) {
             self.start_gc(plane);
         }
+        self.issue_map_io();
+    }
+
+    /// Issue the translation-page reads and writes the map cache asked for.
+    pub(super) fn issue_map_io(&mut self) {
+        while let Some(io) = self.ftl.take_map_io() {
+            let full = self.full_mask();
+            let spec = match io {
+                MapIo::Read(vtpn) => {
+                    let tp = self.ftl.tp_lpn(vtpn);
+                    let plane = self.geo.plane_of(self.ftl.mapped_page(tp));
+                    NewTx::new(TxKind::Mapping, FlashOp::Read, plane, tp, full)
+                }
+                MapIo::Write(vtpn) => {
+                    let tp = self.ftl.tp_lpn(vtpn);
+                    let plane = self.ftl.write_plane(tp, self.tsu.chip_load());
+                    NewTx::new(TxKind::Mapping, FlashOp::Program, plane, tp, full)
+                }
+            };
+            let tx = self.tsu.create(spec, self.q.now());
+            self.enqueue(tx);
+        }
+    }
+
+    /// A translation page arrived: the requests that waited on it go on.
+    fn map_read_done(&mut self, tp_lpn: Lpn) {
+        let now = self.q.now();
+        let mut resumed = std::mem::take(&mut self.resumed);
+        resumed.clear();
+        self.ftl.map_read_done(tp_lpn, now, &mut resumed);
+        for &(waiter, at) in &resumed {
+            match (waiter, at) {
+                (_, None) => self.translated(waiter),
+                (Waiter::Read(mr) | Waiter::Write(mr), Some(at)) => self.q.at(at, Event::Translated { mr }),
+            }
+        }
+        self.resumed = resumed;
+        self.issue_map_io();
     }
 
     /// A command finished: complete its transactions and free the chip.
@@ -373,7 +416,9 @@ impl Simulation {
             // has nothing to move; a GC program or copyback finished its move.
             (TxKind::Gc, FlashOp::Read | FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(t.plane),
             (TxKind::Gc, FlashOp::Erase) => self.gc_erased(t.plane),
-            (TxKind::Mapping, _) => unreachable!("mapping transactions are issued only by a map cache"),
+            (TxKind::Mapping, FlashOp::Read) => self.map_read_done(t.lpn),
+            // A translation page's program finished: nothing waits for it.
+            (TxKind::Mapping, _) => {}
         }
     }
 

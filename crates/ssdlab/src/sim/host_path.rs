@@ -6,6 +6,7 @@ use super::{Io, Simulation};
 use crate::cache::{Offer, WriteOutcome, Writeback};
 use crate::engine::{Event, Lane};
 use crate::ftl::mapping::Translation;
+use crate::ftl::{Translated, Waiter};
 use crate::hil::device_queue::Admission;
 use crate::hil::{page_span, split, MemoryRequest, MrOp};
 use crate::host::tenants::Next;
@@ -127,7 +128,7 @@ impl Simulation {
 
     /// New memory requests are ready: run the scheduler now, or once the event that made
     /// them ready is done (so a round sees every request that arrived with it).
-    fn schedule_arrivals(&mut self) {
+    pub(super) fn schedule_arrivals(&mut self) {
         if !self.committer.batches_arrivals() {
             self.run_scheduler();
         } else {
@@ -159,9 +160,10 @@ impl Simulation {
             MrOp::Write => {
                 if self.cache.is_some() {
                     self.cache_write(mr);
+                } else if self.ftl.writes_translate_first() {
+                    self.translate(mr, Waiter::Write(mr));
                 } else {
-                    self.mrs[mr].plane = self.ftl.write_plane(self.mrs[mr].lpn, self.tsu.chip_load());
-                    self.committer.ready(mr, &self.mrs);
+                    self.write_translated(mr);
                 }
             }
         }
@@ -179,7 +181,8 @@ impl Simulation {
                     }
                 }
             }
-            self.ftl.trim(lpn);
+            self.ftl.trim(lpn, self.q.now());
+            self.issue_map_io();
             if let Some(o) = &mut self.oracle {
                 o.trimmed(lpn);
             }
@@ -204,6 +207,44 @@ impl Simulation {
             }
             self.stats.cache_read_misses += 1;
         }
+        if self.ftl.translates() {
+            self.translate(mr, Waiter::Read(mr));
+        } else {
+            self.read_translated(mr);
+        }
+    }
+
+    /// A memory request asks the FTL for its translation: it goes on now, when the
+    /// firmware is done, or when its translation page arrives.
+    #[cold]
+    fn translate(&mut self, mr: u32, waiter: Waiter) {
+        let now = self.q.now();
+        match self.ftl.translate(self.mrs[mr].lpn, waiter, now) {
+            Translated::Now => self.translated(waiter),
+            Translated::At(at) => self.q.at(at, Event::Translated { mr }),
+            Translated::Pending => {}
+        }
+        self.issue_map_io();
+    }
+
+    /// A memory request's translation is ready.
+    pub(super) fn translated(&mut self, waiter: Waiter) {
+        match waiter {
+            Waiter::Read(mr) => self.read_translated(mr),
+            Waiter::Write(mr) => self.write_translated(mr),
+        }
+    }
+
+    /// A write goes to the device-level scheduler with its plane.
+    fn write_translated(&mut self, mr: u32) {
+        self.mrs[mr].plane = self.ftl.write_plane(self.mrs[mr].lpn, self.tsu.chip_load());
+        self.committer.ready(mr, &self.mrs);
+    }
+
+    /// A read whose translation is known: to flash, or finished if never written.
+    #[inline(always)]
+    fn read_translated(&mut self, mr: u32) {
+        let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
         match self.ftl.translate_read(lpn) {
             Translation::Flash(ppn) => {
                 self.mrs[mr].plane = self.geo.plane_of(ppn);
@@ -215,7 +256,7 @@ impl Simulation {
                 }
                 self.q.after(0, Event::CacheServed { mr });
             }
-            Translation::Pending => unreachable!("the full page map translates without waiting"),
+            Translation::Pending => unreachable!("the true map translates without waiting"),
         }
     }
 

@@ -27,11 +27,12 @@ use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
-use crate::ftl::{Ftl, LivePage};
+use crate::ftl::{Ftl, LivePage, Waiter};
 use crate::hif::queues::HostInterface;
 use crate::hif::Interface;
 use crate::hil::commit::Committer;
 use crate::hil::device_queue::DeviceQueue;
+use crate::hil::MrOp;
 use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
 use crate::host::{build_flows, IoRequest, WorkloadSpec};
@@ -129,6 +130,7 @@ pub struct Simulation {
     unblocked: Vec<u32>,
     done: Vec<u32>,
     gc_pages: Vec<LivePage>,
+    resumed: Vec<(Waiter, Option<Ps>)>,
     oracle: Option<Oracle>,
     stats: Stats,
     interval_ps: Ps,
@@ -191,6 +193,7 @@ impl Simulation {
             unblocked: Vec::new(),
             done: Vec::new(),
             gc_pages: Vec::new(),
+            resumed: Vec::new(),
             oracle,
             stats: Stats::new(nflows),
             interval_ps: us_to_ps(cfg.stats.interval_us),
@@ -256,6 +259,11 @@ impl Simulation {
             Event::CommandFetched { io } => self.admit(io),
             Event::WriteDataIn { io } => self.write_data_in(io),
             Event::FirmwareDone { mr } => self.send_to_flash(mr),
+            Event::Translated { mr } => {
+                let waiter = if self.mrs[mr].op == MrOp::Read { Waiter::Read(mr) } else { Waiter::Write(mr) };
+                self.translated(waiter);
+                self.schedule_arrivals();
+            }
             Event::CellDone { chip, gen } => self.phy.cell_done(chip, gen, self.tsu.records(), &mut self.q),
             Event::BusFree { channel } => self.phy.bus_free(channel, self.tsu.records(), &mut self.q),
             Event::CommandDone { chip, gen } => self.command_done(chip, gen),

@@ -152,6 +152,8 @@ pub struct Stats {
     pub flp_pages: [u64; 4],
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
+    /// Translation pages programmed (a demand-based map's write-backs).
+    pub map_pages_programmed: u64,
     pub gc_invocations: u64,
     pub gc_pages_moved: u64,
     pub erases: u64,

@@ -112,7 +112,11 @@ impl Tsu {
             src_ppn: spec.src_ppn,
             then: spec.then,
             cache_gen: spec.cache_gen,
-            stream: if spec.kind == TxKind::Gc { Stream::Gc } else { Stream::User },
+            stream: match spec.kind {
+                TxKind::User => Stream::User,
+                TxKind::Gc => Stream::Gc,
+                TxKind::Mapping => Stream::Map,
+            },
             enqueued_ps: now,
             seq: self.tx_seq,
         })

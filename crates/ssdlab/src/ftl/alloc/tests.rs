@@ -103,7 +103,7 @@ fn hybrid_orders_fix_the_given_letters_and_balance_the_rest() {
         ftl.write_programmed(p);
     }
     let (ppn, _) = ftl.allocate(12, Stream::User).unwrap();
-    ftl.commit_write(7, ppn);
+    ftl.commit_write(7, ppn, 0);
     assert_eq!(ftl.write_plane(7, &[]), 14);
     assert_eq!(ftl.write_plane(7, &[]), 13);
     assert_eq!(ftl.write_plane(7, &[]), 15);

@@ -1,11 +1,20 @@
 //! Logical-to-physical mapping.
 //!
-//! [`Mapping`] is the extension point for mapping schemes: the full page table
-//! ([`page::PageMap`]) today; demand-based schemes (DFTL, CDFTL, TPFTL, FMMU), whose
-//! translation pages live in flash, each in a folder of its own here. A translation may
-//! answer [`Translation::Pending`] when its entry must first be read from flash.
+//! The FTL always keeps the true map, [`page::PageMap`] (`ftl.mapping = "full"` is that
+//! table alone, all in RAM). The demand-based schemes keep their translation pages in flash
+//! and cache entries in a bounded RAM: the shared engine is [`demand`], and each scheme's
+//! folder ([`dftl`], [`cdftl`], [`tpftl`], [`fmmu`]) holds its defaults and its paper's
+//! citation. A translation answers [`Translation::Pending`] when its entry must first be
+//! read from flash.
 
+pub mod cdftl;
+pub mod demand;
+pub mod dftl;
+pub mod fmmu;
 pub mod page;
+pub mod tpftl;
+
+use demand::config::SchemeDefaults;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,12 +33,30 @@ pub enum Translation {
     Pending,
 }
 
-/// Which [`Mapping`] the FTL keeps (`ftl.mapping`).
+/// Which map the FTL keeps (`ftl.mapping`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MappingKind {
-    /// The full page table, [`page::PageMap`].
-    Page,
+    /// The full page table in RAM, [`page::PageMap`].
+    #[serde(alias = "page")]
+    Full,
+    Dftl,
+    Cdftl,
+    Tpftl,
+    Fmmu,
+}
+
+impl MappingKind {
+    /// A demand-based scheme's defaults; None for the full table.
+    pub fn defaults(self) -> Option<&'static SchemeDefaults> {
+        match self {
+            MappingKind::Full => None,
+            MappingKind::Dftl => Some(&dftl::DEFAULTS),
+            MappingKind::Cdftl => Some(&cdftl::DEFAULTS),
+            MappingKind::Tpftl => Some(&tpftl::DEFAULTS),
+            MappingKind::Fmmu => Some(&fmmu::DEFAULTS),
+        }
+    }
 }
 
 /// A logical-to-physical page map.

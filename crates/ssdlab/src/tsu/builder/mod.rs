@@ -97,7 +97,11 @@ impl ClassTraits {
     #[inline(always)]
     fn of(class: QueueClass) -> ClassTraits {
         ClassTraits {
-            stream: if class == QueueClass::GcWrite { Stream::Gc } else { Stream::User },
+            stream: match class {
+                QueueClass::GcWrite => Stream::Gc,
+                QueueClass::MapWrite => Stream::Map,
+                _ => Stream::User,
+            },
             read: matches!(class, QueueClass::UserRead | QueueClass::GcRead | QueueClass::MapRead),
             erase: class == QueueClass::GcErase,
             follows_data: matches!(class, QueueClass::UserRead | QueueClass::MapRead),

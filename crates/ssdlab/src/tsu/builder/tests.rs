@@ -28,7 +28,7 @@ impl FtlView for FakeFtl {
     fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32> {
         match stream {
             Stream::User => self.user_offset[plane as usize],
-            Stream::Gc => self.gc_offset[plane as usize],
+            Stream::Gc | Stream::Map => self.gc_offset[plane as usize],
         }
     }
 }

@@ -1,0 +1,204 @@
+//! `[ftl.map_cache]`: the demand-based map's RAM, its levels, their organisation and the
+//! flush rules. Keys left out take the scheme's defaults ([`SchemeDefaults`], one per
+//! technique folder: `dftl`, `cdftl`, `tpftl`, `fmmu`); every key is documented in
+//! `docs/config.md`, section `[ftl.map_cache]`.
+
+use serde::{Deserialize, Serialize};
+
+use super::blocks::Replacement;
+use crate::error::{Error, Result};
+use crate::ftl::mapping::MappingKind;
+
+/// Which dirty translation page a watermark flush writes (`ftl.map_cache.flush_victim`;
+/// TECHNIQUES.md §9.5.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlushVictim {
+    /// Blend of the three below over the first 16 entries of the dirty list.
+    CostBenefit,
+    /// The page with the most dirty blocks.
+    Greedy,
+    /// The page registered longest ago.
+    Oldest,
+    /// The first page not updated since the last scan (second chance).
+    LruUpdate,
+}
+
+/// When a host write's map entry is looked up (`ftl.map_cache.update_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateOrder {
+    /// The write waits for its entry (a miss reads the translation page) before it is
+    /// programmed: DFTL, MQSim.
+    TranslateFirst,
+    /// The write is programmed at once and its Update goes to the map afterwards (a miss
+    /// is logged and applied when the page arrives): FMMU's HRM.
+    ProgramFirst,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct MapCacheConfig {
+    /// Map RAM for both levels, bytes (default 1,114,112 = 1,088 KiB, FMMU's).
+    pub ram_bytes: Option<u64>,
+    /// Bytes of one entry in a translation page (entries per page = page size / this).
+    pub entry_bytes: Option<u32>,
+    /// Bytes of the first level (CMT) when there is a second (CTP); the rest is CTP.
+    pub cmt_bytes: Option<u64>,
+    /// Map entries per CMT block (1: entry-level).
+    pub block_entries: Option<u32>,
+    /// CMT blocks per set; 0: fully associative.
+    pub ways: Option<u32>,
+    pub replacement: Option<Replacement>,
+    /// Evict non-dirty blocks first.
+    pub clean_first: Option<bool>,
+    /// A dirty eviction also writes back every other dirty entry of its translation page.
+    pub batch_on_evict: Option<bool>,
+    /// Flush when the CMT's non-dirty blocks fall to this fraction (0: only on eviction).
+    pub low_watermark: Option<f64>,
+    /// ... until they are back at this fraction.
+    pub high_watermark: Option<f64>,
+    pub flush_victim: Option<FlushVictim>,
+    /// Translation-page reads in flight at most; further misses wait in order.
+    pub max_outstanding_misses: Option<u32>,
+    pub update_order: Option<UpdateOrder>,
+}
+
+/// A scheme's defaults for the keys a config leaves out.
+pub struct SchemeDefaults {
+    /// CMT share of the RAM when there is a CTP: None for one level; Some(0) for "the RAM
+    /// minus two translation pages" (CDFTL's default).
+    pub cmt_bytes: Option<u64>,
+    pub block_entries: u32,
+    pub ways: u32,
+    pub replacement: Replacement,
+    pub clean_first: bool,
+    pub low_watermark: f64,
+    pub high_watermark: f64,
+    pub update_order: UpdateOrder,
+}
+
+/// The resolved parameters of a run's map cache.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub entries_per_tp: u32,
+    pub cmt_blocks: u32,
+    pub block_entries: u32,
+    pub ways: u32,
+    pub replacement: Replacement,
+    pub clean_first: bool,
+    /// Whole translation pages the second level holds (0: none).
+    pub ctp_pages: u32,
+    pub batch_on_evict: bool,
+    pub low_watermark: f64,
+    pub high_watermark: f64,
+    pub flush_victim: FlushVictim,
+    pub max_outstanding_misses: u32,
+    pub update_order: UpdateOrder,
+}
+
+pub const DEFAULT_RAM_BYTES: u64 = 1_088 * 1024;
+/// A CMT block's tag, bytes (the entries' logical pages follow from it).
+pub const TAG_BYTES: u64 = 4;
+
+impl MapCacheConfig {
+    /// The parameters for `kind` on pages of `page_bytes`. Errors name the key and value.
+    pub fn resolve(&self, file: &str, kind: MappingKind, page_bytes: u32) -> Result<Params> {
+        let d = kind.defaults().expect("a demand-based mapping");
+        let entry_bytes = self.entry_bytes.unwrap_or(4);
+        if entry_bytes == 0 || page_bytes % entry_bytes != 0 || entry_bytes > page_bytes / 2 {
+            return fail(
+                file,
+                "ftl.map_cache.entry_bytes",
+                entry_bytes,
+                "must divide the page size, at least 2 entries per page",
+            );
+        }
+        let e = page_bytes / entry_bytes;
+        let block_entries = self.block_entries.unwrap_or(d.block_entries);
+        if block_entries == 0 || e % block_entries != 0 {
+            return fail(
+                file,
+                "ftl.map_cache.block_entries",
+                block_entries,
+                &format!("must divide the {e} entries of a translation page"),
+            );
+        }
+        let ram = self.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES);
+        let cmt_bytes = match (d.cmt_bytes, self.cmt_bytes) {
+            (None, None) => ram,
+            (None, Some(c)) => {
+                return fail(file, "ftl.map_cache.cmt_bytes", c, &format!("{kind:?} has one level: drop the key"))
+            }
+            (Some(0), None) => ram.saturating_sub(2 * page_bytes as u64),
+            (Some(c), None) => c.min(ram),
+            (Some(_), Some(c)) => c,
+        };
+        if cmt_bytes > ram {
+            return fail(
+                file,
+                "ftl.map_cache.cmt_bytes",
+                cmt_bytes,
+                &format!("exceeds ftl.map_cache.ram_bytes ({ram})"),
+            );
+        }
+        let block_bytes = block_entries as u64 * entry_bytes as u64 + TAG_BYTES;
+        let cmt_blocks = cmt_bytes / block_bytes;
+        let ctp_pages = if d.cmt_bytes.is_some() { (ram - cmt_bytes) / page_bytes as u64 } else { 0 };
+        if cmt_blocks == 0 || cmt_blocks > u32::MAX as u64 / 2 {
+            return fail(
+                file,
+                "ftl.map_cache.ram_bytes",
+                ram,
+                &format!("gives {cmt_blocks} CMT blocks of {block_bytes} bytes"),
+            );
+        }
+        if d.cmt_bytes.is_some() && ctp_pages == 0 {
+            return fail(
+                file,
+                "ftl.map_cache.cmt_bytes",
+                cmt_bytes,
+                "leaves no room for one translation page in the CTP",
+            );
+        }
+        let (low, high) =
+            (self.low_watermark.unwrap_or(d.low_watermark), self.high_watermark.unwrap_or(d.high_watermark));
+        if !(0.0..1.0).contains(&low) || !(0.0..=1.0).contains(&high) || (low > 0.0 && high <= low) {
+            return fail(
+                file,
+                "ftl.map_cache.high_watermark",
+                high,
+                &format!("watermarks need 0 <= low < high <= 1 (low = {low}); low = 0 turns them off"),
+            );
+        }
+        let max_out = self.max_outstanding_misses.unwrap_or(1024);
+        if max_out == 0 {
+            return fail(file, "ftl.map_cache.max_outstanding_misses", 0, "must be at least 1");
+        }
+        Ok(Params {
+            entries_per_tp: e,
+            cmt_blocks: cmt_blocks as u32,
+            block_entries,
+            ways: self.ways.unwrap_or(d.ways),
+            replacement: self.replacement.unwrap_or(d.replacement),
+            clean_first: self.clean_first.unwrap_or(d.clean_first),
+            ctp_pages: ctp_pages.min(u32::MAX as u64) as u32,
+            batch_on_evict: self.batch_on_evict.unwrap_or(true),
+            low_watermark: low,
+            high_watermark: high,
+            flush_victim: self.flush_victim.unwrap_or(FlushVictim::CostBenefit),
+            max_outstanding_misses: max_out,
+            update_order: self.update_order.unwrap_or(d.update_order),
+        })
+    }
+
+    /// Whether any key is set (a full page map rejects a map cache section).
+    pub fn is_set(&self) -> bool {
+        *self != MapCacheConfig::default()
+    }
+}
+
+/// The error for `key = value`, whatever the caller returns.
+fn fail<T: std::fmt::Debug, R>(file: &str, key: &str, value: T, why: &str) -> Result<R> {
+    Err(Error::config(file, 0, key, &format!("{key} = {value:?}: {why}")))
+}

@@ -1,0 +1,621 @@
+//! The demand-based map shared by DFTL, CDFTL, TPFTL and FMMU: translation pages in flash,
+//! a cache of their entries in RAM, misses that wait without blocking others, and
+//! write-backs of dirty entries as translation-page programs.
+//!
+//! The FTL keeps the true map (where every logical page's data is) and calls this engine
+//! for the translation traffic that map costs: [`DemandMap::lookup`] when a request needs
+//! an entry (a hit, or the request waits for its translation page), [`DemandMap::update`]
+//! when an entry changes (a program or a GC move: applied to the cache, or logged and
+//! applied when the page arrives). What the engine needs from flash comes out as [`MapIo`]
+//! (read or write translation page `vtpn`), which the loop issues as `TxKind::Mapping`
+//! transactions; their completions come back through [`DemandMap::tp_read_done`] and
+//! [`DemandMap::tp_programmed`], which return the requests that may go on.
+//!
+//! A translation page is in one of three phases: idle, reading (one flash read in flight;
+//! later misses on the page log themselves on it and cause no second read: the merge of
+//! FMMU's in-cache MSHRs, TECHNIQUES.md §9.4), or writing (its new copy is assembled and
+//! waits for its program; a miss then reads the copy in RAM, and further flushes of the page
+//! merge into the same program). `image` is the map as the translation pages hold it (in
+//! flash or in that write buffer); it differs from the true map only in entries that are
+//! dirty in the cache or logged on a read in flight, which the checks below assert.
+
+pub mod blocks;
+pub mod config;
+mod dtl;
+
+use std::collections::VecDeque;
+
+use blocks::{BlockCache, Evicted};
+use config::{Params, UpdateOrder};
+use dtl::Dtl;
+
+use super::page::PageMap;
+use super::Mapping;
+use crate::nand::{Lpn, Ppn, NONE};
+
+/// A request waiting for its translation: the memory request to resume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiter {
+    Read(u32),
+    Write(u32),
+}
+
+/// Flash work the map needs: read or write translation page `vtpn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapIo {
+    Read(u32),
+    Write(u32),
+}
+
+/// What a lookup found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// In the CMT.
+    Hit,
+    /// Not in the CMT but in RAM (the CTP, or a translation page not yet on flash): copied
+    /// into the CMT without flash I/O.
+    RamHit,
+    /// The request waits for its translation page.
+    Miss,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Record {
+    Lookup { lpn: Lpn, waiter: Waiter },
+    Update { lpn: Lpn },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Phase {
+    #[default]
+    Idle,
+    /// A miss is waiting for a free read slot (`max_outstanding_misses`).
+    Queued,
+    Reading,
+    Writing,
+}
+
+#[derive(Default)]
+struct TpState {
+    phase: Phase,
+    /// Write the page back once its read arrives (read-modify-write of a flush).
+    flush_after_read: bool,
+    records: Vec<Record>,
+    /// CMT blocks evicted dirty, waiting for this page's write.
+    evicted: Vec<u32>,
+}
+
+/// Counters the report shows.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct MapStats {
+    pub cmt_hits: u64,
+    pub cmt_misses: u64,
+    pub ctp_hits: u64,
+    pub ctp_misses: u64,
+    /// Lookups served from a translation page in RAM that is not on flash yet.
+    pub buffer_hits: u64,
+    pub tp_reads: u64,
+    pub tp_writes: u64,
+    /// Flushes (a dirty eviction or a watermark flush of one translation page).
+    pub flushes: u64,
+    /// CMT blocks scanned to find a flushed page's dirty blocks (what DFTL and CDFTL pay per
+    /// flush without FMMU's dirty list).
+    pub flush_blocks_scanned: u64,
+    /// Dirty blocks a flush cleaned.
+    pub flush_blocks_cleaned: u64,
+    /// Misses that joined a translation page read already in flight.
+    pub merges: u64,
+    pub peak_outstanding: u32,
+    /// Misses that waited for a read slot.
+    pub stalled_misses: u64,
+    /// Entries found to differ from the true map when they entered the cache (must stay 0).
+    pub stale_entries: u64,
+}
+
+pub struct DemandMap {
+    p: Params,
+    logical_pages: u32,
+    image: Vec<Ppn>,
+    /// Per translation page: whether a copy exists (on flash or in the write buffer).
+    on_flash: Vec<bool>,
+    tps: Vec<TpState>,
+    cmt: BlockCache,
+    ctp: Option<BlockCache>,
+    dtl: Dtl,
+    /// Dirty CTP pages in the order they became dirty.
+    ctp_dirty: VecDeque<u32>,
+    reading: u32,
+    queued: VecDeque<u32>,
+    io: VecDeque<MapIo>,
+    scratch: Vec<Lpn>,
+    pub stats: MapStats,
+}
+
+impl DemandMap {
+    pub fn new(p: Params, logical_pages: u32) -> DemandMap {
+        let e = p.entries_per_tp;
+        let tps = logical_pages.div_ceil(e);
+        let cmt_tags = logical_pages.div_ceil(p.block_entries);
+        let cmt = BlockCache::new(p.cmt_blocks, p.ways, cmt_tags, p.replacement, p.clean_first);
+        let ctp = (p.ctp_pages > 0).then(|| BlockCache::new(p.ctp_pages, 0, tps, p.replacement, p.clean_first));
+        DemandMap {
+            logical_pages,
+            image: vec![NONE; logical_pages as usize],
+            on_flash: vec![false; tps as usize],
+            tps: (0..tps).map(|_| TpState::default()).collect(),
+            dtl: Dtl::new(tps, e / p.block_entries),
+            cmt,
+            ctp,
+            ctp_dirty: VecDeque::new(),
+            reading: 0,
+            queued: VecDeque::new(),
+            io: VecDeque::new(),
+            scratch: Vec::new(),
+            stats: MapStats::default(),
+            p,
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
+    /// Translation pages the map has.
+    pub fn translation_pages(&self) -> u32 {
+        self.tps.len() as u32
+    }
+
+    #[inline]
+    pub fn vtpn(&self, lpn: Lpn) -> u32 {
+        lpn / self.p.entries_per_tp
+    }
+
+    /// The next flash operation the map needs, if any.
+    pub fn take_io(&mut self) -> Option<MapIo> {
+        self.io.pop_front()
+    }
+
+    /// Translation page `vtpn` was written functionally (preconditioning) with the true
+    /// map's entries.
+    pub fn preconditioned(&mut self, vtpn: u32, truth: &PageMap) {
+        self.on_flash[vtpn as usize] = true;
+        for lpn in self.tp_lpns(vtpn) {
+            self.image[lpn as usize] = truth.get(lpn);
+        }
+    }
+
+    fn tp_lpns(&self, vtpn: u32) -> std::ops::Range<Lpn> {
+        let e = self.p.entries_per_tp;
+        vtpn * e..((vtpn + 1) * e).min(self.logical_pages)
+    }
+
+    fn tp_tags(&self, vtpn: u32) -> std::ops::Range<u32> {
+        let per = self.p.entries_per_tp / self.p.block_entries;
+        let tags = self.logical_pages.div_ceil(self.p.block_entries);
+        vtpn * per..((vtpn + 1) * per).min(tags)
+    }
+
+    // ------------------------------------------------------------ lookups and updates
+
+    /// `waiter` needs `lpn`'s entry. On a miss it waits on the entry's translation page and
+    /// comes back from [`DemandMap::tp_read_done`].
+    pub fn lookup(&mut self, lpn: Lpn, waiter: Waiter, truth: &PageMap) -> Lookup {
+        let tag = lpn / self.p.block_entries;
+        if self.cmt.contains(tag) {
+            self.cmt.touch(tag);
+            self.stats.cmt_hits += 1;
+            return Lookup::Hit;
+        }
+        self.stats.cmt_misses += 1;
+        if self.in_ram(self.vtpn(lpn)) {
+            self.check_answer(lpn, truth);
+            self.enter_cmt(lpn, truth);
+            self.maintain(truth);
+            return Lookup::RamHit;
+        }
+        self.wait_on_page(Record::Lookup { lpn, waiter });
+        Lookup::Miss
+    }
+
+    /// `lpn`'s entry changed (a program or a GC move started; a TRIM): the cached entry
+    /// becomes dirty, or the change is logged on its translation page's read.
+    pub fn update(&mut self, lpn: Lpn, truth: &PageMap) {
+        let tag = lpn / self.p.block_entries;
+        if self.cmt.contains(tag) {
+            self.cmt.touch(tag);
+            self.stats.cmt_hits += 1;
+        } else {
+            self.stats.cmt_misses += 1;
+            if !self.in_ram(self.vtpn(lpn)) {
+                self.wait_on_page(Record::Update { lpn });
+                return;
+            }
+            self.enter_cmt(lpn, truth);
+        }
+        self.dirty(lpn);
+        self.maintain(truth);
+    }
+
+    /// Whether `vtpn`'s entries are in RAM without a flash read: in the CTP, never written
+    /// (every entry unmapped), or in the write buffer. Counts the CTP lookup.
+    fn in_ram(&mut self, vtpn: u32) -> bool {
+        if let Some(ctp) = &mut self.ctp {
+            if ctp.contains(vtpn) {
+                ctp.touch(vtpn);
+                self.stats.ctp_hits += 1;
+                return true;
+            }
+            self.stats.ctp_misses += 1;
+        }
+        let t = &self.tps[vtpn as usize];
+        let buffered = t.phase == Phase::Writing || !self.on_flash[vtpn as usize];
+        if buffered && matches!(t.phase, Phase::Idle | Phase::Writing) {
+            self.stats.buffer_hits += 1;
+            return true;
+        }
+        false
+    }
+
+    /// Bring `lpn`'s CMT block in from RAM (the CTP or a translation page just read).
+    fn enter_cmt(&mut self, lpn: Lpn, truth: &PageMap) {
+        let tag = lpn / self.p.block_entries;
+        if self.cmt.contains(tag) {
+            self.cmt.touch(tag);
+            return;
+        }
+        if let Some(e) = self.cmt.insert(tag) {
+            self.evicted(e, truth);
+        }
+    }
+
+    /// A lookup is answered from a translation page's copy: the entry there must be the
+    /// true map's (the CTP's copy is kept current in place).
+    fn check_answer(&mut self, lpn: Lpn, truth: &PageMap) {
+        if self.image[lpn as usize] != truth.get(lpn) && !self.ctp_holds(lpn) {
+            self.stats.stale_entries += 1;
+            debug_assert!(
+                false,
+                "lpn {lpn}: translation page says {}, map says {}",
+                self.image[lpn as usize],
+                truth.get(lpn)
+            );
+        }
+    }
+
+    /// Whether the CTP holds `lpn`'s translation page (its copy there is current: entries
+    /// are updated in place and the CMT's dirty entries merged when it is loaded).
+    fn ctp_holds(&self, lpn: Lpn) -> bool {
+        self.ctp.as_ref().is_some_and(|c| c.contains(lpn / self.p.entries_per_tp))
+    }
+
+    /// Mark `lpn`'s entry changed: in the CTP copy if its page is there, else in its
+    /// (cached) CMT block, registered on the dirty translation list.
+    fn dirty(&mut self, lpn: Lpn) {
+        let vtpn = self.vtpn(lpn);
+        if let Some(ctp) = &mut self.ctp {
+            if ctp.contains(vtpn) {
+                if !ctp.is_dirty(vtpn) {
+                    ctp.set_dirty(vtpn, true);
+                    self.ctp_dirty.push_back(vtpn);
+                }
+                return;
+            }
+        }
+        let tag = lpn / self.p.block_entries;
+        if !self.cmt.is_dirty(tag) {
+            self.cmt.set_dirty(tag, true);
+            self.dtl.block_dirtied(vtpn);
+        }
+        self.dtl.updated(vtpn);
+    }
+
+    /// Log `record` on its translation page and start the page's read if none is in flight.
+    fn wait_on_page(&mut self, record: Record) {
+        let lpn = match record {
+            Record::Lookup { lpn, .. } | Record::Update { lpn } => lpn,
+        };
+        let vtpn = self.vtpn(lpn);
+        let t = &mut self.tps[vtpn as usize];
+        t.records.push(record);
+        match t.phase {
+            Phase::Reading | Phase::Queued => self.stats.merges += 1,
+            Phase::Idle => self.start_read(vtpn),
+            Phase::Writing => unreachable!("a page being written is in RAM"),
+        }
+    }
+
+    fn start_read(&mut self, vtpn: u32) {
+        debug_assert!(self.on_flash[vtpn as usize]);
+        if self.reading >= self.p.max_outstanding_misses {
+            self.tps[vtpn as usize].phase = Phase::Queued;
+            self.queued.push_back(vtpn);
+            self.stats.stalled_misses += 1;
+            return;
+        }
+        self.tps[vtpn as usize].phase = Phase::Reading;
+        self.reading += 1;
+        self.stats.peak_outstanding = self.stats.peak_outstanding.max(self.reading);
+        self.stats.tp_reads += 1;
+        self.io.push_back(MapIo::Read(vtpn));
+    }
+
+    // ------------------------------------------------------------ completions
+
+    /// Translation page `vtpn` arrived from flash: its logged lookups and updates are
+    /// replayed in order; the lookups' requests go on (`resumed`).
+    pub fn tp_read_done(&mut self, vtpn: u32, resumed: &mut Vec<Waiter>, truth: &PageMap) {
+        let t = &mut self.tps[vtpn as usize];
+        debug_assert_eq!(t.phase, Phase::Reading, "translation page {vtpn} arrived unasked");
+        t.phase = Phase::Idle;
+        self.reading -= 1;
+        let mut records = std::mem::take(&mut t.records);
+        let flush = std::mem::take(&mut t.flush_after_read);
+        if self.ctp.is_some() {
+            self.enter_ctp(vtpn, truth);
+        } else if flush {
+            // Read-modify-write: the page's copy takes the flushed entries first.
+            self.assemble(vtpn, truth);
+        }
+        let mut updated = std::mem::take(&mut self.scratch);
+        updated.clear();
+        updated.extend(records.iter().filter_map(|r| match *r {
+            Record::Update { lpn } => Some(lpn),
+            Record::Lookup { .. } => None,
+        }));
+        updated.sort_unstable();
+        for r in &records {
+            match *r {
+                Record::Lookup { lpn, waiter } => {
+                    // An update logged for the entry (earlier or later) makes the copy's
+                    // value old by design; otherwise it must be the true one.
+                    if updated.binary_search(&lpn).is_err() {
+                        self.check_answer(lpn, truth);
+                    }
+                    self.enter_cmt(lpn, truth);
+                    resumed.push(waiter);
+                }
+                Record::Update { lpn } => {
+                    self.enter_cmt(lpn, truth);
+                    self.dirty(lpn);
+                }
+            }
+        }
+        self.scratch = updated;
+        records.clear();
+        if self.tps[vtpn as usize].records.capacity() == 0 {
+            self.tps[vtpn as usize].records = records;
+        }
+        if flush && !self.ctp_has(vtpn) {
+            // Assembled before the replay.
+            self.issue_write(vtpn);
+        }
+        while self.reading < self.p.max_outstanding_misses {
+            let Some(next) = self.queued.pop_front() else { break };
+            self.tps[next as usize].phase = Phase::Idle;
+            self.start_read(next);
+        }
+        self.maintain(truth);
+    }
+
+    fn ctp_has(&self, vtpn: u32) -> bool {
+        self.ctp.as_ref().is_some_and(|c| c.contains(vtpn))
+    }
+
+    /// Translation page `vtpn`'s program started: its copy is on flash (the GTD points at
+    /// it); later flushes of the page need a new program.
+    pub fn tp_programmed(&mut self, vtpn: u32) {
+        let t = &mut self.tps[vtpn as usize];
+        debug_assert_eq!(t.phase, Phase::Writing);
+        t.phase = Phase::Idle;
+        // Misses logged while it was being written cannot exist: the page was in RAM.
+        debug_assert!(t.records.is_empty());
+    }
+
+    // ------------------------------------------------------------ evictions and flushes
+
+    /// A CMT block left the cache: a dirty one is flushed.
+    fn evicted(&mut self, e: Evicted, truth: &PageMap) {
+        if !e.dirty {
+            return;
+        }
+        let vtpn = e.tag * self.p.block_entries / self.p.entries_per_tp;
+        self.dtl.block_cleaned(vtpn);
+        self.tps[vtpn as usize].evicted.push(e.tag);
+        self.flush(vtpn, truth);
+    }
+
+    /// Write back translation page `vtpn`'s dirty entries (batched: every dirty CMT block of
+    /// the page, unless `batch_on_evict` is off and an eviction asked for it).
+    fn flush(&mut self, vtpn: u32, truth: &PageMap) {
+        self.stats.flushes += 1;
+        self.stats.flush_blocks_scanned += self.cmt.capacity() as u64;
+        if self.ctp.as_ref().is_some_and(|c| c.contains(vtpn)) {
+            // Merged into the CTP copy: no flash I/O now.
+            self.clean_cmt_blocks(vtpn, true);
+            self.tps[vtpn as usize].evicted.clear();
+            if let Some(ctp) = &mut self.ctp {
+                if !ctp.is_dirty(vtpn) {
+                    ctp.set_dirty(vtpn, true);
+                    self.ctp_dirty.push_back(vtpn);
+                }
+            }
+            return;
+        }
+        match self.tps[vtpn as usize].phase {
+            Phase::Writing => self.assemble(vtpn, truth),
+            Phase::Reading | Phase::Queued => self.tps[vtpn as usize].flush_after_read = true,
+            Phase::Idle if self.on_flash[vtpn as usize] => {
+                self.tps[vtpn as usize].flush_after_read = true;
+                self.start_read(vtpn);
+            }
+            Phase::Idle => self.write_page(vtpn, truth),
+        }
+    }
+
+    /// Clean `vtpn`'s dirty CMT blocks (all of them with batching, or when `all`).
+    fn clean_cmt_blocks(&mut self, vtpn: u32, all: bool) -> u32 {
+        if !(all || self.p.batch_on_evict) {
+            return 0;
+        }
+        let mut cleaned = 0;
+        for tag in self.tp_tags(vtpn) {
+            if self.cmt.is_dirty(tag) {
+                self.cmt.set_dirty(tag, false);
+                self.dtl.block_cleaned(vtpn);
+                cleaned += 1;
+            }
+        }
+        self.stats.flush_blocks_cleaned += cleaned as u64;
+        cleaned
+    }
+
+    /// Put the page's evicted and (batched) dirty entries into its copy: the image takes
+    /// the true map's values for them.
+    fn assemble(&mut self, vtpn: u32, truth: &PageMap) {
+        let be = self.p.block_entries;
+        let evicted = std::mem::take(&mut self.tps[vtpn as usize].evicted);
+        self.stats.flush_blocks_cleaned += evicted.len() as u64;
+        let mut tags = evicted;
+        if self.p.batch_on_evict || tags.is_empty() {
+            for tag in self.tp_tags(vtpn) {
+                if self.cmt.is_dirty(tag) {
+                    self.cmt.set_dirty(tag, false);
+                    self.dtl.block_cleaned(vtpn);
+                    self.stats.flush_blocks_cleaned += 1;
+                    tags.push(tag);
+                }
+            }
+        }
+        for &tag in &tags {
+            for l in tag * be..((tag + 1) * be).min(self.logical_pages) {
+                self.image[l as usize] = truth.get(l);
+            }
+        }
+        tags.clear();
+        self.tps[vtpn as usize].evicted = tags;
+    }
+
+    /// Assemble `vtpn`'s new copy and ask for its program.
+    fn write_page(&mut self, vtpn: u32, truth: &PageMap) {
+        self.assemble(vtpn, truth);
+        self.issue_write(vtpn);
+    }
+
+    fn issue_write(&mut self, vtpn: u32) {
+        let t = &mut self.tps[vtpn as usize];
+        if t.phase == Phase::Writing {
+            return;
+        }
+        debug_assert_eq!(t.phase, Phase::Idle);
+        t.phase = Phase::Writing;
+        self.on_flash[vtpn as usize] = true;
+        self.stats.tp_writes += 1;
+        self.io.push_back(MapIo::Write(vtpn));
+    }
+
+    /// `vtpn` was read into the CTP: make room (a dirty victim is written back) and merge
+    /// the CMT's dirty entries of the page into the copy.
+    fn enter_ctp(&mut self, vtpn: u32, truth: &PageMap) {
+        let ctp = self.ctp.as_mut().expect("a CTP");
+        if let Some(e) = ctp.insert(vtpn) {
+            if e.dirty {
+                self.write_ctp_page(e.tag, truth);
+            }
+        }
+        let merged = self.clean_cmt_blocks(vtpn, true) > 0 || !self.tps[vtpn as usize].evicted.is_empty();
+        self.tps[vtpn as usize].evicted.clear();
+        if merged {
+            let ctp = self.ctp.as_mut().expect("a CTP");
+            ctp.set_dirty(vtpn, true);
+            self.ctp_dirty.push_back(vtpn);
+        }
+    }
+
+    /// Write a CTP page back: its copy is the true map's entries.
+    fn write_ctp_page(&mut self, vtpn: u32, truth: &PageMap) {
+        for l in self.tp_lpns(vtpn) {
+            self.image[l as usize] = truth.get(l);
+        }
+        if let Some(ctp) = &mut self.ctp {
+            if ctp.contains(vtpn) {
+                ctp.set_dirty(vtpn, false);
+            }
+        }
+        self.stats.flushes += 1;
+        if self.tps[vtpn as usize].phase == Phase::Writing {
+            return;
+        }
+        self.issue_write(vtpn);
+    }
+
+    /// Watermarks: when the non-dirty blocks of a level fall to its low watermark, flush
+    /// translation pages until they are back at the high one.
+    fn maintain(&mut self, truth: &PageMap) {
+        if self.p.low_watermark <= 0.0 {
+            return;
+        }
+        let cap = self.cmt.capacity() as f64;
+        if (self.cmt.non_dirty() as f64) <= self.p.low_watermark * cap {
+            while (self.cmt.non_dirty() as f64) < self.p.high_watermark * cap {
+                let Some(vtpn) = self.dtl.pick(self.p.flush_victim) else { break };
+                self.flush(vtpn, truth);
+            }
+        }
+        let Some(ctp) = &self.ctp else { return };
+        let cap = ctp.capacity() as f64;
+        if (ctp.non_dirty() as f64) <= self.p.low_watermark * cap {
+            while (self.ctp.as_ref().expect("a CTP").non_dirty() as f64) < self.p.high_watermark * cap {
+                let Some(vtpn) = self.ctp_dirty.pop_front() else { break };
+                if self.ctp.as_ref().expect("a CTP").is_dirty(vtpn) {
+                    self.write_ctp_page(vtpn, truth);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ checks
+
+    /// Every entry the translation pages hold differs from the true map only where the
+    /// cache holds a newer one (dirty, in the CTP) or a change waits for its page's read.
+    pub fn check(&self, truth: &PageMap) {
+        let mut pending = vec![false; self.logical_pages as usize];
+        for t in &self.tps {
+            for r in &t.records {
+                if let Record::Update { lpn } = *r {
+                    pending[lpn as usize] = true;
+                }
+            }
+            for &tag in &t.evicted {
+                let be = self.p.block_entries;
+                for l in tag * be..((tag + 1) * be).min(self.logical_pages) {
+                    pending[l as usize] = true;
+                }
+            }
+        }
+        for lpn in 0..self.logical_pages {
+            let dirty = self.cmt.is_dirty(lpn / self.p.block_entries) || self.ctp_holds(lpn);
+            if !dirty && !pending[lpn as usize] {
+                assert_eq!(
+                    self.image[lpn as usize],
+                    truth.get(lpn),
+                    "lpn {lpn}: its translation page is stale and no cache holds the change"
+                );
+            }
+        }
+        assert_eq!(self.stats.stale_entries, 0, "entries entered the cache stale");
+    }
+
+    pub fn update_order(&self) -> UpdateOrder {
+        self.p.update_order
+    }
+
+    pub fn state_bytes(&self) -> u64 {
+        self.image.len() as u64 * 4
+            + self.tps.len() as u64 * 64
+            + self.cmt.state_bytes()
+            + self.ctp.as_ref().map_or(0, |c| c.state_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests;

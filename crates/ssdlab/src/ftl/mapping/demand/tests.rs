@@ -1,0 +1,185 @@
+//! The engine's rules worked by hand on a map of 32 logical pages, 8 entries per
+//! translation page (4 pages), every page on flash holding the true map (lpn → 100 + lpn).
+
+use super::blocks::Replacement;
+use super::config::{FlushVictim, Params, UpdateOrder};
+use super::*;
+
+fn params(cmt_blocks: u32) -> Params {
+    Params {
+        entries_per_tp: 8,
+        cmt_blocks,
+        block_entries: 1,
+        ways: 0,
+        replacement: Replacement::Lru,
+        clean_first: false,
+        ctp_pages: 0,
+        batch_on_evict: true,
+        low_watermark: 0.0,
+        high_watermark: 0.0,
+        flush_victim: FlushVictim::CostBenefit,
+        max_outstanding_misses: 16,
+        update_order: UpdateOrder::TranslateFirst,
+    }
+}
+
+fn setup(p: Params) -> (DemandMap, PageMap) {
+    let mut truth = PageMap::new(32);
+    for l in 0..32 {
+        truth.set(l, 100 + l);
+    }
+    let mut d = DemandMap::new(p, 32);
+    for t in 0..4 {
+        d.preconditioned(t, &truth);
+    }
+    (d, truth)
+}
+
+fn ios(d: &mut DemandMap) -> Vec<MapIo> {
+    std::iter::from_fn(|| d.take_io()).collect()
+}
+
+/// Bring `lpns` (all of translation page `vtpn`) into the cache with one read.
+fn load(d: &mut DemandMap, truth: &PageMap, vtpn: u32, lpns: &[Lpn]) {
+    for &l in lpns {
+        d.lookup(l, Waiter::Read(l), truth);
+    }
+    assert_eq!(ios(d), vec![MapIo::Read(vtpn)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(vtpn, &mut resumed, truth);
+    assert_eq!(resumed.len(), lpns.len());
+}
+
+/// Two misses on one translation page cause one flash read; both requests resume when it
+/// arrives, in order; the entries then hit.
+#[test]
+fn two_misses_on_one_translation_page_cause_one_read() {
+    let (mut d, truth) = setup(params(4));
+    assert_eq!(d.lookup(0, Waiter::Read(10), &truth), Lookup::Miss);
+    assert_eq!(d.lookup(3, Waiter::Read(11), &truth), Lookup::Miss);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(resumed, vec![Waiter::Read(10), Waiter::Read(11)]);
+    assert_eq!((d.stats.tp_reads, d.stats.merges, d.stats.cmt_misses), (1, 1, 2));
+    assert_eq!(d.lookup(3, Waiter::Read(12), &truth), Lookup::Hit);
+    d.check(&truth);
+}
+
+/// A CMT of 3 entries holds lpns 0, 1, 2 of page 0, all updated (dirty). A miss on lpn 8
+/// (page 1) evicts the LRU entry, lpn 0, dirty: page 0 is read, merged with all three dirty
+/// entries (batch update) and written once. Flash: 2 reads (pages 1 and 0), 1 write for 3
+/// dirty entries; the written copy equals the true map.
+#[test]
+fn batch_flush_writes_one_translation_page_for_its_dirty_entries() {
+    let (mut d, mut truth) = setup(params(3));
+    load(&mut d, &truth, 0, &[0, 1, 2]);
+    for l in 0..3 {
+        truth.set(l, 200 + l);
+        d.update(l, &truth);
+    }
+    assert_eq!(d.cmt.dirty_blocks(), 3);
+    assert_eq!(d.lookup(8, Waiter::Read(8), &truth), Lookup::Miss);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(1)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(1, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)], "read-modify-write of page 0");
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!((d.stats.tp_reads, d.stats.tp_writes, d.stats.flushes), (1 + 2, 1, 1));
+    assert_eq!(d.cmt.dirty_blocks(), 0);
+    assert_eq!(&d.image[0..3], &[200, 201, 202]);
+    d.tp_programmed(0);
+    d.check(&truth);
+}
+
+/// Without batching only the evicted entry is written; the other dirty entries stay dirty
+/// and the check still holds (the cache has their newer values).
+#[test]
+fn without_batching_a_flush_writes_only_the_evicted_entry() {
+    let mut p = params(3);
+    p.batch_on_evict = false;
+    let (mut d, mut truth) = setup(p);
+    load(&mut d, &truth, 0, &[0, 1, 2]);
+    for l in 0..3 {
+        truth.set(l, 200 + l);
+        d.update(l, &truth);
+    }
+    d.lookup(8, Waiter::Read(8), &truth);
+    ios(&mut d);
+    let mut resumed = Vec::new();
+    d.tp_read_done(1, &mut resumed, &truth);
+    ios(&mut d);
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!(&d.image[0..3], &[200, 101, 102]);
+    assert_eq!(d.cmt.dirty_blocks(), 2);
+    d.check(&truth);
+}
+
+/// An update that misses (program first) is logged on its page's read and applied when the
+/// page arrives: the entry is then cached dirty, and a lookup logged behind it resumes.
+#[test]
+fn an_update_that_misses_waits_on_its_page_and_then_is_dirty() {
+    let (mut d, mut truth) = setup(params(4));
+    truth.set(5, 300);
+    d.update(5, &truth);
+    assert_eq!(d.lookup(5, Waiter::Read(1), &truth), Lookup::Miss);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(resumed, vec![Waiter::Read(1)]);
+    assert!(d.cmt.is_dirty(5));
+    assert_eq!(d.stats.stale_entries, 0);
+    d.check(&truth);
+}
+
+/// A translation page never written holds no mapping: a lookup is answered from RAM.
+#[test]
+fn a_never_written_translation_page_needs_no_read() {
+    let truth = PageMap::new(32);
+    let mut d = DemandMap::new(params(4), 32);
+    assert_eq!(d.lookup(9, Waiter::Read(1), &truth), Lookup::RamHit);
+    assert!(ios(&mut d).is_empty());
+}
+
+/// With one read slot, a miss on a second page waits for the first read to finish.
+#[test]
+fn misses_past_the_bound_wait_in_order() {
+    let mut p = params(4);
+    p.max_outstanding_misses = 1;
+    let (mut d, truth) = setup(p);
+    d.lookup(0, Waiter::Read(1), &truth);
+    d.lookup(8, Waiter::Read(2), &truth);
+    d.lookup(9, Waiter::Read(3), &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
+    assert_eq!((d.stats.stalled_misses, d.stats.merges), (1, 1));
+    let mut resumed = Vec::new();
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(1)]);
+    resumed.clear();
+    d.tp_read_done(1, &mut resumed, &truth);
+    assert_eq!(resumed, vec![Waiter::Read(2), Waiter::Read(3)]);
+    assert_eq!(d.stats.peak_outstanding, 1);
+}
+
+/// Two levels (CDFTL): a page read goes into the CTP; a CMT miss that hits the CTP needs no
+/// flash; an update while the page is in the CTP dirties the CTP copy, and evicting that
+/// page from the CTP writes it (no read: the whole page is in RAM).
+#[test]
+fn ctp_serves_misses_and_writes_back_its_dirty_page_whole() {
+    let mut p = params(2);
+    p.ctp_pages = 1;
+    let (mut d, mut truth) = setup(p);
+    load(&mut d, &truth, 0, &[0]);
+    assert_eq!(d.lookup(7, Waiter::Read(7), &truth), Lookup::RamHit);
+    truth.set(7, 400);
+    d.update(7, &truth);
+    assert_eq!(d.cmt.dirty_blocks(), 0, "the CTP copy took the change");
+    assert!(d.ctp.as_ref().unwrap().is_dirty(0));
+    load(&mut d, &truth, 1, &[8]);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!(d.image[7], 400);
+    assert_eq!((d.stats.tp_reads, d.stats.tp_writes, d.stats.ctp_hits), (2, 1, 1));
+    d.check(&truth);
+}
