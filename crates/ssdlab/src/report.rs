@@ -34,6 +34,7 @@ pub struct SimReport {
     pub gc: GcReport,
     pub cache: CacheReport,
     pub ftl: FtlReport,
+    pub utilization: Utilization,
     pub time_series: Vec<Sample>,
     /// With `--fairness`: each flow's slowdown against running alone, and their summary.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -195,6 +196,39 @@ pub struct FtlReport {
     pub preconditioned_pages: u64,
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
+    /// Translation pages programmed (write-backs of a demand-based map; GC moves of
+    /// translation pages count as GC pages).
+    pub map_pages_programmed: u64,
+    /// A demand-based map's cache: hits and misses per level, translation reads and
+    /// writes, flushes, merged misses and the peak of reads in flight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_cache: Option<crate::ftl::MapStats>,
+    pub firmware: FirmwareReport,
+}
+
+/// The FTL's servers and how busy they were.
+#[derive(Debug, Clone, Serialize)]
+pub struct FirmwareReport {
+    pub cores: u32,
+    pub hardware_units: u32,
+    pub core_busy_us: f64,
+    pub hardware_busy_us: f64,
+    /// Busy time / (servers × simulated time): the paper's FTL utilization (FMMU §5.1).
+    pub utilization: f64,
+}
+
+/// Busy time / (units × simulated time) of each part on a request's path (FMMU Fig. 12).
+#[derive(Debug, Clone, Serialize)]
+pub struct Utilization {
+    /// The host link, the busier direction.
+    pub host_link: f64,
+    pub host_link_to_device: f64,
+    pub host_link_to_host: f64,
+    /// Channel buses (command, data-in and data-out phases).
+    pub nand_bus: f64,
+    /// Chips (a command running).
+    pub chips: f64,
+    pub ftl: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -282,6 +316,35 @@ impl GcReport {
     }
 }
 
+impl FirmwareReport {
+    fn of(o: &Outcome) -> FirmwareReport {
+        let (cores, units, core_ps, unit_ps) = o.firmware;
+        let t = o.sim_time_ps as f64;
+        FirmwareReport {
+            cores,
+            hardware_units: units,
+            core_busy_us: core_ps as f64 / 1e6,
+            hardware_busy_us: unit_ps as f64 / 1e6,
+            utilization: ratio((core_ps + unit_ps) as f64, (cores + units) as f64 * t).min(1.0),
+        }
+    }
+}
+
+impl Utilization {
+    fn of(o: &Outcome) -> Utilization {
+        let t = o.sim_time_ps as f64;
+        let [down, up] = o.link_busy_ps.map(|b| ratio(b as f64, t).min(1.0));
+        Utilization {
+            host_link: down.max(up),
+            host_link_to_device: down,
+            host_link_to_host: up,
+            nand_bus: ratio(o.bus_busy_ps as f64, o.geo.channels as f64 * t).min(1.0),
+            chips: ratio(o.stats.busy_chip_ps as f64, o.geo.chips() as f64 * t).min(1.0),
+            ftl: FirmwareReport::of(o).utilization,
+        }
+    }
+}
+
 impl Report {
     pub fn from_outcome(o: &Outcome) -> Report {
         let s = &o.stats;
@@ -332,7 +395,11 @@ impl Report {
                     preconditioned_pages: o.preconditioned_pages,
                     user_pages_programmed: s.user_pages_programmed,
                     gc_pages_programmed: s.gc_pages_programmed,
+                    map_pages_programmed: s.map_pages_programmed,
+                    map_cache: o.map.clone(),
+                    firmware: FirmwareReport::of(o),
                 },
+                utilization: Utilization::of(o),
                 time_series: s.samples.clone(),
                 fairness: None,
             },

@@ -38,6 +38,8 @@ pub struct HostInterface {
     link: Link,
     to_device_free_ps: Ps,
     to_host_free_ps: Ps,
+    /// Link time spent per direction: to the device, to the host.
+    pub link_busy_ps: [u128; 2],
     command_latency_ps: Ps,
     messages: Option<Messages>,
     /// `hif.read_data = "whole_request"`.
@@ -57,6 +59,7 @@ impl HostInterface {
             link: Link::from_config(cfg),
             to_device_free_ps: 0,
             to_host_free_ps: 0,
+            link_busy_ps: [0; 2],
             command_latency_ps: ns_to_ps(cfg.hif.command_latency_ns),
             messages: cfg.hif.nvme.messages.then(|| {
                 let m = &cfg.hif.nvme;
@@ -155,30 +158,38 @@ impl HostInterface {
             Some(m) => self.send_to_host(now, m.read_request),
             None => now,
         };
-        let end = start.max(self.to_device_free_ps) + self.link.transfer_sectors_ps(sectors);
+        let took = self.link.transfer_sectors_ps(sectors);
+        let end = start.max(self.to_device_free_ps) + took;
         self.to_device_free_ps = end;
+        self.link_busy_ps[0] += took as u128;
         end
     }
 
     /// A message of `bytes` to the device from `at` on, after what is on its way.
     fn send_to_device(&mut self, at: Ps, bytes: u64) -> Ps {
-        let end = at.max(self.to_device_free_ps) + self.link.transfer_ps(bytes);
+        let took = self.link.transfer_ps(bytes);
+        let end = at.max(self.to_device_free_ps) + took;
         self.to_device_free_ps = end;
+        self.link_busy_ps[0] += took as u128;
         end
     }
 
     /// A message of `bytes` to the host from `at` on, after what is on its way.
     fn send_to_host(&mut self, at: Ps, bytes: u64) -> Ps {
-        let end = at.max(self.to_host_free_ps) + self.link.transfer_ps(bytes);
+        let took = self.link.transfer_ps(bytes);
+        let end = at.max(self.to_host_free_ps) + took;
         self.to_host_free_ps = end;
+        self.link_busy_ps[1] += took as u128;
         end
     }
 
     /// Move `sectors` of read data to the host: when they have arrived.
     #[inline]
     pub fn to_host(&mut self, now: Ps, sectors: u64) -> Ps {
-        let end = now.max(self.to_host_free_ps) + self.link.transfer_sectors_ps(sectors);
+        let took = self.link.transfer_sectors_ps(sectors);
+        let end = now.max(self.to_host_free_ps) + took;
         self.to_host_free_ps = end;
+        self.link_busy_ps[1] += took as u128;
         end
     }
 }

@@ -93,6 +93,8 @@ pub struct Phy {
     chips: Vec<Chip>,
     buses: Vec<ChannelBus>,
     busy_chips: u32,
+    /// Channel-bus time in command, data-in and data-out phases, summed over channels.
+    pub bus_busy_ps: u128,
     /// `nand.bus.arbitration = "commands_first"` (else read data out goes first).
     commands_first: bool,
     /// `nand.suspension.enabled`.
@@ -109,6 +111,7 @@ impl Phy {
             chips: (0..geo.chips()).map(|_| Chip::default()).collect(),
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             busy_chips: 0,
+            bus_busy_ps: 0,
             commands_first: cfg.nand.bus.arbitration == BusArbitration::CommandsFirst,
             suspension: cfg.nand.suspension.enabled,
             max_suspends: cfg.nand.suspension.max_per_op,
@@ -315,6 +318,7 @@ impl Phy {
             dies.push(DieEnd { die, end_ps: t + cell });
         }
         self.buses[ch as usize].free_ps = t;
+        self.bus_busy_ps += (t - now) as u128;
         if let Some(tl) = &mut self.timeline {
             tl.bus(ch, chip, now, t, op);
         }
@@ -365,6 +369,7 @@ impl Phy {
         }
         let end = now + self.timing.bus_transfer_sectors_ps(sectors);
         self.buses[ch as usize].free_ps = end;
+        self.bus_busy_ps += (end - now) as u128;
         if let Some(tl) = &mut self.timeline {
             tl.bus(ch, chip, now, end, FlashOp::Read);
         }

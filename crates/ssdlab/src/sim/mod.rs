@@ -73,6 +73,13 @@ pub struct Outcome {
     pub effective_spare_factor: f64,
     pub preconditioned_pages: u64,
     pub state_bytes: u64,
+    /// Busy time of the host link (to the device, to the host) and of the channel buses.
+    pub link_busy_ps: [u128; 2],
+    pub bus_busy_ps: u128,
+    /// The map cache's counters (demand-based maps).
+    pub map: Option<crate::ftl::MapStats>,
+    /// Firmware servers and their busy time: cores, hardware units, core ps, unit ps.
+    pub firmware: (u32, u32, u128, u128),
     pub check: Option<CheckResult>,
     pub timeline: Option<Timeline>,
     /// Chip time of GC charged to each flow (µs), when the TSU policy charges GC (FLIN).
@@ -317,6 +324,10 @@ impl Simulation {
             logical_pages: self.ftl.logical_pages(),
             effective_spare_factor: self.ftl.effective_spare_factor(self.stats.mean_free_blocks(self.geo.planes())),
             state_bytes: self.ftl.state_bytes(),
+            link_busy_ps: self.hif.link_busy_ps,
+            bus_busy_ps: self.phy.bus_busy_ps,
+            map: self.ftl.map_stats().cloned(),
+            firmware: self.ftl.firmware_busy(),
             preconditioned_pages: self.preconditioned_pages,
             config: self.cfg,
             workload: self.workload,
