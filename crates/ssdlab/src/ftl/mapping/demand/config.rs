@@ -95,6 +95,9 @@ pub struct Params {
     pub flush_victim: FlushVictim,
     pub max_outstanding_misses: u32,
     pub update_order: UpdateOrder,
+    /// Dirty blocks are linked per translation page (FMMU's DTL `next` links): a flush
+    /// visits only them, where DFTL and CDFTL test every CMT block.
+    pub dirty_links: bool,
 }
 
 pub const DEFAULT_RAM_BYTES: u64 = 1_088 * 1024;
@@ -189,6 +192,7 @@ impl MapCacheConfig {
             flush_victim: self.flush_victim.unwrap_or(FlushVictim::CostBenefit),
             max_outstanding_misses: max_out,
             update_order: self.update_order.unwrap_or(d.update_order),
+            dirty_links: kind == MappingKind::Fmmu,
         })
     }
 

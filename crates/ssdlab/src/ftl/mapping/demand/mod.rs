@@ -428,7 +428,9 @@ impl DemandMap {
     /// the page, unless `batch_on_evict` is off and an eviction asked for it).
     fn flush(&mut self, vtpn: u32, truth: &PageMap) {
         self.stats.flushes += 1;
-        self.stats.flush_blocks_scanned += self.cmt.capacity() as u64;
+        if !self.p.dirty_links {
+            self.stats.flush_blocks_scanned += self.cmt.capacity() as u64;
+        }
         if self.ctp.as_ref().is_some_and(|c| c.contains(vtpn)) {
             // Merged into the CTP copy: no flash I/O now.
             self.clean_cmt_blocks(vtpn, true);
@@ -465,8 +467,16 @@ impl DemandMap {
                 cleaned += 1;
             }
         }
-        self.stats.flush_blocks_cleaned += cleaned as u64;
+        self.cleaned(cleaned as u64);
         cleaned
+    }
+
+    /// A flush cleaned `n` blocks (with dirty links, those are all it visits).
+    fn cleaned(&mut self, n: u64) {
+        self.stats.flush_blocks_cleaned += n;
+        if self.p.dirty_links {
+            self.stats.flush_blocks_scanned += n;
+        }
     }
 
     /// Put the page's evicted and (batched) dirty entries into its copy: the image takes
@@ -474,14 +484,14 @@ impl DemandMap {
     fn assemble(&mut self, vtpn: u32, truth: &PageMap) {
         let be = self.p.block_entries;
         let evicted = std::mem::take(&mut self.tps[vtpn as usize].evicted);
-        self.stats.flush_blocks_cleaned += evicted.len() as u64;
+        self.cleaned(evicted.len() as u64);
         let mut tags = evicted;
         if self.p.batch_on_evict || tags.is_empty() {
             for tag in self.tp_tags(vtpn) {
                 if self.cmt.is_dirty(tag) {
                     self.cmt.set_dirty(tag, false);
                     self.dtl.block_cleaned(vtpn);
-                    self.stats.flush_blocks_cleaned += 1;
+                    self.cleaned(1);
                     tags.push(tag);
                 }
             }

@@ -20,6 +20,7 @@ fn params(cmt_blocks: u32) -> Params {
         flush_victim: FlushVictim::CostBenefit,
         max_outstanding_misses: 16,
         update_order: UpdateOrder::TranslateFirst,
+        dirty_links: false,
     }
 }
 
