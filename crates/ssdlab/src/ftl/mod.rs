@@ -80,6 +80,8 @@ pub struct Ftl {
     /// Flushes and scanned blocks already charged to the firmware.
     charged: (u64, u64),
     waiters: Vec<Waiter>,
+    /// A map cache, or firmware time for lookups: reads ask [`Ftl::translate`].
+    translates: bool,
 }
 
 impl Ftl {
@@ -103,6 +105,7 @@ impl Ftl {
             unwritten_read: f.unwritten_read,
             charged: (0, 0),
             waiters: Vec::new(),
+            translates: f.mapping != MappingKind::Full || Firmware::new(config).times_map_work(),
             geo,
         }
     }
@@ -210,7 +213,7 @@ impl Ftl {
     /// asks [`Ftl::translate`] before a read (and a write, when the map says so).
     #[inline]
     pub fn translates(&self) -> bool {
-        self.demand.is_some() || self.firmware.times_map_work()
+        self.translates
     }
 
     /// Whether a host write waits for its map entry before it is programmed.
@@ -235,6 +238,7 @@ impl Ftl {
     }
 
     /// An entry changed: the map cache takes the change (it holds its server's time).
+    #[inline(never)]
     fn map_update(&mut self, lpn: Lpn, now: Ps) {
         let d = self.demand.as_mut().expect("a map cache");
         let hits = d.stats.cmt_hits;

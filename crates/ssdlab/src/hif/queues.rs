@@ -39,7 +39,7 @@ pub struct HostInterface {
     to_device_free_ps: Ps,
     to_host_free_ps: Ps,
     /// Link time spent per direction: to the device, to the host.
-    pub link_busy_ps: [u128; 2],
+    pub link_busy_ps: [u64; 2],
     command_latency_ps: Ps,
     messages: Option<Messages>,
     /// `hif.read_data = "whole_request"`.
@@ -161,7 +161,7 @@ impl HostInterface {
         let took = self.link.transfer_sectors_ps(sectors);
         let end = start.max(self.to_device_free_ps) + took;
         self.to_device_free_ps = end;
-        self.link_busy_ps[0] += took as u128;
+        self.link_busy_ps[0] += took;
         end
     }
 
@@ -170,7 +170,7 @@ impl HostInterface {
         let took = self.link.transfer_ps(bytes);
         let end = at.max(self.to_device_free_ps) + took;
         self.to_device_free_ps = end;
-        self.link_busy_ps[0] += took as u128;
+        self.link_busy_ps[0] += took;
         end
     }
 
@@ -179,7 +179,7 @@ impl HostInterface {
         let took = self.link.transfer_ps(bytes);
         let end = at.max(self.to_host_free_ps) + took;
         self.to_host_free_ps = end;
-        self.link_busy_ps[1] += took as u128;
+        self.link_busy_ps[1] += took;
         end
     }
 
@@ -189,7 +189,7 @@ impl HostInterface {
         let took = self.link.transfer_sectors_ps(sectors);
         let end = now.max(self.to_host_free_ps) + took;
         self.to_host_free_ps = end;
-        self.link_busy_ps[1] += took as u128;
+        self.link_busy_ps[1] += took;
         end
     }
 }

@@ -94,7 +94,7 @@ pub struct Phy {
     buses: Vec<ChannelBus>,
     busy_chips: u32,
     /// Channel-bus time in command, data-in and data-out phases, summed over channels.
-    pub bus_busy_ps: u128,
+    pub bus_busy_ps: u64,
     /// `nand.bus.arbitration = "commands_first"` (else read data out goes first).
     commands_first: bool,
     /// `nand.suspension.enabled`.
@@ -318,7 +318,7 @@ impl Phy {
             dies.push(DieEnd { die, end_ps: t + cell });
         }
         self.buses[ch as usize].free_ps = t;
-        self.bus_busy_ps += (t - now) as u128;
+        self.bus_busy_ps += t - now;
         if let Some(tl) = &mut self.timeline {
             tl.bus(ch, chip, now, t, op);
         }
@@ -369,7 +369,7 @@ impl Phy {
         }
         let end = now + self.timing.bus_transfer_sectors_ps(sectors);
         self.buses[ch as usize].free_ps = end;
-        self.bus_busy_ps += (end - now) as u128;
+        self.bus_busy_ps += end - now;
         if let Some(tl) = &mut self.timeline {
             tl.bus(ch, chip, now, end, FlashOp::Read);
         }

@@ -308,10 +308,13 @@ impl Simulation {
         if opened && self.ftl.needs_gc(plane) {
             self.start_gc(plane);
         }
-        self.issue_map_io();
+        if self.ftl.translates() {
+            self.issue_map_io();
+        }
     }
 
     /// Issue the translation-page reads and writes the map cache asked for.
+    #[inline(never)]
     pub(super) fn issue_map_io(&mut self) {
         while let Some(io) = self.ftl.take_map_io() {
             let full = self.full_mask();

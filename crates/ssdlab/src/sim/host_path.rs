@@ -182,7 +182,9 @@ impl Simulation {
                 }
             }
             self.ftl.trim(lpn, self.q.now());
-            self.issue_map_io();
+            if self.ftl.translates() {
+                self.issue_map_io();
+            }
             if let Some(o) = &mut self.oracle {
                 o.trimmed(lpn);
             }

@@ -74,8 +74,8 @@ pub struct Outcome {
     pub preconditioned_pages: u64,
     pub state_bytes: u64,
     /// Busy time of the host link (to the device, to the host) and of the channel buses.
-    pub link_busy_ps: [u128; 2],
-    pub bus_busy_ps: u128,
+    pub link_busy_ps: [u64; 2],
+    pub bus_busy_ps: u64,
     /// The map cache's counters (demand-based maps).
     pub map: Option<crate::ftl::MapStats>,
     /// Firmware servers and their busy time: cores, hardware units, core ps, unit ps.
