@@ -408,7 +408,7 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
             }
             assert!(gc(&mut ftl, plane, &mut moved), "no victim while user writes wait");
         };
-        ftl.commit_write(lpn, ppn);
+        ftl.commit_write(lpn, ppn, 0);
         while ftl.needs_gc(plane) {
             if !gc(&mut ftl, plane, &mut moved) {
                 break;
