@@ -109,7 +109,7 @@ impl MapCacheConfig {
     pub fn resolve(&self, file: &str, kind: MappingKind, page_bytes: u32) -> Result<Params> {
         let d = kind.defaults().expect("a demand-based mapping");
         let entry_bytes = self.entry_bytes.unwrap_or(4);
-        if entry_bytes == 0 || page_bytes % entry_bytes != 0 || entry_bytes > page_bytes / 2 {
+        if entry_bytes == 0 || !page_bytes.is_multiple_of(entry_bytes) || entry_bytes > page_bytes / 2 {
             return fail(
                 file,
                 "ftl.map_cache.entry_bytes",
@@ -119,7 +119,7 @@ impl MapCacheConfig {
         }
         let e = page_bytes / entry_bytes;
         let block_entries = self.block_entries.unwrap_or(d.block_entries);
-        if block_entries == 0 || e % block_entries != 0 {
+        if block_entries == 0 || !e.is_multiple_of(block_entries) {
             return fail(
                 file,
                 "ftl.map_cache.block_entries",
