@@ -127,43 +127,8 @@ impl MapCacheConfig {
                 &format!("must divide the {e} entries of a translation page"),
             );
         }
-        let ram = self.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES);
-        let cmt_bytes = match (d.cmt_bytes, self.cmt_bytes) {
-            (None, None) => ram,
-            (None, Some(c)) => {
-                return fail(file, "ftl.map_cache.cmt_bytes", c, &format!("{kind:?} has one level: drop the key"))
-            }
-            (Some(0), None) => ram.saturating_sub(2 * page_bytes as u64),
-            (Some(c), None) => c.min(ram),
-            (Some(_), Some(c)) => c,
-        };
-        if cmt_bytes > ram {
-            return fail(
-                file,
-                "ftl.map_cache.cmt_bytes",
-                cmt_bytes,
-                &format!("exceeds ftl.map_cache.ram_bytes ({ram})"),
-            );
-        }
-        let block_bytes = block_entries as u64 * entry_bytes as u64 + TAG_BYTES;
-        let cmt_blocks = cmt_bytes / block_bytes;
-        let ctp_pages = if d.cmt_bytes.is_some() { (ram - cmt_bytes) / page_bytes as u64 } else { 0 };
-        if cmt_blocks == 0 || cmt_blocks > u32::MAX as u64 / 2 {
-            return fail(
-                file,
-                "ftl.map_cache.ram_bytes",
-                ram,
-                &format!("gives {cmt_blocks} CMT blocks of {block_bytes} bytes"),
-            );
-        }
-        if d.cmt_bytes.is_some() && ctp_pages == 0 {
-            return fail(
-                file,
-                "ftl.map_cache.cmt_bytes",
-                cmt_bytes,
-                "leaves no room for one translation page in the CTP",
-            );
-        }
+        let (cmt_blocks, ctp_pages) =
+            self.levels(file, kind, d, page_bytes, block_entries as u64 * entry_bytes as u64 + TAG_BYTES)?;
         let (low, high) =
             (self.low_watermark.unwrap_or(d.low_watermark), self.high_watermark.unwrap_or(d.high_watermark));
         if !(0.0..1.0).contains(&low) || !(0.0..=1.0).contains(&high) || (low > 0.0 && high <= low) {
@@ -194,6 +159,55 @@ impl MapCacheConfig {
             update_order: self.update_order.unwrap_or(d.update_order),
             dirty_links: kind == MappingKind::Fmmu,
         })
+    }
+
+    /// The two levels' sizes: CMT blocks of `block_bytes`, and whole translation pages of
+    /// CTP (0 for one-level schemes).
+    fn levels(
+        &self,
+        file: &str,
+        kind: MappingKind,
+        d: &SchemeDefaults,
+        page_bytes: u32,
+        block_bytes: u64,
+    ) -> Result<(u64, u64)> {
+        let ram = self.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES);
+        let cmt_bytes = match (d.cmt_bytes, self.cmt_bytes) {
+            (None, None) => ram,
+            (None, Some(c)) => {
+                return fail(file, "ftl.map_cache.cmt_bytes", c, &format!("{kind:?} has one level: drop the key"))
+            }
+            (Some(0), None) => ram.saturating_sub(2 * page_bytes as u64),
+            (Some(c), None) => c.min(ram),
+            (Some(_), Some(c)) => c,
+        };
+        if cmt_bytes > ram {
+            return fail(
+                file,
+                "ftl.map_cache.cmt_bytes",
+                cmt_bytes,
+                &format!("exceeds ftl.map_cache.ram_bytes ({ram})"),
+            );
+        }
+        let cmt_blocks = cmt_bytes / block_bytes;
+        let ctp_pages = if d.cmt_bytes.is_some() { (ram - cmt_bytes) / page_bytes as u64 } else { 0 };
+        if cmt_blocks == 0 || cmt_blocks > u32::MAX as u64 / 2 {
+            return fail(
+                file,
+                "ftl.map_cache.ram_bytes",
+                ram,
+                &format!("gives {cmt_blocks} CMT blocks of {block_bytes} bytes"),
+            );
+        }
+        if d.cmt_bytes.is_some() && ctp_pages == 0 {
+            return fail(
+                file,
+                "ftl.map_cache.cmt_bytes",
+                cmt_bytes,
+                "leaves no room for one translation page in the CTP",
+            );
+        }
+        Ok((cmt_blocks, ctp_pages))
     }
 
     /// Whether any key is set (a full page map rejects a map cache section).
