@@ -9,10 +9,12 @@
 //! the victim is the first non-dirty block met on that walk (FMMU and TPFTL); when every
 //! block of the set is dirty, the least recent one is taken and its translation page must be
 //! flushed (FMMU's hardware would stall the request until a flush cleans a block: ssdlab
-//! flushes at once, `docs/config.md`). The tag → slot index is a direct array, so a lookup
-//! costs one load whatever the associativity.
+//! flushes at once, `docs/config.md`). The tag → slot index is a hash map (looked up by key
+//! only, never iterated), so memory follows the cache's size, not the drive's.
 
 use serde::{Deserialize, Serialize};
+
+use rustc_hash::FxHashMap;
 
 use crate::nand::NONE;
 
@@ -49,7 +51,7 @@ pub struct BlockCache {
     tail: Vec<u32>,
     used: Vec<u32>,
     /// Per tag: its slot, or NONE.
-    slot_of: Vec<u32>,
+    slot_of: FxHashMap<u32, u32>,
     dirty_blocks: u32,
 }
 
@@ -58,8 +60,8 @@ pub struct BlockCache {
 const MAX_WALK: u32 = 256;
 
 impl BlockCache {
-    /// `blocks` slots in sets of `ways` (0: one set of all), for tags `0..tags`.
-    pub fn new(blocks: u32, ways: u32, tags: u32, replacement: Replacement, clean_first: bool) -> BlockCache {
+    /// `blocks` slots in sets of `ways` (0: one set of all).
+    pub fn new(blocks: u32, ways: u32, replacement: Replacement, clean_first: bool) -> BlockCache {
         assert!(blocks > 0, "a map cache level needs at least one block");
         let ways = if ways == 0 || ways > blocks { blocks } else { ways };
         let sets = blocks / ways;
@@ -77,9 +79,15 @@ impl BlockCache {
             head: vec![NONE; sets as usize],
             tail: vec![NONE; sets as usize],
             used: vec![0; sets as usize],
-            slot_of: vec![NONE; tags as usize],
+            slot_of: FxHashMap::with_capacity_and_hasher(blocks as usize, Default::default()),
             dirty_blocks: 0,
         }
+    }
+
+    /// `tag`'s slot, or NONE.
+    #[inline]
+    fn slot(&self, tag: u32) -> u32 {
+        self.slot_of.get(&tag).copied().unwrap_or(NONE)
     }
 
     /// Blocks the cache holds at most.
@@ -98,18 +106,18 @@ impl BlockCache {
 
     #[inline]
     pub fn contains(&self, tag: u32) -> bool {
-        self.slot_of[tag as usize] != NONE
+        self.slot_of.contains_key(&tag)
     }
 
     #[inline]
     pub fn is_dirty(&self, tag: u32) -> bool {
-        let s = self.slot_of[tag as usize];
+        let s = self.slot(tag);
         s != NONE && self.dirty[s as usize]
     }
 
     /// A hit on `tag` (which must be cached): update its recency.
     pub fn touch(&mut self, tag: u32) {
-        let s = self.slot_of[tag as usize];
+        let s = self.slot(tag);
         debug_assert_ne!(s, NONE, "touch of an uncached tag {tag}");
         match self.replacement {
             Replacement::Lru => self.move_to_head(s),
@@ -119,7 +127,7 @@ impl BlockCache {
 
     /// Mark a cached block dirty or clean.
     pub fn set_dirty(&mut self, tag: u32, dirty: bool) {
-        let s = self.slot_of[tag as usize] as usize;
+        let s = self.slot(tag) as usize;
         debug_assert_ne!(s as u32, NONE, "dirty bit of an uncached tag {tag}");
         if self.dirty[s] != dirty {
             self.dirty[s] = dirty;
@@ -143,7 +151,7 @@ impl BlockCache {
             let slot = self.victim(set);
             let e = Evicted { tag: self.tag[slot as usize], dirty: self.dirty[slot as usize] };
             self.unlink(slot);
-            self.slot_of[e.tag as usize] = NONE;
+            self.slot_of.remove(&e.tag);
             if e.dirty {
                 self.dirty_blocks -= 1;
             }
@@ -153,7 +161,7 @@ impl BlockCache {
         self.tag[s] = tag;
         self.dirty[s] = false;
         self.referenced[s] = false;
-        self.slot_of[tag as usize] = slot;
+        self.slot_of.insert(tag, slot);
         self.push_head(set, slot);
         evicted
     }
@@ -220,7 +228,7 @@ impl BlockCache {
 
     /// Bytes of memory the structure uses.
     pub fn state_bytes(&self) -> u64 {
-        (self.tag.len() * 14 + self.slot_of.len() * 4 + self.head.len() * 12) as u64
+        (self.tag.len() * 14 + self.slot_of.capacity() * 12 + self.head.len() * 12) as u64
     }
 }
 
@@ -232,7 +240,7 @@ mod tests {
     /// was touched, then 2.
     #[test]
     fn lru_evicts_the_least_recent_of_the_set() {
-        let mut c = BlockCache::new(4, 2, 16, Replacement::Lru, false);
+        let mut c = BlockCache::new(4, 2, Replacement::Lru, false);
         assert_eq!(c.insert(0), None);
         assert_eq!(c.insert(2), None);
         assert_eq!(c.insert(1), None, "set 1 is separate");
@@ -245,7 +253,7 @@ mod tests {
     /// back to the head and 1 is evicted; then 2 (the new tail, unreferenced) goes next.
     #[test]
     fn second_chance_spares_a_referenced_block_once() {
-        let mut c = BlockCache::new(3, 0, 8, Replacement::SecondChance, false);
+        let mut c = BlockCache::new(3, 0, Replacement::SecondChance, false);
         for t in 0..3 {
             c.insert(t);
         }
@@ -259,7 +267,7 @@ mod tests {
     /// dirty, and the dirty count follows.
     #[test]
     fn clean_first_skips_dirty_blocks_until_none_is_clean() {
-        let mut c = BlockCache::new(2, 0, 8, Replacement::Lru, true);
+        let mut c = BlockCache::new(2, 0, Replacement::Lru, true);
         c.insert(0);
         c.insert(1);
         c.set_dirty(0, true);

@@ -22,16 +22,18 @@
 pub mod blocks;
 pub mod config;
 mod dtl;
+mod lazy;
 
 use std::collections::VecDeque;
 
 use blocks::{BlockCache, Evicted};
 use config::{Params, UpdateOrder};
 use dtl::Dtl;
+use lazy::LazyTable;
 
 use super::page::PageMap;
 use super::Mapping;
-use crate::nand::{Lpn, Ppn, NONE};
+use crate::nand::Lpn;
 
 /// A request waiting for its translation: the memory request to resume.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +117,7 @@ pub struct MapStats {
 pub struct DemandMap {
     p: Params,
     logical_pages: u32,
-    image: Vec<Ppn>,
+    image: LazyTable,
     /// Per translation page: whether a copy exists (on flash or in the write buffer).
     on_flash: Vec<bool>,
     tps: Vec<TpState>,
@@ -135,12 +137,11 @@ impl DemandMap {
     pub fn new(p: Params, logical_pages: u32) -> DemandMap {
         let e = p.entries_per_tp;
         let tps = logical_pages.div_ceil(e);
-        let cmt_tags = logical_pages.div_ceil(p.block_entries);
-        let cmt = BlockCache::new(p.cmt_blocks, p.ways, cmt_tags, p.replacement, p.clean_first);
-        let ctp = (p.ctp_pages > 0).then(|| BlockCache::new(p.ctp_pages, 0, tps, p.replacement, p.clean_first));
+        let cmt = BlockCache::new(p.cmt_blocks, p.ways, p.replacement, p.clean_first);
+        let ctp = (p.ctp_pages > 0).then(|| BlockCache::new(p.ctp_pages, 0, p.replacement, p.clean_first));
         DemandMap {
             logical_pages,
-            image: vec![NONE; logical_pages as usize],
+            image: LazyTable::new(logical_pages as usize),
             on_flash: vec![false; tps as usize],
             tps: (0..tps).map(|_| TpState::default()).collect(),
             dtl: Dtl::new(tps, e / p.block_entries),
@@ -180,7 +181,7 @@ impl DemandMap {
     pub fn preconditioned(&mut self, vtpn: u32, truth: &PageMap) {
         self.on_flash[vtpn as usize] = true;
         for lpn in self.tp_lpns(vtpn) {
-            self.image[lpn as usize] = truth.get(lpn);
+            self.image.set(lpn, truth.get(lpn));
         }
     }
 
@@ -271,12 +272,12 @@ impl DemandMap {
     /// A lookup is answered from a translation page's copy: the entry there must be the
     /// true map's (the CTP's copy is kept current in place).
     fn check_answer(&mut self, lpn: Lpn, truth: &PageMap) {
-        if self.image[lpn as usize] != truth.get(lpn) && !self.ctp_holds(lpn) {
+        if self.image.get(lpn) != truth.get(lpn) && !self.ctp_holds(lpn) {
             self.stats.stale_entries += 1;
             debug_assert!(
                 false,
                 "lpn {lpn}: translation page says {}, map says {}",
-                self.image[lpn as usize],
+                self.image.get(lpn),
                 truth.get(lpn)
             );
         }
@@ -498,7 +499,7 @@ impl DemandMap {
         }
         for &tag in &tags {
             for l in tag * be..((tag + 1) * be).min(self.logical_pages) {
-                self.image[l as usize] = truth.get(l);
+                self.image.set(l, truth.get(l));
             }
         }
         tags.clear();
@@ -544,7 +545,7 @@ impl DemandMap {
     /// Write a CTP page back: its copy is the true map's entries.
     fn write_ctp_page(&mut self, vtpn: u32, truth: &PageMap) {
         for l in self.tp_lpns(vtpn) {
-            self.image[l as usize] = truth.get(l);
+            self.image.set(l, truth.get(l));
         }
         if let Some(ctp) = &mut self.ctp {
             if ctp.contains(vtpn) {
@@ -606,7 +607,7 @@ impl DemandMap {
             let dirty = self.cmt.is_dirty(lpn / self.p.block_entries) || self.ctp_holds(lpn);
             if !dirty && !pending[lpn as usize] {
                 assert_eq!(
-                    self.image[lpn as usize],
+                    self.image.get(lpn),
                     truth.get(lpn),
                     "lpn {lpn}: its translation page is stale and no cache holds the change"
                 );
