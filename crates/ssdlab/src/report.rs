@@ -523,6 +523,22 @@ impl Report {
                 ca.read_hits, ca.read_misses, ca.write_hits, ca.writebacks
             );
         }
+        if let Some(m) = &s.ftl.map_cache {
+            out += &format!(
+                "map cache: CMT {} hits / {} misses, CTP {} hits / {} misses, {} from RAM; translation pages {} read, {} written ({} flushes); {} merged misses, peak {} reads in flight\n",
+                m.cmt_hits, m.cmt_misses, m.ctp_hits, m.ctp_misses, m.buffer_hits, m.tp_reads, m.tp_writes, m.flushes, m.merges, m.peak_outstanding
+            );
+        }
+        if s.ftl.firmware.core_busy_us + s.ftl.firmware.hardware_busy_us > 0.0 || s.ftl.map_cache.is_some() {
+            let u = &s.utilization;
+            out += &format!(
+                "utilization: host link {:.1}%, NAND buses {:.1}%, chips {:.1}%, FTL {:.1}%\n",
+                u.host_link * 100.0,
+                u.nand_bus * 100.0,
+                u.chips * 100.0,
+                u.ftl * 100.0
+            );
+        }
         if let Some(ch) = &self.check {
             out += &format!("check: {} reads verified, {} integrity violations\n", ch.reads_checked, ch.violations);
             if let Some(v) = &ch.first_violation {
