@@ -569,7 +569,14 @@ impl DemandMap {
         if (self.cmt.non_dirty() as f64) <= self.p.low_watermark * cap {
             while (self.cmt.non_dirty() as f64) < self.p.high_watermark * cap {
                 let Some(vtpn) = self.dtl.pick(self.p.flush_victim) else { break };
+                let before = self.cmt.non_dirty();
                 self.flush(vtpn, truth);
+                if self.cmt.non_dirty() == before {
+                    // The page must be read first: its blocks are cleaned when the read
+                    // arrives, and `tp_read_done` comes back here. Picking again now would
+                    // pick the same page forever.
+                    break;
+                }
             }
         }
         let Some(ctp) = &self.ctp else { return };

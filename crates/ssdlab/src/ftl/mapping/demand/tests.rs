@@ -184,3 +184,29 @@ fn ctp_serves_misses_and_writes_back_its_dirty_page_whole() {
     assert_eq!((d.stats.tp_reads, d.stats.tp_writes, d.stats.ctp_hits), (2, 1, 1));
     d.check(&truth);
 }
+
+/// Watermarks on a CMT of 4 blocks (low 1/4, high 1/2): lpns 0, 1, 2 of page 0 are loaded
+/// and updated; the third update leaves 1 non-dirty block, at the low watermark. The flush
+/// that follows must read page 0 first (it is on flash and not in RAM), so nothing is clean
+/// until the read arrives: the flush stops there (it used to pick page 0 again forever).
+/// When the page arrives its 3 dirty entries are written back in one program.
+#[test]
+fn a_watermark_flush_that_must_read_its_page_waits_for_the_read() {
+    let mut p = params(4);
+    p.low_watermark = 0.25;
+    p.high_watermark = 0.5;
+    let (mut d, mut truth) = setup(p);
+    load(&mut d, &truth, 0, &[0, 1, 2]);
+    for l in 0..3 {
+        truth.set(l, 300 + l);
+        d.update(l, &truth);
+    }
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
+    assert_eq!((d.stats.flushes, d.cmt.dirty_blocks()), (1, 3));
+    let mut resumed = Vec::new();
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!(d.cmt.dirty_blocks(), 0);
+    assert_eq!((d.stats.tp_reads, d.stats.tp_writes, d.stats.flush_blocks_cleaned), (2, 1, 3));
+    d.check(&truth);
+}
