@@ -171,6 +171,9 @@ pub struct FlpReport {
 pub struct GcReport {
     pub invocations: u64,
     pub pages_moved: u64,
+    /// Moves dropped because the host overwrote the page between the GC read and the
+    /// move's program (the CondUpdate that lost the race).
+    pub moves_dropped: u64,
     pub erases: u64,
     /// (user + GC pages programmed) / user pages programmed.
     pub waf: f64,
@@ -199,6 +202,8 @@ pub struct FtlReport {
     /// Translation pages programmed (write-backs of a demand-based map; GC moves of
     /// translation pages count as GC pages).
     pub map_pages_programmed: u64,
+    /// Translation pages GC moved (included in `gc.pages_moved`).
+    pub map_pages_moved: u64,
     /// A demand-based map's cache: hits and misses per level, translation reads and
     /// writes, flushes, merged misses and the peak of reads in flight.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -304,6 +309,7 @@ impl GcReport {
         GcReport {
             invocations: s.gc_invocations,
             pages_moved: s.gc_pages_moved,
+            moves_dropped: s.gc_moves_dropped,
             erases: s.erases,
             waf: if s.user_pages_programmed == 0 {
                 0.0
@@ -396,6 +402,7 @@ impl Report {
                     user_pages_programmed: s.user_pages_programmed,
                     gc_pages_programmed: s.gc_pages_programmed,
                     map_pages_programmed: s.map_pages_programmed,
+                    map_pages_moved: s.gc_map_pages_moved,
                     map_cache: o.map.clone(),
                     firmware: FirmwareReport::of(o),
                 },

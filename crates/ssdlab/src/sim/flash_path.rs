@@ -200,6 +200,7 @@ impl Simulation {
             self.tsu.return_command(txs);
         }
         while let Some(plane) = self.tsu.pop_dropped_move() {
+            self.stats.gc_moves_dropped += 1;
             self.gc_move_done(plane);
         }
         while let Some(tx) = self.tsu.pop_readdressed() {
@@ -284,6 +285,9 @@ impl Simulation {
             self.ftl.commit_write(lpn, ppn, now);
             self.stats.gc_pages_programmed += 1;
             self.stats.gc_pages_moved += 1;
+            if self.ftl.is_tp(lpn) {
+                self.stats.gc_map_pages_moved += 1;
+            }
             if let Some(o) = &mut self.oracle {
                 o.moved(src, ppn);
             }

@@ -156,6 +156,11 @@ pub struct Stats {
     pub map_pages_programmed: u64,
     pub gc_invocations: u64,
     pub gc_pages_moved: u64,
+    /// GC moves dropped when their program was built: the host overwrote (or trimmed) the
+    /// page after the GC read had found it live, so the move's CondUpdate lost the race.
+    pub gc_moves_dropped: u64,
+    /// GC moves of translation pages (a demand-based map's translation blocks collected).
+    pub gc_map_pages_moved: u64,
     pub erases: u64,
     /// Chip time spent running GC commands.
     pub gc_chip_ps: u128,
