@@ -40,6 +40,9 @@ pub enum Event {
     /// The host interface's last transfer for a request (its read data as a whole, its
     /// completion entry, the interrupt) has reached the host: the request is complete.
     Responded { io: u32 },
+    /// The firmware is done with the map work that asked for a translation page's read
+    /// (or write, `write`): it goes to flash now.
+    MapIo { vtpn: u32, write: bool },
     /// Periodic sampling for the time series.
     Sample,
 }

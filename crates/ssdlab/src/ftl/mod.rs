@@ -79,6 +79,10 @@ pub struct Ftl {
     unwritten_read: UnwrittenRead,
     /// Flushes and scanned blocks already charged to the firmware.
     charged: (u64, u64),
+    /// When the map I/O the current call asks for may go out: after the firmware work that
+    /// emits it, a miss's victim search and issue or a flush's scan (TECHNIQUES.md §9.7:
+    /// each step holds its core for its cost, then emits flash transactions).
+    io_at: Ps,
     waiters: Vec<Waiter>,
     /// A map cache, or firmware time for lookups: reads ask [`Ftl::translate`].
     translates: bool,
@@ -104,6 +108,7 @@ impl Ftl {
             firmware: Firmware::new(config),
             unwritten_read: f.unwritten_read,
             charged: (0, 0),
+            io_at: 0,
             waiters: Vec::new(),
             translates: f.mapping != MappingKind::Full || Firmware::new(config).times_map_work(),
             geo,
@@ -223,6 +228,7 @@ impl Ftl {
 
     /// `waiter` (a memory request of `lpn`) needs its translation at `now`.
     pub fn translate(&mut self, lpn: Lpn, waiter: Waiter, now: Ps) -> Translated {
+        self.io_at = now;
         let found = match &mut self.demand {
             Some(d) => d.lookup(lpn, waiter, &self.map),
             None => Lookup::Hit,
@@ -231,7 +237,11 @@ impl Ftl {
         let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
         let done = self.firmware.map_work(now, work);
         match (found, done) {
-            (Lookup::Miss, _) => Translated::Pending,
+            (Lookup::Miss, at) => {
+                // The page's read goes out once the miss is handled.
+                self.io_at = self.io_at.max(at.unwrap_or(now));
+                Translated::Pending
+            }
             (_, Some(at)) => Translated::At(at),
             (_, None) => Translated::Now,
         }
@@ -240,11 +250,15 @@ impl Ftl {
     /// An entry changed: the map cache takes the change (it holds its server's time).
     #[inline(never)]
     fn map_update(&mut self, lpn: Lpn, now: Ps) {
+        self.io_at = now;
         let d = self.demand.as_mut().expect("a map cache");
         let hits = d.stats.cmt_hits;
         d.update(lpn, &self.map);
         let work = if d.stats.cmt_hits > hits { MapWork::Hit } else { MapWork::Miss };
-        self.firmware.map_work(now, work);
+        let done = self.firmware.map_work(now, work);
+        if work == MapWork::Miss {
+            self.io_at = self.io_at.max(done.unwrap_or(now));
+        }
         self.charge_flushes(now);
     }
 
@@ -256,14 +270,18 @@ impl Ftl {
         if flushes > f0 {
             self.charged = (flushes, blocks);
             for _ in f0..flushes {
-                self.firmware.map_work(now, MapWork::Flush { blocks: (blocks - b0) / (flushes - f0) });
+                let done = self.firmware.map_work(now, MapWork::Flush { blocks: (blocks - b0) / (flushes - f0) });
+                self.io_at = self.io_at.max(done.unwrap_or(now));
             }
         }
     }
 
-    /// The next translation-page read or write the map cache needs.
-    pub fn take_map_io(&mut self) -> Option<MapIo> {
-        self.demand.as_mut()?.take_io()
+    /// The next translation-page read or write the map cache needs, with when it may go out
+    /// (after the firmware work that asked for it). Take them after each call that may ask:
+    /// [`Ftl::translate`], [`Ftl::commit_write`], [`Ftl::trim`], [`Ftl::map_read_done`].
+    pub fn take_map_io(&mut self) -> Option<(MapIo, Ps)> {
+        let io = self.demand.as_mut()?.take_io()?;
+        Some((io, self.io_at))
     }
 
     /// The logical page number a translation page is kept under (its GTD entry).
@@ -282,6 +300,7 @@ impl Ftl {
     /// the firmware has answered it (`None`: at once), in `resumed`.
     pub fn map_read_done(&mut self, tp_lpn: Lpn, now: Ps, resumed: &mut Vec<(Waiter, Option<Ps>)>) {
         let vtpn = tp_lpn - self.logical_pages;
+        self.io_at = now;
         let mut waiters = std::mem::take(&mut self.waiters);
         waiters.clear();
         self.demand.as_mut().expect("a map cache").tp_read_done(vtpn, &mut waiters, &self.map);

@@ -317,26 +317,36 @@ impl Simulation {
         }
     }
 
-    /// Issue the translation-page reads and writes the map cache asked for.
+    /// Issue the translation-page reads and writes the map cache asked for, each once the
+    /// firmware work that asked for it is done.
     #[inline(never)]
     pub(super) fn issue_map_io(&mut self) {
-        while let Some(io) = self.ftl.take_map_io() {
-            let full = self.full_mask();
-            let spec = match io {
-                MapIo::Read(vtpn) => {
-                    let tp = self.ftl.tp_lpn(vtpn);
-                    let plane = self.geo.plane_of(self.ftl.mapped_page(tp));
-                    NewTx::new(TxKind::Mapping, FlashOp::Read, plane, tp, full)
-                }
-                MapIo::Write(vtpn) => {
-                    let tp = self.ftl.tp_lpn(vtpn);
-                    let plane = self.ftl.write_plane(tp, self.tsu.chip_load());
-                    NewTx::new(TxKind::Mapping, FlashOp::Program, plane, tp, full)
-                }
-            };
-            let tx = self.tsu.create(spec, self.q.now());
-            self.enqueue(tx);
+        while let Some((io, at)) = self.ftl.take_map_io() {
+            match io {
+                _ if at <= self.q.now() => self.start_map_io(io),
+                MapIo::Read(vtpn) => self.q.at(at, Event::MapIo { vtpn, write: false }),
+                MapIo::Write(vtpn) => self.q.at(at, Event::MapIo { vtpn, write: true }),
+            }
         }
+    }
+
+    /// A translation-page read or write goes to its chip.
+    pub(super) fn start_map_io(&mut self, io: MapIo) {
+        let full = self.full_mask();
+        let spec = match io {
+            MapIo::Read(vtpn) => {
+                let tp = self.ftl.tp_lpn(vtpn);
+                let plane = self.geo.plane_of(self.ftl.mapped_page(tp));
+                NewTx::new(TxKind::Mapping, FlashOp::Read, plane, tp, full)
+            }
+            MapIo::Write(vtpn) => {
+                let tp = self.ftl.tp_lpn(vtpn);
+                let plane = self.ftl.write_plane(tp, self.tsu.chip_load());
+                NewTx::new(TxKind::Mapping, FlashOp::Program, plane, tp, full)
+            }
+        };
+        let tx = self.tsu.create(spec, self.q.now());
+        self.enqueue(tx);
     }
 
     /// A translation page arrived: the requests that waited on it go on.

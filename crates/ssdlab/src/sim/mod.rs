@@ -27,7 +27,7 @@ use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
-use crate::ftl::{Ftl, LivePage, Waiter};
+use crate::ftl::{Ftl, LivePage, MapIo, Waiter};
 use crate::hif::queues::HostInterface;
 use crate::hif::Interface;
 use crate::hil::commit::Committer;
@@ -282,6 +282,9 @@ impl Simulation {
             Event::CacheServed { mr } => self.cache_served(mr),
             Event::ReadDataOut { mr } => self.mr_done(mr),
             Event::Responded { io } => self.complete(io),
+            Event::MapIo { vtpn, write } => {
+                self.start_map_io(if write { MapIo::Write(vtpn) } else { MapIo::Read(vtpn) })
+            }
             Event::Sample => self.sample(),
         }
     }
