@@ -1,11 +1,43 @@
-//! TPFTL (Zhou et al., EuroSys 2015; TECHNIQUES.md §5.4): cached entries clustered by
-//! translation page, clean-first replacement, and batch update on a dirty eviction.
+//! TPFTL (Zhou, Wu, Huang, He, Xie, Zhou, EuroSys 2015; TECHNIQUES.md §5.4): a demand-based
+//! map whose cached entries are clustered by translation page, with clean-first replacement,
+//! batch update, compressed entries and selective prefetch.
 //!
-//! What ssdlab models so far: entry-level LRU with clean-first victims and batch update on
-//! the shared engine ([`super::demand`]). Request-level prefetch comes for free: every page
-//! of a request is looked up at once, so its misses on one translation page share one read.
-//! Not modelled yet: the page-level hotness list (the two-level LRU over translation-page
-//! nodes), compressed entries, and selective prefetch on sequential runs.
+//! What ssdlab models, on the shared engine ([`super::demand`]: translation pages in flash,
+//! non-blocking misses, read-modify-write flushes):
+//!
+//! - **TP nodes** ([`nodes`]): the CMT's single entries are grouped by translation page; each
+//!   node orders its entries by recency (the entry-level LRU list), and the nodes are ordered
+//!   by page-level hotness, the average of their entries' access stamps [S; the stamp as an
+//!   entry's hotness is I]. The victim node is the coldest (not the node the new entry joins,
+//!   unless it is the only one [I]).
+//! - **Clean-first** inside the victim node: its least recent clean entry goes; if the node
+//!   holds only dirty entries, its least recent one goes dirty, and the engine's batch update
+//!   writes every dirty entry of that page in one translation-page write and marks them clean
+//!   (`ftl.map_cache.clean_first`, `batch_on_evict`, both on by default). The write is a
+//!   read-modify-write (the page's uncached entries come from flash), as DFTL's.
+//! - **Compressed entries** (`ftl.map_cache.compressed_entries`, default on [S]): an entry in
+//!   RAM stores its offset in its translation page ([`OFFSET_BYTES`] = 2 [I]) and its PPN
+//!   (`entry_bytes`, 4), 6 bytes where DFTL's stores a 4-byte tag and the PPN, 8. The cache
+//!   holds `ram_bytes / 6` entries; the nodes' own headers (vtpn, hotness, list links) are not
+//!   charged to the map RAM [I].
+//! - **Request-level prefetch**: implicit (every page of a request is looked up at once, and
+//!   their misses on one page share its read).
+//! - **Selective prefetch** (`ftl.map_cache.prefetch`, default on; [`prefetch`]): a miss that
+//!   continues a sequential run of lookups (followed per stream, up to 8 streams [I]) also
+//!   loads the run's length of following entries from the page it reads, up to the page's
+//!   end, with no extra flash read [S/I]. Prefetching stops early rather than evict an entry
+//!   of its own page. The report counts the entries so loaded (`prefetched`).
+//! - **Flush cost**: a flush visits only its page's node (`flush_blocks_scanned` grows by the
+//!   node's cached entries), where DFTL and CDFTL test every CMT block (FMMU §6 credits
+//!   TPFTL's clustering with this).
+//! - GC: as DFTL's (lazy update of cached entries, batched translation-page updates).
+//!
+//! Not modelled: the firmware cost of keeping the two LRU levels ordered (the firmware model
+//! charges TPFTL's lookups as any software map cache's); the paper's exact hotness measure
+//! and sequential-detection rule, which TECHNIQUES.md gives only from secondary sources.
+
+pub mod nodes;
+pub mod prefetch;
 
 use super::demand::blocks::Replacement;
 use super::demand::config::{SchemeDefaults, UpdateOrder};
@@ -20,3 +52,14 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     high_watermark: 0.0,
     update_order: UpdateOrder::TranslateFirst,
 };
+
+/// Compressed entries by default [S].
+pub const COMPRESSED_ENTRIES: bool = true;
+/// Selective prefetch by default [P].
+pub const PREFETCH: bool = true;
+/// RAM bytes of a compressed entry's offset in its translation page [I]: enough for the
+/// entries of any page up to [`MAX_OFFSETS`].
+pub const OFFSET_BYTES: u64 = 2;
+/// Entries a translation page may have for its offsets to fit in [`OFFSET_BYTES`].
+pub const MAX_OFFSETS: u32 = 1 << (8 * OFFSET_BYTES);
+
