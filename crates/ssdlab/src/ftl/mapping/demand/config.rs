@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::blocks::Replacement;
 use crate::error::{Error, Result};
-use crate::ftl::mapping::MappingKind;
+use crate::ftl::mapping::{tpftl, MappingKind};
 
 /// Which dirty translation page a watermark flush writes (`ftl.map_cache.flush_victim`;
 /// TECHNIQUES.md §9.5.4).
@@ -62,6 +62,11 @@ pub struct MapCacheConfig {
     /// Translation-page reads in flight at most; further misses wait in order.
     pub max_outstanding_misses: Option<u32>,
     pub update_order: Option<UpdateOrder>,
+    /// TPFTL only: an entry in RAM holds its offset in its translation page and its PPN, not
+    /// a full tag ([`tpftl::OFFSET_BYTES`] instead of [`TAG_BYTES`]).
+    pub compressed_entries: Option<bool>,
+    /// TPFTL only: selective prefetch on sequential runs ([`tpftl::prefetch`]).
+    pub prefetch: Option<bool>,
 }
 
 /// A scheme's defaults for the keys a config leaves out.
@@ -98,6 +103,10 @@ pub struct Params {
     /// Dirty blocks are linked per translation page (FMMU's DTL `next` links): a flush
     /// visits only them, where DFTL and CDFTL test every CMT block.
     pub dirty_links: bool,
+    /// The CMT is TPFTL's TP nodes ([`tpftl::nodes`]) rather than a block cache.
+    pub tp_nodes: bool,
+    /// TPFTL's selective prefetch.
+    pub prefetch: bool,
 }
 
 pub const DEFAULT_RAM_BYTES: u64 = 1_088 * 1024;
@@ -127,8 +136,10 @@ impl MapCacheConfig {
                 &format!("must divide the {e} entries of a translation page"),
             );
         }
+        let (compressed, prefetch) = self.tpftl_keys(file, kind, e)?;
+        let tag_bytes = if compressed { tpftl::OFFSET_BYTES } else { TAG_BYTES };
         let (cmt_blocks, ctp_pages) =
-            self.levels(file, kind, d, page_bytes, block_entries as u64 * entry_bytes as u64 + TAG_BYTES)?;
+            self.levels(file, kind, d, page_bytes, block_entries as u64 * entry_bytes as u64 + tag_bytes)?;
         let (low, high) =
             (self.low_watermark.unwrap_or(d.low_watermark), self.high_watermark.unwrap_or(d.high_watermark));
         if !(0.0..1.0).contains(&low) || !(0.0..=1.0).contains(&high) || (low > 0.0 && high <= low) {
@@ -158,7 +169,41 @@ impl MapCacheConfig {
             max_outstanding_misses: max_out,
             update_order: self.update_order.unwrap_or(d.update_order),
             dirty_links: kind == MappingKind::Fmmu,
+            tp_nodes: kind == MappingKind::Tpftl,
+            prefetch,
         })
+    }
+
+    /// TPFTL's own keys, (compressed entries, prefetch), with its defaults; other schemes
+    /// reject them, and TPFTL rejects the block-cache keys its TP nodes have no use for.
+    /// `e`: entries per translation page.
+    fn tpftl_keys(&self, file: &str, kind: MappingKind, e: u32) -> Result<(bool, bool)> {
+        if kind != MappingKind::Tpftl {
+            let why = &format!("applies to ftl.mapping = \"tpftl\" only, not {kind:?}");
+            if let Some(c) = self.compressed_entries {
+                return fail(file, "ftl.map_cache.compressed_entries", c, why);
+            }
+            if let Some(p) = self.prefetch {
+                return fail(file, "ftl.map_cache.prefetch", p, why);
+            }
+            return Ok((false, false));
+        }
+        let why = "TPFTL's TP nodes are fully associative single entries under LRU: drop the key";
+        if let Some(b) = self.block_entries.filter(|&b| b != 1) {
+            return fail(file, "ftl.map_cache.block_entries", b, why);
+        }
+        if let Some(w) = self.ways.filter(|&w| w != 0) {
+            return fail(file, "ftl.map_cache.ways", w, why);
+        }
+        if let Some(r) = self.replacement.filter(|&r| r != Replacement::Lru) {
+            return fail(file, "ftl.map_cache.replacement", r, why);
+        }
+        let compressed = self.compressed_entries.unwrap_or(tpftl::COMPRESSED_ENTRIES);
+        if compressed && e > tpftl::MAX_OFFSETS {
+            let why = format!("a {}-byte offset cannot address the {e} entries of a page", tpftl::OFFSET_BYTES);
+            return fail(file, "ftl.map_cache.compressed_entries", true, &why);
+        }
+        Ok((compressed, self.prefetch.unwrap_or(tpftl::PREFETCH)))
     }
 
     /// The two levels' sizes: CMT blocks of `block_bytes`, and whole translation pages of

@@ -20,6 +20,7 @@
 //! dirty in the cache or logged on a read in flight, which the checks below assert.
 
 pub mod blocks;
+pub mod cmt;
 pub mod config;
 mod dtl;
 mod lazy;
@@ -27,11 +28,13 @@ mod lazy;
 use std::collections::VecDeque;
 
 use blocks::{BlockCache, Evicted};
+use cmt::Cmt;
 use config::{Params, UpdateOrder};
 use dtl::Dtl;
 use lazy::LazyTable;
 
 use super::page::PageMap;
+use super::tpftl::{nodes::TpNodes, prefetch::Prefetch};
 use super::Mapping;
 use crate::nand::Lpn;
 
@@ -112,6 +115,8 @@ pub struct MapStats {
     pub stalled_misses: u64,
     /// Entries found to differ from the true map when they entered the cache (must stay 0).
     pub stale_entries: u64,
+    /// Entries loaded by TPFTL's selective prefetch with a translation page read for a miss.
+    pub prefetched: u64,
 }
 
 pub struct DemandMap {
@@ -121,8 +126,9 @@ pub struct DemandMap {
     /// Per translation page: whether a copy exists (on flash or in the write buffer).
     on_flash: Vec<bool>,
     tps: Vec<TpState>,
-    cmt: BlockCache,
+    cmt: Cmt,
     ctp: Option<BlockCache>,
+    prefetch: Option<Prefetch>,
     dtl: Dtl,
     /// Dirty CTP pages in the order they became dirty.
     ctp_dirty: VecDeque<u32>,
@@ -137,7 +143,12 @@ impl DemandMap {
     pub fn new(p: Params, logical_pages: u32) -> DemandMap {
         let e = p.entries_per_tp;
         let tps = logical_pages.div_ceil(e);
-        let cmt = BlockCache::new(p.cmt_blocks, p.ways, p.replacement, p.clean_first);
+        let cmt = if p.tp_nodes {
+            Cmt::Nodes(TpNodes::new(p.cmt_blocks, e, p.clean_first))
+        } else {
+            Cmt::Blocks(BlockCache::new(p.cmt_blocks, p.ways, p.replacement, p.clean_first))
+        };
+        let prefetch = (p.prefetch && p.tp_nodes).then(|| Prefetch::new(logical_pages, e));
         let ctp = (p.ctp_pages > 0).then(|| BlockCache::new(p.ctp_pages, 0, p.replacement, p.clean_first));
         DemandMap {
             logical_pages,
@@ -147,6 +158,7 @@ impl DemandMap {
             dtl: Dtl::new(tps, e / p.block_entries),
             cmt,
             ctp,
+            prefetch,
             ctp_dirty: VecDeque::new(),
             reading: 0,
             queued: VecDeque::new(),
@@ -201,6 +213,9 @@ impl DemandMap {
     /// `waiter` needs `lpn`'s entry. On a miss it waits on the entry's translation page and
     /// comes back from [`DemandMap::tp_read_done`].
     pub fn lookup(&mut self, lpn: Lpn, waiter: Waiter, truth: &PageMap) -> Lookup {
+        if let Some(pf) = &mut self.prefetch {
+            pf.looked_up(lpn);
+        }
         let tag = lpn / self.p.block_entries;
         if self.cmt.contains(tag) {
             self.cmt.touch(tag);
@@ -215,6 +230,9 @@ impl DemandMap {
             return Lookup::RamHit;
         }
         self.wait_on_page(Record::Lookup { lpn, waiter });
+        if let Some(pf) = &mut self.prefetch {
+            pf.missed(lpn);
+        }
         Lookup::Miss
     }
 
@@ -390,12 +408,38 @@ impl DemandMap {
             // Assembled before the replay.
             self.issue_write(vtpn);
         }
+        self.prefetch_entries(vtpn, truth);
         while self.reading < self.p.max_outstanding_misses {
             let Some(next) = self.queued.pop_front() else { break };
             self.tps[next as usize].phase = Phase::Idle;
             self.start_read(next);
         }
         self.maintain(truth);
+    }
+
+    /// TPFTL's selective prefetch: load the entries its sequential misses on `vtpn` asked
+    /// for, from the copy just read (clean, no flash read). It stops rather than evict an
+    /// entry of `vtpn` itself, and when the page is being read again.
+    fn prefetch_entries(&mut self, vtpn: u32, truth: &PageMap) {
+        let Some(pf) = &mut self.prefetch else { return };
+        let range = pf.take(vtpn);
+        for lpn in range {
+            let own = match &self.cmt {
+                Cmt::Nodes(n) => n.victim_for(vtpn).is_some_and(|e| self.vtpn(e.tag) == vtpn),
+                Cmt::Blocks(_) => unreachable!("prefetch is TPFTL's, over TP nodes"),
+            };
+            if own || matches!(self.tps[vtpn as usize].phase, Phase::Reading | Phase::Queued) {
+                break;
+            }
+            if self.cmt.contains(lpn) {
+                continue;
+            }
+            self.check_answer(lpn, truth);
+            self.stats.prefetched += 1;
+            if let Some(e) = self.cmt.insert(lpn) {
+                self.evicted(e, truth);
+            }
+        }
     }
 
     fn ctp_has(&self, vtpn: u32) -> bool {
@@ -430,7 +474,7 @@ impl DemandMap {
     fn flush(&mut self, vtpn: u32, truth: &PageMap) {
         self.stats.flushes += 1;
         if !self.p.dirty_links {
-            self.stats.flush_blocks_scanned += self.cmt.capacity() as u64;
+            self.stats.flush_blocks_scanned += self.cmt.flush_scan(vtpn) as u64;
         }
         if self.ctp.as_ref().is_some_and(|c| c.contains(vtpn)) {
             // Merged into the CTP copy: no flash I/O now.
@@ -632,6 +676,7 @@ impl DemandMap {
             + self.tps.len() as u64 * 64
             + self.cmt.state_bytes()
             + self.ctp.as_ref().map_or(0, |c| c.state_bytes())
+            + self.prefetch.as_ref().map_or(0, |p| p.state_bytes())
     }
 }
 

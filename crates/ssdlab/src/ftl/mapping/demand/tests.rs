@@ -21,6 +21,8 @@ fn params(cmt_blocks: u32) -> Params {
         max_outstanding_misses: 16,
         update_order: UpdateOrder::TranslateFirst,
         dirty_links: false,
+        tp_nodes: false,
+        prefetch: false,
     }
 }
 
