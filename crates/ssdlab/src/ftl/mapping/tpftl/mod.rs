@@ -63,3 +63,5 @@ pub const OFFSET_BYTES: u64 = 2;
 /// Entries a translation page may have for its offsets to fit in [`OFFSET_BYTES`].
 pub const MAX_OFFSETS: u32 = 1 << (8 * OFFSET_BYTES);
 
+#[cfg(test)]
+mod tests;
