@@ -36,7 +36,7 @@ use lazy::LazyTable;
 use super::page::PageMap;
 use super::tpftl::{nodes::TpNodes, prefetch::Prefetch};
 use super::Mapping;
-use crate::nand::Lpn;
+use crate::nand::{Lpn, NONE};
 
 /// A request waiting for its translation: the memory request to resume.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +136,8 @@ pub struct DemandMap {
     queued: VecDeque<u32>,
     io: VecDeque<MapIo>,
     scratch: Vec<Lpn>,
+    /// The translation page whose arrival is being replayed, or NONE.
+    arriving: u32,
     pub stats: MapStats,
 }
 
@@ -164,6 +166,7 @@ impl DemandMap {
             queued: VecDeque::new(),
             io: VecDeque::new(),
             scratch: Vec::new(),
+            arriving: NONE,
             stats: MapStats::default(),
             p,
         }
@@ -382,6 +385,8 @@ impl DemandMap {
             Record::Lookup { .. } => None,
         }));
         updated.sort_unstable();
+        // The page's copy is in RAM until the replay is over: a flush of it waits for the end.
+        self.arriving = vtpn;
         for r in &records {
             match *r {
                 Record::Lookup { lpn, waiter } => {
@@ -404,11 +409,16 @@ impl DemandMap {
         if self.tps[vtpn as usize].records.capacity() == 0 {
             self.tps[vtpn as usize].records = records;
         }
-        if flush && !self.ctp_has(vtpn) {
-            // Assembled before the replay.
+        self.prefetch_entries(vtpn, truth);
+        self.arriving = NONE;
+        // The replay may have evicted dirty entries of this very page: they join its write.
+        let again = std::mem::take(&mut self.tps[vtpn as usize].flush_after_read);
+        if (flush || again) && !self.ctp_has(vtpn) {
+            if again {
+                self.assemble(vtpn, truth);
+            }
             self.issue_write(vtpn);
         }
-        self.prefetch_entries(vtpn, truth);
         while self.reading < self.p.max_outstanding_misses {
             let Some(next) = self.queued.pop_front() else { break };
             self.tps[next as usize].phase = Phase::Idle;
@@ -486,6 +496,10 @@ impl DemandMap {
                     self.ctp_dirty.push_back(vtpn);
                 }
             }
+            return;
+        }
+        if vtpn == self.arriving {
+            self.tps[vtpn as usize].flush_after_read = true;
             return;
         }
         match self.tps[vtpn as usize].phase {

@@ -212,3 +212,24 @@ fn a_watermark_flush_that_must_read_its_page_waits_for_the_read() {
     assert_eq!((d.stats.tp_reads, d.stats.tp_writes, d.stats.flush_blocks_cleaned), (2, 1, 3));
     d.check(&truth);
 }
+
+/// A CMT of 2 entries holds lpn 8 (page 1) and, least recent, lpn 0 of page 0, dirty. A
+/// miss on lpn 1 reads page 0; entering lpn 1 evicts lpn 0, dirty, of the very page that
+/// just arrived: its copy is in RAM, so the flush is its one write — no second read.
+#[test]
+fn evicting_a_dirty_entry_of_the_page_being_replayed_writes_it_without_reading_again() {
+    let (mut d, mut truth) = setup(params(2));
+    load(&mut d, &truth, 0, &[0]);
+    truth.set(0, 500);
+    d.update(0, &truth);
+    load(&mut d, &truth, 1, &[8]);
+    assert_eq!(d.lookup(1, Waiter::Read(1), &truth), Lookup::Miss);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!(d.image.get(0), 500);
+    assert_eq!((d.stats.tp_reads, d.stats.tp_writes), (3, 1));
+    d.tp_programmed(0);
+    d.check(&truth);
+}
