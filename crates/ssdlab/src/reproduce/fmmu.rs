@@ -639,11 +639,7 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
 }
 
 /// Figure 13: elapsed time over ideal per trace, and each trace's flash operations.
-fn trace_figures(
-    rows: &[Row],
-    names: &[String],
-    bars: &mut Bars<'_>,
-) {
+fn trace_figures(rows: &[Row], names: &[String], bars: &mut Bars<'_>) {
     let norm = |name: &str| -> Vec<f64> {
         let ideal = pick(rows, "trace", name, "ideal").map_or(0.0, |r| r.sim_time_s);
         SCHEMES
