@@ -89,7 +89,7 @@ enum Command {
     },
     /// Reproduce a paper's evaluation: results.csv, one PNG per figure and REPORT.md in --out.
     Reproduce {
-        /// Which paper: sprinkler or flin.
+        /// Which paper: sprinkler, flin or fmmu.
         paper: String,
         /// Folder for the results (created if missing).
         #[arg(long)]
@@ -246,7 +246,12 @@ fn reproduce(
             outln!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
             outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
         }
-        _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin"))),
+        "fmmu" => {
+            let rows = ssdlab::reproduce::fmmu::reproduce(&opts)?;
+            outln!("{}", ssdlab::reproduce::fmmu::check_table(&rows));
+            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+        }
+        _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin, fmmu"))),
     }
     Ok(())
 }

@@ -1136,6 +1136,17 @@ fn reproduce_without_traces_names_the_missing_file() {
         .assert_input_error(&["hm_0.sample1000.csv", "--traces"]);
 }
 
+/// `reproduce fmmu` checks its traces before any run: a folder without them is an input
+/// error (exit 2) naming the first trace it needs and the flag.
+#[test]
+fn reproduce_fmmu_without_traces_names_the_missing_file() {
+    let dir = TempDir::new("repro-fmmu-notraces");
+    let out = dir.path("out");
+    let missing = dir.path("no-traces");
+    ssdlab(["reproduce", "fmmu", "--quick", "--out", &p(&out), "--traces", &p(&missing)])
+        .assert_input_error(&["msr.cut.per_10k.rw_20_80.105.trace", "--traces"]);
+}
+
 #[test]
 fn bench_rejects_a_bad_override() {
     ssdlab(["bench", "--only", "fresh", "--set", "hil.scheduler=bogus"])

@@ -7,6 +7,7 @@
 //! which core finished first.
 
 pub mod flin;
+pub mod fmmu;
 pub mod plot;
 pub mod sprinkler;
 

@@ -1,0 +1,739 @@
+//! `ssdlab reproduce fmmu`: the evaluation of FMMU (Woo & Min, arXiv 1704.03168, 2017, §5;
+//! TECHNIQUES.md §9.7–9.10) on the `fmmu` preset.
+//!
+//! - Figures 11 and 12: ideal (FMMU's cache, every firmware cost 0), DFTL and CDFTL at 1, 2
+//!   and 4 cores, FMMU, and two sensitivity rows (one pooled server at the paper's 4-core
+//!   per-operation time) on 64 KiB sequential writes and reads and 4 KiB random writes and
+//!   reads, closed loop at 512 outstanding, on a drive filled sequentially first (§5.3).
+//!   Random writes run twice: on a drive preconditioned to GC's steady state (GC active,
+//!   throughput over the second half of the run) and on the sequentially filled drive for
+//!   fewer writes than its free blocks hold (the run ends before GC triggers).
+//! - Figure 13: the shipped MSR and WebSearch excerpts ([`TRACES`]), looped to a fixed
+//!   length, closed loop at 512 outstanding with no gap between arrivals: time to finish,
+//!   normalised to ideal, and flash reads and programs split into map and data.
+//! - Figure 14: FMMU (and ideal beside it) on 4 KiB random reads with every translation in
+//!   RAM (the CTP holds the whole map: 100% map hits after the first read of each
+//!   translation page), PCIe 3.0 x32, from 1 channel × 1 way to 32 × 8.
+//!
+//! The baselines are the paper's variants (§5.1, TECHNIQUES.md §9.5.7): the same 4-way,
+//! 16-entry-block, second-chance CMT with clean-first victims and FMMU's watermarks, program
+//! first then update, but no dirty list, so every flush scans the whole CMT. Their costs
+//! ([`software_costs`]) are §9.7's; k cores are k servers at the 1-core costs.
+//!
+//! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+mod report;
+
+pub use report::check_table;
+
+use super::{io_err, plot, run_all, shared_trace, Job, Options};
+use crate::error::Result;
+use crate::ftl::config::{FirmwareConfig, MapCacheConfig};
+use crate::ftl::firmware::MapUnit;
+use crate::ftl::mapping::demand::blocks::Replacement;
+use crate::ftl::mapping::demand::config::UpdateOrder;
+use crate::ftl::mapping::fmmu;
+use crate::ftl::precondition::Pattern;
+use crate::ftl::MappingKind;
+use crate::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
+use crate::nand::Geometry;
+use crate::stats::Sample;
+use crate::{Config, Report, WorkloadSpec};
+
+const PRESET: &str = include_str!("../../../../presets/fmmu.toml");
+const PRESET_NAME: &str = "presets/fmmu.toml";
+
+/// Commands the host keeps outstanding (§5.1: 512, no gap between arrivals).
+pub const QUEUE_DEPTH: u32 = 512;
+
+/// t_issue: issuing one flash operation, ≈0.2 µs on one 400 MHz core (§5.2) [P for DFTL;
+/// I for the others].
+pub const ISSUE_NS: f64 = 200.0;
+/// DFTL's CMT hit at 4 ways on one core (§5.2, Fig. 10a) [P].
+pub const DFTL_HIT_NS: f64 = 1500.0;
+/// DFTL's miss: "about three times" the hit (§5.2, Fig. 10b) [P, derived].
+pub const DFTL_MISS_NS: f64 = 3.0 * DFTL_HIT_NS;
+/// CDFTL's lookup, hit or miss, on one core (§5.2) [P].
+pub const CDFTL_LOOKUP_NS: f64 = 4000.0;
+/// The paper's 4-core times: DFTL 0.4 µs, CDFTL 1 µs (§5.2) [P], for the pooled rows.
+pub const DFTL_4CORE_HIT_NS: f64 = 400.0;
+pub const CDFTL_4CORE_LOOKUP_NS: f64 = 1000.0;
+/// CMT ways of every scheme (Fig. 10's 4-way point).
+pub const WAYS: u32 = 4;
+/// Cost per CMT block a software flush tests [I]: lookup time grows in proportion to the
+/// ways (§5.2), t = w · ways, fitted to DFTL's 4-way hit (a pure CMT tag search): w =
+/// 1.5 µs / 4 = 375 ns. The same w for CDFTL, whose flush is the same CMT scan.
+pub const PER_BLOCK_NS: f64 = DFTL_HIT_NS / WAYS as f64;
+
+/// The traces of Figure 13 (file under the traces folder, name, the paper's trace it
+/// stands in for).
+pub const TRACES: [(&str, &str, &str); 3] = [
+    ("msr/msr.cut.per_10k.rw_20_80.105.trace", "msr-rw20", "MSR_proj"),
+    ("msr/hm_0.sample1000.csv", "msr-hm0", "MSR_hm"),
+    ("mqsim/wsrch-small.trace", "websearch", "WebSearch"),
+];
+
+/// Which map and firmware a scheme runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// FMMU's cache with every firmware cost 0 (§5.3 "ideal").
+    Ideal,
+    Dftl,
+    Cdftl,
+    /// The preset: FMMU on its hardware unit.
+    Fmmu,
+    /// Reference: the whole map in RAM (`ftl.mapping = "full"`), no firmware time: what the
+    /// map cache's own flash traffic costs, beside ideal.
+    Full,
+}
+
+/// A row of Figure 11: a map scheme on a number of cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scheme {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub cores: u32,
+    /// One server at the paper's 4-core per-operation time (sensitivity).
+    pub pooled: bool,
+}
+
+const fn scheme(name: &'static str, kind: Kind, cores: u32, pooled: bool) -> Scheme {
+    Scheme { name, kind, cores, pooled }
+}
+
+/// Every scheme, in the figures' order; the last three are sensitivity and reference rows.
+pub const SCHEMES: [Scheme; 11] = [
+    scheme("ideal", Kind::Ideal, 1, false),
+    scheme("dftl-1", Kind::Dftl, 1, false),
+    scheme("dftl-2", Kind::Dftl, 2, false),
+    scheme("dftl-4", Kind::Dftl, 4, false),
+    scheme("cdftl-1", Kind::Cdftl, 1, false),
+    scheme("cdftl-2", Kind::Cdftl, 2, false),
+    scheme("cdftl-4", Kind::Cdftl, 4, false),
+    scheme("fmmu", Kind::Fmmu, 1, false),
+    scheme("dftl-pooled", Kind::Dftl, 1, true),
+    scheme("cdftl-pooled", Kind::Cdftl, 1, true),
+    scheme("full-map", Kind::Full, 1, false),
+];
+
+/// Firmware costs of a software map cache, ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Costs {
+    pub issue_ns: f64,
+    pub hit_ns: f64,
+    pub miss_ns: f64,
+    pub flush_block_ns: f64,
+}
+
+/// §9.7's costs for DFTL or CDFTL at one core; `pooled`: every cost scaled by the paper's
+/// 4-core lookup over its 1-core lookup (DFTL 0.4 / 1.5, CDFTL 1 / 4), one server doing what
+/// four cores did [I].
+pub fn software_costs(kind: Kind, pooled: bool) -> Costs {
+    let (hit, miss, four_core) = match kind {
+        Kind::Dftl => (DFTL_HIT_NS, DFTL_MISS_NS, DFTL_4CORE_HIT_NS),
+        Kind::Cdftl => (CDFTL_LOOKUP_NS, CDFTL_LOOKUP_NS, CDFTL_4CORE_LOOKUP_NS),
+        Kind::Ideal | Kind::Fmmu | Kind::Full => panic!("{kind:?} is not a software map cache"),
+    };
+    let s = if pooled { four_core / hit } else { 1.0 };
+    Costs { issue_ns: ISSUE_NS * s, hit_ns: hit * s, miss_ns: miss * s, flush_block_ns: PER_BLOCK_NS * s }
+}
+
+/// The preset, validated.
+fn preset() -> Result<Config> {
+    Config::from_toml_str(PRESET, PRESET_NAME, &[])
+}
+
+/// `base` (the preset, perhaps resized) running `s`.
+pub fn scheme_config(s: &Scheme, base: &Config) -> Result<Config> {
+    let mut c = base.clone();
+    let fw = base.ftl.firmware.clone();
+    match s.kind {
+        Kind::Fmmu => {}
+        Kind::Ideal => c.ftl.firmware = no_firmware_time(fw),
+        Kind::Full => {
+            c.ftl.mapping = MappingKind::Full;
+            c.ftl.map_cache = MapCacheConfig::default();
+            c.ftl.firmware = no_firmware_time(fw);
+        }
+        Kind::Dftl | Kind::Cdftl => {
+            let k = software_costs(s.kind, s.pooled);
+            c.ftl.mapping = if s.kind == Kind::Dftl { MappingKind::Dftl } else { MappingKind::Cdftl };
+            c.ftl.map_cache = baseline_cache(s.kind, &base.ftl.map_cache);
+            c.ftl.firmware = FirmwareConfig {
+                cores: s.cores,
+                op_cost_ns: k.issue_ns,
+                hit_ns: k.hit_ns,
+                miss_ns: k.miss_ns,
+                flush_ns: 0.0,
+                flush_block_ns: k.flush_block_ns,
+                map_unit: MapUnit::Cores,
+            };
+        }
+    }
+    c.validate(PRESET_NAME)?;
+    Ok(c)
+}
+
+/// `fw` with every cost 0 (§5.3's ideal).
+fn no_firmware_time(fw: FirmwareConfig) -> FirmwareConfig {
+    FirmwareConfig { op_cost_ns: 0.0, hit_ns: 0.0, miss_ns: 0.0, flush_ns: 0.0, flush_block_ns: 0.0, ..fw }
+}
+
+/// The paper's baseline cache (§5.1, TECHNIQUES.md §9.5.7): FMMU's CMT organisation and
+/// watermarks in the same RAM; DFTL has one level (all 1,088 KiB CMT), CDFTL FMMU's split.
+fn baseline_cache(kind: Kind, preset: &MapCacheConfig) -> MapCacheConfig {
+    let d = &fmmu::DEFAULTS;
+    MapCacheConfig {
+        ram_bytes: preset.ram_bytes,
+        cmt_bytes: if kind == Kind::Dftl { None } else { Some(preset.cmt_bytes.unwrap_or(fmmu::CMT_BYTES)) },
+        block_entries: Some(d.block_entries),
+        ways: Some(WAYS),
+        replacement: Some(Replacement::SecondChance),
+        clean_first: Some(true),
+        low_watermark: Some(d.low_watermark),
+        high_watermark: Some(d.high_watermark),
+        update_order: Some(UpdateOrder::ProgramFirst),
+        ..MapCacheConfig::default()
+    }
+}
+
+/// The synthetic workloads of Figures 11 and 12.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synthetic {
+    SeqWrite,
+    SeqRead,
+    /// 4 KiB random writes with GC active (random-pattern precondition at full occupancy).
+    RandWriteGc,
+    /// 4 KiB random writes on the sequentially filled drive, ending before GC triggers.
+    RandWrite,
+    RandRead,
+}
+
+pub const SYNTHETIC: [Synthetic; 5] =
+    [Synthetic::SeqWrite, Synthetic::SeqRead, Synthetic::RandWriteGc, Synthetic::RandWrite, Synthetic::RandRead];
+
+/// Time-series interval of the GC runs (their throughput is taken from the series).
+const GC_INTERVAL_US: f64 = 10_000.0;
+
+impl Synthetic {
+    pub fn name(self) -> &'static str {
+        match self {
+            Synthetic::SeqWrite => "seq_write_64k",
+            Synthetic::SeqRead => "seq_read_64k",
+            Synthetic::RandWriteGc => "rand_write_4k_gc",
+            Synthetic::RandWrite => "rand_write_4k",
+            Synthetic::RandRead => "rand_read_4k",
+        }
+    }
+
+    fn sequential(self) -> bool {
+        matches!(self, Synthetic::SeqWrite | Synthetic::SeqRead)
+    }
+
+    /// Requests per run. Sequential writes stay within the free space a full sequential fill
+    /// leaves (about 4 GiB), random writes before GC within what the planes' free blocks
+    /// above the GC threshold hold (about 2 GiB of 16 KiB programs, halved for the
+    /// translation pages written beside them).
+    fn requests(self, quick: bool) -> u64 {
+        let (full, q) = match self {
+            Synthetic::SeqWrite => (50_000, 15_000),
+            Synthetic::SeqRead => (100_000, 30_000),
+            Synthetic::RandWriteGc => (300_000, 80_000),
+            Synthetic::RandWrite => (40_000, 20_000),
+            Synthetic::RandRead => (400_000, 100_000),
+        };
+        if quick {
+            q
+        } else {
+            full
+        }
+    }
+
+    fn workload(self, quick: bool) -> WorkloadSpec {
+        let bytes = if self.sequential() { 65536 } else { 4096 };
+        let read = matches!(self, Synthetic::SeqRead | Synthetic::RandRead);
+        let flow = FlowSpec {
+            name: self.name().into(),
+            read_ratio: if read { 1.0 } else { 0.0 },
+            address: if self.sequential() { Address::Sequential } else { Address::Uniform },
+            request_bytes: bytes,
+            align_bytes: bytes,
+            queue_depth: Some(QUEUE_DEPTH),
+            requests: self.requests(quick),
+            ..FlowSpec::default()
+        };
+        let pattern = if self == Synthetic::RandWriteGc { Pattern::Random } else { Pattern::Sequential };
+        workload(flow, pattern)
+    }
+}
+
+fn workload(flow: FlowSpec, pattern: Pattern) -> WorkloadSpec {
+    WorkloadSpec {
+        source: "reproduce fmmu".into(),
+        seed: 1,
+        precondition: Some(PreconditionSpec { occupancy: 1.0, pattern }),
+        flows: vec![flow],
+    }
+}
+
+/// A trace excerpt looped to `requests`, closed loop at [`QUEUE_DEPTH`], addresses past the
+/// drive wrapped, on the sequentially filled drive [I: §5.3 fills the drive for every test].
+fn trace_workload(name: &str, path: &Path, requests: u64) -> WorkloadSpec {
+    let flow = FlowSpec {
+        name: name.into(),
+        kind: FlowKind::Trace,
+        path: Some(path.to_path_buf()),
+        replay: Replay::ClosedLoop,
+        queue_depth: Some(QUEUE_DEPTH),
+        address_mode: AddressMode::Wrap,
+        loop_trace: true,
+        requests,
+        ..FlowSpec::default()
+    };
+    workload(flow, Pattern::Sequential)
+}
+
+/// Figure 14's points (channels, ways).
+pub fn scaling_points(quick: bool) -> Vec<(u32, u32)> {
+    if quick {
+        vec![(1, 1), (4, 4), (16, 8), (32, 8)]
+    } else {
+        vec![(1, 1), (2, 1), (2, 2), (4, 2), (4, 4), (8, 4), (8, 8), (16, 8), (32, 8)]
+    }
+}
+
+/// Map RAM that holds every translation page of `cfg`'s drive in the CTP beside the CMT.
+pub fn whole_map_ram_bytes(cfg: &Config) -> u64 {
+    let geo = Geometry::from_config(cfg);
+    let logical = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64;
+    let entries_per_tp = (cfg.nand.page_bytes / cfg.ftl.map_cache.entry_bytes.unwrap_or(4)) as u64;
+    let cmt = cfg.ftl.map_cache.cmt_bytes.unwrap_or(fmmu::CMT_BYTES);
+    cmt + logical.div_ceil(entries_per_tp) * cfg.nand.page_bytes as u64
+}
+
+/// What a job is, for its row.
+#[derive(Debug, Clone)]
+struct Meta {
+    experiment: &'static str,
+    workload: String,
+    scheme: &'static str,
+    channels: u32,
+    ways: u32,
+}
+
+#[derive(Default)]
+struct Plan {
+    jobs: Vec<Job>,
+    metas: Vec<Meta>,
+}
+
+impl Plan {
+    fn push(&mut self, config: Config, workload: WorkloadSpec, meta: Meta) {
+        self.jobs.push(Job { config, workload });
+        self.metas.push(meta);
+    }
+}
+
+/// Figures 11 and 12: every synthetic workload under every scheme.
+fn plan_synthetic(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
+    for w in SYNTHETIC {
+        for s in &SCHEMES {
+            let mut cfg = scheme_config(s, base)?;
+            if w == Synthetic::RandWriteGc {
+                cfg.stats.interval_us = GC_INTERVAL_US;
+            }
+            let meta =
+                Meta { experiment: "synthetic", workload: w.name().into(), scheme: s.name, channels: 0, ways: 0 };
+            plan.push(cfg, w.workload(opts.quick), meta);
+        }
+    }
+    Ok(())
+}
+
+/// Figure 13: every trace under every scheme.
+fn plan_traces(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
+    let requests = if opts.quick { 30_000 } else { 100_000 };
+    for (file, name, _) in TRACES {
+        let path = shared_trace(opts, file)?;
+        for s in &SCHEMES {
+            let meta = Meta { experiment: "trace", workload: name.into(), scheme: s.name, channels: 0, ways: 0 };
+            plan.push(scheme_config(s, base)?, trace_workload(name, &path, requests), meta);
+        }
+    }
+    Ok(())
+}
+
+/// Figure 14: FMMU and ideal, 4 KiB random reads, the whole map in RAM, PCIe x32.
+fn plan_scaling(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
+    let requests = if opts.quick { 150_000 } else { 400_000 };
+    let mut flow = Synthetic::RandRead.workload(opts.quick);
+    flow.flows[0].requests = requests;
+    for (ch, ways) in scaling_points(opts.quick) {
+        let mut sized = base.clone();
+        sized.nand.channels = ch;
+        sized.nand.chips_per_channel = ways;
+        sized.hif.pcie.lanes = 32;
+        sized.ftl.map_cache.ram_bytes = Some(whole_map_ram_bytes(&sized));
+        for s in SCHEMES.iter().filter(|s| matches!(s.kind, Kind::Fmmu | Kind::Ideal)) {
+            let meta =
+                Meta { experiment: "scaling", workload: "rand_read_4k".into(), scheme: s.name, channels: ch, ways };
+            plan.push(scheme_config(s, &sized)?, flow.clone(), meta);
+        }
+    }
+    Ok(())
+}
+
+/// One run's row of results.csv.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub experiment: &'static str,
+    pub workload: String,
+    pub scheme: &'static str,
+    /// Figure 14's channels and ways (0 elsewhere: the preset's 16 × 8).
+    pub channels: u32,
+    pub ways: u32,
+    pub requests: u64,
+    pub sim_time_s: f64,
+    pub iops: f64,
+    pub bandwidth_gb_s: f64,
+    /// IOPS over the second half of the run (GC runs, from the time series); else `iops`.
+    pub steady_iops: f64,
+    pub util_host_link: f64,
+    pub util_nand_bus: f64,
+    pub util_chips: f64,
+    pub util_ftl: f64,
+    pub map_hit_ratio: f64,
+    pub cmt_hits: u64,
+    pub cmt_misses: u64,
+    pub ctp_hits: u64,
+    pub tp_reads: u64,
+    pub tp_writes: u64,
+    pub merges: u64,
+    pub flushes: u64,
+    pub flush_blocks_scanned: u64,
+    pub data_reads: u64,
+    pub data_programs: u64,
+    pub map_programs: u64,
+    pub gc_invocations: u64,
+    pub waf: f64,
+}
+
+const CSV_HEADER: &str = "experiment,workload,scheme,channels,ways,requests,sim_time_s,iops,bandwidth_gb_s,steady_iops,util_host_link,util_nand_bus,util_chips,util_ftl,map_hit_ratio,cmt_hits,cmt_misses,ctp_hits,tp_reads,tp_writes,merges,flushes,flush_blocks_scanned,data_reads,data_programs,map_programs,gc_invocations,waf";
+
+impl Row {
+    fn csv(&self) -> String {
+        let mut s = format!(
+            "{},{},{},{},{},{},{:.6},{:.1},{:.4},{:.1},",
+            self.experiment,
+            self.workload,
+            self.scheme,
+            self.channels,
+            self.ways,
+            self.requests,
+            self.sim_time_s,
+            self.iops,
+            self.bandwidth_gb_s,
+            self.steady_iops
+        );
+        let _ = write!(
+            s,
+            "{:.4},{:.4},{:.4},{:.4},{:.4},",
+            self.util_host_link, self.util_nand_bus, self.util_chips, self.util_ftl, self.map_hit_ratio
+        );
+        let counts = [
+            self.cmt_hits,
+            self.cmt_misses,
+            self.ctp_hits,
+            self.tp_reads,
+            self.tp_writes,
+            self.merges,
+            self.flushes,
+            self.flush_blocks_scanned,
+            self.data_reads,
+            self.data_programs,
+            self.map_programs,
+            self.gc_invocations,
+        ];
+        for c in counts {
+            let _ = write!(s, "{c},");
+        }
+        let _ = write!(s, "{:.4}", self.waf);
+        s
+    }
+}
+
+/// Share of map lookups and updates answered from RAM: CMT hits, and CMT misses found in the
+/// CTP or in a translation page not on flash yet, over every lookup and update. 1 without a
+/// map cache or lookups.
+pub fn map_hit_ratio(m: Option<&crate::ftl::MapStats>) -> f64 {
+    let Some(m) = m else { return 1.0 };
+    let all = m.cmt_hits + m.cmt_misses;
+    if all == 0 {
+        return 1.0;
+    }
+    (m.cmt_hits + m.ctp_hits + m.buffer_hits) as f64 / all as f64
+}
+
+/// Requests per second over the windows of `series` that start at or after `from_us` (a
+/// window ends at its `t_us` and starts at the previous one's, the first at 0). 0 when no
+/// window qualifies.
+pub fn iops_after(series: &[Sample], from_us: f64) -> f64 {
+    let mut start = 0.0;
+    let (mut requests, mut first) = (0u64, None);
+    for s in series {
+        if start >= from_us {
+            first.get_or_insert(start);
+            requests += s.requests;
+        }
+        start = s.t_us;
+    }
+    match first {
+        Some(t0) if start > t0 => requests as f64 / ((start - t0) * 1e-6),
+        _ => 0.0,
+    }
+}
+
+/// Flash page reads of data (host reads, read-modify-writes, GC moves): every page
+/// operation but programs, erases and translation-page reads.
+pub fn data_reads(memory_requests: u64, programs: u64, erases: u64, tp_reads: u64) -> u64 {
+    memory_requests.saturating_sub(programs + erases + tp_reads)
+}
+
+fn row(meta: &Meta, r: &Report) -> Row {
+    let s = &r.sim;
+    let m = s.ftl.map_cache.as_ref();
+    let get = |f: fn(&crate::ftl::MapStats) -> u64| m.map_or(0, f);
+    let programs = s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed + s.ftl.map_pages_programmed;
+    let sim_time_s = s.sim_time_ps as f64 / 1e12;
+    let steady_iops =
+        if s.time_series.is_empty() { s.host.iops } else { iops_after(&s.time_series, sim_time_s * 1e6 / 2.0) };
+    Row {
+        experiment: meta.experiment,
+        workload: meta.workload.clone(),
+        scheme: meta.scheme,
+        channels: meta.channels,
+        ways: meta.ways,
+        requests: s.host.requests_completed,
+        sim_time_s,
+        iops: s.host.iops,
+        bandwidth_gb_s: s.host.bandwidth_mb_s / 1e3,
+        steady_iops,
+        util_host_link: s.utilization.host_link,
+        util_nand_bus: s.utilization.nand_bus,
+        util_chips: s.utilization.chips,
+        util_ftl: s.utilization.ftl,
+        map_hit_ratio: map_hit_ratio(m),
+        cmt_hits: get(|m| m.cmt_hits),
+        cmt_misses: get(|m| m.cmt_misses),
+        ctp_hits: get(|m| m.ctp_hits),
+        tp_reads: get(|m| m.tp_reads),
+        tp_writes: get(|m| m.tp_writes),
+        merges: get(|m| m.merges),
+        flushes: get(|m| m.flushes),
+        flush_blocks_scanned: get(|m| m.flush_blocks_scanned),
+        data_reads: data_reads(s.flash.memory_requests, programs, s.gc.erases, get(|m| m.tp_reads)),
+        data_programs: s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed,
+        map_programs: s.ftl.map_pages_programmed,
+        gc_invocations: s.gc.invocations,
+        waf: s.gc.waf,
+    }
+}
+
+/// Run the reproduction; returns the rows (also written to DIR/results.csv).
+pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
+    let wall = std::time::Instant::now();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
+    let base = preset()?;
+    let mut plan = Plan::default();
+    // Traces first: a bad --traces fails before anything runs.
+    plan_traces(opts, &base, &mut plan)?;
+    plan_synthetic(opts, &base, &mut plan)?;
+    plan_scaling(opts, &base, &mut plan)?;
+    eprintln!("  reproduce fmmu: {} runs ...", plan.jobs.len());
+    let reports = run_all("reproduce fmmu", plan.jobs, opts.threads)?;
+    let mut rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
+    // Synthetic rows first in the outputs, as the paper's figures go.
+    rows.sort_by_key(|r| ["synthetic", "trace", "scaling"].iter().position(|e| *e == r.experiment));
+    write_csv(&opts.out, &rows)?;
+    let figures = figures(&opts.out, &rows);
+    let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
+    let path = opts.out.join("REPORT.md");
+    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    Ok(rows)
+}
+
+fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
+    let mut csv = String::from(CSV_HEADER);
+    csv.push('\n');
+    for r in rows {
+        csv += &r.csv();
+        csv.push('\n');
+    }
+    let path = out.join("results.csv");
+    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
+}
+
+/// The row of `scheme` on `workload` in `experiment` (Figure 14: at `channels` × `ways`).
+pub fn pick<'a>(rows: &'a [Row], experiment: &str, workload: &str, scheme: &str) -> Option<&'a Row> {
+    rows.iter().find(|r| r.experiment == experiment && r.workload == workload && r.scheme == scheme)
+}
+
+/// A figure written: (file, caption).
+type Figure = (String, String);
+
+/// Draws a bar chart: (file, caption, y label, categories, named series).
+type Bars<'a> = dyn FnMut(String, String, &str, &[String], &[(String, Vec<f64>)]) + 'a;
+
+/// Draw every figure; returns those written.
+fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
+    let mut done = Vec::new();
+    let mut bars = |file: String, caption: String, y: &str, cats: &[String], series: &[(String, Vec<f64>)]| {
+        if plot::bars(&out.join(&file), &caption, y, cats, series).is_ok() {
+            done.push((file, caption));
+        }
+    };
+    let names: Vec<String> = SCHEMES.iter().map(|s| s.name.to_string()).collect();
+    let per_scheme = |exp: &str, w: &str, f: &dyn Fn(&Row) -> f64| -> Vec<f64> {
+        SCHEMES.iter().map(|s| pick(rows, exp, w, s.name).map_or(0.0, f)).collect()
+    };
+    for w in SYNTHETIC {
+        let (y, f): (&str, &dyn Fn(&Row) -> f64) = if w.sequential() {
+            ("GB/s", &|r: &Row| r.bandwidth_gb_s)
+        } else {
+            ("KIOPS", &|r: &Row| r.steady_iops / 1e3)
+        };
+        let series = vec![(y.to_string(), per_scheme("synthetic", w.name(), f))];
+        bars(format!("fig11_{}.png", w.name()), format!("Fig. 11: {}", w.name()), y, &names, &series);
+        let util: Vec<(String, Vec<f64>)> = [
+            ("host link", (|r: &Row| r.util_host_link) as fn(&Row) -> f64),
+            ("NAND bus", |r: &Row| r.util_nand_bus),
+            ("chips", |r: &Row| r.util_chips),
+            ("FTL", |r: &Row| r.util_ftl),
+        ]
+        .iter()
+        .map(|(n, f)| (n.to_string(), per_scheme("synthetic", w.name(), f)))
+        .collect();
+        bars(format!("fig12_{}.png", w.name()), format!("Fig. 12: utilization, {}", w.name()), "", &names, &util);
+    }
+    trace_figures(rows, &names, &mut bars);
+    let points: Vec<&Row> = rows.iter().filter(|r| r.experiment == "scaling" && r.scheme == "fmmu").collect();
+    let cats: Vec<String> = points.iter().map(|r| format!("{}x{}", r.channels, r.ways)).collect();
+    let miops = |scheme: &str| -> Vec<f64> {
+        points
+            .iter()
+            .map(|p| {
+                rows.iter()
+                    .find(|r| {
+                        r.experiment == "scaling" && r.scheme == scheme && r.channels == p.channels && r.ways == p.ways
+                    })
+                    .map_or(0.0, |r| r.iops / 1e6)
+            })
+            .collect()
+    };
+    let series = vec![("FMMU".to_string(), miops("fmmu")), ("ideal".to_string(), miops("ideal"))];
+    bars("fig14_scaling.png".into(), "Fig. 14: 4 KiB random read, map hits, PCIe x32".into(), "MIOPS", &cats, &series);
+    done
+}
+
+/// Figure 13: elapsed time over ideal per trace, and each trace's flash operations.
+fn trace_figures(rows: &[Row], names: &[String], bars: &mut Bars<'_>) {
+    let norm = |name: &str| -> Vec<f64> {
+        let ideal = pick(rows, "trace", name, "ideal").map_or(0.0, |r| r.sim_time_s);
+        SCHEMES
+            .iter()
+            .map(|s| {
+                pick(rows, "trace", name, s.name).map_or(0.0, |r| if ideal > 0.0 { r.sim_time_s / ideal } else { 0.0 })
+            })
+            .collect()
+    };
+    let series: Vec<(String, Vec<f64>)> = TRACES.iter().map(|(_, n, _)| (n.to_string(), norm(n))).collect();
+    bars("fig13_elapsed.png".into(), "Fig. 13: time to finish / ideal".into(), "x ideal", names, &series);
+    for (_, name, _) in TRACES {
+        let ops = |f: fn(&Row) -> u64| -> Vec<f64> {
+            SCHEMES.iter().map(|s| pick(rows, "trace", name, s.name).map_or(0.0, |r| f(r) as f64 / 1e3)).collect()
+        };
+        let series = vec![
+            ("data reads".to_string(), ops(|r| r.data_reads)),
+            ("map reads".to_string(), ops(|r| r.tp_reads)),
+            ("data programs".to_string(), ops(|r| r.data_programs)),
+            ("map programs".to_string(), ops(|r| r.map_programs)),
+        ];
+        let caption = format!("Fig. 13: flash operations, {name}");
+        bars(format!("fig13_flash_ops_{name}.png"), caption, "thousands", names, &series);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pooled costs by hand: DFTL × 0.4 / 1.5 → hit 400 ns, miss 1,200 ns, a CMT block
+    /// 375 × 0.4 / 1.5 = 100 ns, issue 200 × 0.4 / 1.5 = 53.3 ns; CDFTL × 1 / 4 → 1,000 ns,
+    /// 93.75 ns per block, 50 ns issue. Per core: §9.7's table as it stands.
+    #[test]
+    fn software_costs_follow_the_papers_table() {
+        let d = software_costs(Kind::Dftl, true);
+        assert!((d.hit_ns - 400.0).abs() < 1e-9 && (d.miss_ns - 1200.0).abs() < 1e-9);
+        assert!((d.flush_block_ns - 100.0).abs() < 1e-9 && (d.issue_ns - 200.0 * 0.4 / 1.5).abs() < 1e-9);
+        let c = software_costs(Kind::Cdftl, true);
+        assert!((c.hit_ns - 1000.0).abs() < 1e-9 && (c.miss_ns - 1000.0).abs() < 1e-9);
+        assert!((c.flush_block_ns - 93.75).abs() < 1e-9 && (c.issue_ns - 50.0).abs() < 1e-9);
+        let one = software_costs(Kind::Dftl, false);
+        assert_eq!((one.hit_ns, one.miss_ns, one.flush_block_ns, one.issue_ns), (1500.0, 4500.0, 375.0, 200.0));
+    }
+
+    fn sample(t_us: f64, requests: u64) -> Sample {
+        Sample {
+            t_us,
+            requests,
+            iops: 0.0,
+            bandwidth_mb_s: 0.0,
+            latency_mean_us: 0.0,
+            chip_utilization: 0.0,
+            free_blocks_min: 0,
+            user_pages_programmed: 0,
+            gc_pages_programmed: 0,
+        }
+    }
+
+    /// Windows end at 10, 20, 30, 40 µs with 5, 5, 10, 20 requests. From 20 µs: the windows
+    /// (20, 30] and (30, 40], 30 requests in 20 µs = 1.5 M/s. From 0: 40 in 40 µs = 1 M/s.
+    /// From 35: no window starts there, 0.
+    #[test]
+    fn iops_after_counts_the_windows_that_start_late_enough() {
+        let s = [sample(10.0, 5), sample(20.0, 5), sample(30.0, 10), sample(40.0, 20)];
+        assert!((iops_after(&s, 20.0) - 1.5e6).abs() < 1e-6);
+        assert!((iops_after(&s, 0.0) - 1.0e6).abs() < 1e-6);
+        assert_eq!(iops_after(&s, 35.0), 0.0);
+    }
+
+    /// 100 lookups: 30 CMT hits, 70 misses of which 20 in the CTP and 5 in the write buffer:
+    /// 55 answered from RAM. Data reads: 1,000 page operations less 300 programs, 10 erases
+    /// and 90 translation reads = 600.
+    #[test]
+    fn hit_ratio_and_data_reads_by_hand() {
+        let m =
+            crate::ftl::MapStats { cmt_hits: 30, cmt_misses: 70, ctp_hits: 20, buffer_hits: 5, ..Default::default() };
+        assert!((map_hit_ratio(Some(&m)) - 0.55).abs() < 1e-12);
+        assert_eq!(map_hit_ratio(None), 1.0);
+        assert_eq!(data_reads(1000, 300, 10, 90), 600);
+    }
+
+    /// The preset's map RAM resolves to the paper's split, and the whole-map RAM of Figure 14
+    /// is the CMT plus every translation page: 971,243 logical pages / 4,096 entries = 238
+    /// pages of 16 KiB after 64 KiB.
+    #[test]
+    fn preset_and_whole_map_ram() {
+        let c = preset().unwrap();
+        let p = c.ftl.map_cache.resolve("t", c.ftl.mapping, c.nand.page_bytes).unwrap();
+        // 65,536 / (16 × 4 + 4) = 963 CMT blocks; 1,048,576 / 16,384 = 64 CTP pages.
+        assert_eq!((p.cmt_blocks, p.ctp_pages, p.ways, p.block_entries), (963, 64, 4, 16));
+        assert_eq!(whole_map_ram_bytes(&c), 65_536 + 238 * 16_384);
+        for s in &SCHEMES {
+            scheme_config(s, &c).unwrap();
+        }
+    }
+}
