@@ -337,7 +337,7 @@ impl FirmwareReport {
 }
 
 impl Utilization {
-    fn of(o: &Outcome) -> Utilization {
+    fn of(o: &Outcome, flash: &FlashReport) -> Utilization {
         let t = o.sim_time_ps as f64;
         let [down, up] = o.link_busy_ps.map(|b| ratio(b as f64, t).min(1.0));
         Utilization {
@@ -345,7 +345,7 @@ impl Utilization {
             host_link_to_device: down,
             host_link_to_host: up,
             nand_bus: ratio(o.bus_busy_ps as f64, o.geo.channels as f64 * t).min(1.0),
-            chips: ratio(o.stats.busy_chip_ps as f64, o.geo.chips() as f64 * t).min(1.0),
+            chips: flash.chip_utilization,
             ftl: FirmwareReport::of(o).utilization,
         }
     }
@@ -372,6 +372,7 @@ impl Report {
                 gc_charged_us: o.gc_charged_us.as_ref().and_then(|g| g.get(i).copied()),
             })
             .collect();
+        let flash = FlashReport::of(s, o.geo.chips() as f64, o.geo.planes_per_chip() as f64, o.sim_time_ps);
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: o.seed,
@@ -386,7 +387,8 @@ impl Report {
                     write: LatencySummary::of(&s.write),
                 },
                 flows,
-                flash: FlashReport::of(s, o.geo.chips() as f64, o.geo.planes_per_chip() as f64, o.sim_time_ps),
+                utilization: Utilization::of(o, &flash),
+                flash,
                 gc: GcReport::of(o),
                 cache: CacheReport {
                     read_hits: s.cache_read_hits,
@@ -406,7 +408,6 @@ impl Report {
                     map_cache: o.map.clone(),
                     firmware: FirmwareReport::of(o),
                 },
-                utilization: Utilization::of(o),
                 time_series: s.samples.clone(),
                 fairness: None,
             },

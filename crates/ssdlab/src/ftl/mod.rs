@@ -98,6 +98,8 @@ impl Ftl {
             Box::new(DemandMap::new(p, logical))
         });
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
+        let firmware = Firmware::new(config);
+        let times_map_work = firmware.times_map_work();
         Ftl {
             map: PageMap::new(logical + tps),
             logical_pages: logical,
@@ -105,12 +107,12 @@ impl Ftl {
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
             alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(config, &geo, seed),
-            firmware: Firmware::new(config),
+            firmware,
             unwritten_read: f.unwritten_read,
             charged: (0, 0),
             io_at: 0,
             waiters: Vec::new(),
-            translates: f.mapping != MappingKind::Full || Firmware::new(config).times_map_work(),
+            translates: f.mapping != MappingKind::Full || times_map_work,
             geo,
         }
     }
