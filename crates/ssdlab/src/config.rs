@@ -200,8 +200,8 @@ impl Config {
                 "ftl.overprovisioning_ratio",
                 op,
                 &format!(
-                    "{logical} logical pages do not fit in the {holdable} pages GC can keep filled (it holds {} blocks per plane free): raise ftl.overprovisioning_ratio above {need:.4} or lower ftl.gc.threshold",
-                    ftl_limits.gc_threshold_blocks + 2
+                    "{logical} logical pages do not fit in the {holdable} pages GC can keep filled (it keeps {} blocks per plane free or open): raise ftl.overprovisioning_ratio above {need:.4} or lower ftl.gc.threshold",
+                    ftl_limits.gc_threshold_blocks + ftl_limits.frontiers
                 ),
             );
         }

@@ -112,7 +112,7 @@ impl Blocks {
         if b != NONE && (self.write_ptr[b as usize] as u32) < self.geo.pages_per_block {
             return Some(self.write_ptr[b as usize] as u32);
         }
-        let reserve = if stream == Stream::User { user_reserve } else { 0 };
+        let reserve = if stream == Stream::Gc { 0 } else { user_reserve };
         (self.free_blocks(plane) > reserve).then_some(0)
     }
 
@@ -127,7 +127,7 @@ impl Blocks {
             if b != NONE {
                 self.state[b as usize] = BlockState::Closed;
             }
-            let reserve = if stream == Stream::User { user_reserve } else { 0 };
+            let reserve = if stream == Stream::Gc { 0 } else { user_reserve };
             if self.free_blocks(plane) <= reserve {
                 self.frontier[p][stream as usize] = NONE;
                 return None;

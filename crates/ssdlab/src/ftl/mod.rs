@@ -95,7 +95,7 @@ impl Ftl {
         let logical = logical_pages(&geo, f.overprovisioning_ratio);
         let demand = f.mapping.defaults().map(|_| {
             let p = f.map_cache.resolve("", f.mapping, config.nand.page_bytes).expect("validated map cache");
-            Box::new(DemandMap::new(p, logical))
+            Box::new(DemandMap::new(p, logical, geo.planes()))
         });
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
         let firmware = Firmware::new(config);
@@ -133,13 +133,13 @@ impl Ftl {
     }
 
     /// Desnoyers' spare factor S_f = (data pages − logical pages) / data pages, where data
-    /// pages are all pages but the open frontiers (two blocks per plane) and the free blocks
+    /// pages are all pages but the open frontiers (two or three blocks per plane) and the free blocks
     /// GC keeps: `mean_free_blocks` per plane as measured while GC ran, or the GC threshold
     /// when GC never ran.
     pub fn effective_spare_factor(&self, mean_free_blocks: Option<f64>) -> f64 {
         let t = match mean_free_blocks {
             Some(free) => {
-                (self.geo.blocks_per_plane as f64 - free - 2.0)
+                (self.geo.blocks_per_plane as f64 - free - self.gc.limits.frontiers as f64)
                     * self.geo.planes() as f64
                     * self.geo.pages_per_block as f64
             }
@@ -236,6 +236,8 @@ impl Ftl {
             None => Lookup::Hit,
         };
         self.charge_flushes(now);
+        // A miss searches a victim and asks for the read; a merge only logs itself on the
+        // read in flight, as a hit's work (TECHNIQUES.md §9.4).
         let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
         let done = self.firmware.map_work(now, work);
         match (found, done) {
@@ -244,6 +246,7 @@ impl Ftl {
                 self.io_at = self.io_at.max(at.unwrap_or(now));
                 Translated::Pending
             }
+            (Lookup::Merged, _) => Translated::Pending,
             (_, Some(at)) => Translated::At(at),
             (_, None) => Translated::Now,
         }
@@ -254,9 +257,8 @@ impl Ftl {
     fn map_update(&mut self, lpn: Lpn, now: Ps) {
         self.io_at = now;
         let d = self.demand.as_mut().expect("a map cache");
-        let hits = d.stats.cmt_hits;
-        d.update(lpn, &self.map);
-        let work = if d.stats.cmt_hits > hits { MapWork::Hit } else { MapWork::Miss };
+        let found = d.update(lpn, &self.map);
+        let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
         let done = self.firmware.map_work(now, work);
         if work == MapWork::Miss {
             self.io_at = self.io_at.max(done.unwrap_or(now));
@@ -377,6 +379,7 @@ impl Ftl {
         let old = self.map.get(lpn);
         if old != NONE {
             self.blocks.invalidate(old);
+            self.gc.invalidated(self.geo.plane_of(old));
         }
         self.blocks.program(ppn, lpn);
         self.map.set(lpn, ppn);
@@ -385,11 +388,35 @@ impl Ftl {
         }
     }
 
+    /// A GC move of `lpn` was programmed on `ppn`. Under DFTL's batch rule
+    /// (`ftl.map_cache.gc_update = "batch"`) its entry is updated in the cache if there, else
+    /// left for its translation page's write when the victim is done; otherwise as
+    /// [`Ftl::commit_write`].
+    pub fn commit_gc_move(&mut self, lpn: Lpn, ppn: Ppn, now: Ps) {
+        let batched = lpn < self.logical_pages && self.demand.as_ref().is_some_and(|d| d.batches_gc());
+        if !batched {
+            return self.commit_write(lpn, ppn, now);
+        }
+        let old = self.map.get(lpn);
+        assert!(old != NONE, "GC moved lpn {lpn}, which maps nothing");
+        let victim_plane = self.geo.plane_of(old);
+        self.blocks.invalidate(old);
+        self.gc.invalidated(victim_plane);
+        self.blocks.program(ppn, lpn);
+        self.map.set(lpn, ppn);
+        self.io_at = now;
+        self.demand.as_mut().expect("a map cache").gc_moved(lpn, victim_plane, &self.map);
+        // The firmware looks the entry up in the cache: a hit's time.
+        self.firmware.map_work(now, MapWork::Hit);
+        self.charge_flushes(now);
+    }
+
     /// TRIM: forget `lpn`.
     pub fn trim(&mut self, lpn: Lpn, now: Ps) {
         let old = self.map.get(lpn);
         if old != NONE {
             self.blocks.invalidate(old);
+            self.gc.invalidated(self.geo.plane_of(old));
             self.map.clear(lpn);
             if self.demand.is_some() {
                 self.map_update(lpn, now);
@@ -421,6 +448,12 @@ impl Ftl {
         self.gc.needed(plane, &self.blocks)
     }
 
+    /// A plane whose GC found no victim and has since gained an invalid page: try again.
+    #[inline]
+    pub fn take_gc_wakeup(&mut self) -> Option<u32> {
+        self.gc.take_wakeup()
+    }
+
     pub fn background_gc_on(&self) -> bool {
         self.gc.background_on()
     }
@@ -447,8 +480,14 @@ impl Ftl {
     }
 
     /// A move of `plane`'s victim is done; after the last, the victim to erase.
-    pub fn gc_move_done(&mut self, plane: u32) -> Option<u32> {
-        self.gc.move_done(plane)
+    pub fn gc_move_done(&mut self, plane: u32, now: Ps) -> Option<u32> {
+        let victim = self.gc.move_done(plane)?;
+        if let Some(d) = self.demand.as_mut().filter(|d| d.batches_gc()) {
+            self.io_at = now;
+            d.gc_victim_done(plane, &self.map);
+            self.charge_flushes(now);
+        }
+        Some(victim)
     }
 
     /// `plane`'s victim was erased: its block is free. Returns the block.

@@ -50,7 +50,7 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     // allocation (any spread is a valid dynamic history; this one is balanced).
     let (start, mut by_plane) = pages_by_plane(&geo, &ftl.alloc.scheme().placement_order(), n);
     let ppb = geo.pages_per_block as usize;
-    let usable_blocks = geo.blocks_per_plane.saturating_sub(ftl.gc.limits.gc_threshold_blocks + 2) as usize;
+    let usable_blocks = ftl.gc.limits.data_blocks_per_plane(&geo) as usize;
     ftl.map.make_dense();
     ftl.blocks.advise_huge_pages();
     let mut fill = Filler {

@@ -278,11 +278,12 @@ impl Simulation {
         self.tsu.set_page(tx, ppn);
         if kind == TxKind::Mapping {
             debug_assert_eq!(stream, Stream::Map);
+            self.ftl.write_programmed(plane);
             self.ftl.commit_map_write(lpn, ppn, now);
             self.stats.map_pages_programmed += 1;
         } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
-            self.ftl.commit_write(lpn, ppn, now);
+            self.ftl.commit_gc_move(lpn, ppn, now);
             self.stats.gc_pages_programmed += 1;
             self.stats.gc_pages_moved += 1;
             if self.ftl.is_tp(lpn) {
@@ -312,6 +313,7 @@ impl Simulation {
         if opened && self.ftl.needs_gc(plane) {
             self.start_gc(plane);
         }
+        self.wake_gc();
         if self.ftl.translates() {
             self.issue_map_io();
         }
@@ -467,9 +469,22 @@ impl Simulation {
         self.gc_pages = pages;
     }
 
+    /// Planes whose GC found no victim and have gained an invalid page since try again.
+    #[inline]
+    pub(super) fn wake_gc(&mut self) {
+        while let Some(plane) = self.ftl.take_gc_wakeup() {
+            if self.ftl.needs_gc(plane) {
+                self.start_gc(plane);
+            }
+        }
+    }
+
     fn gc_move_done(&mut self, plane: u32) {
-        if let Some(victim) = self.ftl.gc_move_done(plane) {
+        if let Some(victim) = self.ftl.gc_move_done(plane, self.q.now()) {
             self.enqueue_erase(plane, victim);
+            if self.ftl.translates() {
+                self.issue_map_io();
+            }
         }
     }
 

@@ -182,6 +182,7 @@ impl Simulation {
                 }
             }
             self.ftl.trim(lpn, self.q.now());
+            self.wake_gc();
             if self.ftl.translates() {
                 self.issue_map_io();
             }

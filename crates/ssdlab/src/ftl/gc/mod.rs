@@ -41,6 +41,9 @@ pub struct Limits {
     /// User writes wait at or below this many free blocks.
     pub user_reserve_blocks: u32,
     pub background_threshold_blocks: u32,
+    /// Open write frontiers per plane: user and GC, plus translation pages with a
+    /// demand-based map (a plane may hold a translation block open as well).
+    pub frontiers: u32,
 }
 
 impl Limits {
@@ -53,13 +56,14 @@ impl Limits {
             gc_threshold_blocks: gc_threshold,
             user_reserve_blocks: user_reserve,
             background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32,
+            frontiers: if f.mapping.defaults().is_some() { 3 } else { 2 },
         }
     }
 
     /// Blocks per plane that hold data in steady state: all but the ones GC keeps free and
-    /// the two open frontiers (user and GC streams).
+    /// the open frontiers.
     pub fn data_blocks_per_plane(&self, geo: &Geometry) -> u32 {
-        geo.blocks_per_plane.saturating_sub(self.gc_threshold_blocks + 2)
+        geo.blocks_per_plane.saturating_sub(self.gc_threshold_blocks + self.frontiers)
     }
 }
 
@@ -78,6 +82,12 @@ pub struct Gc {
     collecting: u32,
     /// Per plane: page moves of the current victim not yet finished.
     pending: Vec<u32>,
+    /// Per plane: GC was needed but no block had an invalid page; an invalidation there
+    /// wakes it ([`Gc::invalidated`]).
+    starved: Vec<bool>,
+    starved_planes: u32,
+    /// Starved planes that gained an invalid page, for the loop to try again.
+    wakeups: Vec<u32>,
     rng: Pcg64Mcg,
 }
 
@@ -95,6 +105,9 @@ impl Gc {
             victim: vec![NONE; planes],
             collecting: 0,
             pending: vec![0; planes],
+            starved: vec![false; planes],
+            starved_planes: 0,
+            wakeups: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
         }
     }
@@ -142,13 +155,39 @@ impl Gc {
     /// Choose a victim in `plane`, mark it, and list its valid pages in `pages` (the moves
     /// to make). None if no block would free space.
     pub fn start(&mut self, plane: u32, blocks: &mut Blocks, pages: &mut Vec<LivePage>) -> Option<u32> {
-        let victim = self.static_wl_victim(plane, blocks).or_else(|| self.select_victim(plane, blocks))?;
+        let found = self.static_wl_victim(plane, blocks).or_else(|| self.select_victim(plane, blocks));
+        let Some(victim) = found else {
+            if !self.starved[plane as usize] {
+                self.starved[plane as usize] = true;
+                self.starved_planes += 1;
+            }
+            return None;
+        };
         blocks.state[victim as usize] = BlockState::Victim;
         self.victim[plane as usize] = victim;
         self.collecting += 1;
         blocks.valid_pages(victim, pages);
         self.pending[plane as usize] = pages.len() as u32;
         Some(victim)
+    }
+
+    /// A page of `plane` became invalid. A plane whose GC found no victim is woken: the
+    /// loop takes it from [`Gc::take_wakeup`] and tries again. Without this, a plane full of
+    /// valid pages whose writes wait for a free block would stay stuck once other planes
+    /// invalidate its pages (dynamic allocation writes an overwrite to another plane).
+    #[inline]
+    pub fn invalidated(&mut self, plane: u32) {
+        if self.starved_planes > 0 && self.starved[plane as usize] {
+            self.starved[plane as usize] = false;
+            self.starved_planes -= 1;
+            self.wakeups.push(plane);
+        }
+    }
+
+    /// A woken plane (see [`Gc::invalidated`]).
+    #[inline]
+    pub fn take_wakeup(&mut self) -> Option<u32> {
+        self.wakeups.pop()
     }
 
     /// A move of `plane`'s victim finished (or was found unnecessary). When it was the last,

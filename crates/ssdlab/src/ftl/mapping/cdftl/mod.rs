@@ -9,7 +9,7 @@
 //! (`ftl.map_cache.cmt_bytes`). Mechanism: [`super::demand`].
 
 use super::demand::blocks::Replacement;
-use super::demand::config::{SchemeDefaults, UpdateOrder};
+use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
 
 pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     cmt_bytes: Some(0),
@@ -20,4 +20,5 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     low_watermark: 0.0,
     high_watermark: 0.0,
     update_order: UpdateOrder::TranslateFirst,
+    gc_update: GcUpdate::Batch,
 };

@@ -36,6 +36,21 @@ pub enum UpdateOrder {
     ProgramFirst,
 }
 
+/// How a GC move's new address reaches the map (`ftl.map_cache.gc_update`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcUpdate {
+    /// DFTL's rule (TECHNIQUES.md §5.2): an entry in the cache is updated there and marked
+    /// dirty (lazy copying); the others are grouped by translation page, and each page gets
+    /// one read–modify–write when the victim's moves are done (batch update). Moved entries
+    /// do not enter the cache.
+    Batch,
+    /// Each move is an update through the cache, like a host write's (FMMU's GC requests,
+    /// CondUpdate in the CMT; TECHNIQUES.md §9.4): a miss reads the page and the entry
+    /// enters the cache dirty.
+    Cache,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct MapCacheConfig {
@@ -62,6 +77,7 @@ pub struct MapCacheConfig {
     /// Translation-page reads in flight at most; further misses wait in order.
     pub max_outstanding_misses: Option<u32>,
     pub update_order: Option<UpdateOrder>,
+    pub gc_update: Option<GcUpdate>,
     /// TPFTL only: an entry in RAM holds its offset in its translation page and its PPN, not
     /// a full tag ([`tpftl::OFFSET_BYTES`] instead of [`TAG_BYTES`]).
     pub compressed_entries: Option<bool>,
@@ -81,6 +97,7 @@ pub struct SchemeDefaults {
     pub low_watermark: f64,
     pub high_watermark: f64,
     pub update_order: UpdateOrder,
+    pub gc_update: GcUpdate,
 }
 
 /// The resolved parameters of a run's map cache.
@@ -100,6 +117,7 @@ pub struct Params {
     pub flush_victim: FlushVictim,
     pub max_outstanding_misses: u32,
     pub update_order: UpdateOrder,
+    pub gc_update: GcUpdate,
     /// Dirty blocks are linked per translation page (FMMU's DTL `next` links): a flush
     /// visits only them, where DFTL and CDFTL test every CMT block.
     pub dirty_links: bool,
@@ -168,6 +186,7 @@ impl MapCacheConfig {
             flush_victim: self.flush_victim.unwrap_or(FlushVictim::CostBenefit),
             max_outstanding_misses: max_out,
             update_order: self.update_order.unwrap_or(d.update_order),
+            gc_update: self.gc_update.unwrap_or(d.gc_update),
             dirty_links: kind == MappingKind::Fmmu,
             tp_nodes: kind == MappingKind::Tpftl,
             prefetch,

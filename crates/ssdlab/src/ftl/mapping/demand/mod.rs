@@ -23,6 +23,7 @@ pub mod blocks;
 pub mod cmt;
 pub mod config;
 mod dtl;
+mod gc;
 mod lazy;
 
 use std::collections::VecDeque;
@@ -60,8 +61,11 @@ pub enum Lookup {
     /// Not in the CMT but in RAM (the CTP, or a translation page not yet on flash): copied
     /// into the CMT without flash I/O.
     RamHit,
-    /// The request waits for its translation page.
+    /// The request waits for its translation page, whose read it starts (or queues).
     Miss,
+    /// The request waits for its translation page, whose read is already asked for: it
+    /// logs itself on it (an MSHR merge) and searches no victim.
+    Merged,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +92,8 @@ struct TpState {
     records: Vec<Record>,
     /// CMT blocks evicted dirty, waiting for this page's write.
     evicted: Vec<u32>,
+    /// Entries GC moved under the batch rule, waiting for this page's write ([`gc`]).
+    gc_moved: Vec<Lpn>,
 }
 
 /// Counters the report shows.
@@ -117,6 +123,11 @@ pub struct MapStats {
     pub stale_entries: u64,
     /// Entries loaded by TPFTL's selective prefetch with a translation page read for a miss.
     pub prefetched: u64,
+    /// GC moves under the batch rule (`gc_update = "batch"`): entries updated in the cache
+    /// (lazy copying), entries batched by translation page, and the pages written for them.
+    pub gc_lazy_updates: u64,
+    pub gc_batched_entries: u64,
+    pub gc_batch_pages: u64,
 }
 
 pub struct DemandMap {
@@ -138,11 +149,13 @@ pub struct DemandMap {
     scratch: Vec<Lpn>,
     /// The translation page whose arrival is being replayed, or NONE.
     arriving: u32,
+    /// Per plane: translation pages with entries its GC victim moved (batch rule).
+    gc_batch: Vec<Vec<u32>>,
     pub stats: MapStats,
 }
 
 impl DemandMap {
-    pub fn new(p: Params, logical_pages: u32) -> DemandMap {
+    pub fn new(p: Params, logical_pages: u32, planes: u32) -> DemandMap {
         let e = p.entries_per_tp;
         let tps = logical_pages.div_ceil(e);
         let cmt = if p.tp_nodes {
@@ -167,6 +180,7 @@ impl DemandMap {
             io: VecDeque::new(),
             scratch: Vec::new(),
             arriving: NONE,
+            gc_batch: vec![Vec::new(); planes as usize],
             stats: MapStats::default(),
             p,
         }
@@ -232,30 +246,32 @@ impl DemandMap {
             self.maintain(truth);
             return Lookup::RamHit;
         }
-        self.wait_on_page(Record::Lookup { lpn, waiter });
+        let found = self.wait_on_page(Record::Lookup { lpn, waiter });
         if let Some(pf) = &mut self.prefetch {
             pf.missed(lpn);
         }
-        Lookup::Miss
+        found
     }
 
     /// `lpn`'s entry changed (a program or a GC move started; a TRIM): the cached entry
     /// becomes dirty, or the change is logged on its translation page's read.
-    pub fn update(&mut self, lpn: Lpn, truth: &PageMap) {
+    pub fn update(&mut self, lpn: Lpn, truth: &PageMap) -> Lookup {
         let tag = lpn / self.p.block_entries;
-        if self.cmt.contains(tag) {
+        let found = if self.cmt.contains(tag) {
             self.cmt.touch(tag);
             self.stats.cmt_hits += 1;
+            Lookup::Hit
         } else {
             self.stats.cmt_misses += 1;
             if !self.in_ram(self.vtpn(lpn)) {
-                self.wait_on_page(Record::Update { lpn });
-                return;
+                return self.wait_on_page(Record::Update { lpn });
             }
             self.enter_cmt(lpn, truth);
-        }
+            Lookup::RamHit
+        };
         self.dirty(lpn);
         self.maintain(truth);
+        found
     }
 
     /// Whether `vtpn`'s entries are in RAM without a flash read: in the CTP, never written
@@ -293,7 +309,7 @@ impl DemandMap {
     /// A lookup is answered from a translation page's copy: the entry there must be the
     /// true map's (the CTP's copy is kept current in place).
     fn check_answer(&mut self, lpn: Lpn, truth: &PageMap) {
-        if self.image.get(lpn) != truth.get(lpn) && !self.ctp_holds(lpn) {
+        if self.image.get(lpn) != truth.get(lpn) && !self.ctp_holds(lpn) && !self.gc_pending(lpn) {
             self.stats.stale_entries += 1;
             debug_assert!(
                 false,
@@ -331,8 +347,9 @@ impl DemandMap {
         self.dtl.updated(vtpn);
     }
 
-    /// Log `record` on its translation page and start the page's read if none is in flight.
-    fn wait_on_page(&mut self, record: Record) {
+    /// Log `record` on its translation page and start the page's read if none is in flight
+    /// (`Miss`; `Merged` when one is).
+    fn wait_on_page(&mut self, record: Record) -> Lookup {
         let lpn = match record {
             Record::Lookup { lpn, .. } | Record::Update { lpn } => lpn,
         };
@@ -340,8 +357,14 @@ impl DemandMap {
         let t = &mut self.tps[vtpn as usize];
         t.records.push(record);
         match t.phase {
-            Phase::Reading | Phase::Queued => self.stats.merges += 1,
-            Phase::Idle => self.start_read(vtpn),
+            Phase::Reading | Phase::Queued => {
+                self.stats.merges += 1;
+                Lookup::Merged
+            }
+            Phase::Idle => {
+                self.start_read(vtpn);
+                Lookup::Miss
+            }
             Phase::Writing => unreachable!("a page being written is in RAM"),
         }
     }
@@ -490,6 +513,7 @@ impl DemandMap {
             // Merged into the CTP copy: no flash I/O now.
             self.clean_cmt_blocks(vtpn, true);
             self.tps[vtpn as usize].evicted.clear();
+            self.tps[vtpn as usize].gc_moved.clear();
             if let Some(ctp) = &mut self.ctp {
                 if !ctp.is_dirty(vtpn) {
                     ctp.set_dirty(vtpn, true);
@@ -562,6 +586,7 @@ impl DemandMap {
         }
         tags.clear();
         self.tps[vtpn as usize].evicted = tags;
+        self.apply_gc_moves(vtpn, truth);
     }
 
     /// Assemble `vtpn`'s new copy and ask for its program.
@@ -591,8 +616,11 @@ impl DemandMap {
                 self.write_ctp_page(e.tag, truth);
             }
         }
-        let merged = self.clean_cmt_blocks(vtpn, true) > 0 || !self.tps[vtpn as usize].evicted.is_empty();
+        let t = &self.tps[vtpn as usize];
+        let pending = !t.evicted.is_empty() || !t.gc_moved.is_empty();
+        let merged = self.clean_cmt_blocks(vtpn, true) > 0 || pending;
         self.tps[vtpn as usize].evicted.clear();
+        self.tps[vtpn as usize].gc_moved.clear();
         if merged {
             let ctp = self.ctp.as_mut().expect("a CTP");
             ctp.set_dirty(vtpn, true);
@@ -605,6 +633,7 @@ impl DemandMap {
         for l in self.tp_lpns(vtpn) {
             self.image.set(l, truth.get(l));
         }
+        self.tps[vtpn as usize].gc_moved.clear();
         if let Some(ctp) = &mut self.ctp {
             if ctp.contains(vtpn) {
                 ctp.set_dirty(vtpn, false);
@@ -666,6 +695,9 @@ impl DemandMap {
                 for l in tag * be..((tag + 1) * be).min(self.logical_pages) {
                     pending[l as usize] = true;
                 }
+            }
+            for &lpn in &t.gc_moved {
+                pending[lpn as usize] = true;
             }
         }
         for lpn in 0..self.logical_pages {

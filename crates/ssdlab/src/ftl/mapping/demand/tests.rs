@@ -2,7 +2,7 @@
 //! translation page (4 pages), every page on flash holding the true map (lpn → 100 + lpn).
 
 use super::blocks::Replacement;
-use super::config::{FlushVictim, Params, UpdateOrder};
+use super::config::{FlushVictim, GcUpdate, Params, UpdateOrder};
 use super::*;
 
 fn params(cmt_blocks: u32) -> Params {
@@ -20,6 +20,7 @@ fn params(cmt_blocks: u32) -> Params {
         flush_victim: FlushVictim::CostBenefit,
         max_outstanding_misses: 16,
         update_order: UpdateOrder::TranslateFirst,
+        gc_update: GcUpdate::Batch,
         dirty_links: false,
         tp_nodes: false,
         prefetch: false,
@@ -31,7 +32,7 @@ fn setup(p: Params) -> (DemandMap, PageMap) {
     for l in 0..32 {
         truth.set(l, 100 + l);
     }
-    let mut d = DemandMap::new(p, 32);
+    let mut d = DemandMap::new(p, 32, 1);
     for t in 0..4 {
         d.preconditioned(t, &truth);
     }
@@ -59,7 +60,7 @@ fn load(d: &mut DemandMap, truth: &PageMap, vtpn: u32, lpns: &[Lpn]) {
 fn two_misses_on_one_translation_page_cause_one_read() {
     let (mut d, truth) = setup(params(4));
     assert_eq!(d.lookup(0, Waiter::Read(10), &truth), Lookup::Miss);
-    assert_eq!(d.lookup(3, Waiter::Read(11), &truth), Lookup::Miss);
+    assert_eq!(d.lookup(3, Waiter::Read(11), &truth), Lookup::Merged);
     assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
     let mut resumed = Vec::new();
     d.tp_read_done(0, &mut resumed, &truth);
@@ -126,8 +127,8 @@ fn without_batching_a_flush_writes_only_the_evicted_entry() {
 fn an_update_that_misses_waits_on_its_page_and_then_is_dirty() {
     let (mut d, mut truth) = setup(params(4));
     truth.set(5, 300);
-    d.update(5, &truth);
-    assert_eq!(d.lookup(5, Waiter::Read(1), &truth), Lookup::Miss);
+    assert_eq!(d.update(5, &truth), Lookup::Miss);
+    assert_eq!(d.lookup(5, Waiter::Read(1), &truth), Lookup::Merged);
     assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
     let mut resumed = Vec::new();
     d.tp_read_done(0, &mut resumed, &truth);
@@ -141,7 +142,7 @@ fn an_update_that_misses_waits_on_its_page_and_then_is_dirty() {
 #[test]
 fn a_never_written_translation_page_needs_no_read() {
     let truth = PageMap::new(32);
-    let mut d = DemandMap::new(params(4), 32);
+    let mut d = DemandMap::new(params(4), 32, 1);
     assert_eq!(d.lookup(9, Waiter::Read(1), &truth), Lookup::RamHit);
     assert!(ios(&mut d).is_empty());
 }
@@ -230,6 +231,73 @@ fn evicting_a_dirty_entry_of_the_page_being_replayed_writes_it_without_reading_a
     assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
     assert_eq!(d.image.get(0), 500);
     assert_eq!((d.stats.tp_reads, d.stats.tp_writes), (3, 1));
+    d.tp_programmed(0);
+    d.check(&truth);
+}
+
+/// DFTL's GC rule (`gc_update = "batch"`, TECHNIQUES.md §5.2). lpn 1 is in the CMT; GC
+/// moves lpns 1, 2, 3 (page 0) and 9 (page 1). lpn 1 is updated in place and dirty (lazy
+/// copying); 2, 3 and 9 stay out of the cache, and nothing goes to flash while the victim
+/// is being moved. When it is done, pages 0 and 1 are read once each and, when they
+/// arrive, written once each — 2 reads and 2 writes for 4 moves. Page 0's write also
+/// carries lpn 1's dirty entry (batch on evict cleans it). Meanwhile the translation
+/// pages may point at the victim (the check allows the pending moves); afterwards every
+/// entry on flash is the true one.
+#[test]
+fn gc_moves_update_cached_entries_and_batch_the_rest_by_page() {
+    let (mut d, mut truth) = setup(params(4));
+    load(&mut d, &truth, 0, &[1]);
+    for l in [1, 2, 3, 9] {
+        truth.set(l, 500 + l);
+        d.gc_moved(l, 0, &truth);
+    }
+    assert!(ios(&mut d).is_empty(), "no translation I/O before the victim is done");
+    assert!(d.cmt.is_dirty(1));
+    assert!(!d.cmt.contains(2) && !d.cmt.contains(3) && !d.cmt.contains(9));
+    let s = &d.stats;
+    assert_eq!((s.gc_lazy_updates, s.gc_batched_entries, s.gc_batch_pages), (1, 3, 0));
+    d.check(&truth);
+    d.gc_victim_done(0, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0), MapIo::Read(1)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(0, &mut resumed, &truth);
+    d.tp_read_done(1, &mut resumed, &truth);
+    assert!(resumed.is_empty());
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0), MapIo::Write(1)]);
+    d.tp_programmed(0);
+    d.tp_programmed(1);
+    for l in [1, 2, 3, 9] {
+        assert_eq!(d.image.get(l), 500 + l, "lpn {l}");
+    }
+    assert!(!d.cmt.is_dirty(1), "page 0's write cleaned lpn 1");
+    let s = &d.stats;
+    assert_eq!((s.tp_reads, s.tp_writes, s.gc_batch_pages), (1 + 2, 2, 2));
+    d.check(&truth);
+}
+
+/// A page whose pending moves another write carried (here a dirty eviction of the same
+/// page, before the victim is done) is not written again for them.
+#[test]
+fn a_batched_page_written_meanwhile_is_not_written_again() {
+    let (mut d, mut truth) = setup(params(1));
+    truth.set(4, 504);
+    d.gc_moved(4, 0, &truth);
+    // lpn 5 (page 0) is loaded and dirtied, then evicted by lpn 16 (page 2): page 0 is
+    // read, and its write takes lpn 5 and the pending move of lpn 4.
+    load(&mut d, &truth, 0, &[5]);
+    truth.set(5, 505);
+    d.update(5, &truth);
+    assert_eq!(d.lookup(16, Waiter::Read(16), &truth), Lookup::Miss);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(2)]);
+    let mut resumed = Vec::new();
+    d.tp_read_done(2, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Read(0)], "the flush of page 0 reads it first");
+    d.tp_read_done(0, &mut resumed, &truth);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!((d.image.get(4), d.image.get(5)), (504, 505));
+    d.gc_victim_done(0, &truth);
+    assert!(ios(&mut d).is_empty());
+    assert_eq!(d.stats.gc_batch_pages, 0);
     d.tp_programmed(0);
     d.check(&truth);
 }

@@ -9,7 +9,7 @@
 //! defaults. The paper's segmented LRU is not modelled (plain LRU, as FlashSim and MQSim).
 
 use super::demand::blocks::Replacement;
-use super::demand::config::{SchemeDefaults, UpdateOrder};
+use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
 
 pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     cmt_bytes: None,
@@ -20,4 +20,5 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     low_watermark: 0.0,
     high_watermark: 0.0,
     update_order: UpdateOrder::TranslateFirst,
+    gc_update: GcUpdate::Batch,
 };

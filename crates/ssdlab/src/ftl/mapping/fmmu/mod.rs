@@ -13,7 +13,7 @@
 //! [`super::demand`].
 
 use super::demand::blocks::Replacement;
-use super::demand::config::{SchemeDefaults, UpdateOrder};
+use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
 
 /// The paper's CMT share: 64 KB of the 1,088 KB (§5.1).
 pub const CMT_BYTES: u64 = 64 * 1024;
@@ -27,4 +27,5 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     low_watermark: 1.0 / 16.0,
     high_watermark: 1.0 / 8.0,
     update_order: UpdateOrder::ProgramFirst,
+    gc_update: GcUpdate::Cache,
 };

@@ -40,7 +40,7 @@ pub mod nodes;
 pub mod prefetch;
 
 use super::demand::blocks::Replacement;
-use super::demand::config::{SchemeDefaults, UpdateOrder};
+use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
 
 pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     cmt_bytes: None,
@@ -51,6 +51,7 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     low_watermark: 0.0,
     high_watermark: 0.0,
     update_order: UpdateOrder::TranslateFirst,
+    gc_update: GcUpdate::Batch,
 };
 
 /// Compressed entries by default [S].

@@ -4,7 +4,7 @@
 use super::nodes::TpNodes;
 use super::prefetch::Prefetch;
 use crate::ftl::mapping::demand::blocks::{Evicted, Replacement};
-use crate::ftl::mapping::demand::config::{FlushVictim, MapCacheConfig, Params, UpdateOrder};
+use crate::ftl::mapping::demand::config::{FlushVictim, GcUpdate, MapCacheConfig, Params, UpdateOrder};
 use crate::ftl::mapping::demand::{DemandMap, Lookup, MapIo, Waiter};
 use crate::ftl::mapping::page::PageMap;
 use crate::ftl::mapping::{Mapping, MappingKind};
@@ -89,6 +89,7 @@ fn params(capacity: u32, prefetch: bool) -> Params {
         flush_victim: FlushVictim::CostBenefit,
         max_outstanding_misses: 16,
         update_order: UpdateOrder::TranslateFirst,
+        gc_update: GcUpdate::Batch,
         dirty_links: false,
         tp_nodes: true,
         prefetch,
@@ -101,7 +102,7 @@ fn setup(p: Params) -> (DemandMap, PageMap) {
     for l in 0..32 {
         truth.set(l, 100 + l);
     }
-    let mut d = DemandMap::new(p, 32);
+    let mut d = DemandMap::new(p, 32, 1);
     for t in 0..4 {
         d.preconditioned(t, &truth);
     }
@@ -114,8 +115,9 @@ fn ios(d: &mut DemandMap) -> Vec<MapIo> {
 
 /// Look `lpns` up (all missing on page `vtpn`), then deliver the page.
 fn miss(d: &mut DemandMap, truth: &PageMap, vtpn: u32, lpns: &[u32]) {
-    for &l in lpns {
-        assert_eq!(d.lookup(l, Waiter::Read(l), truth), Lookup::Miss, "lpn {l}");
+    for (i, &l) in lpns.iter().enumerate() {
+        let want = if i == 0 { Lookup::Miss } else { Lookup::Merged };
+        assert_eq!(d.lookup(l, Waiter::Read(l), truth), want, "lpn {l}");
     }
     assert_eq!(ios(d), vec![MapIo::Read(vtpn)]);
     let mut resumed = Vec::new();
