@@ -108,14 +108,18 @@ fn sim_without_map_cache(o: &Outcome) -> serde_json::Value {
 /// tags, at most 4 tags per set (tag mod 240); its low watermark, 60 clean blocks of 960,
 /// would need 900 dirty) and nothing is ever evicted: every miss is
 /// answered from RAM, no translation page is read or written, and the runs are the same as
-/// `full` to the last counter — latencies, IOPS, page operations, WAF, GC, utilization.
+/// `full` to the last counter — latencies, IOPS, page operations, WAF, GC, utilization —
+/// but one: a demand map keeps a third write frontier per plane (its translation block), so
+/// the effective spare factor (T − L) / T counts one block less per plane in T, the pages
+/// GC can fill: T_demand = T_full − 16 planes × 32 pages.
 #[test]
 fn a_cache_holding_the_whole_map_gives_the_full_map_report() {
     let cfg = small_drive();
     let wl = mixed_random(40_000);
     let full = run(&cfg, &wl, false);
     assert!(full.stats.gc_invocations > 500, "GC must run: {} invocations", full.stats.gc_invocations);
-    let expect = sim_without_map_cache(&full);
+    let (expect, spare_full) = without_spare_factor(sim_without_map_cache(&full));
+    let pages_gc_can_fill = |spare: f64| 13_107.0 / (1.0 - spare);
     for kind in DEMAND {
         let mut c = cfg.clone();
         c.ftl.mapping = kind;
@@ -124,8 +128,18 @@ fn a_cache_holding_the_whole_map_gives_the_full_map_report() {
         let m = map(&o);
         assert_eq!((m.tp_reads, m.tp_writes, m.flushes), (0, 0, 0), "{kind:?}: {m:?}");
         assert_eq!(m.buffer_hits, m.cmt_misses, "{kind:?}: every miss is answered from RAM");
-        assert_eq!(sim_without_map_cache(&o), expect, "{kind:?} differs from full");
+        let (sim, spare) = without_spare_factor(sim_without_map_cache(&o));
+        assert_eq!(sim, expect, "{kind:?} differs from full");
+        let one_block_per_plane = pages_gc_can_fill(spare_full) - pages_gc_can_fill(spare);
+        assert!((one_block_per_plane - 16.0 * 32.0).abs() < 1e-6, "{kind:?}: {one_block_per_plane}");
     }
+}
+
+/// The report without `gc.effective_spare_factor`, and that factor.
+fn without_spare_factor(mut v: serde_json::Value) -> (serde_json::Value, f64) {
+    let gc = v["gc"].as_object_mut().expect("gc section");
+    let spare = gc.remove("effective_spare_factor").and_then(|s| s.as_f64()).expect("spare factor");
+    (v, spare)
 }
 
 /// Why the same comparison cannot hold on a preconditioned drive: the cache starts cold, so
@@ -267,8 +281,9 @@ fn d_two_misses_on_one_translation_page_cause_one_flash_read() {
 
 // 5. CondUpdate: a GC move that lost the race to a host write is dropped ----------------
 
-/// One plane of 16 blocks of 4 pages of 8 KiB, 40% spare: 38 logical pages, fewer than the
-/// 40 pages of the 10 blocks GC can keep filled (16 − 4 kept free − 2 open). GC starts when
+/// One plane of 16 blocks of 4 pages of 8 KiB, 45% spare: floor(64 × 0.55) = 35 logical
+/// pages, fewer than the 36 pages of the 9 blocks GC can keep filled (16 − 4 kept free − 3
+/// open: user, GC and, with a demand map, translation frontiers). GC starts when
 /// opening a block leaves fewer than ceil(16 × 0.25) = 4 free; it turns critical (GC before
 /// user work) only at ≤ user reserve (ceil(16 × 0.05) = 1) + 1 = 2 free, so at 3 free the
 /// chip still serves user writes before GC (`ooo`). DFTL with its default RAM (every entry
@@ -277,7 +292,7 @@ fn race_drive() -> Config {
     let mut cfg = one_chip(MappingKind::Dftl);
     cfg.nand.blocks_per_plane = 16;
     cfg.nand.pages_per_block = 4;
-    cfg.ftl.overprovisioning_ratio = 0.4;
+    cfg.ftl.overprovisioning_ratio = 0.45;
     cfg.ftl.gc.threshold = 0.25;
     cfg.ftl.gc.hard_threshold = 0.05;
     cfg
@@ -285,19 +300,19 @@ fn race_drive() -> Config {
 
 /// 8 KiB writes 2 ms apart, each alone on the drive (`write`: PCIe, command, page in,
 /// tPROG). Blocks fill in order: block 0 lpns 0..=3; block 1 lpns 0, 1, 2, 4 (block 0 keeps
-/// only lpn 3); blocks 2..=9 lpns 5..=36; block 10 lpns 37, 0, 1, 5; block 11 lpns 6, 9, 10,
-/// 13. Valid pages then: block 0 one (lpn 3), blocks 1, 2, 3 two each ({2, 4}, {7, 8},
-/// {11, 12}), block 4 three, the rest four — 38 in all. Write 49 (lpn 14, at 96 ms) opens
-/// block 12: 3 free, GC starts; the greedy victim is block 0 (the only one with a single
-/// valid page; block 4 drops to two), one move: lpn 3. The GC read starts when write 49's
+/// only lpn 3); blocks 2..=8 lpns 5..=32; block 9 lpns 33, 34, 0, 1; block 10 lpns 5, 6, 9,
+/// 10; block 11 lpns 13, 17, 21, 25. Valid pages then: block 0 one (lpn 3), blocks 1, 2, 3
+/// two each ({2, 4}, {7, 8}, {11, 12}), blocks 4..=7 three, the rest four — 35 in all.
+/// Write 49 (lpn 14, at 96 ms) opens block 12: 3 free, GC starts; the greedy victim is
+/// block 0 (the only one with a single valid page; block 4 drops to two), one move: lpn 3. The GC read starts when write 49's
 /// program ends, at E = 96 ms + `write`. A host write W of lpn 3 arrives at `w_ns`; a read
 /// of lpn 3 at 116 ms must return W's data (the integrity oracle checks it). Returns the
 /// outcome and W's latency.
 fn race(w_ns: u64) -> (Outcome, u64) {
     let write = pcie_ps(8192, LINK_B_S) + CMD_PS + bus_ps(8192, 333, 8) + T_PROG_PS;
     let mut lpns: Vec<u64> = vec![0, 1, 2, 3, 0, 1, 2, 4];
-    lpns.extend(5..=36);
-    lpns.extend([37, 0, 1, 5, 6, 9, 10, 13, 14]);
+    lpns.extend(5..=32);
+    lpns.extend([33, 34, 0, 1, 5, 6, 9, 10, 13, 17, 21, 25, 14]);
     assert_eq!(lpns.len(), 49);
     let mut lines: Vec<(u64, u64, u32, bool)> =
         lpns.iter().enumerate().map(|(i, &lpn)| (i as u64 * 2_000_000, lpn, 16, false)).collect();
@@ -306,7 +321,7 @@ fn race(w_ns: u64) -> (Outcome, u64) {
     let o = run(&race_drive(), &trace(&format!("race{w_ns}"), &lines, 8), true);
     let c = o.check.as_ref().expect("checked");
     assert_eq!(c.violations, 0, "{:?}", c.first_violation);
-    assert_eq!(c.reads_checked, 1 + 38, "the read, then every mapped page at the end");
+    assert_eq!(c.reads_checked, 1 + 35, "the read, then every mapped page at the end");
     assert_eq!(o.stats.write.count(), 50);
     let w_latency = o.stats.write.sum_ps - 49 * write as u128;
     (o, w_latency as u64)
