@@ -29,7 +29,6 @@ pub fn write(m: &mut String, rows: &[Row], base: &Config, b: &Bounds) {
     merged_misses(m, rows);
     traces(m, rows);
     scaling(m, rows);
-    m.push_str(BUG);
 }
 
 /// Capacity, over-provisioning and the mapping unit.
@@ -41,13 +40,13 @@ fn drive(m: &mut String, base: &Config) {
     let ram = base.ftl.map_cache.ram_bytes.unwrap_or(0);
     // DFTL's CMT: every byte of the RAM in blocks of 16 entries and a tag.
     let cmt_entries = ram / (16 * 4 + 4) * 16;
+    let blocks = base.nand.blocks_per_plane;
     let _ = writeln!(
         m,
-        "- **Capacity and over-provisioning.** The paper's 16 GB at 15% over-provisioning needs 18.8 blocks of 4 MiB per plane; the preset has {}. ssdlab's GC keeps 4 blocks of every plane out of the user space (1 reserved, 1 more below the GC threshold, 2 open frontiers), 21% of a 19-block plane, so 15% is rejected and the preset runs {:.0}% ({:.1} GB of user space). A demand-based map also opens a third frontier, for translation pages, on each of the {} planes that hold one of the {tps} translation pages after preconditioning, which the config's room check does not count.",
-        base.nand.blocks_per_plane,
+        "- **Capacity and over-provisioning.** The paper's 16 GB at 15% over-provisioning needs 18.8 blocks of 4 MiB per plane; the preset has {blocks}. With a demand-based map ssdlab's GC keeps 5 blocks of every plane out of the user space (1 reserved, 1 more below the GC threshold, 3 open frontiers: user data, GC and translation pages), {} of a {blocks}-block plane, so 15% is rejected and the preset runs {:.0}% ({:.1} GB of user space). Planes this small make GC costly (see *GC active* below).",
+        pct(5.0 / blocks as f64),
         base.ftl.overprovisioning_ratio * 100.0,
         logical as f64 * base.nand.page_bytes as f64 / 1e9,
-        tps.min(geo.planes() as u64),
     );
     let _ = writeln!(
         m,
@@ -99,7 +98,7 @@ fn random(m: &mut String, rows: &[Row], b: &Bounds) {
     if let Some(r) = run(rows, Synthetic::RandWrite, "ideal") {
         let _ = writeln!(
             m,
-            "- **Random write before GC, ideal {:.0} KIOPS (paper 283).** Chips {} busy: each 4 KiB write reads and programs a whole 16 KiB page, and the map adds {:.2} translation-page reads and {:.2} writes per write (hit ratio {:.3}); under static allocation few programs pair into two-plane ones.",
+            "- **Random write before GC, ideal {:.0} KIOPS (paper 283).** Chips {} busy: each 4 KiB write reads and programs a whole 16 KiB page, and the map adds {:.2} translation-page reads and {:.2} writes per write (hit ratio {:.3}).",
             r.iops / 1e3,
             pct(r.util_chips),
             per_k(r.tp_reads, r) / 1e3,
@@ -109,33 +108,25 @@ fn random(m: &mut String, rows: &[Row], b: &Bounds) {
     }
 }
 
-/// Random write with GC active: the map's write-backs feed GC.
+/// Random write with GC active: GC on small planes, and the map's write-backs beside it.
 fn gc(m: &mut String, rows: &[Row]) {
     let (Some(i), Some(f)) =
         (run(rows, Synthetic::RandWriteGc, "ideal"), run(rows, Synthetic::RandWriteGc, "full-map"))
     else {
         return;
     };
-    let full = if f.gc_invocations == 0 {
-        format!(
-            "with the whole map in RAM (`full-map`) the same writes run at {:.1} KIOPS and never start GC",
-            f.steady_iops / 1e3
-        )
-    } else {
-        format!(
-            "GC on 19-block planes is slow with the whole map in RAM too (`full-map`: {:.1} KIOPS, {} GC invocations), and the map cache makes it worse",
-            f.steady_iops / 1e3,
-            f.gc_invocations
-        )
-    };
     let _ = writeln!(
         m,
-        "- **Random write with GC active collapses: ideal {:.1} KIOPS over the second half of the run.** {full}: ideal programs {:.2} translation pages per write and runs GC {} times (WAF {:.1}). A GC move updates an entry of a random page (CondUpdate); at a hit ratio of {:.3} most of these load their translation page into the CTP and evict a dirty one, so collecting a block writes about as many translation pages as it moves data pages, and those fill the blocks GC is freeing. The paper calls its ideal random write \"limited by NAND chips\", which fits runs that end when GC triggers (the *before GC* column), not this regime.",
+        "- **Random write with GC active: ideal {:.1} KIOPS over the second half of the run, `full-map` {:.1}.** Both run far below the chips' bound: chips are {} busy for ideal and {} for `full-map`, victims on these 20-block planes hold most of their pages valid (WAF {:.2} with the whole map in RAM), and GC runs only when its chip has no user work (`ooo`). Why the chips idle this much was not established; it is not the host's queue (with 8,192 requests outstanding instead of 512 a 150,000-write `full-map` run kept its chips 41% busy, against 43%). The map cache adds to it: ideal programs {:.2} translation pages per write, WAF {:.2}, {} GC invocations against {}. Ideal is FMMU at zero cost, and FMMU's GC updates go through the CMT (`ftl.map_cache.gc_update = \"cache\"`, §9.1 and §9.4: the GC manager looks up each moved page in the CMT and CondUpdates it there), so a moved entry that misses loads its translation page and is written back later; DFTL's own rule (`\"batch\"`, §5.2) writes each victim's uncached entries as one read-modify-write per translation page. The paper calls its ideal random write \"limited by NAND chips\", which fits runs that end when GC triggers (the *before GC* column), not this regime.",
         i.steady_iops / 1e3,
+        f.steady_iops / 1e3,
+        pct(i.util_chips),
+        pct(f.util_chips),
+        f.waf,
         per_k(i.map_programs, i) / 1e3,
-        i.gc_invocations,
         i.waf,
-        i.map_hit_ratio
+        i.gc_invocations,
+        f.gc_invocations,
     );
 }
 
@@ -170,9 +161,14 @@ fn merged_misses(m: &mut String, rows: &[Row]) {
     let w = Synthetic::SeqRead;
     let (Some(d), Some(c)) = (run(rows, w, "dftl-1"), run(rows, w, "cdftl-1")) else { return };
     let lookups = (d.cmt_hits + d.cmt_misses).max(1) as f64;
+    let order = if d.bandwidth_gb_s > c.bandwidth_gb_s {
+        "DFTL ahead, as in the paper"
+    } else {
+        "CDFTL ahead; the paper has DFTL ahead"
+    };
     let _ = writeln!(
         m,
-        "- **Sequential read at one core: DFTL {:.2} GB/s, CDFTL {:.2} (the paper has DFTL ahead).** With {QUEUE_DEPTH} requests outstanding, {} of DFTL's lookups find their translation page already being read and wait on it (merged misses), because DFTL keeps only the blocks asked for and reads the page again for the next ones ({:.0} page reads per 1,000 requests, CDFTL {:.0}). ssdlab's firmware model (`Ftl::translate`) charges every lookup that waits the miss time, 4.5 µs for DFTL's victim search, plus the fill, 1.5 µs, though a merged lookup searches no victim; CDFTL answers {} of its lookups from RAM at 4 µs. DFTL's 1-core advantage depends on what a merged miss costs, which the paper does not give.",
+        "- **Sequential read at one core: DFTL {:.2} GB/s, CDFTL {:.2} ({order}).** With {QUEUE_DEPTH} requests outstanding, {} of DFTL's lookups find their translation page already being read and wait on it (merged misses), because DFTL keeps only the entries asked for and reads the page again for the next ones ({:.0} page reads per 1,000 requests, CDFTL {:.0}). A merged lookup searches no victim, so it is charged the hit time (DFTL 1.5 µs, an MSHR record) [I], then the fill; CDFTL answers {} of its lookups from RAM at 4 µs. DFTL's order against CDFTL at one core rests on that charge, which the paper does not give.",
         d.bandwidth_gb_s,
         c.bandwidth_gb_s,
         pct(d.merges as f64 / lookups),
@@ -182,27 +178,33 @@ fn merged_misses(m: &mut String, rows: &[Row]) {
     );
 }
 
-/// The trace runs: bound by hot planes and GC, hardly by the FTL.
+/// The MSR excerpts' hottest 16 KiB page: its page writes and all page writes in one pass of
+/// the excerpt (counted from the shipped files: offsets and sizes of the write records).
+const HOT_PAGE: [(&str, u32, u32, u32); 2] = [("msr-rw20", 10_000, 1_105, 9_611), ("msr-hm0", 1_000, 67, 601)];
+
+/// The trace runs: the MSR excerpts are bound by one hot page, hardly by the FTL.
 fn traces(m: &mut String, rows: &[Row]) {
     let get = |t: &str, s: &str| pick(rows, "trace", t, s);
-    if let (Some(i), Some(f), Some(d)) =
-        (get("msr-rw20", "ideal"), get("msr-rw20", "full-map"), get("msr-rw20", "dftl-1"))
-    {
-        let hm = get("msr-hm0", "ideal");
+    let spread = |t: &str| {
+        let i = get(t, "ideal")?;
+        let r: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.experiment == "trace" && r.workload == t)
+            .map(|r| r.sim_time_s / i.sim_time_s)
+            .collect();
+        Some((r.iter().cloned().fold(f64::MAX, f64::min), r.iter().cloned().fold(0.0, f64::max), i))
+    };
+    for (t, excerpt, hot, writes) in HOT_PAGE {
+        let Some((lo, hi, i)) = spread(t) else { continue };
+        let passes = i.requests as f64 / excerpt as f64;
+        let per_write_ms = i.sim_time_s * 1e3 / (passes * hot as f64);
         let _ = writeln!(
             m,
-            "- **The MSR excerpts barely load the FTL.** They are 10,000 and 1,000 requests looped to {}: the cache keeps re-hitting (hit ratio {:.3} on msr-rw20, {:.3} on msr-hm0), and each run is bound by the few planes the excerpt's hot pages are written to, with GC on 19-block planes: chips {} busy at ideal on msr-rw20, {} on msr-hm0. What costs time is the map cache's own flash traffic, not its firmware: with the whole map in RAM (`full-map`) msr-rw20 takes {:.2}× ideal's time and runs GC {} times against ideal's {} (translation-page writes, and the translation-page frontier on each plane, use up free blocks). DFTL-1's {:.2}× there is its flush time ({} flushes of {:.1} ms). The paper's MSR_proj writes 153 GB over a week of requests with a 41 KB mean write; these excerpts' writes average 5 KiB.",
-            i.requests,
-            i.map_hit_ratio,
-            hm.map_or(0.0, |r| r.map_hit_ratio),
+            "- **{t}: every scheme finishes in {lo:.2}–{hi:.2}× ideal's time; chips {} busy.** The excerpt ({excerpt} requests, looped {passes:.0} times) sends {hot} of its {writes} page writes per pass to one 16 KiB page. Each 4 KiB write to it is a read-modify-write that waits for the page's previous program, so that page's chain of writes sets the time: {:.3} s over {:.0} writes is {per_write_ms:.2} ms a write, about a read, two page transfers and a program (35 + 2 × 24.6 + 390 µs = 0.47 ms). The map cache hardly matters (hit ratio {:.3} at ideal); the paper's week-long MSR traces at 16 GB, with a 41 KB mean write for MSR_proj, are not shipped.",
             pct(i.util_chips),
-            hm.map_or("–".into(), |r| pct(r.util_chips)),
-            f.sim_time_s / i.sim_time_s,
-            f.gc_invocations,
-            i.gc_invocations,
-            d.sim_time_s / i.sim_time_s,
-            d.flushes,
-            d.flush_blocks_scanned as f64 / d.flushes.max(1) as f64 * PER_BLOCK_NS / 1e6
+            i.sim_time_s,
+            passes * hot as f64,
+            i.map_hit_ratio
         );
     }
     websearch(m, rows);
@@ -248,15 +250,3 @@ fn scaling(m: &mut String, rows: &[Row]) {
         QUEUE_DEPTH as f64 / t.iops.max(1.0) * 1e6
     );
 }
-
-const BUG: &str = r#"- **Dynamic allocation stops the run (a simulator bug, reported with issue 17).** The
-  paper's block manager writes wherever there is room, i.e. `ftl.allocation = "dynamic"`.
-  With it and a map cache, a sequential overwrite of the full drive ends with requests
-  unfinished (`sim/mod.rs`: "run ended with N requests unfinished"): writes wait at the user
-  reserve of planes whose closed blocks are all valid, so GC finds no victim, and nothing
-  starts GC on them again. Reproduce: `ssdlab run --config presets/fmmu.toml --set
-  ftl.allocation=dynamic` with every `ftl.firmware` cost set to 0 and a workload of one
-  closed-loop flow of 40,000 sequential 64 KiB writes at queue depth 512 on a drive
-  preconditioned sequentially to occupancy 1.0. The same run with `ftl.mapping = "full"`
-  finishes. The preset therefore keeps static `CWDP`.
-"#;
