@@ -182,7 +182,46 @@ impl Config {
         if self.cache.enabled && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
         }
+        self.validate_cache_policy(file)?;
         self.validate_gc_room(file)
+    }
+
+    /// A die-list policy (`cache.policy` other than `lru`) needs the cache on and writing
+    /// back when full, an allocation that fixes each page's die (SPD: and leaves its plane
+    /// open; Baseline-P: and fixes its plane), and for SPD a cache that, full of dirty pages,
+    /// always has a die with N of them: more than (N − 1) × dies pages (pigeonhole).
+    fn validate_cache_policy(&self, file: &str) -> Result<()> {
+        use crate::cache::config::{CachePolicy, Destage};
+        use crate::ftl::{AllocationScheme, Level};
+        let policy = self.cache.policy;
+        if policy == CachePolicy::Lru {
+            return Ok(());
+        }
+        let name = policy.name();
+        if !self.cache.enabled {
+            return reject(file, "cache.policy", name, "needs the write cache: set cache.enabled = true");
+        }
+        if self.cache.destage != Destage::WhenFull {
+            return reject(file, "cache.destage", "eager", &format!("cache.policy = \"{name}\" writes back groups of pages when the cache is full: use cache.destage = \"when_full\""));
+        }
+        let plane_open =
+            matches!(&self.ftl.allocation, AllocationScheme::Hybrid { order, fixed: 3 } if order[3] == Level::Plane);
+        let is_static = matches!(self.ftl.allocation, AllocationScheme::Static(_));
+        let allocation = self.ftl.allocation.to_string();
+        if policy == CachePolicy::Spd && !plane_open {
+            return reject(file, "ftl.allocation", allocation, "cache.policy = \"spd\" chooses each page's plane at eviction: use an allocation that fixes channel, chip and die and leaves the plane open, such as CWD");
+        }
+        if policy != CachePolicy::Spd && !is_static {
+            return reject(file, "ftl.allocation", allocation, &format!("cache.policy = \"{name}\" evicts by each page's die and plane as a static allocation order fixes them: use one, such as CWDP"));
+        }
+        let geo = crate::nand::Geometry::from_config(self);
+        let (n, dies) = (geo.planes_per_die as u64, (geo.chips() * geo.dies_per_chip) as u64);
+        let pages = self.cache.capacity_bytes / self.nand.page_bytes as u64;
+        if policy == CachePolicy::Spd && pages <= (n - 1) * dies {
+            let why = format!("holds {pages} pages; with cache.policy = \"spd\" it must hold more than (planes per die − 1) × dies = {} pages, or a cache full of dirty pages may have no die with {n} of them", (n - 1) * dies);
+            return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, &why);
+        }
+        Ok(())
     }
 
     /// GC keeps `threshold` blocks free and one open block per stream: the logical space

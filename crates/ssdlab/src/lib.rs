@@ -38,6 +38,7 @@ pub mod report;
 pub mod reproduce;
 pub mod sim;
 pub mod slab;
+pub mod spd;
 pub mod stats;
 pub mod timeline;
 pub mod tsu;

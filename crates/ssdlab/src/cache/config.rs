@@ -25,6 +25,26 @@ pub struct CacheConfig {
     pub destage: Destage,
     /// Eager destaging: at most this many pages on their way to flash at once.
     pub max_destaging_pages: u32,
+    /// lru | spd | baseline_d | baseline_p: which dirty pages leave together.
+    pub policy: CachePolicy,
+}
+
+/// Which dirty pages a write-back takes (`cache.policy`). All but `lru` keep the dirty pages
+/// in per-die lists (`crate::spd`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CachePolicy {
+    /// The least recently used dirty page, alone.
+    #[default]
+    Lru,
+    /// SPD's Die-Write: the N least recently used pages of the die queue's first die with N,
+    /// page i to plane i (N = planes per die).
+    Spd,
+    /// Baseline-D: the least recently used page of the die queue's next die, alone.
+    BaselineD,
+    /// Baseline-P: the least recently used page of the die queue's next die, with the least
+    /// recently used page bound to each other plane of that die.
+    BaselineP,
 }
 
 /// When the cache writes dirty pages to flash (`cache.destage`).
@@ -95,6 +115,18 @@ impl DdrConfig {
     }
 }
 
+impl CachePolicy {
+    /// The name a config spells it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            CachePolicy::Lru => "lru",
+            CachePolicy::Spd => "spd",
+            CachePolicy::BaselineD => "baseline_d",
+            CachePolicy::BaselineP => "baseline_p",
+        }
+    }
+}
+
 impl Default for CacheConfig {
     fn default() -> Self {
         CacheConfig {
@@ -105,6 +137,7 @@ impl Default for CacheConfig {
             ddr: DdrConfig::default(),
             destage: Destage::WhenFull,
             max_destaging_pages: 256,
+            policy: CachePolicy::Lru,
         }
     }
 }

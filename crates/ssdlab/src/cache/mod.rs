@@ -12,19 +12,25 @@
 //! With `cache.destage = "eager"` (MQSim's destage buffer) dirty pages go to flash as soon
 //! as they are written, least recently used first, with at most `cache.max_destaging_pages`
 //! in flight; `should_destage` tells the caller when to start the next.
+//!
+//! With `cache.policy` other than `lru`, dirty pages also sit in per-die lists and a
+//! write-back takes a group of them: SPD's Die-Write or its baselines' evictions
+//! ([`crate::spd`]).
 
 pub mod config;
 pub mod dram;
 
 use std::collections::VecDeque;
 
-use config::{CacheConfig, Destage};
+use config::{CacheConfig, CachePolicy, Destage};
 use dram::Dram;
 
 use rustc_hash::FxHashMap;
 
 use crate::engine::Ps;
-use crate::nand::{Lpn, NONE};
+use crate::ftl::{static_plane, Level};
+use crate::nand::{Geometry, Lpn, NONE};
+use crate::spd::DieLists;
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -76,6 +82,32 @@ pub struct Writeback {
     pub mask: u64,
     /// Its TRIM generation when the write-back started (see [`WriteCache::writeback_current`]).
     pub trim_gen: u32,
+    /// The plane the policy chose for it (SPD: page i of a group to plane i of its die);
+    /// None: the allocation chooses.
+    pub plane: Option<u32>,
+}
+
+/// The per-die lists of a policy other than `lru`, and where pages belong.
+struct Dies {
+    policy: CachePolicy,
+    lists: DieLists,
+    geo: Geometry,
+    /// The allocation order that fixes a page's die (and, when static, its plane).
+    order: [Level; 4],
+    /// Slots of the group being taken (scratch).
+    group: Vec<u32>,
+}
+
+impl Dies {
+    /// The plane static allocation gives `lpn` (its die is the page's die under every
+    /// scheme `Config::validate` admits with a die-list policy).
+    fn static_plane(&self, lpn: Lpn) -> u32 {
+        static_plane(&self.geo, &self.order, lpn).0
+    }
+
+    fn die_of(&self, lpn: Lpn) -> u32 {
+        self.static_plane(lpn) / self.geo.planes_per_die
+    }
 }
 
 pub struct WriteCache {
@@ -97,6 +129,8 @@ pub struct WriteCache {
     /// Eager destaging (`cache.destage = "eager"`): at most this many pages in flight;
     /// None: write back only when full.
     eager_limit: Option<u32>,
+    /// Per-die lists (`cache.policy` other than `lru`).
+    dies: Option<Dies>,
 }
 
 impl WriteCache {
@@ -117,7 +151,18 @@ impl WriteCache {
             waiting: VecDeque::new(),
             dram: Dram::fixed(access_ps),
             eager_limit: None,
+            dies: None,
         }
+    }
+
+    /// Keep dirty pages in per-die lists and write them back in groups as `policy` says;
+    /// a page's die (and with `baseline_p` its plane) follows `order`, static allocation.
+    pub fn with_die_lists(mut self, policy: CachePolicy, geo: &Geometry, order: [Level; 4]) -> WriteCache {
+        if policy != CachePolicy::Lru {
+            let lists = DieLists::new(geo.chips() * geo.dies_per_chip);
+            self.dies = Some(Dies { policy, lists, geo: geo.clone(), order, group: Vec::new() });
+        }
+        self
     }
 
     /// The cache `cache` configures (`capacity_pages` from its size and the page size).
@@ -176,6 +221,23 @@ impl WriteCache {
         if self.head != s {
             self.unlink(s);
             self.push_front(s);
+        }
+        if let Some(d) = &mut self.dies {
+            d.lists.touch(s);
+        }
+    }
+
+    /// `s` became dirty and may be written back: list it in its die (die-list policies).
+    fn list_dirty(&mut self, s: u32) {
+        if let Some(d) = &mut self.dies {
+            let die = d.die_of(self.entries[s as usize].lpn);
+            d.lists.insert(s, die);
+        }
+    }
+
+    fn unlist(&mut self, s: u32) {
+        if let Some(d) = &mut self.dies {
+            d.lists.remove(s);
         }
     }
 
@@ -246,9 +308,13 @@ impl WriteCache {
             if e.flushing {
                 e.redirtied = true;
             }
+            let newly_listed = !e.dirty && !e.flushing;
             if !e.dirty {
                 e.dirty = true;
                 self.dirty_pages += 1;
+            }
+            if newly_listed {
+                self.list_dirty(s);
             }
             self.touch(s);
             return WriteOutcome::Absorbed;
@@ -280,6 +346,7 @@ impl WriteCache {
         self.index.insert(lpn, s);
         self.push_front(s);
         self.dirty_pages += 1;
+        self.list_dirty(s);
         WriteOutcome::Inserted
     }
 
@@ -306,21 +373,48 @@ impl WriteCache {
         self.dropped.pop()
     }
 
-    /// Choose the least recently used dirty page not yet being written back, mark it as
-    /// being written back and return it with its sectors and TRIM generation.
-    pub fn start_writeback(&mut self) -> Option<Writeback> {
+    /// Choose the dirty pages to write back now, as `cache.policy` says, mark them as being
+    /// written back and put them in `out` with their sectors and TRIM generations (empty when
+    /// none may go: every dirty page is on its way, or no die list holds a whole group).
+    pub fn start_writeback(&mut self, out: &mut Vec<Writeback>) {
+        out.clear();
+        let Some(d) = &mut self.dies else {
+            if let Some(s) = self.lru_dirty() {
+                out.push(self.begin_writeback(s, None));
+            }
+            return;
+        };
+        let mut group = std::mem::take(&mut d.group);
+        let planes = d.take_group(&mut group, &self.entries);
+        for (i, &s) in group.iter().enumerate() {
+            let plane = planes.map(|first| first + i as u32);
+            out.push(self.begin_writeback(s, plane));
+        }
+        group.clear();
+        self.dies.as_mut().expect("die lists").group = group;
+    }
+
+    /// The least recently used dirty page not yet being written back.
+    fn lru_dirty(&self) -> Option<u32> {
         let mut s = self.tail;
         while s != NONE {
-            let e = &mut self.entries[s as usize];
+            let e = &self.entries[s as usize];
             if e.dirty && !e.flushing {
-                e.flushing = true;
-                e.redirtied = false;
-                self.flushing_pages += 1;
-                return Some(Writeback { lpn: e.lpn, mask: e.mask, trim_gen: e.trim_gen });
+                return Some(s);
             }
             s = e.prev;
         }
         None
+    }
+
+    fn begin_writeback(&mut self, s: u32, plane: Option<u32>) -> Writeback {
+        self.unlist(s);
+        let e = &mut self.entries[s as usize];
+        debug_assert!(e.dirty && !e.flushing);
+        e.flushing = true;
+        e.redirtied = false;
+        self.flushing_pages += 1;
+        Writeback { lpn: e.lpn, mask: e.mask, trim_gen: e.trim_gen, plane }
     }
 
     /// Whether a write-back of `lpn` started at TRIM generation `gen` may still map its data.
@@ -341,6 +435,8 @@ impl WriteCache {
         } else if !e.redirtied {
             e.dirty = false;
             self.dirty_pages -= 1;
+        } else {
+            self.list_dirty(s);
         }
     }
 
@@ -366,7 +462,44 @@ impl WriteCache {
             if e.dirty {
                 self.dirty_pages -= 1;
             }
+            self.unlist(s);
             self.remove(s);
+        }
+    }
+}
+
+impl Dies {
+    /// The slots of the next group into `group`, as the policy says; with SPD also the
+    /// first plane of their die (slot i goes to plane first + i).
+    fn take_group(&mut self, group: &mut Vec<u32>, entries: &[Entry]) -> Option<u32> {
+        let n = self.geo.planes_per_die;
+        match self.policy {
+            CachePolicy::Spd => {
+                let die = self.lists.next_die(n)?;
+                group.extend(self.lists.lru_first(die).take(n as usize));
+                Some(die * n)
+            }
+            CachePolicy::BaselineD => {
+                let die = self.lists.next_die(1)?;
+                group.extend(self.lists.lru_first(die).take(1));
+                None
+            }
+            CachePolicy::BaselineP => {
+                let die = self.lists.next_die(1)?;
+                let mut taken = 0u64;
+                for s in self.lists.lru_first(die) {
+                    let bit = 1u64 << (self.static_plane(entries[s as usize].lpn) % n);
+                    if taken & bit == 0 {
+                        taken |= bit;
+                        group.push(s);
+                        if group.len() == n as usize {
+                            break;
+                        }
+                    }
+                }
+                None
+            }
+            CachePolicy::Lru => unreachable!("lru keeps no die lists"),
         }
     }
 }
@@ -374,6 +507,13 @@ impl WriteCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn one_writeback(c: &mut WriteCache) -> Option<Writeback> {
+        let mut out = Vec::new();
+        c.start_writeback(&mut out);
+        assert!(out.len() <= 1, "lru writes back one page at a time");
+        out.pop()
+    }
 
     #[test]
     fn lru_write_back_and_absorption() {
@@ -385,7 +525,7 @@ mod tests {
         assert!(!c.read(2, 0xf0), "sectors not cached are a miss");
         // Full of dirty pages: no room until a write-back finishes; LRU is page 1 (2 was read).
         assert_eq!(c.write(3, 1), WriteOutcome::Full);
-        assert_eq!(c.start_writeback(), Some(Writeback { lpn: 1, mask: 0xff, trim_gen: 0 }));
+        assert_eq!(one_writeback(&mut c), Some(Writeback { lpn: 1, mask: 0xff, trim_gen: 0, plane: None }));
         assert_eq!(c.write(3, 1), WriteOutcome::Full);
         assert!(c.read(1, 0xff), "a page being written back is still readable");
         c.writeback_done(1);
@@ -398,7 +538,7 @@ mod tests {
     fn a_page_written_during_write_back_stays_dirty() {
         let mut c = WriteCache::new(1, 0);
         c.write(7, 1);
-        assert_eq!(c.start_writeback(), Some(Writeback { lpn: 7, mask: 1, trim_gen: 0 }));
+        assert_eq!(one_writeback(&mut c), Some(Writeback { lpn: 7, mask: 1, trim_gen: 0, plane: None }));
         assert_eq!(c.write(7, 2), WriteOutcome::Absorbed);
         c.writeback_done(7);
         assert_eq!(c.dirty_pages, 1);

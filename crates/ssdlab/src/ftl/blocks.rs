@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use crate::ftl::BlockAlignment;
 use crate::nand::{Geometry, Lpn, Ppn, NONE};
 
 /// A page holding live data: where it is and which logical page it holds.
@@ -59,6 +60,10 @@ pub struct Blocks {
     pub dynamic_wear_leveling: bool,
     /// Free blocks summed over all planes.
     pub free_total: u64,
+    /// `ftl.block_alignment`: user-data blocks opened as aligned sets per die.
+    alignment: BlockAlignment,
+    /// User-data blocks a plane of an aligned die could not open at its die's index.
+    pub unaligned_opens: u64,
 }
 
 impl Blocks {
@@ -82,7 +87,15 @@ impl Blocks {
             seq: 0,
             dynamic_wear_leveling,
             free_total: geo.blocks() as u64,
+            alignment: BlockAlignment::None,
+            unaligned_opens: 0,
         }
+    }
+
+    /// Open user-data blocks as `alignment` says.
+    pub fn with_alignment(mut self, alignment: BlockAlignment) -> Blocks {
+        self.alignment = alignment;
+        self
     }
 
     #[inline]
@@ -132,7 +145,10 @@ impl Blocks {
                 self.frontier[p][stream as usize] = NONE;
                 return None;
             }
-            b = self.take_free_block(plane);
+            b = match self.aligned_index(plane, stream) {
+                Some(index) => self.take_block_at(plane, index),
+                None => self.take_free_block(plane),
+            };
             self.frontier[p][stream as usize] = b;
             opened = true;
         }
@@ -166,6 +182,57 @@ impl Blocks {
         } else {
             erased.pop_front().expect("take_free_block called with no free block")
         };
+        self.open_block(b);
+        b
+    }
+
+    /// With `block_alignment = "die"`, the in-plane index a user-data block of `plane` should
+    /// open at: the one another plane of its die has open for user data, else one free on
+    /// every plane of the die (this plane's order: never-used first, then erased). None:
+    /// not aligned, or no aligned set is free (counted).
+    fn aligned_index(&mut self, plane: u32, stream: Stream) -> Option<u32> {
+        if self.alignment == BlockAlignment::None || stream != Stream::User {
+            return None;
+        }
+        let (n, bpp) = (self.geo.planes_per_die, self.geo.blocks_per_plane);
+        let first = plane / n * n;
+        let sibling = (first..first + n)
+            .filter(|&q| q != plane)
+            .map(|q| self.frontier[q as usize][Stream::User as usize])
+            .find(|&b| b != NONE)
+            .map(|b| b % bpp);
+        let p = plane as usize;
+        let fresh = self.fresh_cursor[p]..(self.fresh_cursor[p] + 1).min(bpp);
+        let erased = self.erased[p].iter().map(|&b| b % bpp);
+        let free_here = fresh.chain(erased);
+        let index = crate::spd::aligned_block(&self.geo, plane, sibling, free_here, |q, i| self.can_take(q, i));
+        if index.is_none() {
+            self.unaligned_opens += 1;
+        }
+        index
+    }
+
+    /// Whether `plane` can open its block `index` now: an erased block, or its next
+    /// never-used one (never-used blocks are taken in order).
+    fn can_take(&self, plane: u32, index: u32) -> bool {
+        let free = self.state[(plane * self.geo.blocks_per_plane + index) as usize] == BlockState::Free;
+        free && index <= self.fresh_cursor[plane as usize]
+    }
+
+    /// Take free block `index` of `plane`: the next never-used one moves the cursor past it
+    /// (an aligned die's planes move their cursors together); an erased one leaves its queue.
+    fn take_block_at(&mut self, plane: u32, index: u32) -> u32 {
+        let p = plane as usize;
+        let b = plane * self.geo.blocks_per_plane + index;
+        if index >= self.fresh_cursor[p] {
+            assert_eq!(index, self.fresh_cursor[p], "plane {plane}: never-used blocks are taken in order");
+            self.fresh_cursor[p] += 1;
+        } else {
+            let at = self.erased[p].iter().position(|&e| e == b).expect("an aligned block is free");
+            self.erased[p].remove(at);
+        }
+        self.free_total -= 1;
+        self.free[p] -= 1;
         self.open_block(b);
         b
     }

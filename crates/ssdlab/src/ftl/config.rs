@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::firmware::MapUnit;
 pub use super::mapping::demand::config::MapCacheConfig;
-use super::{AllocationScheme, MappingKind, UnwrittenRead, VictimPolicy};
+use super::{AllocationScheme, BlockAlignment, MappingKind, UnwrittenRead, VictimPolicy};
 use crate::config::{reject, require_at_most, require_nonzero, require_times};
 use crate::error::Result;
 
@@ -21,6 +21,8 @@ pub struct FtlConfig {
     pub overprovisioning_ratio: f64,
     /// One of the 24 static orders (CWDP, ...), its first 1 to 3 letters (hybrid), or `dynamic`.
     pub allocation: AllocationScheme,
+    /// none | die: whether the planes of a die open blocks of the same index for user data.
+    pub block_alignment: BlockAlignment,
     /// full (the whole table in RAM) | dftl | cdftl | tpftl | fmmu (translation pages in
     /// flash, a cache of entries in RAM: `[ftl.map_cache]`).
     pub mapping: MappingKind,
@@ -88,6 +90,7 @@ impl Default for FtlConfig {
         FtlConfig {
             overprovisioning_ratio: 0.07,
             allocation: AllocationScheme::CWDP,
+            block_alignment: BlockAlignment::None,
             mapping: MappingKind::Full,
             map_cache: MapCacheConfig::default(),
             unwritten_read: UnwrittenRead::Flash,

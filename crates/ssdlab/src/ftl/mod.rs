@@ -55,6 +55,19 @@ pub enum UnwrittenRead {
     Zero,
 }
 
+/// Which block a plane opens for user data (`ftl.block_alignment`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockAlignment {
+    /// Each plane its own next free block.
+    #[default]
+    None,
+    /// The planes of a die open blocks of the same index (an aligned block set, SPD §3.2):
+    /// the index another plane of the die opened, else one free on every plane of the die
+    /// (`crate::spd::aligned_block`).
+    Die,
+}
+
 /// When a request's translation is ready.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Translated {
@@ -104,7 +117,7 @@ impl Ftl {
             map: PageMap::new(logical + tps),
             logical_pages: logical,
             demand,
-            blocks: Blocks::new(&geo, f.wear_leveling.dynamic),
+            blocks: Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment),
             alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(config, &geo, seed),
             firmware,
@@ -359,6 +372,11 @@ impl Ftl {
     /// or running per chip (for dynamic allocation).
     pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
         self.alloc.write_plane(lpn, chip_load, &self.blocks, self.gc.limits.user_reserve_blocks)
+    }
+
+    /// A user write of `lpn` whose plane the write cache chose (SPD's Die-Write); returns it.
+    pub fn assign_plane(&mut self, lpn: Lpn, plane: u32) -> u32 {
+        self.alloc.assign(lpn, plane)
     }
 
     /// A user write given `plane` by [`Ftl::write_plane`] is being programmed.

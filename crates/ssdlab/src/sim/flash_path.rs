@@ -35,7 +35,7 @@ impl Simulation {
     }
 
     /// Start the chips that were given work while a round was open.
-    fn start_deferred(&mut self) {
+    pub(super) fn start_deferred(&mut self) {
         let mut chips = std::mem::take(&mut self.deferral.chips);
         for &chip in &chips {
             self.deferral.marked[chip as usize] = false;

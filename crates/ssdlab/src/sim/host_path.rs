@@ -338,19 +338,36 @@ impl Simulation {
         self.destage_eagerly();
     }
 
-    /// Write the least recently used dirty page back to flash.
+    /// Write dirty pages back to flash: the least recently used one, or the group
+    /// `cache.policy` takes. A group's programs reach their chips together, so they can go
+    /// as one multi-plane command.
     #[cold]
     fn start_writeback(&mut self) {
-        let Some(wb) = self.cache.as_mut().expect("cache on").start_writeback() else { return };
-        let Writeback { lpn, mask, trim_gen: gen } = wb;
-        self.stats.cache_writebacks += 1;
-        let plane = self.ftl.write_plane(lpn, self.tsu.chip_load());
-        let spec = NewTx { cache_gen: gen, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, mask) };
-        let tx = self.tsu.create(spec, self.q.now());
-        if let Some(o) = &mut self.oracle {
-            o.stage_cache_data(tx, lpn);
+        let mut group = std::mem::take(&mut self.writeback_group);
+        self.cache.as_mut().expect("cache on").start_writeback(&mut group);
+        let together = group.len() > 1;
+        self.deferral.depth += u32::from(together);
+        for wb in &group {
+            let Writeback { lpn, mask, trim_gen: gen, plane } = *wb;
+            self.stats.cache_writebacks += 1;
+            let plane = match plane {
+                Some(p) => self.ftl.assign_plane(lpn, p),
+                None => self.ftl.write_plane(lpn, self.tsu.chip_load()),
+            };
+            let spec = NewTx { cache_gen: gen, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, mask) };
+            let tx = self.tsu.create(spec, self.q.now());
+            if let Some(o) = &mut self.oracle {
+                o.stage_cache_data(tx, lpn);
+            }
+            self.enqueue_program(tx);
         }
-        self.enqueue_program(tx);
+        if together {
+            self.deferral.depth -= 1;
+            if self.deferral.depth == 0 {
+                self.start_deferred();
+            }
+        }
+        self.writeback_group = group;
     }
 
     // ---------------------------------------------------------------- completion

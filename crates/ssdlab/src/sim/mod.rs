@@ -122,6 +122,8 @@ pub struct Simulation {
     device_queue: DeviceQueue,
     committer: Committer,
     cache: Option<WriteCache>,
+    /// Scratch for the pages one write-back takes.
+    writeback_group: Vec<crate::cache::Writeback>,
     ftl: Ftl,
     tsu: Tsu,
     phy: Phy,
@@ -186,7 +188,9 @@ impl Simulation {
             committer: Committer::new(cfg, &geo, sched, nflows),
             cache: cfg.cache.enabled.then(|| {
                 WriteCache::from_config(&cfg.cache, (cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32)
+                    .with_die_lists(cfg.cache.policy, &geo, cfg.ftl.allocation.placement_order())
             }),
+            writeback_group: Vec::new(),
             tsu: Tsu::new(cfg, &geo, tsu_policy),
             phy: Phy::new(cfg, &geo, timeline),
             tenants,

@@ -191,6 +191,16 @@ impl Allocator {
         plane
     }
 
+    /// A write of `lpn` whose plane its caller chose: `plane` must be one the scheme leaves
+    /// open to it (the die static allocation gives `lpn`).
+    pub fn assign(&mut self, lpn: Lpn, plane: u32) -> u32 {
+        let ppd = self.geo.planes_per_die;
+        let die = static_plane(&self.geo, &self.scheme.placement_order(), lpn).0 / ppd;
+        assert_eq!(plane / ppd, die, "lpn {lpn}: plane {plane} is not on its die {die}");
+        self.unprogrammed[plane as usize] += 1;
+        plane
+    }
+
     /// A write given `plane` by [`Allocator::write_plane`] is being programmed.
     pub fn programmed(&mut self, plane: u32) {
         let n = &mut self.unprogrammed[plane as usize];

@@ -1,0 +1,57 @@
+//! SPD — plane-level parallelism "all the time" (Gao, Shi, Xue, Ji, Yang, Zhang, MSST 2019;
+//! TPDS 31(9), 2020), and the buffer policies of its baselines. TECHNIQUES.md §3 (mechanism)
+//! and §11 (evaluation, and the corrections to §3 this follows).
+//!
+//! A multi-plane program runs only when every plane of a die programs at the same page
+//! offset. SPD keeps a die's write points aligned by shaping what leaves the write buffer:
+//! - **Die-Write** ([`DieLists`], slides s.16–17): the buffer keeps one LRU list of dirty
+//!   pages per die and a die queue; an eviction takes, from the first die in the queue whose
+//!   list holds at least N pages (N = planes per die), its N least recently used pages, and
+//!   writes page i to plane i of the die, one N-plane program. The die of a page is fixed by
+//!   its logical page number (static channel, chip and die; §11.3 item 1), the plane chosen
+//!   at eviction (`ftl.allocation = "CWD"`, a plane-dynamic scheme).
+//! - **Aligned block sets** ([`aligned_block`]): the planes of a die open the block with the
+//!   same index when their write points reach a block's end (`ftl.block_alignment = "die"`),
+//!   so a die's write points stay at equal (block, page) offsets.
+//! - **Die-Read** is the transaction builder's rule for reads (`tsu::builder`): queued reads
+//!   of one die on distinct planes at one page offset go as one multi-plane read.
+//!
+//! The baselines' buffer policies (slide s.21, §11.3 item 8) use the same die lists:
+//! Baseline-D evicts one page at a time, from the die queue's next die (so consecutive
+//! evictions go to different dies); Baseline-P evicts the die's least recently used page and,
+//! with it, the least recently used page bound to each other plane of the die (planes fixed
+//! by a static allocation order), whatever their write points.
+//!
+//! Not built yet: Die-GC (aligned victim sets, moves through the die's buffer list, one
+//! multi-plane erase), padding when no die list holds N pages (`validate` instead requires a
+//! buffer of more than (N − 1) × dies pages, which always has an eligible die when full).
+
+mod die_lists;
+
+pub use die_lists::DieLists;
+
+use crate::nand::Geometry;
+
+/// The block a plane of an aligned die opens next: the in-plane index `sibling` already
+/// opened on another plane of the die, if it is free here; else the first of `free_here`
+/// (this plane's free indices, in the order the plane would take them) that is free on every
+/// plane of the die (`free_on(plane, index)`); else None (no aligned set is free: the plane
+/// takes its own next block and the die's write points part until a later set).
+pub fn aligned_block(
+    geo: &Geometry,
+    plane: u32,
+    sibling: Option<u32>,
+    free_here: impl Iterator<Item = u32>,
+    free_on: impl Fn(u32, u32) -> bool,
+) -> Option<u32> {
+    let n = geo.planes_per_die;
+    let first = plane / n * n;
+    if let Some(b) = sibling.filter(|&b| free_on(plane, b)) {
+        return Some(b);
+    }
+    let mut free_here = free_here;
+    free_here.find(|&b| (first..first + n).all(|p| p == plane || free_on(p, b)))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,127 @@
+//! SPD's die lists, aligned block choice and the buffer policies, on schedules worked by hand.
+
+use super::*;
+use crate::cache::config::CachePolicy;
+use crate::cache::{WriteCache, Writeback};
+use crate::ftl::AllocationScheme;
+use crate::nand::Geometry;
+
+fn geometry(chips: u32, planes: u32) -> Geometry {
+    let mut cfg = crate::Config::default();
+    cfg.nand.channels = 1;
+    cfg.nand.chips_per_channel = chips;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = planes;
+    cfg.nand.blocks_per_plane = 8;
+    Geometry::from_config(&cfg)
+}
+
+fn cache(policy: CachePolicy, geo: &Geometry, allocation: &str, pages: u32) -> WriteCache {
+    let order = AllocationScheme::parse(allocation).expect("a scheme").placement_order();
+    WriteCache::new(pages, 0).with_die_lists(policy, geo, order)
+}
+
+fn evict(c: &mut WriteCache) -> Vec<(u32, Option<u32>)> {
+    let mut out = Vec::new();
+    c.start_writeback(&mut out);
+    out.iter().map(|w: &Writeback| (w.lpn, w.plane)).collect()
+}
+
+#[test]
+fn die_lists_keep_lru_order_per_die_and_serve_dies_in_turn() {
+    let mut l = DieLists::new(3);
+    for (slot, die) in [(0, 1), (1, 0), (2, 1), (3, 1)] {
+        l.insert(slot, die);
+    }
+    l.touch(0);
+    assert_eq!(l.lru_first(1).collect::<Vec<_>>(), [2, 3, 0]);
+    assert_eq!(l.next_die(2), Some(1), "die 0 lists one page, die 1 three");
+    assert_eq!(l.next_die(1), Some(0), "after die 1 the queue wraps to die 0 (die 2 is empty)");
+    l.remove(3);
+    assert_eq!((l.len(0), l.len(1), l.len(2)), (1, 2, 0));
+    assert_eq!(l.next_die(3), None);
+}
+
+/// Die 0 of two planes (planes 0 and 1) on 8 blocks per plane. Plane 1 already opened block
+/// 5: plane 0 takes 5 if it can. If it cannot, the first of its free indices free on plane 1.
+#[test]
+fn an_aligned_die_opens_the_index_its_sibling_opened() {
+    let geo = geometry(1, 2);
+    let free = |free0: &'static [u32], free1: &'static [u32]| {
+        move |p: u32, i: u32| if p == 0 { free0.contains(&i) } else { free1.contains(&i) }
+    };
+    let f = free(&[2, 5, 7], &[7]);
+    assert_eq!(aligned_block(&geo, 0, Some(5), [2, 5, 7].into_iter(), &f), Some(5));
+    let f = free(&[2, 7], &[2, 7]);
+    assert_eq!(
+        aligned_block(&geo, 0, Some(5), [7, 2].into_iter(), &f),
+        Some(7),
+        "5 is taken here: 7 comes first in plane 0's order"
+    );
+    let f = free(&[2], &[3]);
+    assert_eq!(aligned_block(&geo, 0, None, [2].into_iter(), &f), None, "no index free on both planes");
+}
+
+/// Two chips of one die of two planes; `CWD` puts lpn x on die x mod 2 (one channel, two
+/// chips: the chip level varies fastest after the single channel). A buffer of 4 pages
+/// (more than (2 − 1) × 2 dies). Writes 0, 2, 1, 4, then 0 again: die 0 lists 2, 4, 0
+/// (least recent first), die 1 lists 1. The die queue starts at die 0, which holds two or
+/// more: its two least recently used pages, 2 and 4, go to planes 0 and 1 of die 0 (flat
+/// planes 0 and 1). Next, the queue starts at die 1 (one page) and wraps to die 0 (one
+/// page, lpn 0): no die holds two, nothing goes.
+#[test]
+fn die_write_evicts_the_n_least_recently_used_pages_of_the_die_at_the_queue_head() {
+    let geo = geometry(2, 2);
+    let mut c = cache(CachePolicy::Spd, &geo, "CWD", 4);
+    for lpn in [0, 2, 1, 4, 0] {
+        c.write(lpn, 0xffff);
+    }
+    assert_eq!(evict(&mut c), [(2, Some(0)), (4, Some(1))]);
+    assert_eq!(evict(&mut c), []);
+    c.writeback_done(2);
+    c.writeback_done(4);
+    c.write(3, 0xffff);
+    c.write(2, 0xffff);
+    assert_eq!(evict(&mut c), [(1, Some(2)), (3, Some(3))], "die 1 now holds 1 and 3: planes 2 and 3");
+    assert_eq!(evict(&mut c), [(0, Some(0)), (2, Some(1))]);
+}
+
+/// One chip, one die of two planes, static `CWDP`: lpn x on plane x mod 2. Writes 0, 2, 4,
+/// 1 (least recent first). Baseline-P takes 0 (plane 0), skips 2 and 4 (plane 0 again) and
+/// takes 1 (plane 1); Baseline-D takes 0 alone; SPD would take 0 and 2 (planes chosen).
+#[test]
+fn baselines_evict_one_page_or_one_page_per_plane() {
+    let geo = geometry(1, 2);
+    for (policy, expect) in
+        [(CachePolicy::BaselineP, vec![(0, None), (1, None)]), (CachePolicy::BaselineD, vec![(0, None)])]
+    {
+        let mut c = cache(policy, &geo, "CWDP", 4);
+        for lpn in [0, 2, 4, 1] {
+            c.write(lpn, 0xffff);
+        }
+        assert_eq!(evict(&mut c), expect, "{policy:?}");
+    }
+    let mut c = cache(CachePolicy::Spd, &geo, "CWD", 4);
+    for lpn in [0, 2, 4, 1] {
+        c.write(lpn, 0xffff);
+    }
+    assert_eq!(evict(&mut c), [(0, Some(0)), (2, Some(1))]);
+}
+
+/// A page written again while its write-back runs stays dirty and goes back into its die's
+/// list (as most recently used); a trimmed page leaves it.
+#[test]
+fn rewritten_pages_return_to_their_die_list_and_trimmed_ones_leave() {
+    let geo = geometry(1, 2);
+    let mut c = cache(CachePolicy::Spd, &geo, "CWD", 4);
+    for lpn in [0, 1, 2] {
+        c.write(lpn, 0xffff);
+    }
+    assert_eq!(evict(&mut c), [(0, Some(0)), (1, Some(1))]);
+    c.write(0, 0xffff);
+    c.writeback_done(0);
+    c.writeback_done(1);
+    c.trim(2);
+    c.write(3, 0xffff);
+    assert_eq!(evict(&mut c), [(0, Some(0)), (3, Some(1))]);
+}
