@@ -1,0 +1,96 @@
+//! SPD (`cache.policy = "spd"`) at the simulation level, against what its rules imply: every
+//! program a die receives is one aligned multi-plane program, where a static buffer policy
+//! leaves single-plane ones.
+
+mod common;
+
+use common::preset;
+use ssdlab::cache::config::CachePolicy;
+use ssdlab::ftl::{AllocationScheme, BlockAlignment};
+use ssdlab::host::{Address, FlowSpec, WorkloadSpec};
+use ssdlab::sim::Outcome;
+use ssdlab::stats::{FLP_DIE_INTERLEAVE, FLP_SINGLE};
+use ssdlab::{Config, RunOptions};
+
+/// 2 channels × 2 chips × 1 die × 2 planes of 64 blocks of 32 pages of 8 KiB, 20% spare;
+/// a write cache of 64 pages (more than (2 − 1) × 4 dies).
+fn drive(policy: CachePolicy, allocation: &str) -> Config {
+    let mut cfg = preset("mqsim-default.toml");
+    cfg.nand.channels = 2;
+    cfg.nand.chips_per_channel = 2;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = 2;
+    cfg.nand.blocks_per_plane = 64;
+    cfg.nand.pages_per_block = 32;
+    cfg.ftl.overprovisioning_ratio = 0.2;
+    cfg.ftl.allocation = AllocationScheme::parse(allocation).expect("a scheme");
+    cfg.ftl.block_alignment = BlockAlignment::Die;
+    cfg.cache.enabled = true;
+    cfg.cache.capacity_bytes = 64 * 8192;
+    cfg.cache.policy = policy;
+    cfg
+}
+
+/// 4,000 whole-page (8 KiB) writes, uniform over the drive, 16 outstanding: 4,000 / 8
+/// planes = 500 pages a plane at most (16 of 64 blocks), so GC never starts.
+fn writes() -> WorkloadSpec {
+    let flow = FlowSpec {
+        name: "w".into(),
+        read_ratio: 0.0,
+        address: Address::Uniform,
+        request_bytes_choices: vec![(8192, 1.0)],
+        align_bytes: 8192,
+        queue_depth: Some(16),
+        requests: 4000,
+        ..FlowSpec::default()
+    };
+    WorkloadSpec { source: String::new(), seed: 3, precondition: None, flows: vec![flow] }
+}
+
+fn run(cfg: &Config, check: bool) -> Outcome {
+    cfg.validate("test").expect("valid test config");
+    let opts = RunOptions { check, ..RunOptions::default() };
+    ssdlab::run_outcome(cfg, &writes(), None, &opts).expect("run succeeds")
+}
+
+/// With SPD each write-back is two pages of one die, given planes 0 and 1, whose write
+/// points are equal (aligned block sets, every program two pages): every command is a
+/// two-plane program — none single-plane, none die-interleaved (one die per chip) — and
+/// commands × 2 = pages programmed. (Write-backs still queued when the last request
+/// completes are not programmed: at most the cache's 64 pages.)
+#[test]
+fn under_spd_every_program_is_an_aligned_multi_plane_program() {
+    let o = run(&drive(CachePolicy::Spd, "CWD"), true);
+    let s = &o.stats;
+    assert_eq!(s.gc_invocations, 0);
+    assert!(s.cache_writebacks > 1000, "the cache must write back: {}", s.cache_writebacks);
+    assert_eq!((s.flp_commands[FLP_SINGLE], s.flp_commands[FLP_DIE_INTERLEAVE]), (0, 0), "{:?}", s.flp_commands);
+    assert_eq!(s.page_ops, 2 * s.commands);
+    assert_eq!(s.page_ops, s.user_pages_programmed, "only programs ran");
+    assert!(s.cache_writebacks - s.user_pages_programmed <= 64);
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+}
+
+/// The contrast: Baseline-P on static CWDP pairs pages bound for the two planes of a die,
+/// but the planes' write points drift apart (one plane gets more pages than the other), so
+/// some of its programs run single-plane.
+#[test]
+fn baseline_p_leaves_single_plane_programs() {
+    let o = run(&drive(CachePolicy::BaselineP, "CWDP"), false);
+    let s = &o.stats;
+    assert!(s.flp_commands[FLP_SINGLE] > 100, "{:?}", s.flp_commands);
+}
+
+/// `validate` names the key and why: SPD needs the plane left open, and a buffer of more
+/// than (N − 1) × dies pages.
+#[test]
+fn spd_rejects_a_static_plane_and_a_buffer_without_an_eligible_die() {
+    let err = drive(CachePolicy::Spd, "CWDP").validate("t.toml").expect_err("static plane").to_string();
+    assert!(err.contains("ftl.allocation") && err.contains("CWD"), "{err}");
+    let mut cfg = drive(CachePolicy::Spd, "CWD");
+    cfg.cache.capacity_bytes = 4 * 8192;
+    let err = cfg.validate("t.toml").expect_err("4 pages for 4 dies of 2 planes").to_string();
+    assert!(err.contains("cache.capacity_bytes") && err.contains("= 4 pages"), "{err}");
+    cfg.cache.capacity_bytes = 5 * 8192;
+    cfg.validate("t.toml").expect("5 pages always hold a die with 2");
+}
