@@ -204,6 +204,9 @@ pub struct FtlReport {
     pub map_pages_programmed: u64,
     /// Translation pages GC moved (included in `gc.pages_moved`).
     pub map_pages_moved: u64,
+    /// With `ftl.block_alignment = "die"`: user-data blocks opened outside their die's
+    /// aligned set, for want of an index free on every plane of the die.
+    pub unaligned_block_opens: u64,
     /// A demand-based map's cache: hits and misses per level, translation reads and
     /// writes, flushes, merged misses and the peak of reads in flight.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -405,6 +408,7 @@ impl Report {
                     gc_pages_programmed: s.gc_pages_programmed,
                     map_pages_programmed: s.map_pages_programmed,
                     map_pages_moved: s.gc_map_pages_moved,
+                    unaligned_block_opens: s.unaligned_block_opens,
                     map_cache: o.map.clone(),
                     firmware: FirmwareReport::of(o),
                 },

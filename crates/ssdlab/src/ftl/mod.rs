@@ -374,6 +374,11 @@ impl Ftl {
         self.alloc.write_plane(lpn, chip_load, &self.blocks, self.gc.limits.user_reserve_blocks)
     }
 
+    /// User-data blocks opened out of their die's aligned set (`ftl.block_alignment = "die"`).
+    pub fn unaligned_block_opens(&self) -> u64 {
+        self.blocks.unaligned_opens
+    }
+
     /// A user write of `lpn` whose plane the write cache chose (SPD's Die-Write); returns it.
     pub fn assign_plane(&mut self, lpn: Lpn, plane: u32) -> u32 {
         self.alloc.assign(lpn, plane)

@@ -306,6 +306,7 @@ impl Simulation {
     fn finish(mut self, wall: Instant) -> Outcome {
         let sim_time_ps = self.last_completion_ps;
         self.stats.finish();
+        self.stats.unaligned_block_opens = self.ftl.unaligned_block_opens();
         if self.interval_ps > 0 {
             // The last, partial window, so the series accounts for every request.
             let end = sim_time_ps.max(self.q.now());

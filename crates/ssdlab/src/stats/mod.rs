@@ -161,6 +161,9 @@ pub struct Stats {
     pub gc_moves_dropped: u64,
     /// GC moves of translation pages (a demand-based map's translation blocks collected).
     pub gc_map_pages_moved: u64,
+    /// User-data blocks a plane of an aligned die (`ftl.block_alignment = "die"`) opened at
+    /// another index than its die's, for want of a block free on every plane.
+    pub unaligned_block_opens: u64,
     pub erases: u64,
     /// Chip time spent running GC commands.
     pub gc_chip_ps: u128,
