@@ -174,7 +174,12 @@ pub struct GcReport {
     /// Moves dropped because the host overwrote the page between the GC read and the
     /// move's program (the CondUpdate that lost the race).
     pub moves_dropped: u64,
+    /// Blocks erased by GC.
     pub erases: u64,
+    /// Erase commands GC issued (a multi-plane erase of N blocks is one).
+    pub erase_commands: u64,
+    /// Dummy pages Die-GC programmed so a die's GC write points stay equal (not in `waf`).
+    pub pad_pages: u64,
     /// (user + GC pages programmed) / user pages programmed.
     pub waf: f64,
     /// (physical pages that can hold data − logical pages) / those pages: Desnoyers' S_f.
@@ -314,6 +319,8 @@ impl GcReport {
             pages_moved: s.gc_pages_moved,
             moves_dropped: s.gc_moves_dropped,
             erases: s.erases,
+            erase_commands: s.erase_commands,
+            pad_pages: s.gc_pad_pages,
             waf: if s.user_pages_programmed == 0 {
                 0.0
             } else {

@@ -6,7 +6,7 @@ mod common;
 
 use common::preset;
 use ssdlab::cache::config::CachePolicy;
-use ssdlab::ftl::{AllocationScheme, BlockAlignment};
+use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit};
 use ssdlab::host::{Address, FlowSpec, WorkloadSpec};
 use ssdlab::sim::Outcome;
 use ssdlab::stats::{FLP_DIE_INTERLEAVE, FLP_SINGLE};
@@ -93,4 +93,41 @@ fn spd_rejects_a_static_plane_and_a_buffer_without_an_eligible_die() {
     assert!(err.contains("cache.capacity_bytes") && err.contains("= 4 pages"), "{err}");
     cfg.cache.capacity_bytes = 5 * 8192;
     cfg.validate("t.toml").expect("5 pages always hold a die with 2");
+}
+
+/// The same drive with 16 blocks a plane and 30% spare (2,867 logical pages) under SPD with
+/// Die-GC, 20,000 random whole-page writes on a fresh drive: GC runs hundreds of times.
+/// Die-GC collects aligned block sets, so every GC erase is one two-plane erase command
+/// (erases = 2 × erase commands), and an invocation erases both blocks of its set (at most
+/// the last set is unfinished when the run ends). Moves and host data survive `--check`.
+#[test]
+fn die_gc_erases_whole_aligned_sets_with_one_command() {
+    let mut cfg = drive(CachePolicy::Spd, "CWD");
+    cfg.nand.blocks_per_plane = 16;
+    cfg.ftl.overprovisioning_ratio = 0.3;
+    cfg.ftl.gc.unit = GcUnit::Die;
+    let mut wl = writes();
+    wl.flows[0].requests = 20_000;
+    cfg.validate("test").expect("valid test config");
+    let opts = RunOptions { check: true, ..RunOptions::default() };
+    let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
+    let s = &o.stats;
+    assert!(s.gc_invocations > 100, "{}", s.gc_invocations);
+    assert_eq!(s.erases, 2 * s.erase_commands);
+    assert!(2 * s.gc_invocations - s.erases <= 2 * 4, "at most one set per die unfinished");
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+}
+
+/// Die-GC needs aligned blocks, and moves that may change plane.
+#[test]
+fn die_gc_rejects_unaligned_blocks_and_copyback() {
+    let mut cfg = drive(CachePolicy::Spd, "CWD");
+    cfg.ftl.gc.unit = GcUnit::Die;
+    cfg.ftl.block_alignment = BlockAlignment::None;
+    let err = cfg.validate("t.toml").expect_err("unaligned").to_string();
+    assert!(err.contains("ftl.gc.unit") && err.contains("block_alignment"), "{err}");
+    cfg.ftl.block_alignment = BlockAlignment::Die;
+    cfg.ftl.gc.copyback = true;
+    let err = cfg.validate("t.toml").expect_err("copyback").to_string();
+    assert!(err.contains("copyback"), "{err}");
 }

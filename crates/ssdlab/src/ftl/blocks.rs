@@ -186,19 +186,20 @@ impl Blocks {
         b
     }
 
-    /// With `block_alignment = "die"`, the in-plane index a user-data block of `plane` should
-    /// open at: the one another plane of its die has open for user data, else one free on
+    /// With `block_alignment = "die"`, the in-plane index a block of `stream` (user data or
+    /// GC) of `plane` should open at: the one another plane of its die has open for the
+    /// stream, else one free on
     /// every plane of the die (this plane's order: never-used first, then erased). None:
     /// not aligned, or no aligned set is free (counted).
     fn aligned_index(&mut self, plane: u32, stream: Stream) -> Option<u32> {
-        if self.alignment == BlockAlignment::None || stream != Stream::User {
+        if self.alignment == BlockAlignment::None || stream == Stream::Map {
             return None;
         }
         let (n, bpp) = (self.geo.planes_per_die, self.geo.blocks_per_plane);
         let first = plane / n * n;
         let sibling = (first..first + n)
             .filter(|&q| q != plane)
-            .map(|q| self.frontier[q as usize][Stream::User as usize])
+            .map(|q| self.frontier[q as usize][stream as usize])
             .find(|&b| b != NONE)
             .map(|b| b % bpp);
         let p = plane as usize;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::firmware::MapUnit;
 pub use super::mapping::demand::config::MapCacheConfig;
-use super::{AllocationScheme, BlockAlignment, MappingKind, UnwrittenRead, VictimPolicy};
+use super::{AllocationScheme, BlockAlignment, GcUnit, MappingKind, UnwrittenRead, VictimPolicy};
 use crate::config::{reject, require_at_most, require_nonzero, require_times};
 use crate::error::Result;
 
@@ -53,6 +53,8 @@ pub struct GcConfig {
     pub copyback: bool,
     /// Number of random candidates for `d_choices`.
     pub d: u32,
+    /// plane | die: what one GC collects (die: SPD's Die-GC over an aligned block set).
+    pub unit: GcUnit,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -108,6 +110,7 @@ impl Default for GcConfig {
             threshold: 0.05,
             hard_threshold: 0.005,
             background_threshold: 0.0,
+            unit: GcUnit::Plane,
             copyback: false,
             d: 4,
         }
@@ -151,7 +154,29 @@ impl FtlConfig {
         if !(0.0..0.9).contains(&op) {
             return reject(file, "ftl.overprovisioning_ratio", op, "must be in [0, 0.9)");
         }
-        self.gc.validate(file)
+        self.gc.validate(file)?;
+        self.validate_die_gc(file)
+    }
+
+    /// Die-GC collects aligned block sets and programs its moves as aligned multi-plane
+    /// programs: it needs aligned blocks and moves that may change plane (no copyback), and
+    /// is built for the full map without static wear levelling.
+    fn validate_die_gc(&self, file: &str) -> Result<()> {
+        if self.gc.unit != GcUnit::Die {
+            return Ok(());
+        }
+        let why = if self.block_alignment != BlockAlignment::Die {
+            "collects aligned block sets: set ftl.block_alignment = \"die\""
+        } else if self.gc.copyback {
+            "moves pages across the planes of a die, which copyback cannot: set ftl.gc.copyback = false"
+        } else if self.mapping != MappingKind::Full {
+            "is built for ftl.mapping = \"full\" only (translation-page moves are not staged)"
+        } else if self.wear_leveling.static_threshold > 0 {
+            "does not pick victims for static wear levelling: set ftl.wear_leveling.static_threshold = 0"
+        } else {
+            return Ok(());
+        };
+        reject(file, "ftl.gc.unit", "die", why)
     }
 }
 

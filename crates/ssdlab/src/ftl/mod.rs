@@ -36,7 +36,7 @@ pub use alloc::{static_plane, AllocationScheme, Level};
 pub use blocks::{BlockState, Blocks, LivePage, Stream};
 use firmware::{Firmware, MapWork};
 use gc::Gc;
-pub use gc::{Limits, VictimPolicy};
+pub use gc::{GcUnit, Limits, VictimPolicy};
 use mapping::demand::config::UpdateOrder;
 use mapping::demand::DemandMap;
 pub use mapping::demand::{Lookup, MapIo, MapStats, Waiter};
@@ -511,6 +511,35 @@ impl Ftl {
             self.charge_flushes(now);
         }
         Some(victim)
+    }
+
+    /// GC collects aligned block sets of a die (`ftl.gc.unit = "die"`).
+    #[inline]
+    pub fn gc_by_die(&self) -> bool {
+        self.gc.by_die()
+    }
+
+    /// Die-GC of `plane`'s die: the die, with the set's valid pages (on all its planes) in
+    /// `pages`; None if the die is collecting already or has no set to collect.
+    pub fn start_die_gc(&mut self, plane: u32, pages: &mut Vec<LivePage>) -> Option<u32> {
+        self.gc.start_die(plane, &mut self.blocks, pages)
+    }
+
+    /// Die-GC: the read of a move off `plane` found its page live (`handle` names the move)
+    /// or gone (None); a group of moves ready to program, page i to plane i of the die,
+    /// goes into `group`.
+    pub fn die_gc_move_read(&mut self, plane: u32, handle: Option<u32>, group: &mut Vec<u32>) {
+        self.gc.die_move_read(plane, handle, group)
+    }
+
+    /// Die-GC: a move off `plane` is done; after the die's last, the die to erase.
+    pub fn die_gc_move_done(&mut self, plane: u32) -> Option<u32> {
+        self.gc.die_move_done(plane)
+    }
+
+    /// The block `plane` is collecting (NONE if none).
+    pub fn gc_victim(&self, plane: u32) -> u32 {
+        self.gc.victim(plane)
     }
 
     /// `plane`'s victim was erased: its block is free. Returns the block.

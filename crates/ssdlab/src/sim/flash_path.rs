@@ -199,9 +199,13 @@ impl Simulation {
             self.launch(chip, op, &mut txs);
             self.tsu.return_command(txs);
         }
-        while let Some(plane) = self.tsu.pop_dropped_move() {
+        while let Some(dropped) = self.tsu.pop_dropped_move() {
             self.stats.gc_moves_dropped += 1;
-            self.gc_move_done(plane);
+            if self.ftl.gc_by_die() {
+                // Its place in the die's aligned group still gets a page.
+                self.enqueue_pads(dropped.queued_on, 1);
+            }
+            self.gc_move_done(dropped.source);
         }
         while let Some(tx) = self.tsu.pop_readdressed() {
             // The read follows its data to its new plane.
@@ -238,6 +242,9 @@ impl Simulation {
         }
         let dies = self.dies_in(txs);
         self.stats.command(txs.len() as u32, dies);
+        if op == FlashOp::Erase {
+            self.stats.erase_commands += 1;
+        }
         self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
     }
 
@@ -281,6 +288,9 @@ impl Simulation {
             self.ftl.write_programmed(plane);
             self.ftl.commit_map_write(lpn, ppn, now);
             self.stats.map_pages_programmed += 1;
+        } else if kind == TxKind::Gc && lpn == NONE {
+            // A Die-GC pad: a dummy page keeps the die's GC write points equal.
+            self.stats.gc_pad_pages += 1;
         } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
             self.ftl.commit_gc_move(lpn, ppn, now);
@@ -401,6 +411,11 @@ impl Simulation {
             // The read of a GC move found its page still live: the move's program follows,
             // in the read's record. Its map entry changes when the program starts.
             self.ftl.prefetch_entry(r.lpn);
+            if self.ftl.gc_by_die() {
+                let src = self.geo.plane_of(r.src_ppn);
+                self.die_gc_move_read(src, Some(tx));
+                return;
+            }
             self.tsu.turn_into_program(tx, self.q.now());
             self.enqueue(tx);
             return;
@@ -432,8 +447,17 @@ impl Simulation {
                 self.drain_cache_waiting();
             }
             // A GC read whose page was overwritten or trimmed since the victim was chosen
-            // has nothing to move; a GC program or copyback finished its move.
-            (TxKind::Gc, FlashOp::Read | FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(t.plane),
+            // has nothing to move; a GC program or copyback finished its move (a Die-GC pad
+            // moved nothing).
+            (TxKind::Gc, FlashOp::Read) => {
+                let src = self.geo.plane_of(t.src_ppn);
+                if self.ftl.gc_by_die() {
+                    self.die_gc_move_read(src, None);
+                }
+                self.gc_move_done(src);
+            }
+            (TxKind::Gc, FlashOp::Program) if t.lpn == NONE => {}
+            (TxKind::Gc, FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(self.geo.plane_of(t.src_ppn)),
             (TxKind::Gc, FlashOp::Erase) => self.gc_erased(t.plane),
             (TxKind::Mapping, FlashOp::Read) => self.map_read_done(t.lpn),
             // A translation page's program finished: nothing waits for it.
@@ -446,6 +470,9 @@ impl Simulation {
     /// Start GC on a plane: its victim's valid pages are moved (read then program, or
     /// copyback), then the victim is erased.
     pub(super) fn start_gc(&mut self, plane: u32) {
+        if self.ftl.gc_by_die() {
+            return self.start_die_gc(plane);
+        }
         let mut pages = std::mem::take(&mut self.gc_pages);
         let Some(victim) = self.ftl.start_gc(plane, &mut pages) else {
             self.gc_pages = pages;
@@ -480,6 +507,12 @@ impl Simulation {
     }
 
     fn gc_move_done(&mut self, plane: u32) {
+        if self.ftl.gc_by_die() {
+            if let Some(die) = self.ftl.die_gc_move_done(plane) {
+                self.erase_die_set(die);
+            }
+            return;
+        }
         if let Some(victim) = self.ftl.gc_move_done(plane, self.q.now()) {
             self.enqueue_erase(plane, victim);
             if self.ftl.translates() {
@@ -504,6 +537,85 @@ impl Simulation {
         }
         if self.ftl.needs_gc(plane) {
             self.start_gc(plane);
+        }
+    }
+}
+
+/// SPD's Die-GC (`ftl.gc.unit = "die"`, [`crate::spd::die_gc`]): an aligned block set is
+/// collected at once, its moves go N at a time as aligned N-plane programs, and its blocks
+/// are erased together.
+impl Simulation {
+    /// Collect the aligned set of `plane`'s die with the fewest valid pages: a read for
+    /// each valid page, on its own plane.
+    fn start_die_gc(&mut self, plane: u32) {
+        let mut pages = std::mem::take(&mut self.gc_pages);
+        if let Some(die) = self.ftl.start_die_gc(plane, &mut pages) {
+            if self.stats.gc_invocations == 0 {
+                self.stats.start_free_block_average(self.q.now());
+            }
+            self.stats.gc_invocations += 1;
+            if pages.is_empty() {
+                self.erase_die_set(die);
+            }
+            let full = self.full_mask();
+            for page in &pages {
+                let source = self.geo.plane_of(page.ppn);
+                let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, FlashOp::Read, source, page.lpn, full) };
+                let tx = self.tsu.create(spec, self.q.now());
+                self.enqueue(tx);
+            }
+        }
+        self.gc_pages = pages;
+    }
+
+    /// A Die-GC read off `source` finished, its page live (`tx`, to become the move's
+    /// program) or gone (None). A group that is ready goes out: move i programs on plane i
+    /// of the die, planes past the group get dummy pages, all reaching the chip together.
+    fn die_gc_move_read(&mut self, source: u32, tx: Option<u32>) {
+        let mut group = std::mem::take(&mut self.die_gc_group);
+        self.ftl.die_gc_move_read(source, tx, &mut group);
+        if !group.is_empty() {
+            let n = self.geo.planes_per_die;
+            let first = source / n * n;
+            self.deferral.depth += 1;
+            for (i, &t) in group.iter().enumerate() {
+                self.tsu.retarget(t, first + i as u32);
+                self.tsu.turn_into_program(t, self.q.now());
+                self.enqueue(t);
+            }
+            for i in group.len() as u32..n {
+                self.enqueue_pads(first + i, 1);
+            }
+            self.end_deferral();
+        }
+        self.die_gc_group = group;
+    }
+
+    /// `count` dummy GC programs on `plane`.
+    fn enqueue_pads(&mut self, plane: u32, count: u32) {
+        for _ in 0..count {
+            let full = self.full_mask();
+            let tx = self.tsu.create(NewTx::new(TxKind::Gc, FlashOp::Program, plane, NONE, full), self.q.now());
+            self.enqueue(tx);
+        }
+    }
+
+    /// Every move of `die`'s set is done: erase its blocks together (one multi-plane erase).
+    fn erase_die_set(&mut self, die: u32) {
+        let n = self.geo.planes_per_die;
+        self.deferral.depth += 1;
+        for plane in die * n..(die + 1) * n {
+            let victim = self.ftl.gc_victim(plane);
+            self.enqueue_erase(plane, victim);
+        }
+        self.end_deferral();
+    }
+
+    /// Close a round opened with `deferral.depth += 1`: the chips it gave work start.
+    fn end_deferral(&mut self) {
+        self.deferral.depth -= 1;
+        if self.deferral.depth == 0 {
+            self.start_deferred();
         }
     }
 }

@@ -124,6 +124,8 @@ pub struct Simulation {
     cache: Option<WriteCache>,
     /// Scratch for the pages one write-back takes.
     writeback_group: Vec<crate::cache::Writeback>,
+    /// Scratch for a Die-GC group of moves.
+    die_gc_group: Vec<u32>,
     ftl: Ftl,
     tsu: Tsu,
     phy: Phy,
@@ -191,6 +193,7 @@ impl Simulation {
                     .with_die_lists(cfg.cache.policy, &geo, cfg.ftl.allocation.placement_order())
             }),
             writeback_group: Vec::new(),
+            die_gc_group: Vec::new(),
             tsu: Tsu::new(cfg, &geo, tsu_policy),
             phy: Phy::new(cfg, &geo, timeline),
             tenants,

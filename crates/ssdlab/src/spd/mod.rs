@@ -22,10 +22,15 @@
 //! with it, the least recently used page bound to each other plane of the die (planes fixed
 //! by a static allocation order), whatever their write points.
 //!
-//! Not built yet: Die-GC (aligned victim sets, moves through the die's buffer list, one
-//! multi-plane erase), padding when no die list holds N pages (`validate` instead requires a
-//! buffer of more than (N − 1) × dies pages, which always has an eligible die when full).
+//! - **Die-GC** ([`die_gc`], `ftl.gc.unit = "die"`): the victim is an aligned block set,
+//!   its valid pages move N at a time as aligned N-plane programs (the last group padded),
+//!   and its N blocks are erased with one multi-plane erase.
+//!
+//! Not built yet: Die-GC moves through the die's buffer list (the slides' other reading),
+//! padding when no die list holds N pages (`validate` instead requires a buffer of more than
+//! (N − 1) × dies pages, which always has an eligible die when full).
 
+pub mod die_gc;
 mod die_lists;
 
 pub use die_lists::DieLists;

@@ -125,3 +125,52 @@ fn rewritten_pages_return_to_their_die_list_and_trimmed_ones_leave() {
     c.write(3, 0xffff);
     assert_eq!(evict(&mut c), [(0, Some(0)), (3, Some(1))]);
 }
+
+/// One die of two planes, 8 blocks of 4 pages. Closed sets: index 0 holds 3 + 0 valid
+/// pages, index 1 holds 1 + 1, index 2 holds 0 + 4 (a full block beside an empty one);
+/// index 3 is closed on plane 0 only. The victim is the set with the fewest valid pages in
+/// all: index 1 (2), not index 0 (3) nor 3 (not closed on plane 1).
+#[test]
+fn die_gc_takes_the_closed_aligned_set_with_the_fewest_valid_pages() {
+    use crate::ftl::Blocks;
+    use crate::nand::NONE;
+    let mut cfg = crate::Config::default();
+    cfg.nand.channels = 1;
+    cfg.nand.chips_per_channel = 1;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = 2;
+    cfg.nand.blocks_per_plane = 8;
+    cfg.nand.pages_per_block = 4;
+    let geo = Geometry::from_config(&cfg);
+    let mut b = Blocks::new(&geo, false);
+    let pages = |valid: u32| -> Vec<u32> { (0..4).map(|i| if i < valid { i } else { NONE }).collect() };
+    for (index, v0, v1) in [(0, 3, 0), (1, 1, 1), (2, 0, 4)] {
+        b.fill_block(index, &pages(v0), 1);
+        b.fill_block(8 + index, &pages(v1), 1);
+    }
+    b.fill_block(3, &[0, 1, 2, 3], 1);
+    assert_eq!(die_gc::aligned_victim(&geo, 0, &b), Some(1));
+}
+
+/// Moves leave in groups of N = 2: two live reads make a group; a dead read in between
+/// changes nothing; the set's last live read goes alone (its partner plane gets a pad), and
+/// a dead last read sends the staged one.
+#[test]
+fn die_gc_moves_go_in_groups_of_n_and_the_last_one_alone() {
+    let mut m = die_gc::DieGcMoves::new(1, 2);
+    let mut g = Vec::new();
+    m.started(0, 5);
+    m.read_live(0, 10, &mut g);
+    assert!(g.is_empty());
+    m.read_dead(0, &mut g);
+    assert!(g.is_empty());
+    m.read_live(0, 11, &mut g);
+    assert_eq!(g, [10, 11]);
+    m.read_live(0, 12, &mut g);
+    assert!(g.is_empty(), "one read still to come");
+    m.read_dead(0, &mut g);
+    assert_eq!(g, [12], "the last read was dead: the staged move goes alone");
+    m.started(0, 1);
+    m.read_live(0, 13, &mut g);
+    assert_eq!(g, [13]);
+}

@@ -161,6 +161,10 @@ pub struct Stats {
     pub gc_moves_dropped: u64,
     /// GC moves of translation pages (a demand-based map's translation blocks collected).
     pub gc_map_pages_moved: u64,
+    /// Dummy pages Die-GC programmed to keep a die's GC write points equal.
+    pub gc_pad_pages: u64,
+    /// Erase commands (a multi-plane erase counts once).
+    pub erase_commands: u64,
     /// User-data blocks a plane of an aligned die (`ftl.block_alignment = "die"`) opened at
     /// another index than its die's, for want of a block free on every plane.
     pub unaligned_block_opens: u64,

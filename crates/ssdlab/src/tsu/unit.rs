@@ -253,8 +253,8 @@ impl Tsu {
         self.builder.chosen = buf;
     }
 
-    /// A plane whose GC move the last build dropped (its page was overwritten or trimmed).
-    pub fn pop_dropped_move(&mut self) -> Option<u32> {
+    /// A GC move the last build dropped (its page was overwritten or trimmed).
+    pub fn pop_dropped_move(&mut self) -> Option<crate::tsu::builder::DroppedMove> {
         self.builder.dropped_moves.pop()
     }
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ftl::{BlockState, Blocks, LivePage};
 use crate::nand::{FlashOp, Geometry, NONE};
+use crate::spd::die_gc::{aligned_victim, DieGcMoves};
 
 /// GC victim choice (`ftl.gc.policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +36,17 @@ pub enum VictimPolicy {
 }
 
 /// Block counts derived from the GC thresholds of a config.
+/// What one GC collects (`ftl.gc.unit`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcUnit {
+    /// One block of the plane that needs it.
+    #[default]
+    Plane,
+    /// SPD's Die-GC: an aligned block set of the die (`crate::spd::die_gc`).
+    Die,
+}
+
 pub struct Limits {
     /// GC starts on a plane below this many free blocks.
     pub gc_threshold_blocks: u32,
@@ -89,6 +101,10 @@ pub struct Gc {
     /// Starved planes that gained an invalid page, for the loop to try again.
     wakeups: Vec<u32>,
     rng: Pcg64Mcg,
+    unit: GcUnit,
+    /// Die-GC's moves between read and program.
+    die_moves: DieGcMoves,
+    scratch: Vec<LivePage>,
 }
 
 impl Gc {
@@ -109,6 +125,9 @@ impl Gc {
             starved_planes: 0,
             wakeups: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
+            unit: config.ftl.gc.unit,
+            die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
+            scratch: Vec::new(),
         }
     }
 
@@ -157,10 +176,7 @@ impl Gc {
     pub fn start(&mut self, plane: u32, blocks: &mut Blocks, pages: &mut Vec<LivePage>) -> Option<u32> {
         let found = self.static_wl_victim(plane, blocks).or_else(|| self.select_victim(plane, blocks));
         let Some(victim) = found else {
-            if !self.starved[plane as usize] {
-                self.starved[plane as usize] = true;
-                self.starved_planes += 1;
-            }
+            self.starve(plane);
             return None;
         };
         blocks.state[victim as usize] = BlockState::Victim;
@@ -175,6 +191,70 @@ impl Gc {
     /// loop takes it from [`Gc::take_wakeup`] and tries again. Without this, a plane full of
     /// valid pages whose writes wait for a free block would stay stuck once other planes
     /// invalidate its pages (dynamic allocation writes an overwrite to another plane).
+    pub fn by_die(&self) -> bool {
+        self.unit == GcUnit::Die
+    }
+
+    /// Die-GC: collect the aligned block set of `plane`'s die with the fewest valid pages;
+    /// its valid pages (on every plane of the die) go into `pages`. Returns the die, or None
+    /// when the die is collecting already or has no set to collect (then `plane` waits for
+    /// an invalidation, as [`Gc::start`]).
+    pub fn start_die(&mut self, plane: u32, blocks: &mut Blocks, pages: &mut Vec<LivePage>) -> Option<u32> {
+        let n = self.geo.planes_per_die;
+        let die = plane / n;
+        let planes = die * n..(die + 1) * n;
+        if planes.clone().any(|q| self.victim[q as usize] != NONE) {
+            return None;
+        }
+        let Some(index) = aligned_victim(&self.geo, die, blocks) else {
+            self.starve(plane);
+            return None;
+        };
+        pages.clear();
+        for q in planes {
+            let victim = q * self.geo.blocks_per_plane + index;
+            blocks.state[victim as usize] = BlockState::Victim;
+            self.victim[q as usize] = victim;
+            self.collecting += 1;
+            blocks.valid_pages(victim, &mut self.scratch);
+            self.pending[q as usize] = self.scratch.len() as u32;
+            pages.extend_from_slice(&self.scratch);
+        }
+        self.die_moves.started(die, pages.len() as u32);
+        Some(die)
+    }
+
+    fn starve(&mut self, plane: u32) {
+        if !self.starved[plane as usize] {
+            self.starved[plane as usize] = true;
+            self.starved_planes += 1;
+        }
+    }
+
+    /// Die-GC: the read of a move off `plane` found its page live (`handle` names the move)
+    /// or gone (None). A group of moves ready to program goes into `group`.
+    pub fn die_move_read(&mut self, plane: u32, handle: Option<u32>, group: &mut Vec<u32>) {
+        let die = plane / self.geo.planes_per_die;
+        match handle {
+            Some(h) => self.die_moves.read_live(die, h, group),
+            None => self.die_moves.read_dead(die, group),
+        }
+    }
+
+    /// Die-GC: a move off `plane` is done; after the die's last, the die (its victims are
+    /// then erased together).
+    pub fn die_move_done(&mut self, plane: u32) -> Option<u32> {
+        let n = self.geo.planes_per_die;
+        self.pending[plane as usize] -= 1;
+        let die = plane / n;
+        (die * n..(die + 1) * n).all(|q| self.pending[q as usize] == 0).then_some(die)
+    }
+
+    /// The block `plane` is collecting (NONE if none).
+    pub fn victim(&self, plane: u32) -> u32 {
+        self.victim[plane as usize]
+    }
+
     #[inline]
     pub fn invalidated(&mut self, plane: u32) {
         if self.starved_planes > 0 && self.starved[plane as usize] {

@@ -130,15 +130,24 @@ pub struct ChipWork<'a> {
     pub load: &'a mut u32,
 }
 
+/// A GC move dropped at its queue's head: the plane of the page it was to move (its
+/// victim's), and the plane whose queue it was on (the same, unless Die-GC sent it to
+/// another plane of the die).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DroppedMove {
+    pub source: u32,
+    pub queued_on: u32,
+}
+
 /// The builder, with its reusable buffers and its outputs.
 #[derive(Default)]
 pub struct Builder {
     order: Vec<Candidate>,
     /// The command built last, in plane order.
     pub(crate) chosen: Vec<u32>,
-    /// Planes of GC moves dropped at a queue head (their page was overwritten or trimmed
-    /// since the GC read): each is a finished move for GC.
-    pub(crate) dropped_moves: Vec<u32>,
+    /// GC moves dropped at a queue head (their page was overwritten or trimmed since the GC
+    /// read): each is a finished move for GC.
+    pub(crate) dropped_moves: Vec<DroppedMove>,
     /// User reads that left the chip's queue because their data moved to another plane:
     /// they are to be enqueued again where their data is.
     pub(crate) readdressed: Vec<u32>,
@@ -199,11 +208,11 @@ impl Builder {
         for pic in 0..ppc {
             let plane = work.chip * ppc as u32 + pic as u32;
             while let Some(&e) = work.queues.front(class, pic) {
-                if traits.gc_move && ftl.lpn_at(e.page) != e.lpn {
+                if traits.gc_move && e.lpn != NONE && ftl.lpn_at(e.page) != e.lpn {
                     work.queues.take(class, pic, 0);
                     *work.load -= 1;
                     work.txs.remove(e.tx);
-                    self.dropped_moves.push(plane);
+                    self.dropped_moves.push(DroppedMove { source: geo.plane_of(e.page), queued_on: plane });
                     continue;
                 }
                 let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };

@@ -1,0 +1,72 @@
+//! SPD's Die-GC (TECHNIQUES.md §3.5 and §11.3 items 6–7; slide s.18): the GC unit is an
+//! aligned block set (the block of one index on every plane of a die); its valid pages are
+//! moved N at a time as one aligned N-plane program, page i to plane i, the last group padded
+//! with dummy pages so the die's GC write points stay equal [I: `gc_pad`; the slides'
+//! alternative, moves through the buffer, is not built]; then the N blocks are erased together,
+//! one multi-plane erase.
+
+use crate::ftl::{BlockState, Blocks};
+use crate::nand::Geometry;
+
+/// The victim set of `die`: the block index whose blocks are closed on every plane of the
+/// die, with the fewest valid pages in all, if they hold an invalid page [I: greedy over the
+/// set, §11.3 item 6]; ties go to the lowest index.
+pub fn aligned_victim(geo: &Geometry, die: u32, blocks: &Blocks) -> Option<u32> {
+    let (n, bpp, ppb) = (geo.planes_per_die, geo.blocks_per_plane, geo.pages_per_block);
+    let planes = die * n..(die + 1) * n;
+    let valid_in_set = |b: u32| -> Option<u32> {
+        planes.clone().try_fold(0u32, |total, p| {
+            let x = (p * bpp + b) as usize;
+            (blocks.state[x] == BlockState::Closed).then(|| total + blocks.valid[x] as u32)
+        })
+    };
+    (0..bpp).filter_map(|b| valid_in_set(b).filter(|&v| v < n * ppb).map(|v| (v, b))).min().map(|(_, b)| b)
+}
+
+/// Die-GC's moves between their read and their program: per die, the moves whose read found
+/// the page live, waiting to fill a group of N, and how many reads are still to come.
+#[derive(Debug, Clone)]
+pub struct DieGcMoves {
+    staged: Vec<Vec<u32>>,
+    unread: Vec<u32>,
+    n: u32,
+}
+
+impl DieGcMoves {
+    pub fn new(dies: u32, planes_per_die: u32) -> DieGcMoves {
+        DieGcMoves { staged: vec![Vec::new(); dies as usize], unread: vec![0; dies as usize], n: planes_per_die }
+    }
+
+    /// A Die-GC of `die` starts with `moves` reads to make.
+    pub fn started(&mut self, die: u32, moves: u32) {
+        assert!(
+            self.staged[die as usize].is_empty() && self.unread[die as usize] == 0,
+            "die {die}: Die-GC already running"
+        );
+        self.unread[die as usize] = moves;
+    }
+
+    /// A read of `die`'s set found its page live: stage the move (`handle`, the caller's
+    /// name for it). When a group is ready, it goes into `group` (page i to plane i of the
+    /// die; planes past its length get dummy pages).
+    pub fn read_live(&mut self, die: u32, handle: u32, group: &mut Vec<u32>) {
+        self.staged[die as usize].push(handle);
+        self.read_done(die, group);
+    }
+
+    /// A read of `die`'s set found its page gone (rewritten or trimmed since): nothing to
+    /// move, but it may have been the last read a partial group waited for.
+    pub fn read_dead(&mut self, die: u32, group: &mut Vec<u32>) {
+        self.read_done(die, group);
+    }
+
+    fn read_done(&mut self, die: u32, group: &mut Vec<u32>) {
+        group.clear();
+        let d = die as usize;
+        self.unread[d] -= 1;
+        let staged = &mut self.staged[d];
+        if staged.len() == self.n as usize || (self.unread[d] == 0 && !staged.is_empty()) {
+            group.append(staged);
+        }
+    }
+}
