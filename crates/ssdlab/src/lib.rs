@@ -34,6 +34,7 @@ pub mod hil;
 pub mod host;
 pub mod mem;
 pub mod nand;
+pub mod paragc;
 pub mod report;
 pub mod reproduce;
 pub mod sim;
@@ -42,6 +43,7 @@ pub mod spd;
 pub mod stats;
 pub mod timeline;
 pub mod tsu;
+pub mod twinblk;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -131,3 +131,61 @@ fn die_gc_rejects_unaligned_blocks_and_copyback() {
     let err = cfg.validate("t.toml").expect_err("copyback").to_string();
     assert!(err.contains("copyback"), "{err}");
 }
+
+/// One chip, one die of two planes of 8 blocks of 4 pages of 8 KiB, 55% spare (28 logical
+/// pages), static `CWDP`: lpn x on plane x mod 2. Writes 1 ms apart: lpns 1, 3, 5, 7 twice
+/// (plane 1: block 0 all invalid, block 1 full of valid pages, 6 blocks free — it never
+/// needs GC), then lpns 0, 2, 4, 6 twelve times (plane 0: 12 blocks' worth; GC keeps 2
+/// blocks free, so it collects blocks holding only invalid pages, k times). Plane GC
+/// collects plane 0 only: k invocations. ParaGC also collects plane 1 the first time plane 0
+/// starts (its block 0, no valid page); after that plane 1 has no block with an invalid page:
+/// k + 1 invocations, and one erase more.
+#[test]
+fn paragc_collects_the_other_planes_of_the_die_with_the_one_that_needs_it() {
+    let mut lines: Vec<(u64, u64, u32, bool)> = Vec::new();
+    let lpns = [1u64, 3, 5, 7, 1, 3, 5, 7].into_iter().chain((0..12).flat_map(|_| [0u64, 2, 4, 6]));
+    for (i, lpn) in lpns.enumerate() {
+        lines.push((i as u64 * 1_000_000, lpn * 16, 16, false));
+    }
+    let wl = common::trace_workload(common::trace_file("paragc", &lines), ssdlab::host::Replay::Timestamps, 1);
+    let run_with = |unit: GcUnit| {
+        let mut cfg = preset("mqsim-default.toml");
+        cfg.nand.channels = 1;
+        cfg.nand.chips_per_channel = 1;
+        cfg.nand.dies_per_chip = 1;
+        cfg.nand.planes_per_die = 2;
+        cfg.nand.blocks_per_plane = 8;
+        cfg.nand.pages_per_block = 4;
+        cfg.ftl.overprovisioning_ratio = 0.55;
+        cfg.ftl.gc.unit = unit;
+        cfg.validate("test").expect("valid");
+        let opts = RunOptions { check: true, ..RunOptions::default() };
+        ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds")
+    };
+    let plane = run_with(GcUnit::Plane);
+    let para = run_with(GcUnit::Para);
+    let k = plane.stats.gc_invocations;
+    assert!(k >= 5, "plane 0 is collected repeatedly: {k}");
+    assert_eq!((para.stats.gc_invocations, para.stats.erases), (k + 1, plane.stats.erases + 1));
+    assert_eq!(para.check.as_ref().expect("checked").violations, 0);
+}
+
+/// TwinBlk on the Die-GC drive, without SPD's buffer: twin sets are erased together (erases
+/// = 2 × erase commands), their moves stay on their planes (no pad pages).
+#[test]
+fn twinblk_erases_twin_blocks_together() {
+    let mut cfg = drive(CachePolicy::Lru, "CWD");
+    cfg.nand.blocks_per_plane = 16;
+    cfg.ftl.overprovisioning_ratio = 0.3;
+    cfg.ftl.gc.unit = GcUnit::Twin;
+    let mut wl = writes();
+    wl.flows[0].requests = 20_000;
+    cfg.validate("test").expect("valid test config");
+    let opts = RunOptions { check: true, ..RunOptions::default() };
+    let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
+    let s = &o.stats;
+    assert!(s.gc_invocations > 100, "{}", s.gc_invocations);
+    assert_eq!(s.erases, 2 * s.erase_commands);
+    assert_eq!(s.gc_pad_pages, 0);
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+}

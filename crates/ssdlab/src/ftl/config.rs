@@ -158,16 +158,18 @@ impl FtlConfig {
         self.validate_die_gc(file)
     }
 
-    /// Die-GC collects aligned block sets and programs its moves as aligned multi-plane
-    /// programs: it needs aligned blocks and moves that may change plane (no copyback), and
-    /// is built for the full map without static wear levelling.
+    /// Die-GC and TwinBlk collect aligned block sets: they need aligned blocks, and are built
+    /// for the full map without static wear levelling; Die-GC's moves change plane, which
+    /// copyback cannot.
     fn validate_die_gc(&self, file: &str) -> Result<()> {
-        if self.gc.unit != GcUnit::Die {
+        let unit = self.gc.unit;
+        if !unit.aligned_set() {
             return Ok(());
         }
+        let name = if unit == GcUnit::Die { "die" } else { "twin" };
         let why = if self.block_alignment != BlockAlignment::Die {
             "collects aligned block sets: set ftl.block_alignment = \"die\""
-        } else if self.gc.copyback {
+        } else if unit == GcUnit::Die && self.gc.copyback {
             "moves pages across the planes of a die, which copyback cannot: set ftl.gc.copyback = false"
         } else if self.mapping != MappingKind::Full {
             "is built for ftl.mapping = \"full\" only (translation-page moves are not staged)"
@@ -176,7 +178,7 @@ impl FtlConfig {
         } else {
             return Ok(());
         };
-        reject(file, "ftl.gc.unit", "die", why)
+        reject(file, "ftl.gc.unit", name, why)
     }
 }
 

@@ -513,14 +513,15 @@ impl Ftl {
         Some(victim)
     }
 
-    /// GC collects aligned block sets of a die (`ftl.gc.unit = "die"`).
+    /// What one GC collects (`ftl.gc.unit`).
     #[inline]
-    pub fn gc_by_die(&self) -> bool {
-        self.gc.by_die()
+    pub fn gc_unit(&self) -> GcUnit {
+        self.gc.unit()
     }
 
-    /// Die-GC of `plane`'s die: the die, with the set's valid pages (on all its planes) in
-    /// `pages`; None if the die is collecting already or has no set to collect.
+    /// Die-GC or TwinBlk's GC of `plane`'s die: the die, with its aligned set's valid pages
+    /// (on all its planes) in `pages`; None if the die is collecting already or has no set
+    /// to collect.
     pub fn start_die_gc(&mut self, plane: u32, pages: &mut Vec<LivePage>) -> Option<u32> {
         self.gc.start_die(plane, &mut self.blocks, pages)
     }

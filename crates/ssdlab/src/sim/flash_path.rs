@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::ftl::{MapIo, Stream, Waiter};
+use crate::ftl::{GcUnit, MapIo, Stream, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, NONE};
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
@@ -201,7 +201,7 @@ impl Simulation {
         }
         while let Some(dropped) = self.tsu.pop_dropped_move() {
             self.stats.gc_moves_dropped += 1;
-            if self.ftl.gc_by_die() {
+            if self.ftl.gc_unit() == GcUnit::Die {
                 // Its place in the die's aligned group still gets a page.
                 self.enqueue_pads(dropped.queued_on, 1);
             }
@@ -411,7 +411,7 @@ impl Simulation {
             // The read of a GC move found its page still live: the move's program follows,
             // in the read's record. Its map entry changes when the program starts.
             self.ftl.prefetch_entry(r.lpn);
-            if self.ftl.gc_by_die() {
+            if self.ftl.gc_unit() == GcUnit::Die {
                 let src = self.geo.plane_of(r.src_ppn);
                 self.die_gc_move_read(src, Some(tx));
                 return;
@@ -451,7 +451,7 @@ impl Simulation {
             // moved nothing).
             (TxKind::Gc, FlashOp::Read) => {
                 let src = self.geo.plane_of(t.src_ppn);
-                if self.ftl.gc_by_die() {
+                if self.ftl.gc_unit() == GcUnit::Die {
                     self.die_gc_move_read(src, None);
                 }
                 self.gc_move_done(src);
@@ -470,9 +470,16 @@ impl Simulation {
     /// Start GC on a plane: its victim's valid pages are moved (read then program, or
     /// copyback), then the victim is erased.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        if self.ftl.gc_by_die() {
-            return self.start_die_gc(plane);
+        match self.ftl.gc_unit() {
+            GcUnit::Plane => {}
+            GcUnit::Die | GcUnit::Twin => return self.start_die_gc(plane),
+            GcUnit::Para => return self.start_para_gc(plane),
         }
+        self.start_plane_gc(plane);
+    }
+
+    /// Collect one block of `plane`.
+    fn start_plane_gc(&mut self, plane: u32) {
         let mut pages = std::mem::take(&mut self.gc_pages);
         let Some(victim) = self.ftl.start_gc(plane, &mut pages) else {
             self.gc_pages = pages;
@@ -507,7 +514,7 @@ impl Simulation {
     }
 
     fn gc_move_done(&mut self, plane: u32) {
-        if self.ftl.gc_by_die() {
+        if self.ftl.gc_unit().aligned_set() {
             if let Some(die) = self.ftl.die_gc_move_done(plane) {
                 self.erase_die_set(die);
             }
@@ -541,10 +548,22 @@ impl Simulation {
     }
 }
 
-/// SPD's Die-GC (`ftl.gc.unit = "die"`, [`crate::spd::die_gc`]): an aligned block set is
-/// collected at once, its moves go N at a time as aligned N-plane programs, and its blocks
-/// are erased together.
+/// GC over a die's planes: SPD's Die-GC (`ftl.gc.unit = "die"`, [`crate::spd::die_gc`]) —
+/// an aligned block set collected at once, its moves N at a time as aligned N-plane
+/// programs, its blocks erased together —, TwinBlk's (`"twin"`, [`crate::twinblk`]) — the
+/// same set, its moves within their planes — and ParaGC's (`"para"`, [`crate::paragc`]).
 impl Simulation {
+    /// ParaGC: `plane` needs GC, so every plane of its die that is not collecting starts
+    /// too, each on its own victim.
+    fn start_para_gc(&mut self, plane: u32) {
+        self.start_plane_gc(plane);
+        for sibling in crate::paragc::siblings(&self.geo, plane) {
+            if self.ftl.gc_victim(sibling) == NONE {
+                self.start_plane_gc(sibling);
+            }
+        }
+    }
+
     /// Collect the aligned set of `plane`'s die with the fewest valid pages: a read for
     /// each valid page, on its own plane.
     fn start_die_gc(&mut self, plane: u32) {
@@ -557,10 +576,10 @@ impl Simulation {
             if pages.is_empty() {
                 self.erase_die_set(die);
             }
-            let full = self.full_mask();
+            let (full, op) = (self.full_mask(), self.ftl.gc_move_op());
             for page in &pages {
                 let source = self.geo.plane_of(page.ppn);
-                let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, FlashOp::Read, source, page.lpn, full) };
+                let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, source, page.lpn, full) };
                 let tx = self.tsu.create(spec, self.q.now());
                 self.enqueue(tx);
             }

@@ -43,8 +43,21 @@ pub enum GcUnit {
     /// One block of the plane that needs it.
     #[default]
     Plane,
-    /// SPD's Die-GC: an aligned block set of the die (`crate::spd::die_gc`).
+    /// SPD's Die-GC: an aligned block set of the die, its moves staged into aligned
+    /// N-plane programs (`crate::spd::die_gc`).
     Die,
+    /// TwinBlk: the die's twin blocks (an aligned set), moved within their planes and
+    /// erased together (`crate::twinblk`).
+    Twin,
+    /// ParaGC: every plane of the die at once, each its own victim (`crate::paragc`).
+    Para,
+}
+
+impl GcUnit {
+    /// Whether one GC collects an aligned block set of a die, erased together.
+    pub fn aligned_set(self) -> bool {
+        matches!(self, GcUnit::Die | GcUnit::Twin)
+    }
 }
 
 pub struct Limits {
@@ -191,8 +204,9 @@ impl Gc {
     /// loop takes it from [`Gc::take_wakeup`] and tries again. Without this, a plane full of
     /// valid pages whose writes wait for a free block would stay stuck once other planes
     /// invalidate its pages (dynamic allocation writes an overwrite to another plane).
-    pub fn by_die(&self) -> bool {
-        self.unit == GcUnit::Die
+    #[inline]
+    pub fn unit(&self) -> GcUnit {
+        self.unit
     }
 
     /// Die-GC: collect the aligned block set of `plane`'s die with the fewest valid pages;
@@ -220,7 +234,9 @@ impl Gc {
             self.pending[q as usize] = self.scratch.len() as u32;
             pages.extend_from_slice(&self.scratch);
         }
-        self.die_moves.started(die, pages.len() as u32);
+        if self.unit == GcUnit::Die {
+            self.die_moves.started(die, pages.len() as u32);
+        }
         Some(die)
     }
 
