@@ -189,3 +189,15 @@ fn twinblk_erases_twin_blocks_together() {
     assert_eq!(s.gc_pad_pages, 0);
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
 }
+
+/// The preset runs SPD as §3 describes it: Die-Write on a plane-dynamic allocation, aligned
+/// blocks and Die-GC, with a buffer above the (N − 1) × dies = 8-page floor.
+#[test]
+fn the_spd_preset_is_spd() {
+    let cfg = preset("spd.toml");
+    assert_eq!(cfg.cache.policy, CachePolicy::Spd);
+    assert_eq!((cfg.ftl.allocation.to_string().as_str(), cfg.ftl.block_alignment, cfg.ftl.gc.unit), ("CWD", BlockAlignment::Die, GcUnit::Die));
+    let dies = cfg.nand.channels * cfg.nand.chips_per_channel * cfg.nand.dies_per_chip;
+    assert_eq!((cfg.nand.planes_per_die - 1) * dies, 8);
+    assert!(cfg.cache.capacity_bytes / cfg.nand.page_bytes as u64 > 8);
+}
