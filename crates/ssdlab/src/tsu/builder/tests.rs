@@ -243,3 +243,21 @@ fn a_leader_sets_its_dies_offset_from_behind_its_planes_head() {
     let joins = k.user_read(43, 3, 1, 8);
     assert_eq!(k.build(QueueClass::UserRead, Some(leader)), Some((FlashOp::Read, vec![old, leader, joins])));
 }
+
+/// SPD's Die-Read (TECHNIQUES.md §3.4): two user reads queued on one die, on its two planes
+/// at the same (block, page), go out as one multi-plane read; two at different page offsets
+/// (same block) go as two single-plane reads, in age order. Die 1 has nothing queued, so no
+/// interleaving hides the rule.
+#[test]
+fn die_read_merges_same_offset_reads_of_a_die_and_not_others() {
+    let mut k = Case::default();
+    let a = k.user_read(50, 0, 3, 5);
+    let b = k.user_read(51, 1, 3, 5);
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![a, b])));
+    assert_eq!(k.build(QueueClass::UserRead, None), None);
+    let c = k.user_read(52, 0, 3, 5);
+    let d = k.user_read(53, 1, 3, 6);
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![c])));
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![d])));
+    assert_eq!(k.build(QueueClass::UserRead, None), None);
+}
