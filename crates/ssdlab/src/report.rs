@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::engine::Ps;
 use crate::host::WorkloadSpec;
 use crate::sim::{CheckResult, Outcome};
-use crate::stats::{Latency, Sample, Stats, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
+use crate::stats::{Latency, Sample, Stats, WriteCase, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -152,6 +152,8 @@ pub struct FlashReport {
     pub flp: FlpReport,
     /// Fraction of the pages served by transactions of each kind.
     pub flp_pages: FlpReport,
+    /// SPD's four cases of die-level programs, the host's and GC's.
+    pub write_cases: WriteCasesReport,
     pub suspensions: u64,
     pub read_modify_writes: u64,
     /// Uncommitted reads the readdressing callback regrouped under another chip (Sprinkler
@@ -165,6 +167,70 @@ pub struct FlpReport {
     pub die_interleave: f64,
     pub multi_plane: f64,
     pub both: f64,
+}
+
+/// Die-level programs by write case (`stats::WriteCase`), the host's and GC's apart.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteCasesReport {
+    pub user: WriteCaseCounts,
+    pub gc: WriteCaseCounts,
+}
+
+/// Die-level programs of one kind: how many in each case, and each case's share of `dies`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteCaseCounts {
+    /// Die-level programs classified (a program command counts once per die it uses).
+    pub dies: u64,
+    pub single: u64,
+    pub mixed: u64,
+    pub unaligned: u64,
+    pub aligned: u64,
+    pub share: WriteCaseShares,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteCaseShares {
+    pub single: f64,
+    pub mixed: f64,
+    pub unaligned: f64,
+    pub aligned: f64,
+}
+
+impl WriteCaseCounts {
+    fn of(counts: &[u64; 4]) -> WriteCaseCounts {
+        let dies: u64 = counts.iter().sum();
+        let n = |c: WriteCase| counts[c as usize];
+        let share = |c: WriteCase| ratio(n(c) as f64, dies as f64);
+        WriteCaseCounts {
+            dies,
+            single: n(WriteCase::Single),
+            mixed: n(WriteCase::Mixed),
+            unaligned: n(WriteCase::Unaligned),
+            aligned: n(WriteCase::Aligned),
+            share: WriteCaseShares {
+                single: share(WriteCase::Single),
+                mixed: share(WriteCase::Mixed),
+                unaligned: share(WriteCase::Unaligned),
+                aligned: share(WriteCase::Aligned),
+            },
+        }
+    }
+
+    /// "57.1 / 14.3 / 14.3 / 14.3 % of 7" (single / mixed / unaligned / aligned), or "none".
+    fn summary(&self) -> String {
+        if self.dies == 0 {
+            return "none".into();
+        }
+        let s = &self.share;
+        format!(
+            "{:.1} / {:.1} / {:.1} / {:.1} % of {}",
+            s.single * 100.0,
+            s.mixed * 100.0,
+            s.unaligned * 100.0,
+            s.aligned * 100.0,
+            self.dies
+        )
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -294,6 +360,10 @@ impl FlashReport {
                 die_interleave: pages(FLP_DIE_INTERLEAVE),
                 multi_plane: pages(FLP_MULTI_PLANE),
                 both: pages(FLP_BOTH),
+            },
+            write_cases: WriteCasesReport {
+                user: WriteCaseCounts::of(&s.write_cases.user),
+                gc: WriteCaseCounts::of(&s.write_cases.gc),
             },
             suspensions: s.suspensions,
             read_modify_writes: s.rmw_reads,
@@ -520,6 +590,14 @@ impl Report {
             fl.flp.both * 100.0,
             fl.flp_pages.both * 100.0
         );
+        let wc = &fl.write_cases;
+        if wc.user.dies + wc.gc.dies > 0 {
+            out += &format!(
+                "write cases of die-level programs (single / mixed / unaligned / aligned): user {}, GC {}\n",
+                wc.user.summary(),
+                wc.gc.summary()
+            );
+        }
         out += &format!(
             "GC: {} invocations, {} pages moved, {} erases, WAF {:.3}, effective spare factor {:.4}\n",
             s.gc.invocations, s.gc.pages_moved, s.gc.erases, s.gc.waf, s.gc.effective_spare_factor

@@ -13,6 +13,8 @@
 //! - plane utilization = plane-time in running commands / (planes × simulated time): a
 //!   command on one plane of a four-plane chip counts a quarter of the chip busy (Sprinkler's
 //!   Figure 15 utilization rises with FLP, which chip utilization cannot show).
+//! - write cases (SPD, Gao et al. MSST 2019 slide 9; TECHNIQUES.md §3.1): each die a
+//!   program command uses, classified when the command starts — see [`WriteCase`].
 //! - FLP: each command is single (one page), die-interleaved (several dies, one plane
 //!   each), multi-plane (one die, several planes) or both; reported as a share of commands
 //!   and as a share of the pages they served.
@@ -32,6 +34,30 @@ use hdrhistogram::Histogram;
 
 use crate::engine::Ps;
 use crate::host::{IoOp, IoRequest};
+
+/// The four cases of a die-level program (SPD, Gao et al., MSST 2019, slide 9; TECHNIQUES.md
+/// §3.1, §11.4). When a program command starts, each die it uses is one case: with k of the
+/// die's N planes in the command, `Aligned` if k = N; otherwise `Unaligned` if a plane of the
+/// die outside the command has a program (user, GC or translation page) queued on the chip
+/// (the same operation was there but could not join: another offset), else `Mixed` if such a
+/// plane has a read or erase queued (another operation type), else `Single`. Only case 4
+/// uses every plane; SPD's goal is to make it the norm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCase {
+    Single = 0,
+    Mixed = 1,
+    Unaligned = 2,
+    Aligned = 3,
+}
+
+/// Die-level programs by [`WriteCase`] (indexed by `case as usize`), for the host's programs
+/// (cache write-backs included) and GC's (moves by program or copyback) apart. Translation-
+/// page programs are not counted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct WriteCases {
+    pub user: [u64; 4],
+    pub gc: [u64; 4],
+}
 
 /// Latency histogram in nanoseconds (1 ns to ~2.8 h, 3 significant digits; longer values
 /// are clamped, the mean stays exact).
@@ -150,6 +176,8 @@ pub struct Stats {
     /// Pages served by commands of each kind: Sprinkler's Figure 14 counts I/O served, not
     /// commands.
     pub flp_pages: [u64; 4],
+    /// Die-level programs by write case.
+    pub write_cases: WriteCases,
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
     /// Translation pages programmed (a demand-based map's write-backs).
