@@ -138,8 +138,11 @@ pub struct FlowReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct FlashReport {
     pub chip_utilization: f64,
-    /// Plane-time in running commands / (planes × simulated time).
+    /// Plane-time in running commands / (planes × simulated time) (SPD's `plane_util_time`).
     pub plane_utilization: f64,
+    /// Over each die's part of each command: planes used / planes per die, weighted by its
+    /// array time (SPD's `plane_util_busy`).
+    pub plane_utilization_busy: f64,
     pub inter_chip_idleness: f64,
     pub intra_chip_idleness: f64,
     /// Page-level flash operations executed (user, GC, mapping).
@@ -337,13 +340,14 @@ impl HostReport {
 }
 
 impl FlashReport {
-    fn of(s: &Stats, chips: f64, planes_per_chip: f64, sim_time_ps: Ps) -> FlashReport {
+    fn of(s: &Stats, chips: f64, planes_per_die: u32, planes_per_chip: f64, sim_time_ps: Ps) -> FlashReport {
         let commands = s.commands as f64;
         let pages = |k: usize| ratio(s.flp_pages[k] as f64, s.page_ops as f64);
         let plane_busy_ps = (s.busy_plane_capacity_ps - s.idle_plane_ps) as f64;
         FlashReport {
             chip_utilization: ratio(s.busy_chip_ps as f64, chips * sim_time_ps as f64).min(1.0),
             plane_utilization: ratio(plane_busy_ps, chips * planes_per_chip * sim_time_ps as f64).min(1.0),
+            plane_utilization_busy: s.array_use.busy_utilization(planes_per_die),
             inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
             intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
             memory_requests: s.page_ops,
@@ -442,7 +446,8 @@ impl Report {
                 gc_charged_us: o.gc_charged_us.as_ref().and_then(|g| g.get(i).copied()),
             })
             .collect();
-        let flash = FlashReport::of(s, o.geo.chips() as f64, o.geo.planes_per_chip() as f64, o.sim_time_ps);
+        let g = &o.geo;
+        let flash = FlashReport::of(s, g.chips() as f64, g.planes_per_die, g.planes_per_chip() as f64, o.sim_time_ps);
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: o.seed,
@@ -570,9 +575,10 @@ impl Report {
         let mut out = String::new();
         let fl = &s.flash;
         out += &format!(
-            "flash: chip utilization {:.1}% (planes {:.1}%), inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
+            "flash: chip utilization {:.1}% (planes {:.1}%, {:.1}% of array time), inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
             fl.chip_utilization * 100.0,
             fl.plane_utilization * 100.0,
+            fl.plane_utilization_busy * 100.0,
             fl.inter_chip_idleness * 100.0,
             fl.intra_chip_idleness * 100.0,
             fl.transactions,

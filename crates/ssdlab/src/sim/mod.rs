@@ -302,6 +302,7 @@ impl Simulation {
     fn finish(mut self, wall: Instant) -> Outcome {
         let sim_time_ps = self.last_completion_ps;
         self.stats.finish();
+        self.stats.array_use = self.phy.array_use;
         if self.interval_ps > 0 {
             // The last, partial window, so the series accounts for every request.
             let end = sim_time_ps.max(self.q.now());

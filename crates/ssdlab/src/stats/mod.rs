@@ -12,7 +12,12 @@
 //!   that are not part of the running command.
 //! - plane utilization = plane-time in running commands / (planes × simulated time): a
 //!   command on one plane of a four-plane chip counts a quarter of the chip busy (Sprinkler's
-//!   Figure 15 utilization rises with FLP, which chip utilization cannot show).
+//!   Figure 15 utilization rises with FLP, which chip utilization cannot show). This is SPD's
+//!   `plane_util_time` (TECHNIQUES.md §11.4).
+//! - busy plane utilization (SPD's `plane_util_busy`, §11.4) = over every die-level array
+//!   operation (each die's part of each command), planes used / planes per die, weighted by
+//!   the part's array time (tR, tPROG, tBERS; tR + tPROG for a copyback): how wide the array
+//!   works while it works, whatever the idle time. See [`ArrayUse`].
 //! - write cases (SPD, Gao et al. MSST 2019 slide 9; TECHNIQUES.md §3.1): each die a
 //!   program command uses, classified when the command starts — see [`WriteCase`].
 //! - FLP: each command is single (one page), die-interleaved (several dies, one plane
@@ -57,6 +62,32 @@ pub enum WriteCase {
 pub struct WriteCases {
     pub user: [u64; 4],
     pub gc: [u64; 4],
+}
+
+/// Array time of die-level operations, for the busy plane utilization: Σ array time, and
+/// Σ array time × planes used, over each die's part of each command.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayUse {
+    pub die_ps: u128,
+    pub plane_ps: u128,
+}
+
+impl ArrayUse {
+    /// A die's part of a command: `planes` planes for `array_ps`.
+    #[inline(always)]
+    pub fn add(&mut self, array_ps: Ps, planes: u64) {
+        self.die_ps += array_ps as u128;
+        self.plane_ps += array_ps as u128 * planes as u128;
+    }
+
+    /// Planes used / `planes_per_die`, weighted by array time (0 with no operation).
+    pub fn busy_utilization(&self, planes_per_die: u32) -> f64 {
+        if self.die_ps == 0 {
+            0.0
+        } else {
+            self.plane_ps as f64 / (self.die_ps as f64 * planes_per_die as f64)
+        }
+    }
 }
 
 /// Latency histogram in nanoseconds (1 ns to ~2.8 h, 3 significant digits; longer values
@@ -178,6 +209,8 @@ pub struct Stats {
     pub flp_pages: [u64; 4],
     /// Die-level programs by write case.
     pub write_cases: WriteCases,
+    /// Array time of die-level operations (the PHY's, copied in at the end of the run).
+    pub array_use: ArrayUse,
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
     /// Translation pages programmed (a demand-based map's write-backs).
