@@ -243,13 +243,22 @@ pub struct GcReport {
     /// Moves dropped because the host overwrote the page between the GC read and the
     /// move's program (the CondUpdate that lost the race).
     pub moves_dropped: u64,
+    /// Blocks erased by GC: each block of a multi-plane erase counts (TECHNIQUES.md §11.4,
+    /// "GC-induced erases").
     pub erases: u64,
+    /// Erase commands (a multi-plane erase of several blocks counts once).
+    pub erase_commands: u64,
     /// (user + GC pages programmed) / user pages programmed.
     pub waf: f64,
     /// (physical pages that can hold data − logical pages) / those pages: Desnoyers' S_f.
     pub effective_spare_factor: f64,
     /// Fraction of chip time spent running GC commands (reads, programs, erases of GC).
     pub chip_time_fraction: f64,
+    /// Total GC cost: chip time of GC commands, from each command's start to its end (its
+    /// bus phase and transfers, waits for the channel, its array time), in seconds.
+    pub cost_s: f64,
+    /// `cost_s` / `invocations`, in microseconds.
+    pub cost_per_invocation_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -385,6 +394,7 @@ impl GcReport {
             pages_moved: s.gc_pages_moved,
             moves_dropped: s.gc_moves_dropped,
             erases: s.erases,
+            erase_commands: s.erase_commands,
             waf: if s.user_pages_programmed == 0 {
                 0.0
             } else {
@@ -392,6 +402,8 @@ impl GcReport {
             },
             effective_spare_factor: o.effective_spare_factor,
             chip_time_fraction: ratio(s.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
+            cost_s: s.gc_chip_ps as f64 / 1e12,
+            cost_per_invocation_us: ratio(s.gc_chip_ps as f64 / 1e6, s.gc_invocations as f64),
         }
     }
 }
@@ -569,7 +581,7 @@ impl Report {
         out
     }
 
-    /// The summary's flash, FLP, GC, cache and check lines.
+    /// The summary's flash, FLP and write-case lines, then [`Report::summary_gc`]'s.
     fn summary_flash(&self) -> String {
         let s = &self.sim;
         let mut out = String::new();
@@ -604,9 +616,18 @@ impl Report {
                 wc.gc.summary()
             );
         }
+        out += &self.summary_gc();
+        out
+    }
+
+    /// The summary's GC, cache, map cache, utilization and check lines.
+    fn summary_gc(&self) -> String {
+        let s = &self.sim;
+        let mut out = String::new();
+        let g = &s.gc;
         out += &format!(
-            "GC: {} invocations, {} pages moved, {} erases, WAF {:.3}, effective spare factor {:.4}\n",
-            s.gc.invocations, s.gc.pages_moved, s.gc.erases, s.gc.waf, s.gc.effective_spare_factor
+            "GC: {} invocations, {} pages moved, {} erases ({} commands), WAF {:.3}, effective spare factor {:.4}, cost {:.6} s ({:.1} us per invocation)\n",
+            g.invocations, g.pages_moved, g.erases, g.erase_commands, g.waf, g.effective_spare_factor, g.cost_s, g.cost_per_invocation_us
         );
         if self.config.cache.enabled {
             let ca = &s.cache;

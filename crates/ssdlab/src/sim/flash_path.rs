@@ -224,7 +224,8 @@ impl Simulation {
         // the command was built from.
         match op {
             FlashOp::Program | FlashOp::Copyback => self.count_write_cases(chip, txs),
-            FlashOp::Erase | FlashOp::Read => {}
+            FlashOp::Erase => self.stats.erase_commands += 1,
+            FlashOp::Read => {}
         }
         // Busy first: the FTL's work below may start GC, which enqueues on this very chip.
         self.phy.reserve(chip);

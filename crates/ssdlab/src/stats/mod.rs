@@ -20,6 +20,9 @@
 //!   works while it works, whatever the idle time. See [`ArrayUse`].
 //! - write cases (SPD, Gao et al. MSST 2019 slide 9; TECHNIQUES.md §3.1): each die a
 //!   program command uses, classified when the command starts — see [`WriteCase`].
+//! - GC cost = chip time of GC commands (reads, programs, copybacks, erases, from the
+//!   command's start to its end: its bus phase and transfers, waits for the channel, its
+//!   array time), per invocation = that / GC invocations.
 //! - FLP: each command is single (one page), die-interleaved (several dies, one plane
 //!   each), multi-plane (one die, several planes) or both; reported as a share of commands
 //!   and as a share of the pages they served.
@@ -222,7 +225,10 @@ pub struct Stats {
     pub gc_moves_dropped: u64,
     /// GC moves of translation pages (a demand-based map's translation blocks collected).
     pub gc_map_pages_moved: u64,
+    /// Blocks erased (each block of a multi-plane erase counts), when the erase finishes.
     pub erases: u64,
+    /// Erase commands started (a multi-plane erase of several blocks counts once).
+    pub erase_commands: u64,
     /// Chip time spent running GC commands.
     pub gc_chip_ps: u128,
     pub suspensions: u64,
