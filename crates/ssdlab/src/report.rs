@@ -265,9 +265,15 @@ pub struct GcReport {
 pub struct CacheReport {
     pub read_hits: u64,
     pub read_misses: u64,
+    /// Writes stored in the cache (page-level memory requests).
+    pub writes: u64,
+    /// Writes absorbed: their page was in the cache already.
     pub write_hits: u64,
     pub writebacks: u64,
     pub write_waits: u64,
+    /// Page hits / page accesses, reads and writes: (read_hits + write_hits) / (read_hits +
+    /// read_misses + writes); 0 with no access.
+    pub hit_ratio: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -408,6 +414,22 @@ impl GcReport {
     }
 }
 
+impl CacheReport {
+    fn of(s: &Stats) -> CacheReport {
+        let hits = s.cache_read_hits + s.cache_write_hits;
+        let accesses = s.cache_read_hits + s.cache_read_misses + s.cache_writes;
+        CacheReport {
+            read_hits: s.cache_read_hits,
+            read_misses: s.cache_read_misses,
+            writes: s.cache_writes,
+            write_hits: s.cache_write_hits,
+            writebacks: s.cache_writebacks,
+            write_waits: s.cache_waits,
+            hit_ratio: ratio(hits as f64, accesses as f64),
+        }
+    }
+}
+
 impl FirmwareReport {
     fn of(o: &Outcome) -> FirmwareReport {
         let (cores, units, core_ps, unit_ps) = o.firmware;
@@ -477,13 +499,7 @@ impl Report {
                 utilization: Utilization::of(o, &flash),
                 flash,
                 gc: GcReport::of(o),
-                cache: CacheReport {
-                    read_hits: s.cache_read_hits,
-                    read_misses: s.cache_read_misses,
-                    write_hits: s.cache_write_hits,
-                    writebacks: s.cache_writebacks,
-                    write_waits: s.cache_waits,
-                },
+                cache: CacheReport::of(s),
                 ftl: FtlReport {
                     logical_pages: o.logical_pages as u64,
                     physical_pages: o.geo.pages() as u64,
@@ -632,8 +648,13 @@ impl Report {
         if self.config.cache.enabled {
             let ca = &s.cache;
             out += &format!(
-                "cache: {} read hits, {} read misses, {} write hits, {} write-backs\n",
-                ca.read_hits, ca.read_misses, ca.write_hits, ca.writebacks
+                "cache: {} read hits, {} read misses, {} writes ({} hits), {} write-backs, hit ratio {:.1}%\n",
+                ca.read_hits,
+                ca.read_misses,
+                ca.writes,
+                ca.write_hits,
+                ca.writebacks,
+                ca.hit_ratio * 100.0
             );
         }
         if let Some(m) = &s.ftl.map_cache {

@@ -279,7 +279,14 @@ impl Simulation {
                     self.try_start(chip);
                 }
             }
-            Event::CacheServed { mr } => self.cache_served(mr),
+            Event::CacheServed { mr } => {
+                // A write is served by the cache exactly when it was stored there (absorbed or
+                // inserted): one write access of the cache.
+                if self.mrs[mr].op == MrOp::Write {
+                    self.stats.cache_writes += 1;
+                }
+                self.cache_served(mr)
+            }
             Event::ReadDataOut { mr } => self.mr_done(mr),
             Event::Responded { io } => self.complete(io),
             Event::MapIo { vtpn, write } => {

@@ -18,11 +18,13 @@
 //!   operation (each die's part of each command), planes used / planes per die, weighted by
 //!   the part's array time (tR, tPROG, tBERS; tR + tPROG for a copyback): how wide the array
 //!   works while it works, whatever the idle time. See [`ArrayUse`].
-//! - write cases (SPD, Gao et al. MSST 2019 slide 9; TECHNIQUES.md §3.1): each die a
-//!   program command uses, classified when the command starts — see [`WriteCase`].
+//! - write cases (SPD, Gao et al. MSST 2019 slide 9; §3.1): each die a program command
+//!   uses, classified when the command starts — see [`WriteCase`].
 //! - GC cost = chip time of GC commands (reads, programs, copybacks, erases, from the
 //!   command's start to its end: its bus phase and transfers, waits for the channel, its
 //!   array time), per invocation = that / GC invocations.
+//! - cache hit ratio = (read hits + write hits) / (reads + writes that reached the cache),
+//!   counted in pages (memory requests).
 //! - FLP: each command is single (one page), die-interleaved (several dies, one plane
 //!   each), multi-plane (one die, several planes) or both; reported as a share of commands
 //!   and as a share of the pages they served.
@@ -238,6 +240,9 @@ pub struct Stats {
     pub cache_read_hits: u64,
     pub cache_read_misses: u64,
     pub cache_write_hits: u64,
+    /// Write memory requests stored in the cache (absorbed or inserted): the cache's write
+    /// accesses.
+    pub cache_writes: u64,
     pub cache_writebacks: u64,
     pub cache_waits: u64,
     pub samples: Vec<Sample>,
