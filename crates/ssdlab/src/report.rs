@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::engine::Ps;
 use crate::host::WorkloadSpec;
 use crate::sim::{CheckResult, Outcome};
-use crate::stats::{Latency, Sample, Stats, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
+use crate::stats::{Latency, Sample, Stats, WriteCase, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -138,8 +138,11 @@ pub struct FlowReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct FlashReport {
     pub chip_utilization: f64,
-    /// Plane-time in running commands / (planes × simulated time).
+    /// Plane-time in running commands / (planes × simulated time) (SPD's `plane_util_time`).
     pub plane_utilization: f64,
+    /// Over each die's part of each command: planes used / planes per die, weighted by its
+    /// array time (SPD's `plane_util_busy`).
+    pub plane_utilization_busy: f64,
     pub inter_chip_idleness: f64,
     pub intra_chip_idleness: f64,
     /// Page-level flash operations executed (user, GC, mapping).
@@ -152,6 +155,8 @@ pub struct FlashReport {
     pub flp: FlpReport,
     /// Fraction of the pages served by transactions of each kind.
     pub flp_pages: FlpReport,
+    /// SPD's four cases of die-level programs, the host's and GC's.
+    pub write_cases: WriteCasesReport,
     pub suspensions: u64,
     pub read_modify_writes: u64,
     /// Uncommitted reads the readdressing callback regrouped under another chip (Sprinkler
@@ -167,6 +172,70 @@ pub struct FlpReport {
     pub both: f64,
 }
 
+/// Die-level programs by write case (`stats::WriteCase`), the host's and GC's apart.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteCasesReport {
+    pub user: WriteCaseCounts,
+    pub gc: WriteCaseCounts,
+}
+
+/// Die-level programs of one kind: how many in each case, and each case's share of `dies`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteCaseCounts {
+    /// Die-level programs classified (a program command counts once per die it uses).
+    pub dies: u64,
+    pub single: u64,
+    pub mixed: u64,
+    pub unaligned: u64,
+    pub aligned: u64,
+    pub share: WriteCaseShares,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteCaseShares {
+    pub single: f64,
+    pub mixed: f64,
+    pub unaligned: f64,
+    pub aligned: f64,
+}
+
+impl WriteCaseCounts {
+    fn of(counts: &[u64; 4]) -> WriteCaseCounts {
+        let dies: u64 = counts.iter().sum();
+        let n = |c: WriteCase| counts[c as usize];
+        let share = |c: WriteCase| ratio(n(c) as f64, dies as f64);
+        WriteCaseCounts {
+            dies,
+            single: n(WriteCase::Single),
+            mixed: n(WriteCase::Mixed),
+            unaligned: n(WriteCase::Unaligned),
+            aligned: n(WriteCase::Aligned),
+            share: WriteCaseShares {
+                single: share(WriteCase::Single),
+                mixed: share(WriteCase::Mixed),
+                unaligned: share(WriteCase::Unaligned),
+                aligned: share(WriteCase::Aligned),
+            },
+        }
+    }
+
+    /// "57.1 / 14.3 / 14.3 / 14.3 % of 7" (single / mixed / unaligned / aligned), or "none".
+    fn summary(&self) -> String {
+        if self.dies == 0 {
+            return "none".into();
+        }
+        let s = &self.share;
+        format!(
+            "{:.1} / {:.1} / {:.1} / {:.1} % of {}",
+            s.single * 100.0,
+            s.mixed * 100.0,
+            s.unaligned * 100.0,
+            s.aligned * 100.0,
+            self.dies
+        )
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct GcReport {
     pub invocations: u64,
@@ -174,9 +243,10 @@ pub struct GcReport {
     /// Moves dropped because the host overwrote the page between the GC read and the
     /// move's program (the CondUpdate that lost the race).
     pub moves_dropped: u64,
-    /// Blocks erased by GC.
+    /// Blocks erased by GC: each block of a multi-plane erase counts (TECHNIQUES.md §11.4,
+    /// "GC-induced erases").
     pub erases: u64,
-    /// Erase commands GC issued (a multi-plane erase of N blocks is one).
+    /// Erase commands (a multi-plane erase of several blocks counts once).
     pub erase_commands: u64,
     /// Dummy pages Die-GC programmed so a die's GC write points stay equal (not in `waf`).
     pub pad_pages: u64,
@@ -186,15 +256,26 @@ pub struct GcReport {
     pub effective_spare_factor: f64,
     /// Fraction of chip time spent running GC commands (reads, programs, erases of GC).
     pub chip_time_fraction: f64,
+    /// Total GC cost: chip time of GC commands, from each command's start to its end (its
+    /// bus phase and transfers, waits for the channel, its array time), in seconds.
+    pub cost_s: f64,
+    /// `cost_s` / `invocations`, in microseconds.
+    pub cost_per_invocation_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheReport {
     pub read_hits: u64,
     pub read_misses: u64,
+    /// Writes stored in the cache (page-level memory requests).
+    pub writes: u64,
+    /// Writes absorbed: their page was in the cache already.
     pub write_hits: u64,
     pub writebacks: u64,
     pub write_waits: u64,
+    /// Page hits / page accesses, reads and writes: (read_hits + write_hits) / (read_hits +
+    /// read_misses + writes); 0 with no access.
+    pub hit_ratio: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -279,13 +360,14 @@ impl HostReport {
 }
 
 impl FlashReport {
-    fn of(s: &Stats, chips: f64, planes_per_chip: f64, sim_time_ps: Ps) -> FlashReport {
+    fn of(s: &Stats, chips: f64, planes_per_die: u32, planes_per_chip: f64, sim_time_ps: Ps) -> FlashReport {
         let commands = s.commands as f64;
         let pages = |k: usize| ratio(s.flp_pages[k] as f64, s.page_ops as f64);
         let plane_busy_ps = (s.busy_plane_capacity_ps - s.idle_plane_ps) as f64;
         FlashReport {
             chip_utilization: ratio(s.busy_chip_ps as f64, chips * sim_time_ps as f64).min(1.0),
             plane_utilization: ratio(plane_busy_ps, chips * planes_per_chip * sim_time_ps as f64).min(1.0),
+            plane_utilization_busy: s.array_use.busy_utilization(planes_per_die),
             inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
             intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
             memory_requests: s.page_ops,
@@ -302,6 +384,10 @@ impl FlashReport {
                 die_interleave: pages(FLP_DIE_INTERLEAVE),
                 multi_plane: pages(FLP_MULTI_PLANE),
                 both: pages(FLP_BOTH),
+            },
+            write_cases: WriteCasesReport {
+                user: WriteCaseCounts::of(&s.write_cases.user),
+                gc: WriteCaseCounts::of(&s.write_cases.gc),
             },
             suspensions: s.suspensions,
             read_modify_writes: s.rmw_reads,
@@ -328,6 +414,24 @@ impl GcReport {
             },
             effective_spare_factor: o.effective_spare_factor,
             chip_time_fraction: ratio(s.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
+            cost_s: s.gc_chip_ps as f64 / 1e12,
+            cost_per_invocation_us: ratio(s.gc_chip_ps as f64 / 1e6, s.gc_invocations as f64),
+        }
+    }
+}
+
+impl CacheReport {
+    fn of(s: &Stats) -> CacheReport {
+        let hits = s.cache_read_hits + s.cache_write_hits;
+        let accesses = s.cache_read_hits + s.cache_read_misses + s.cache_writes;
+        CacheReport {
+            read_hits: s.cache_read_hits,
+            read_misses: s.cache_read_misses,
+            writes: s.cache_writes,
+            write_hits: s.cache_write_hits,
+            writebacks: s.cache_writebacks,
+            write_waits: s.cache_waits,
+            hit_ratio: ratio(hits as f64, accesses as f64),
         }
     }
 }
@@ -382,7 +486,8 @@ impl Report {
                 gc_charged_us: o.gc_charged_us.as_ref().and_then(|g| g.get(i).copied()),
             })
             .collect();
-        let flash = FlashReport::of(s, o.geo.chips() as f64, o.geo.planes_per_chip() as f64, o.sim_time_ps);
+        let g = &o.geo;
+        let flash = FlashReport::of(s, g.chips() as f64, g.planes_per_die, g.planes_per_chip() as f64, o.sim_time_ps);
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: o.seed,
@@ -400,13 +505,7 @@ impl Report {
                 utilization: Utilization::of(o, &flash),
                 flash,
                 gc: GcReport::of(o),
-                cache: CacheReport {
-                    read_hits: s.cache_read_hits,
-                    read_misses: s.cache_read_misses,
-                    write_hits: s.cache_write_hits,
-                    writebacks: s.cache_writebacks,
-                    write_waits: s.cache_waits,
-                },
+                cache: CacheReport::of(s),
                 ftl: FtlReport {
                     logical_pages: o.logical_pages as u64,
                     physical_pages: o.geo.pages() as u64,
@@ -505,15 +604,16 @@ impl Report {
         out
     }
 
-    /// The summary's flash, FLP, GC, cache and check lines.
+    /// The summary's flash, FLP and write-case lines, then [`Report::summary_gc`]'s.
     fn summary_flash(&self) -> String {
         let s = &self.sim;
         let mut out = String::new();
         let fl = &s.flash;
         out += &format!(
-            "flash: chip utilization {:.1}% (planes {:.1}%), inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
+            "flash: chip utilization {:.1}% (planes {:.1}%, {:.1}% of array time), inter-chip idleness {:.1}%, intra-chip idleness {:.1}%, {} transactions for {} page ops (reduction {:.1}%)\n",
             fl.chip_utilization * 100.0,
             fl.plane_utilization * 100.0,
+            fl.plane_utilization_busy * 100.0,
             fl.inter_chip_idleness * 100.0,
             fl.intra_chip_idleness * 100.0,
             fl.transactions,
@@ -531,15 +631,37 @@ impl Report {
             fl.flp.both * 100.0,
             fl.flp_pages.both * 100.0
         );
+        let wc = &fl.write_cases;
+        if wc.user.dies + wc.gc.dies > 0 {
+            out += &format!(
+                "write cases of die-level programs (single / mixed / unaligned / aligned): user {}, GC {}\n",
+                wc.user.summary(),
+                wc.gc.summary()
+            );
+        }
+        out += &self.summary_gc();
+        out
+    }
+
+    /// The summary's GC, cache, map cache, utilization and check lines.
+    fn summary_gc(&self) -> String {
+        let s = &self.sim;
+        let mut out = String::new();
+        let g = &s.gc;
         out += &format!(
-            "GC: {} invocations, {} pages moved, {} erases, WAF {:.3}, effective spare factor {:.4}\n",
-            s.gc.invocations, s.gc.pages_moved, s.gc.erases, s.gc.waf, s.gc.effective_spare_factor
+            "GC: {} invocations, {} pages moved, {} erases ({} commands), WAF {:.3}, effective spare factor {:.4}, cost {:.6} s ({:.1} us per invocation)\n",
+            g.invocations, g.pages_moved, g.erases, g.erase_commands, g.waf, g.effective_spare_factor, g.cost_s, g.cost_per_invocation_us
         );
         if self.config.cache.enabled {
             let ca = &s.cache;
             out += &format!(
-                "cache: {} read hits, {} read misses, {} write hits, {} write-backs\n",
-                ca.read_hits, ca.read_misses, ca.write_hits, ca.writebacks
+                "cache: {} read hits, {} read misses, {} writes ({} hits), {} write-backs, hit ratio {:.1}%\n",
+                ca.read_hits,
+                ca.read_misses,
+                ca.writes,
+                ca.write_hits,
+                ca.writebacks,
+                ca.hit_ratio * 100.0
             );
         }
         if let Some(m) = &s.ftl.map_cache {

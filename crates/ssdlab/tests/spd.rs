@@ -196,7 +196,10 @@ fn twinblk_erases_twin_blocks_together() {
 fn the_spd_preset_is_spd() {
     let cfg = preset("spd.toml");
     assert_eq!(cfg.cache.policy, CachePolicy::Spd);
-    assert_eq!((cfg.ftl.allocation.to_string().as_str(), cfg.ftl.block_alignment, cfg.ftl.gc.unit), ("CWD", BlockAlignment::Die, GcUnit::Die));
+    assert_eq!(
+        (cfg.ftl.allocation.to_string().as_str(), cfg.ftl.block_alignment, cfg.ftl.gc.unit),
+        ("CWD", BlockAlignment::Die, GcUnit::Die)
+    );
     let dies = cfg.nand.channels * cfg.nand.chips_per_channel * cfg.nand.dies_per_chip;
     assert_eq!((cfg.nand.planes_per_die - 1) * dies, 8);
     assert!(cfg.cache.capacity_bytes / cfg.nand.page_bytes as u64 > 8);

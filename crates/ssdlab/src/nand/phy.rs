@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 use crate::config::{BusArbitration, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::nand::{FlashOp, Geometry, Timing};
-use crate::stats::Stats;
+use crate::stats::{ArrayUse, Stats};
 use crate::timeline::Timeline;
 use crate::tsu::{Transaction, TxKind};
 
@@ -95,6 +95,8 @@ pub struct Phy {
     busy_chips: u32,
     /// Channel-bus time in command, data-in and data-out phases, summed over channels.
     pub bus_busy_ps: u64,
+    /// Array time of each die's part of each command, and how many planes it used.
+    pub array_use: ArrayUse,
     /// `nand.bus.arbitration = "commands_first"` (else read data out goes first).
     commands_first: bool,
     /// `nand.suspension.enabled`.
@@ -112,6 +114,7 @@ impl Phy {
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             busy_chips: 0,
             bus_busy_ps: 0,
+            array_use: ArrayUse::default(),
             commands_first: cfg.nand.bus.arbitration == BusArbitration::CommandsFirst,
             suspension: cfg.nand.suspension.enabled,
             max_suspends: cfg.nand.suspension.max_per_op,
@@ -312,6 +315,7 @@ impl Phy {
                 }
             }
             t += self.timing.die_phase_ps(op, planes) + data_in;
+            self.array_use.add(cell, planes);
             if let Some(tl) = &mut self.timeline {
                 tl.cell(chip, die, t, t + cell, op);
             }

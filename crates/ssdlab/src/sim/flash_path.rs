@@ -224,6 +224,13 @@ impl Simulation {
     /// into the chip's command; the caller gets back an empty vector.
     #[inline(always)]
     fn launch(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>) {
+        // Before the FTL's work below may queue more on this chip: the cases see the queues
+        // the command was built from.
+        match op {
+            FlashOp::Program | FlashOp::Copyback => self.count_write_cases(chip, txs),
+            FlashOp::Erase => self.stats.erase_commands += 1,
+            FlashOp::Read => {}
+        }
         // Busy first: the FTL's work below may start GC, which enqueues on this very chip.
         self.phy.reserve(chip);
         self.tsu.dispatched(chip, txs, self.q.now());
@@ -242,10 +249,20 @@ impl Simulation {
         }
         let dies = self.dies_in(txs);
         self.stats.command(txs.len() as u32, dies);
-        if op == FlashOp::Erase {
-            self.stats.erase_commands += 1;
-        }
         self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
+    }
+
+    /// SPD's write case of each die of a program command starting now (`stats::WriteCase`),
+    /// as the host's or GC's; translation-page programs are not counted. Out of line: the
+    /// read path only pays the test of the operation.
+    #[inline(never)]
+    fn count_write_cases(&mut self, chip: u32, txs: &[u32]) {
+        let counts = match self.tsu.tx(txs[0]).kind {
+            TxKind::User => &mut self.stats.write_cases.user,
+            TxKind::Gc => &mut self.stats.write_cases.gc,
+            TxKind::Mapping => return,
+        };
+        self.tsu.count_write_cases(chip, txs, counts);
     }
 
     /// Dies a command (sorted by plane) uses.

@@ -286,7 +286,14 @@ impl Simulation {
                     self.try_start(chip);
                 }
             }
-            Event::CacheServed { mr } => self.cache_served(mr),
+            Event::CacheServed { mr } => {
+                // A write is served by the cache exactly when it was stored there (absorbed or
+                // inserted): one write access of the cache.
+                if self.mrs[mr].op == MrOp::Write {
+                    self.stats.cache_writes += 1;
+                }
+                self.cache_served(mr)
+            }
             Event::ReadDataOut { mr } => self.mr_done(mr),
             Event::Responded { io } => self.complete(io),
             Event::MapIo { vtpn, write } => {
@@ -310,6 +317,7 @@ impl Simulation {
         let sim_time_ps = self.last_completion_ps;
         self.stats.finish();
         self.stats.unaligned_block_opens = self.ftl.unaligned_block_opens();
+        self.stats.array_use = self.phy.array_use;
         if self.interval_ps > 0 {
             // The last, partial window, so the series accounts for every request.
             let end = sim_time_ps.max(self.q.now());

@@ -12,7 +12,19 @@
 //!   that are not part of the running command.
 //! - plane utilization = plane-time in running commands / (planes × simulated time): a
 //!   command on one plane of a four-plane chip counts a quarter of the chip busy (Sprinkler's
-//!   Figure 15 utilization rises with FLP, which chip utilization cannot show).
+//!   Figure 15 utilization rises with FLP, which chip utilization cannot show). This is SPD's
+//!   `plane_util_time` (TECHNIQUES.md §11.4).
+//! - busy plane utilization (SPD's `plane_util_busy`, §11.4) = over every die-level array
+//!   operation (each die's part of each command), planes used / planes per die, weighted by
+//!   the part's array time (tR, tPROG, tBERS; tR + tPROG for a copyback): how wide the array
+//!   works while it works, whatever the idle time. See [`ArrayUse`].
+//! - write cases (SPD, Gao et al. MSST 2019 slide 9; §3.1): each die a program command
+//!   uses, classified when the command starts — see [`WriteCase`].
+//! - GC cost = chip time of GC commands (reads, programs, copybacks, erases, from the
+//!   command's start to its end: its bus phase and transfers, waits for the channel, its
+//!   array time), per invocation = that / GC invocations.
+//! - cache hit ratio = (read hits + write hits) / (reads + writes that reached the cache),
+//!   counted in pages (memory requests).
 //! - FLP: each command is single (one page), die-interleaved (several dies, one plane
 //!   each), multi-plane (one die, several planes) or both; reported as a share of commands
 //!   and as a share of the pages they served.
@@ -32,6 +44,56 @@ use hdrhistogram::Histogram;
 
 use crate::engine::Ps;
 use crate::host::{IoOp, IoRequest};
+
+/// The four cases of a die-level program (SPD, Gao et al., MSST 2019, slide 9; TECHNIQUES.md
+/// §3.1, §11.4). When a program command starts, each die it uses is one case: with k of the
+/// die's N planes in the command, `Aligned` if k = N; otherwise `Unaligned` if a plane of the
+/// die outside the command has a program (user, GC or translation page) queued on the chip
+/// (the same operation was there but could not join: another offset), else `Mixed` if such a
+/// plane has a read or erase queued (another operation type), else `Single`. Only case 4
+/// uses every plane; SPD's goal is to make it the norm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCase {
+    Single = 0,
+    Mixed = 1,
+    Unaligned = 2,
+    Aligned = 3,
+}
+
+/// Die-level programs by [`WriteCase`] (indexed by `case as usize`), for the host's programs
+/// (cache write-backs included) and GC's (moves by program or copyback) apart. Translation-
+/// page programs are not counted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct WriteCases {
+    pub user: [u64; 4],
+    pub gc: [u64; 4],
+}
+
+/// Array time of die-level operations, for the busy plane utilization: Σ array time, and
+/// Σ array time × planes used, over each die's part of each command.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayUse {
+    pub die_ps: u128,
+    pub plane_ps: u128,
+}
+
+impl ArrayUse {
+    /// A die's part of a command: `planes` planes for `array_ps`.
+    #[inline(always)]
+    pub fn add(&mut self, array_ps: Ps, planes: u64) {
+        self.die_ps += array_ps as u128;
+        self.plane_ps += array_ps as u128 * planes as u128;
+    }
+
+    /// Planes used / `planes_per_die`, weighted by array time (0 with no operation).
+    pub fn busy_utilization(&self, planes_per_die: u32) -> f64 {
+        if self.die_ps == 0 {
+            0.0
+        } else {
+            self.plane_ps as f64 / (self.die_ps as f64 * planes_per_die as f64)
+        }
+    }
+}
 
 /// Latency histogram in nanoseconds (1 ns to ~2.8 h, 3 significant digits; longer values
 /// are clamped, the mean stays exact).
@@ -150,6 +212,10 @@ pub struct Stats {
     /// Pages served by commands of each kind: Sprinkler's Figure 14 counts I/O served, not
     /// commands.
     pub flp_pages: [u64; 4],
+    /// Die-level programs by write case.
+    pub write_cases: WriteCases,
+    /// Array time of die-level operations (the PHY's, copied in at the end of the run).
+    pub array_use: ArrayUse,
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
     /// Translation pages programmed (a demand-based map's write-backs).
@@ -163,12 +229,13 @@ pub struct Stats {
     pub gc_map_pages_moved: u64,
     /// Dummy pages Die-GC programmed to keep a die's GC write points equal.
     pub gc_pad_pages: u64,
-    /// Erase commands (a multi-plane erase counts once).
-    pub erase_commands: u64,
     /// User-data blocks a plane of an aligned die (`ftl.block_alignment = "die"`) opened at
     /// another index than its die's, for want of a block free on every plane.
     pub unaligned_block_opens: u64,
+    /// Blocks erased (each block of a multi-plane erase counts), when the erase finishes.
     pub erases: u64,
+    /// Erase commands started (a multi-plane erase of several blocks counts once).
+    pub erase_commands: u64,
     /// Chip time spent running GC commands.
     pub gc_chip_ps: u128,
     pub suspensions: u64,
@@ -178,6 +245,9 @@ pub struct Stats {
     pub cache_read_hits: u64,
     pub cache_read_misses: u64,
     pub cache_write_hits: u64,
+    /// Write memory requests stored in the cache (absorbed or inserted): the cache's write
+    /// accesses.
+    pub cache_writes: u64,
     pub cache_writebacks: u64,
     pub cache_waits: u64,
     pub samples: Vec<Sample>,

@@ -11,6 +11,7 @@ use crate::engine::Ps;
 use crate::ftl::Stream;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::slab::Slab;
+use crate::stats::WriteCase;
 use crate::tsu::builder::{Builder, ChipWork, FtlView, Rules};
 use crate::tsu::{
     ChipQueues, GcUrgency, Pick, PickContext, Place, QueueClass, QueueEntry, Transaction, TsuPolicy, TxKind,
@@ -261,6 +262,39 @@ impl Tsu {
     /// A user read the last build took out of its queue because its data moved.
     pub fn pop_readdressed(&mut self) -> Option<u32> {
         self.builder.readdressed.pop()
+    }
+
+    /// Count the write case (SPD; see [`WriteCase`]) of each die a program command built just
+    /// now on `chip` uses, in `counts` (indexed by case). `txs` are the command's transactions
+    /// in plane order, out of the queues already; call before anything else is queued. A die
+    /// with all its planes in the command is aligned without looking at the queues.
+    pub fn count_write_cases(&self, chip: u32, txs: &[u32], counts: &mut [u64; 4]) {
+        let ppd = self.geo.planes_per_die;
+        let all_planes = (1u32 << ppd) - 1;
+        let queues = &self.queues[chip as usize];
+        let classes = queues.queued_classes();
+        let mut i = 0;
+        while let Some(&first) = txs.get(i) {
+            let base = self.geo.die_of_plane_in_chip(self.txs[first].plane_in_chip as u32) * ppd;
+            // Bit p: plane base + p is in the command.
+            let mut in_command = 0u32;
+            for &tx in &txs[i..] {
+                let p = (self.txs[tx].plane_in_chip as u32).wrapping_sub(base);
+                if p >= ppd {
+                    break;
+                }
+                in_command |= 1 << p;
+                i += 1;
+            }
+            let case = if in_command == all_planes {
+                WriteCase::Aligned
+            } else if classes == 0 {
+                WriteCase::Single
+            } else {
+                queues.die_write_case(base, ppd, in_command, classes)
+            };
+            counts[case as usize] += 1;
+        }
     }
 
     /// A command of `txs` starts on `chip`: the policy learns what it serves.

@@ -243,3 +243,69 @@ fn a_leader_sets_its_dies_offset_from_behind_its_planes_head() {
     let joins = k.user_read(43, 3, 1, 8);
     assert_eq!(k.build(QueueClass::UserRead, Some(leader)), Some((FlashOp::Read, vec![old, leader, joins])));
 }
+
+/// SPD's Die-Read (TECHNIQUES.md §3.4): two user reads queued on one die, on its two planes
+/// at the same (block, page), go out as one multi-plane read; two at different page offsets
+/// (same block) go as two single-plane reads, in age order. Die 1 has nothing queued, so no
+/// interleaving hides the rule.
+#[test]
+fn die_read_merges_same_offset_reads_of_a_die_and_not_others() {
+    let mut k = Case::default();
+    let a = k.user_read(50, 0, 3, 5);
+    let b = k.user_read(51, 1, 3, 5);
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![a, b])));
+    assert_eq!(k.build(QueueClass::UserRead, None), None);
+    let c = k.user_read(52, 0, 3, 5);
+    let d = k.user_read(53, 1, 3, 6);
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![c])));
+    assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![d])));
+    assert_eq!(k.build(QueueClass::UserRead, None), None);
+}
+
+impl Case {
+    /// Build from `class` and classify the command's dies into write cases (indexed by
+    /// `WriteCase`), as the simulation does when a program command starts.
+    fn build_cases(&mut self, class: QueueClass) -> (Vec<u32>, [u64; 4]) {
+        let (_, txs) = self.build(class, None).expect("a command");
+        let mut counts = [0; 4];
+        self.tsu.count_write_cases(0, &txs, &mut counts);
+        (txs, counts)
+    }
+}
+
+/// Write cases (SPD slide 9, TECHNIQUES.md §3.1): counts are [single, mixed, unaligned,
+/// aligned]. Planes 0 and 1 at offset 4 make die 0 one aligned two-plane program; plane 2
+/// (offset 6) takes die 1 alone while plane 3's write (offset 7) waits: die 1 is unaligned.
+/// Then plane 3's write goes alone with nothing else queued: single.
+#[test]
+fn write_cases_aligned_die_and_unaligned_die_in_one_command_then_single() {
+    let mut k = Case::default();
+    k.ftl.user_offset = [Some(4), Some(4), Some(6), Some(7)];
+    let w: Vec<u32> = (0..4).map(|p| k.user_write(100 + p, p)).collect();
+    assert_eq!(k.build_cases(QueueClass::UserWrite), (vec![w[0], w[1], w[2]], [0, 0, 1, 1]));
+    assert_eq!(k.build_cases(QueueClass::UserWrite), (vec![w[3]], [1, 0, 0, 0]));
+}
+
+/// A program on plane 0 while plane 1 (same die) holds only a read: mixed types; holds an
+/// erase: mixed; holds a GC program: unaligned (a program of any kind counts). Work queued on
+/// die 1 never changes die 0's case: with only that, single.
+#[test]
+fn write_cases_follow_what_the_dies_other_plane_holds() {
+    let mut k = Case::default();
+    k.ftl.user_offset = [Some(0); 4];
+    k.ftl.gc_offset = [Some(9); 4];
+    k.user_write(1, 0);
+    k.user_read(2, 2, 0, 0); // die 1
+    assert_eq!(k.build_cases(QueueClass::UserWrite).1, [1, 0, 0, 0], "die 1's read does not count");
+    k.user_write(3, 0);
+    k.user_read(4, 1, 0, 0);
+    assert_eq!(k.build_cases(QueueClass::UserWrite).1, [0, 1, 0, 0], "a read on plane 1: mixed");
+    k.build(QueueClass::UserRead, None).expect("plane 1's read");
+    k.user_write(5, 0);
+    k.erase(1, 2);
+    assert_eq!(k.build_cases(QueueClass::UserWrite).1, [0, 1, 0, 0], "an erase on plane 1: mixed");
+    k.build(QueueClass::GcErase, None).expect("plane 1's erase");
+    k.user_write(6, 0);
+    k.gc_move(FlashOp::Program, 7, 1, 3, 1);
+    assert_eq!(k.build_cases(QueueClass::UserWrite).1, [0, 0, 1, 0], "a GC program on plane 1: unaligned");
+}
