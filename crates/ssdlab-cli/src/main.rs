@@ -89,7 +89,7 @@ enum Command {
     },
     /// Reproduce a paper's evaluation: results.csv, one PNG per figure and REPORT.md in --out.
     Reproduce {
-        /// Which paper: sprinkler, flin or fmmu.
+        /// Which paper: sprinkler, flin, fmmu or spd.
         paper: String,
         /// Folder for the results (created if missing).
         #[arg(long)]
@@ -251,7 +251,12 @@ fn reproduce(
             outln!("{}", ssdlab::reproduce::fmmu::check_table(&rows));
             outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
         }
-        _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin, fmmu"))),
+        "spd" => {
+            let rows = ssdlab::reproduce::spd::reproduce(&opts)?;
+            outln!("{}", ssdlab::reproduce::spd::check_table(&rows));
+            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+        }
+        _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin, fmmu, spd"))),
     }
     Ok(())
 }

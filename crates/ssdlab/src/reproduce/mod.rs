@@ -9,6 +9,7 @@
 pub mod flin;
 pub mod fmmu;
 pub mod plot;
+pub mod spd;
 pub mod sprinkler;
 
 use std::io::IsTerminal;

@@ -1,0 +1,364 @@
+//! `ssdlab reproduce spd`: the evaluation of SPD (Gao et al., MSST 2019; TECHNIQUES.md
+//! §11.5) on the `spd` preset, whose configuration is unverified (§11.1): results are ratios
+//! to Baseline-D on the same drive (§11.6).
+//!
+//! - Slides s.23–25, without GC: the five schemes on each trace, a fresh drive (the traces
+//!   write far less than its free space), 2 planes per die, buffer = footprint / 1000.
+//! - Slides s.26–28 and s.10, with GC: the same on a drive preconditioned with random writes
+//!   to [`GC_FILL`] of its logical space [I], so GC runs during the trace.
+//! - Slide s.29: the buffer × {0.5, 2, 4, 8, 16} [I] with GC (quick: 4 and 16). Slide s.30:
+//!   4 planes per die with GC.
+//!
+//! Traces ([`TRACES`]) are replayed at their timestamps [I] (the slides' simulator replays
+//! traces), addresses past the drive wrapped. The buffer is 1/1000 of the trace's footprint
+//! (distinct pages it touches) [S], but never below (N − 1) × dies + 1 pages, SPD's floor
+//! (§11.3 item 3), for every scheme alike [I]: the shipped excerpts' footprints are small.
+//!
+//! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+mod report;
+
+use super::{io_err, plot, run_all, shared_trace, Job, Options};
+use crate::cache::config::CachePolicy;
+use crate::error::Result;
+use crate::ftl::precondition::Pattern;
+use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit};
+use crate::host::{AddressMode, PreconditionSpec, Replay};
+use crate::nand::Geometry;
+use crate::{Config, Report, WorkloadSpec};
+
+const PRESET: &str = include_str!("../../../../presets/spd.toml");
+const PRESET_NAME: &str = "presets/spd.toml";
+
+/// Occupancy of the random fill before the "with GC" runs [I].
+pub const GC_FILL: f64 = 0.95;
+
+/// The traces (file under the traces folder, name); the first three in quick mode.
+pub const TRACES: [(&str, &str); 5] = [
+    ("msr/msr.cut.per_10k.rw_20_80.105.trace", "msr-rw20"),
+    ("msr/msr.cut.per_10k.rw_40_60.1370.trace", "msr-rw40"),
+    ("umass/Financial1.first10k.ssdsim.ascii", "fin1"),
+    ("msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace", "msr-rand"),
+    ("msr/hm_0.sample1000.csv", "msr-hm0"),
+];
+
+/// The five schemes of slide s.21, in the slides' order; Baseline-D is the reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    BaselineD,
+    BaselineP,
+    TwinBlk,
+    ParaGc,
+    Spd,
+}
+
+pub const SCHEMES: [Scheme; 5] = [Scheme::BaselineD, Scheme::BaselineP, Scheme::TwinBlk, Scheme::ParaGc, Scheme::Spd];
+
+impl Scheme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::BaselineD => "baseline-d",
+            Scheme::BaselineP => "baseline-p",
+            Scheme::TwinBlk => "twinblk",
+            Scheme::ParaGc => "paragc",
+            Scheme::Spd => "spd",
+        }
+    }
+
+    /// The keys that make the preset this scheme (see the preset's header).
+    fn apply(self, cfg: &mut Config) {
+        let (policy, allocation, alignment, unit) = match self {
+            Scheme::BaselineD => (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Plane),
+            Scheme::BaselineP => (CachePolicy::BaselineP, "CWDP", BlockAlignment::None, GcUnit::Plane),
+            Scheme::TwinBlk => (CachePolicy::Lru, "CWD", BlockAlignment::Die, GcUnit::Twin),
+            Scheme::ParaGc => (CachePolicy::Lru, "CWDP", BlockAlignment::None, GcUnit::Para),
+            Scheme::Spd => (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die),
+        };
+        cfg.cache.policy = policy;
+        cfg.ftl.allocation = AllocationScheme::parse(allocation).expect("a valid scheme");
+        cfg.ftl.block_alignment = alignment;
+        cfg.ftl.gc.unit = unit;
+    }
+}
+
+/// The preset, as shipped.
+pub fn preset() -> Result<Config> {
+    Config::from_toml_str(PRESET, PRESET_NAME, &[])
+}
+
+/// What a job is, for its row.
+#[derive(Debug, Clone)]
+struct Meta {
+    experiment: &'static str,
+    trace: &'static str,
+    scheme: Scheme,
+    planes: u32,
+    buffer_factor: f64,
+    buffer_pages: u64,
+}
+
+#[derive(Default)]
+struct Plan {
+    jobs: Vec<Job>,
+    metas: Vec<Meta>,
+}
+
+/// Distinct pages of `page_bytes` a trace touches, addresses wrapped to `logical` pages.
+fn footprint_pages(path: &Path, page_bytes: u64, logical: u64) -> Result<u64> {
+    let trace = ssdlab_trace::read(path, None)?;
+    let mut pages = HashSet::new();
+    for r in trace.records.iter().filter(|r| r.size_bytes > 0) {
+        for p in r.offset_bytes / page_bytes..=(r.offset_bytes + r.size_bytes - 1) / page_bytes {
+            pages.insert(p % logical);
+        }
+    }
+    Ok(pages.len() as u64)
+}
+
+/// Buffer pages for a trace: `factor` × footprint / 1000, at least SPD's floor.
+pub fn buffer_pages(footprint: u64, factor: f64, cfg: &Config) -> u64 {
+    let geo = Geometry::from_config(cfg);
+    let floor = (geo.planes_per_die - 1) as u64 * (geo.chips() * geo.dies_per_chip) as u64 + 1;
+    ((footprint as f64 * factor / 1000.0).round() as u64).max(floor)
+}
+
+fn workload(path: &Path, gc: bool) -> WorkloadSpec {
+    let mut wl = WorkloadSpec::single_trace(path, Replay::Timestamps);
+    wl.flows[0].address_mode = AddressMode::Wrap;
+    if gc {
+        wl.precondition = Some(PreconditionSpec { occupancy: GC_FILL, pattern: Pattern::Random });
+    }
+    wl
+}
+
+/// Every run: (experiment, planes per die, with GC, buffer factors).
+fn experiments(quick: bool) -> Vec<(&'static str, u32, bool, Vec<f64>)> {
+    let sweep = if quick { vec![4.0, 16.0] } else { vec![0.5, 2.0, 4.0, 8.0, 16.0] };
+    vec![
+        ("nogc", 2, false, vec![1.0]),
+        ("gc", 2, true, vec![1.0]),
+        ("planes4", 4, true, vec![1.0]),
+        ("buffer", 2, true, sweep),
+    ]
+}
+
+fn plan(opts: &Options, base: &Config) -> Result<Plan> {
+    let mut plan = Plan::default();
+    let traces = if opts.quick { &TRACES[..3] } else { &TRACES[..] };
+    for &(file, trace) in traces {
+        let path = shared_trace(opts, file)?;
+        for (experiment, planes, gc, factors) in experiments(opts.quick) {
+            let mut sized = base.clone();
+            sized.nand.planes_per_die = planes;
+            let geo = Geometry::from_config(&sized);
+            let logical = crate::ftl::logical_pages(&geo, sized.ftl.overprovisioning_ratio) as u64;
+            let footprint = footprint_pages(&path, sized.nand.page_bytes as u64, logical)?;
+            for &factor in &factors {
+                let pages = buffer_pages(footprint, factor, &sized);
+                for scheme in SCHEMES {
+                    let mut cfg = sized.clone();
+                    cfg.cache.capacity_bytes = pages * cfg.nand.page_bytes as u64;
+                    scheme.apply(&mut cfg);
+                    cfg.validate(PRESET_NAME)?;
+                    let meta = Meta { experiment, trace, scheme, planes, buffer_factor: factor, buffer_pages: pages };
+                    plan.jobs.push(Job { config: cfg, workload: workload(&path, gc) });
+                    plan.metas.push(meta);
+                }
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// One run's row of results.csv.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub experiment: &'static str,
+    pub trace: &'static str,
+    pub scheme: Scheme,
+    pub planes: u32,
+    pub buffer_factor: f64,
+    pub buffer_pages: u64,
+    pub requests: u64,
+    pub write_us: f64,
+    pub read_us: f64,
+    pub plane_util_time: f64,
+    pub plane_util_busy: f64,
+    /// Shares of the host's die-level programs: single, mixed, unaligned, aligned.
+    pub user_cases: [f64; 4],
+    /// Share of GC's die-level programs that are aligned.
+    pub gc_aligned: f64,
+    pub hit_ratio: f64,
+    pub gc_invocations: u64,
+    pub erases: u64,
+    pub gc_cost_s: f64,
+    pub pad_pages: u64,
+    pub waf: f64,
+    pub unaligned_opens: u64,
+}
+
+const CSV_HEADER: &str = "experiment,trace,scheme,planes,buffer_factor,buffer_pages,requests,write_us,read_us,plane_util_time,plane_util_busy,user_single,user_mixed,user_unaligned,user_aligned,gc_aligned,hit_ratio,gc_invocations,erases,gc_cost_s,pad_pages,waf,unaligned_block_opens";
+
+impl Row {
+    fn csv(&self) -> String {
+        let mut s = format!(
+            "{},{},{},{},{},{},{},{:.3},{:.3},{:.4},{:.4},",
+            self.experiment,
+            self.trace,
+            self.scheme.name(),
+            self.planes,
+            self.buffer_factor,
+            self.buffer_pages,
+            self.requests,
+            self.write_us,
+            self.read_us,
+            self.plane_util_time,
+            self.plane_util_busy
+        );
+        for c in self.user_cases {
+            let _ = write!(s, "{c:.4},");
+        }
+        let _ = write!(
+            s,
+            "{:.4},{:.4},{},{},{:.6},{},{:.4},{}",
+            self.gc_aligned,
+            self.hit_ratio,
+            self.gc_invocations,
+            self.erases,
+            self.gc_cost_s,
+            self.pad_pages,
+            self.waf,
+            self.unaligned_opens
+        );
+        s
+    }
+
+    /// Average chip time per GC invocation, µs.
+    pub fn gc_cost_avg_us(&self) -> f64 {
+        if self.gc_invocations == 0 {
+            0.0
+        } else {
+            self.gc_cost_s * 1e6 / self.gc_invocations as f64
+        }
+    }
+}
+
+fn row(meta: &Meta, r: &Report) -> Row {
+    let s = &r.sim;
+    let u = &s.flash.write_cases.user.share;
+    Row {
+        experiment: meta.experiment,
+        trace: meta.trace,
+        scheme: meta.scheme,
+        planes: meta.planes,
+        buffer_factor: meta.buffer_factor,
+        buffer_pages: meta.buffer_pages,
+        requests: s.host.requests_completed,
+        write_us: s.latency_us.write.mean,
+        read_us: s.latency_us.read.mean,
+        plane_util_time: s.flash.plane_utilization,
+        plane_util_busy: s.flash.plane_utilization_busy,
+        user_cases: [u.single, u.mixed, u.unaligned, u.aligned],
+        gc_aligned: s.flash.write_cases.gc.share.aligned,
+        hit_ratio: s.cache.hit_ratio,
+        gc_invocations: s.gc.invocations,
+        erases: s.gc.erases,
+        gc_cost_s: s.gc.cost_s,
+        pad_pages: s.gc.pad_pages,
+        waf: s.gc.waf,
+        unaligned_opens: s.ftl.unaligned_block_opens,
+    }
+}
+
+/// The slides' headline numbers beside this run's (REPORT.md's last table).
+pub fn check_table(rows: &[Row]) -> String {
+    let mut m = String::new();
+    report::claims(&mut m, rows);
+    m
+}
+
+/// Run the reproduction; returns the rows (also written to DIR/results.csv).
+pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
+    let wall = std::time::Instant::now();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
+    let base = preset()?;
+    let plan = plan(opts, &base)?;
+    eprintln!("  reproduce spd: {} runs ...", plan.jobs.len());
+    let reports = run_all("reproduce spd", plan.jobs, opts.threads)?;
+    let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
+    write_csv(&opts.out, &rows)?;
+    let figures = figures(&opts.out, &rows);
+    let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
+    let path = opts.out.join("REPORT.md");
+    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    Ok(rows)
+}
+
+fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
+    let mut csv = String::from(CSV_HEADER);
+    csv.push('\n');
+    for r in rows {
+        csv += &r.csv();
+        csv.push('\n');
+    }
+    let path = out.join("results.csv");
+    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
+}
+
+/// The row of `scheme` on `trace` in `experiment` (with buffer `factor`).
+pub fn pick<'a>(rows: &'a [Row], experiment: &str, trace: &str, scheme: Scheme, factor: f64) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.experiment == experiment && r.trace == trace && r.scheme == scheme && r.buffer_factor == factor)
+}
+
+/// The traces a run covered, in [`TRACES`] order.
+pub fn traces_in(rows: &[Row]) -> Vec<&'static str> {
+    TRACES.iter().map(|t| t.1).filter(|t| rows.iter().any(|r| r.trace == *t)).collect()
+}
+
+/// `f` of `scheme` over `f` of Baseline-D on the same trace and setting.
+pub fn vs_baseline(
+    rows: &[Row],
+    experiment: &str,
+    trace: &str,
+    scheme: Scheme,
+    factor: f64,
+    f: fn(&Row) -> f64,
+) -> Option<f64> {
+    let b = f(pick(rows, experiment, trace, Scheme::BaselineD, factor)?);
+    let x = f(pick(rows, experiment, trace, scheme, factor)?);
+    (b > 0.0).then(|| x / b)
+}
+
+/// A figure written: (file, caption).
+type Figure = (String, String);
+
+/// One figure per slide: each scheme's value over Baseline-D's, per trace.
+fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
+    let mut done = Vec::new();
+    let traces: Vec<String> = traces_in(rows).iter().map(|t| t.to_string()).collect();
+    let figs: [(&str, &str, &str, fn(&Row) -> f64); 5] = [
+        ("s23_write_latency_nogc.png", "nogc", "s.23: write latency / Baseline-D, without GC", |r| r.write_us),
+        ("s24_plane_util_nogc.png", "nogc", "s.24: plane utilization (busy) / Baseline-D", |r| r.plane_util_busy),
+        ("s26_write_latency_gc.png", "gc", "s.26: write latency / Baseline-D, with GC", |r| r.write_us),
+        ("s26_gc_cost_gc.png", "gc", "s.26: total GC cost / Baseline-D", |r| r.gc_cost_s),
+        ("s30_write_latency_4planes.png", "planes4", "s.30: write latency / Baseline-D, 4 planes", |r| r.write_us),
+    ];
+    for (file, exp, caption, f) in figs {
+        let series: Vec<(String, Vec<f64>)> = SCHEMES
+            .iter()
+            .map(|&s| {
+                let v = traces.iter().map(|t| vs_baseline(rows, exp, t, s, 1.0, f).unwrap_or(0.0)).collect();
+                (s.name().to_string(), v)
+            })
+            .collect();
+        if plot::bars(&out.join(file), caption, "x Baseline-D", &traces, &series).is_ok() {
+            done.push((file.to_string(), caption.to_string()));
+        }
+    }
+    done
+}
