@@ -362,3 +362,29 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
     }
     done
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 8 dies of 2 planes: the floor is (2 − 1) × 8 + 1 = 9 pages; 4,500 pages of footprint
+    /// give 4.5 → 5 pages at 1/1000 (the floor wins) and 18 at 4/1000.
+    #[test]
+    fn the_buffer_is_footprint_over_1000_but_never_below_spds_floor() {
+        let cfg = preset().expect("preset");
+        assert_eq!(buffer_pages(4500, 1.0, &cfg), 9);
+        assert_eq!(buffer_pages(4500, 4.0, &cfg), 18);
+        let mut four = cfg.clone();
+        four.nand.planes_per_die = 4;
+        assert_eq!(buffer_pages(4500, 1.0, &four), 25);
+    }
+
+    #[test]
+    fn every_scheme_is_a_valid_config_of_the_preset() {
+        for s in SCHEMES {
+            let mut cfg = preset().expect("preset");
+            s.apply(&mut cfg);
+            cfg.validate(PRESET_NAME).unwrap_or_else(|e| panic!("{}: {e}", s.name()));
+        }
+    }
+}
