@@ -337,11 +337,14 @@ pub fn vs_baseline(
 /// A figure written: (file, caption).
 type Figure = (String, String);
 
+/// A figure to draw: (file, experiment, caption, the measure whose ratio it shows).
+type FigureSpec = (&'static str, &'static str, &'static str, fn(&Row) -> f64);
+
 /// One figure per slide: each scheme's value over Baseline-D's, per trace.
 fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
     let mut done = Vec::new();
     let traces: Vec<String> = traces_in(rows).iter().map(|t| t.to_string()).collect();
-    let figs: [(&str, &str, &str, fn(&Row) -> f64); 5] = [
+    let figs: [FigureSpec; 5] = [
         ("s23_write_latency_nogc.png", "nogc", "s.23: write latency / Baseline-D, without GC", |r| r.write_us),
         ("s24_plane_util_nogc.png", "nogc", "s.24: plane utilization (busy) / Baseline-D", |r| r.plane_util_busy),
         ("s26_write_latency_gc.png", "gc", "s.26: write latency / Baseline-D, with GC", |r| r.write_us),

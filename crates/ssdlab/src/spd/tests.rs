@@ -51,15 +51,15 @@ fn an_aligned_die_opens_the_index_its_sibling_opened() {
         move |p: u32, i: u32| if p == 0 { free0.contains(&i) } else { free1.contains(&i) }
     };
     let f = free(&[2, 5, 7], &[7]);
-    assert_eq!(aligned_block(&geo, 0, Some(5), [2, 5, 7].into_iter(), &f), Some(5));
+    assert_eq!(aligned_block(&geo, 0, Some(5), [2, 5, 7].into_iter(), f), Some(5));
     let f = free(&[2, 7], &[2, 7]);
     assert_eq!(
-        aligned_block(&geo, 0, Some(5), [7, 2].into_iter(), &f),
+        aligned_block(&geo, 0, Some(5), [7, 2].into_iter(), f),
         Some(7),
         "5 is taken here: 7 comes first in plane 0's order"
     );
     let f = free(&[2], &[3]);
-    assert_eq!(aligned_block(&geo, 0, None, [2].into_iter(), &f), None, "no index free on both planes");
+    assert_eq!(aligned_block(&geo, 0, None, [2].into_iter(), f), None, "no index free on both planes");
 }
 
 /// Two chips of one die of two planes; `CWD` puts lpn x on die x mod 2 (one channel, two

@@ -153,18 +153,23 @@ pub struct ChipQueues {
     /// offsets strictly ascend (a GC victim's reads, queued in page order). Taking entries
     /// keeps that true; only a push can end it, until the FIFO empties.
     ascending: Vec<bool>,
+    /// Per class, bit p: plane p of the chip has work of the class queued (SPD's write
+    /// cases look at a die's other planes through it).
+    nonempty: [u64; QUEUE_CLASSES],
 }
 
 impl ChipQueues {
     pub fn new(planes_per_chip: u32) -> ChipQueues {
         let planes = planes_per_chip as usize;
         let n = planes * QUEUE_CLASSES;
+        assert!(planes <= 64, "a chip of {planes} planes: at most 64 are supported");
         ChipQueues {
             planes,
             heads: vec![None; n],
             rest: (0..n).map(|_| VecDeque::new()).collect(),
             class_len: [0; QUEUE_CLASSES],
             ascending: vec![false; n],
+            nonempty: [0; QUEUE_CLASSES],
         }
     }
     pub fn push(&mut self, class: QueueClass, plane_in_chip: u16, entry: QueueEntry) {
@@ -176,6 +181,7 @@ impl ChipQueues {
         }
         if self.heads[i].is_none() {
             self.heads[i] = Some(entry);
+            self.nonempty[class as usize] |= 1 << plane_in_chip;
         } else {
             self.rest[i].push_back(entry);
         }
@@ -208,6 +214,9 @@ impl ChipQueues {
         if pos == 0 {
             let head = self.heads[i].take().expect("position in range");
             self.heads[i] = self.rest[i].pop_front();
+            if self.heads[i].is_none() {
+                self.nonempty[class as usize] &= !(1 << plane_in_chip);
+            }
             head.tx
         } else {
             self.rest[i].remove(pos - 1).expect("position in range").tx
@@ -250,15 +259,13 @@ impl ChipQueues {
         const PROGRAMS: u32 =
             1 << QueueClass::UserWrite as u32 | 1 << QueueClass::GcWrite as u32 | 1 << QueueClass::MapWrite as u32;
         // Bit c: a plane of the die outside the command has class c queued.
+        let others = (((1u64 << n) - 1) & !(in_command as u64)) << base;
         let mut queued = 0u32;
-        for p in (0..n).filter(|&p| in_command & 1 << p == 0) {
-            let pic = (base + p) as usize;
-            let mut m = classes;
-            while m != 0 {
-                let c = m.trailing_zeros() as usize;
-                m &= m - 1;
-                queued |= (self.heads[c * self.planes + pic].is_some() as u32) << c;
-            }
+        let mut m = classes;
+        while m != 0 {
+            let c = m.trailing_zeros() as usize;
+            m &= m - 1;
+            queued |= ((self.nonempty[c] & others != 0) as u32) << c;
         }
         if queued & PROGRAMS != 0 {
             WriteCase::Unaligned
