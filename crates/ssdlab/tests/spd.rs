@@ -95,6 +95,20 @@ fn spd_rejects_a_static_plane_and_a_buffer_without_an_eligible_die() {
     cfg.validate("t.toml").expect("5 pages always hold a die with 2");
 }
 
+/// The drive of [`drive`] (`CWD`) with 16 blocks a plane and 30% spare, 20,000 random
+/// whole-page writes on a fresh drive, `--check` on.
+fn gc_run(policy: CachePolicy, unit: GcUnit) -> Outcome {
+    let mut cfg = drive(policy, "CWD");
+    cfg.nand.blocks_per_plane = 16;
+    cfg.ftl.overprovisioning_ratio = 0.3;
+    cfg.ftl.gc.unit = unit;
+    let mut wl = writes();
+    wl.flows[0].requests = 20_000;
+    cfg.validate("test").expect("valid test config");
+    let opts = RunOptions { check: true, ..RunOptions::default() };
+    ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds")
+}
+
 /// The same drive with 16 blocks a plane and 30% spare (2,867 logical pages) under SPD with
 /// Die-GC, 20,000 random whole-page writes on a fresh drive: GC runs hundreds of times.
 /// Die-GC collects aligned block sets, so every GC erase is one two-plane erase command
@@ -102,15 +116,7 @@ fn spd_rejects_a_static_plane_and_a_buffer_without_an_eligible_die() {
 /// the last set is unfinished when the run ends). Moves and host data survive `--check`.
 #[test]
 fn die_gc_erases_whole_aligned_sets_with_one_command() {
-    let mut cfg = drive(CachePolicy::Spd, "CWD");
-    cfg.nand.blocks_per_plane = 16;
-    cfg.ftl.overprovisioning_ratio = 0.3;
-    cfg.ftl.gc.unit = GcUnit::Die;
-    let mut wl = writes();
-    wl.flows[0].requests = 20_000;
-    cfg.validate("test").expect("valid test config");
-    let opts = RunOptions { check: true, ..RunOptions::default() };
-    let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
+    let o = gc_run(CachePolicy::Spd, GcUnit::Die);
     let s = &o.stats;
     assert!(s.gc_invocations > 100, "{}", s.gc_invocations);
     assert_eq!(s.erases, 2 * s.erase_commands);
@@ -174,15 +180,7 @@ fn paragc_collects_the_other_planes_of_the_die_with_the_one_that_needs_it() {
 /// = 2 × erase commands), their moves stay on their planes (no pad pages).
 #[test]
 fn twinblk_erases_twin_blocks_together() {
-    let mut cfg = drive(CachePolicy::Lru, "CWD");
-    cfg.nand.blocks_per_plane = 16;
-    cfg.ftl.overprovisioning_ratio = 0.3;
-    cfg.ftl.gc.unit = GcUnit::Twin;
-    let mut wl = writes();
-    wl.flows[0].requests = 20_000;
-    cfg.validate("test").expect("valid test config");
-    let opts = RunOptions { check: true, ..RunOptions::default() };
-    let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
+    let o = gc_run(CachePolicy::Lru, GcUnit::Twin);
     let s = &o.stats;
     assert!(s.gc_invocations > 100, "{}", s.gc_invocations);
     assert_eq!(s.erases, 2 * s.erase_commands);

@@ -29,7 +29,7 @@ mod report;
 
 pub use report::check_table;
 
-use super::{io_err, plot, run_all, shared_trace, Job, Options};
+use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use crate::error::Result;
 use crate::ftl::config::{FirmwareConfig, MapCacheConfig};
 use crate::ftl::firmware::MapUnit;
@@ -559,23 +559,11 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let mut rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
     // Synthetic rows first in the outputs, as the paper's figures go.
     rows.sort_by_key(|r| ["synthetic", "trace", "scaling"].iter().position(|e| *e == r.experiment));
-    write_csv(&opts.out, &rows)?;
+    write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
-    let path = opts.out.join("REPORT.md");
-    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    write_report(&opts.out, md)?;
     Ok(rows)
-}
-
-fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
-    let mut csv = String::from(CSV_HEADER);
-    csv.push('\n');
-    for r in rows {
-        csv += &r.csv();
-        csv.push('\n');
-    }
-    let path = out.join("results.csv");
-    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
 }
 
 /// The row of `scheme` on `workload` in `experiment` (Figure 14: at `channels` × `ways`).

@@ -51,6 +51,23 @@ fn shared_trace(opts: &Options, file: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// Write DIR/results.csv: `header`, then one line per row.
+fn write_results_csv(out: &Path, header: &str, rows: impl Iterator<Item = String>) -> Result<()> {
+    let mut csv = format!("{header}\n");
+    for r in rows {
+        csv += &r;
+        csv.push('\n');
+    }
+    let path = out.join("results.csv");
+    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
+}
+
+/// Write DIR/REPORT.md.
+fn write_report(out: &Path, md: String) -> Result<()> {
+    let path = out.join("REPORT.md");
+    std::fs::write(&path, md).map_err(|e| io_err(&path, e))
+}
+
 /// One simulation of a reproduction grid.
 pub struct Job {
     pub config: Config,

@@ -22,7 +22,7 @@ use std::path::Path;
 
 mod report;
 
-use super::{io_err, plot, run_all, shared_trace, Job, Options};
+use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use crate::cache::config::CachePolicy;
 use crate::error::Result;
 use crate::ftl::precondition::Pattern;
@@ -290,23 +290,11 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     eprintln!("  reproduce spd: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce spd", plan.jobs, opts.threads)?;
     let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
-    write_csv(&opts.out, &rows)?;
+    write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
-    let path = opts.out.join("REPORT.md");
-    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    write_report(&opts.out, md)?;
     Ok(rows)
-}
-
-fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
-    let mut csv = String::from(CSV_HEADER);
-    csv.push('\n');
-    for r in rows {
-        csv += &r.csv();
-        csv.push('\n');
-    }
-    let path = out.join("results.csv");
-    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
 }
 
 /// The row of `scheme` on `trace` in `experiment` (with buffer `factor`).
