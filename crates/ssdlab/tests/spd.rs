@@ -67,6 +67,9 @@ fn under_spd_every_program_is_an_aligned_multi_plane_program() {
     assert_eq!((s.flp_commands[FLP_SINGLE], s.flp_commands[FLP_DIE_INTERLEAVE]), (0, 0), "{:?}", s.flp_commands);
     assert_eq!(s.page_ops, 2 * s.commands);
     assert_eq!(s.page_ops, s.user_pages_programmed, "only programs ran");
+    let [single, mixed, unaligned, aligned] = s.write_cases.user;
+    assert_eq!((single, mixed, unaligned), (0, 0, 0), "case 4 is 100% of the host's die-level programs");
+    assert_eq!(aligned, s.commands);
     assert!(s.cache_writebacks - s.user_pages_programmed <= 64);
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
 }
@@ -113,7 +116,9 @@ fn gc_run(policy: CachePolicy, unit: GcUnit) -> Outcome {
 /// Die-GC, 20,000 random whole-page writes on a fresh drive: GC runs hundreds of times.
 /// Die-GC collects aligned block sets, so every GC erase is one two-plane erase command
 /// (erases = 2 × erase commands), and an invocation erases both blocks of its set (at most
-/// the last set is unfinished when the run ends). Moves and host data survive `--check`.
+/// the last set is unfinished when the run ends); every program, the host's and GC's, is an
+/// aligned two-plane program (case 4 = 100%), so the write points stay equal. Moves and host
+/// data survive `--check`.
 #[test]
 fn die_gc_erases_whole_aligned_sets_with_one_command() {
     let o = gc_run(CachePolicy::Spd, GcUnit::Die);
@@ -121,6 +126,12 @@ fn die_gc_erases_whole_aligned_sets_with_one_command() {
     assert!(s.gc_invocations > 100, "{}", s.gc_invocations);
     assert_eq!(s.erases, 2 * s.erase_commands);
     assert!(2 * s.gc_invocations - s.erases <= 2 * 4, "at most one set per die unfinished");
+    // Every program a die received, the host's and GC's (moves and pads), covered both
+    // planes: from equal write points (a fresh drive), they stay equal.
+    for (who, cases) in [("user", s.write_cases.user), ("gc", s.write_cases.gc)] {
+        assert_eq!(cases[0] + cases[1] + cases[2], 0, "{who}: {cases:?}");
+        assert!(cases[3] > 100, "{who}: {cases:?}");
+    }
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
 }
 
