@@ -350,8 +350,13 @@ impl WriteCache {
         WriteOutcome::Inserted
     }
 
-    /// Drop the least recently used clean page, if any.
+    /// Drop the least recently used clean page, if any. Every page being written back is
+    /// dirty, so with as many dirty pages as cached ones there is none, and the list is not
+    /// walked (a full cache of dirty pages is the usual state under writes).
     fn drop_lru_clean(&mut self) -> bool {
+        if self.index.len() as u32 == self.dirty_pages {
+            return false;
+        }
         let mut s = self.tail;
         while s != NONE {
             let e = &self.entries[s as usize];
