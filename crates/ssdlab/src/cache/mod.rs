@@ -20,7 +20,7 @@
 pub mod config;
 pub mod dram;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use config::{CacheConfig, CachePolicy, Destage};
 use dram::Dram;
@@ -96,6 +96,12 @@ struct Dies {
     order: [Level; 4],
     /// Slots of the group being taken (scratch).
     group: Vec<u32>,
+    /// Per slot: when it was last used (a counter). Evictions leave clean pages anywhere in
+    /// the recency order, so the clean pages are also kept by that time: the least
+    /// recently used one is found without walking the list.
+    used_at: Vec<u64>,
+    clock: u64,
+    clean: BTreeMap<u64, u32>,
 }
 
 impl Dies {
@@ -107,6 +113,29 @@ impl Dies {
 
     fn die_of(&self, lpn: Lpn) -> u32 {
         self.static_plane(lpn) / self.geo.planes_per_die
+    }
+
+    /// Slot `s` was used now; `clean`: it holds a clean page (kept by this time).
+    fn used(&mut self, s: u32, clean: bool) {
+        let i = s as usize;
+        if i >= self.used_at.len() {
+            self.used_at.resize(i + 1, 0);
+        }
+        self.clock += 1;
+        if clean {
+            self.clean.remove(&self.used_at[i]);
+            self.clean.insert(self.clock, s);
+        }
+        self.used_at[i] = self.clock;
+    }
+
+    /// Slot `s` no longer holds a clean page (written, or gone).
+    fn not_clean(&mut self, s: u32) {
+        if let Some(&t) = self.used_at.get(s as usize) {
+            if self.clean.get(&t) == Some(&s) {
+                self.clean.remove(&t);
+            }
+        }
     }
 }
 
@@ -160,7 +189,8 @@ impl WriteCache {
     pub fn with_die_lists(mut self, policy: CachePolicy, geo: &Geometry, order: [Level; 4]) -> WriteCache {
         if policy != CachePolicy::Lru {
             let lists = DieLists::new(geo.chips() * geo.dies_per_chip);
-            self.dies = Some(Dies { policy, lists, geo: geo.clone(), order, group: Vec::new() });
+            let (used_at, clean) = (Vec::new(), BTreeMap::new());
+            self.dies = Some(Dies { policy, lists, geo: geo.clone(), order, group: Vec::new(), used_at, clock: 0, clean });
         }
         self
     }
@@ -224,6 +254,8 @@ impl WriteCache {
         }
         if let Some(d) = &mut self.dies {
             d.lists.touch(s);
+            let e = &self.entries[s as usize];
+            d.used(s, !e.dirty && !e.flushing);
         }
     }
 
@@ -232,6 +264,7 @@ impl WriteCache {
         if let Some(d) = &mut self.dies {
             let die = d.die_of(self.entries[s as usize].lpn);
             d.lists.insert(s, die);
+            d.not_clean(s);
         }
     }
 
@@ -346,6 +379,9 @@ impl WriteCache {
         self.index.insert(lpn, s);
         self.push_front(s);
         self.dirty_pages += 1;
+        if let Some(d) = &mut self.dies {
+            d.used(s, false);
+        }
         self.list_dirty(s);
         WriteOutcome::Inserted
     }
@@ -356,6 +392,11 @@ impl WriteCache {
     fn drop_lru_clean(&mut self) -> bool {
         if self.index.len() as u32 == self.dirty_pages {
             return false;
+        }
+        if let Some(d) = &mut self.dies {
+            let Some((_, s)) = d.clean.pop_first() else { return false };
+            self.remove(s);
+            return true;
         }
         let mut s = self.tail;
         while s != NONE {
@@ -440,12 +481,18 @@ impl WriteCache {
         } else if !e.redirtied {
             e.dirty = false;
             self.dirty_pages -= 1;
+            if let Some(d) = &mut self.dies {
+                d.clean.insert(d.used_at[s as usize], s);
+            }
         } else {
             self.list_dirty(s);
         }
     }
 
     fn remove(&mut self, s: u32) {
+        if let Some(d) = &mut self.dies {
+            d.not_clean(s);
+        }
         let lpn = self.entries[s as usize].lpn;
         self.unlink(s);
         self.index.remove(&lpn);
