@@ -190,7 +190,8 @@ impl WriteCache {
         if policy != CachePolicy::Lru {
             let lists = DieLists::new(geo.chips() * geo.dies_per_chip);
             let (used_at, clean) = (Vec::new(), BTreeMap::new());
-            self.dies = Some(Dies { policy, lists, geo: geo.clone(), order, group: Vec::new(), used_at, clock: 0, clean });
+            self.dies =
+                Some(Dies { policy, lists, geo: geo.clone(), order, group: Vec::new(), used_at, clock: 0, clean });
         }
         self
     }
