@@ -245,31 +245,20 @@ impl ChipQueues {
             self.rest[i].binary_search_by_key(&offset, |e| e.page_at.offset).ok().map(|k| k + 1).filter(|&p| p < depth),
         )
     }
-    /// Bit c: queue class c has work queued on the chip.
-    #[inline]
-    pub fn queued_classes(&self) -> u32 {
-        self.class_len.iter().enumerate().fold(0, |m, (c, &n)| m | ((n > 0) as u32) << c)
-    }
     /// The write case (SPD; see [`WriteCase`]) of a die whose planes `base .. base + n` (of the
     /// chip) are partly in a program command starting now: bit p of `in_command` says plane
     /// `base + p` is in it. The other planes decide: a program queued on one of them makes it
-    /// `Unaligned`; else a read or erase queued makes it `Mixed`; else `Single`. Looks only at
-    /// the heads of the classes in `classes` (those [`ChipQueues::queued_classes`] has).
-    pub fn die_write_case(&self, base: u32, n: u32, in_command: u32, classes: u32) -> WriteCase {
-        const PROGRAMS: u32 =
-            1 << QueueClass::UserWrite as u32 | 1 << QueueClass::GcWrite as u32 | 1 << QueueClass::MapWrite as u32;
-        // Bit c: a plane of the die outside the command has class c queued.
+    /// `Unaligned`; else a read or erase queued makes it `Mixed`; else `Single`. Reads only
+    /// the per-class masks of planes with work queued.
+    #[inline]
+    pub fn die_write_case(&self, base: u32, n: u32, in_command: u32) -> WriteCase {
         let others = (((1u64 << n) - 1) & !(in_command as u64)) << base;
-        let mut queued = 0u32;
-        let mut m = classes;
-        while m != 0 {
-            let c = m.trailing_zeros() as usize;
-            m &= m - 1;
-            queued |= ((self.nonempty[c] & others != 0) as u32) << c;
-        }
-        if queued & PROGRAMS != 0 {
+        let q = &self.nonempty;
+        let programs =
+            q[QueueClass::UserWrite as usize] | q[QueueClass::GcWrite as usize] | q[QueueClass::MapWrite as usize];
+        if programs & others != 0 {
             WriteCase::Unaligned
-        } else if queued != 0 {
+        } else if q.iter().fold(0, |all, &m| all | m) & others != 0 {
             WriteCase::Mixed
         } else {
             WriteCase::Single

@@ -272,7 +272,6 @@ impl Tsu {
         let ppd = self.geo.planes_per_die;
         let all_planes = (1u32 << ppd) - 1;
         let queues = &self.queues[chip as usize];
-        let classes = queues.queued_classes();
         let mut i = 0;
         while let Some(&first) = txs.get(i) {
             let base = self.geo.die_of_plane_in_chip(self.txs[first].plane_in_chip as u32) * ppd;
@@ -288,10 +287,8 @@ impl Tsu {
             }
             let case = if in_command == all_planes {
                 WriteCase::Aligned
-            } else if classes == 0 {
-                WriteCase::Single
             } else {
-                queues.die_write_case(base, ppd, in_command, classes)
+                queues.die_write_case(base, ppd, in_command)
             };
             counts[case as usize] += 1;
         }
