@@ -191,9 +191,13 @@ impl Config {
     /// open; Baseline-P: and fixes its plane), and for SPD a cache that, full of dirty pages,
     /// always has a die with N of them: more than (N − 1) × dies pages (pigeonhole).
     fn validate_cache_policy(&self, file: &str) -> Result<()> {
-        use crate::cache::config::{CachePolicy, Destage};
+        use crate::cache::config::{CachePolicy, Destage, SpdFallback};
         use crate::ftl::{AllocationScheme, Level};
         let policy = self.cache.policy;
+        let pad = self.cache.spd_fallback == SpdFallback::Pad;
+        if pad && policy != CachePolicy::Spd {
+            return reject(file, "cache.spd_fallback", "pad", "applies to cache.policy = \"spd\" only");
+        }
         if policy == CachePolicy::Lru {
             return Ok(());
         }
@@ -217,8 +221,8 @@ impl Config {
         let geo = crate::nand::Geometry::from_config(self);
         let (n, dies) = (geo.planes_per_die as u64, (geo.chips() * geo.dies_per_chip) as u64);
         let pages = self.cache.capacity_bytes / self.nand.page_bytes as u64;
-        if policy == CachePolicy::Spd && pages <= (n - 1) * dies {
-            let why = format!("holds {pages} pages; with cache.policy = \"spd\" it must hold more than (planes per die − 1) × dies = {} pages, or a cache full of dirty pages may have no die with {n} of them", (n - 1) * dies);
+        if policy == CachePolicy::Spd && !pad && pages <= (n - 1) * dies {
+            let why = format!("holds {pages} pages; with cache.policy = \"spd\" it must hold more than (planes per die − 1) × dies = {} pages, or a cache full of dirty pages may have no die with {n} of them (or set cache.spd_fallback = \"pad\")", (n - 1) * dies);
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, &why);
         }
         Ok(())

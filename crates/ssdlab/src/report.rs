@@ -272,6 +272,8 @@ pub struct CacheReport {
     /// Writes absorbed: their page was in the cache already.
     pub write_hits: u64,
     pub writebacks: u64,
+    /// Dummy pages SPD's partial groups programmed (`cache.spd_fallback = "pad"`).
+    pub pad_pages: u64,
     pub write_waits: u64,
     /// Page hits / page accesses, reads and writes: (read_hits + write_hits) / (read_hits +
     /// read_misses + writes); 0 with no access.
@@ -430,6 +432,7 @@ impl CacheReport {
             writes: s.cache_writes,
             write_hits: s.cache_write_hits,
             writebacks: s.cache_writebacks,
+            pad_pages: s.cache_pad_pages,
             write_waits: s.cache_waits,
             hit_ratio: ratio(hits as f64, accesses as f64),
         }

@@ -246,3 +246,25 @@ fn check_holds_through_die_gc_at_steady_state() {
     assert!(s.write_cases.gc[3] * 1000 >= gc * 999, "{:?}", s.write_cases.gc);
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
 }
+
+/// With `cache.spd_fallback = "pad"` a buffer below the floor is accepted (4 pages for 4
+/// dies of 2 planes): when no die holds two dirty pages, a die writes its one with a dummy
+/// page beside it, so every program is still an aligned two-plane program; the dummy pages
+/// are counted and the data survives `--check`.
+#[test]
+fn spd_pads_partial_groups_below_the_floor() {
+    let mut cfg = drive(CachePolicy::Spd, "CWD");
+    cfg.cache.capacity_bytes = 4 * 8192;
+    cfg.cache.spd_fallback = ssdlab::cache::config::SpdFallback::Pad;
+    let o = run(&cfg, true);
+    let s = &o.stats;
+    assert!(s.cache_pad_pages > 100, "{}", s.cache_pad_pages);
+    let [single, mixed, unaligned, _] = s.write_cases.user;
+    assert_eq!(single + mixed + unaligned, 0, "{:?}", s.write_cases.user);
+    assert_eq!(s.page_ops, 2 * s.commands);
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+    cfg.cache.policy = CachePolicy::BaselineD;
+    cfg.ftl.allocation = AllocationScheme::parse("CWDP").expect("a scheme");
+    let err = cfg.validate("t.toml").expect_err("pad is SPD's").to_string();
+    assert!(err.contains("cache.spd_fallback"), "{err}");
+}

@@ -27,6 +27,23 @@ pub struct CacheConfig {
     pub max_destaging_pages: u32,
     /// lru | spd | baseline_d | baseline_p: which dirty pages leave together.
     pub policy: CachePolicy,
+    /// stall | pad: SPD when no die holds N dirty pages.
+    pub spd_fallback: SpdFallback,
+}
+
+/// What SPD's eviction does when no die list holds N pages (`cache.spd_fallback`;
+/// TECHNIQUES.md §11.3 item 3).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SpdFallback {
+    /// Nothing leaves until a die holds N (a write that finds the cache full waits for a
+    /// write-back to end); `validate` requires a cache that, full, always has such a die.
+    #[default]
+    Stall,
+    /// The die queue's next die with any dirty page writes them with dummy pages on its
+    /// other planes, so the program is still an aligned N-plane one (the "space is wasted"
+    /// alignment of slide s.11); the dummy pages are counted (`cache.pad_pages`).
+    Pad,
 }
 
 /// Which dirty pages a write-back takes (`cache.policy`). All but `lru` keep the dirty pages
@@ -138,6 +155,7 @@ impl Default for CacheConfig {
             destage: Destage::WhenFull,
             max_destaging_pages: 256,
             policy: CachePolicy::Lru,
+            spd_fallback: SpdFallback::Stall,
         }
     }
 }

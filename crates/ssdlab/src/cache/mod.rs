@@ -22,7 +22,7 @@ pub mod dram;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use config::{CacheConfig, CachePolicy, Destage};
+use config::{CacheConfig, CachePolicy, Destage, SpdFallback};
 use dram::Dram;
 
 use rustc_hash::FxHashMap;
@@ -87,9 +87,17 @@ pub struct Writeback {
     pub plane: Option<u32>,
 }
 
+impl Writeback {
+    /// A dummy page that fills a plane of a partial SPD group (`cache.spd_fallback = "pad"`).
+    pub fn is_pad(&self) -> bool {
+        self.lpn == NONE
+    }
+}
+
 /// The per-die lists of a policy other than `lru`, and where pages belong.
 struct Dies {
     policy: CachePolicy,
+    fallback: SpdFallback,
     lists: DieLists,
     geo: Geometry,
     /// The allocation order that fixes a page's die (and, when static, its plane).
@@ -186,12 +194,22 @@ impl WriteCache {
 
     /// Keep dirty pages in per-die lists and write them back in groups as `policy` says;
     /// a page's die (and with `baseline_p` its plane) follows `order`, static allocation.
-    pub fn with_die_lists(mut self, policy: CachePolicy, geo: &Geometry, order: [Level; 4]) -> WriteCache {
+    pub fn with_die_lists(mut self, cache: &CacheConfig, geo: &Geometry, order: [Level; 4]) -> WriteCache {
+        let (policy, fallback) = (cache.policy, cache.spd_fallback);
         if policy != CachePolicy::Lru {
             let lists = DieLists::new(geo.chips() * geo.dies_per_chip);
             let (used_at, clean) = (Vec::new(), BTreeMap::new());
-            self.dies =
-                Some(Dies { policy, lists, geo: geo.clone(), order, group: Vec::new(), used_at, clock: 0, clean });
+            self.dies = Some(Dies {
+                policy,
+                fallback,
+                lists,
+                geo: geo.clone(),
+                order,
+                group: Vec::new(),
+                used_at,
+                clock: 0,
+                clean,
+            });
         }
         self
     }
@@ -437,6 +455,11 @@ impl WriteCache {
             let plane = planes.map(|first| first + i as u32);
             out.push(self.begin_writeback(s, plane));
         }
+        if let (Some(first), Some(d)) = (planes, &self.dies) {
+            for i in group.len() as u32..d.geo.planes_per_die {
+                out.push(Writeback { lpn: NONE, mask: 0, trim_gen: 0, plane: Some(first + i) });
+            }
+        }
         group.clear();
         self.dies.as_mut().expect("die lists").group = group;
     }
@@ -528,7 +551,11 @@ impl Dies {
         let n = self.geo.planes_per_die;
         match self.policy {
             CachePolicy::Spd => {
-                let die = self.lists.next_die(n)?;
+                let die = match self.lists.next_die(n) {
+                    Some(die) => die,
+                    None if self.fallback == SpdFallback::Pad => self.lists.next_die(1)?,
+                    None => return None,
+                };
                 group.extend(self.lists.lru_first(die).take(n as usize));
                 Some(die * n)
             }

@@ -305,9 +305,12 @@ impl Simulation {
             self.ftl.write_programmed(plane);
             self.ftl.commit_map_write(lpn, ppn, now);
             self.stats.map_pages_programmed += 1;
-        } else if kind == TxKind::Gc && lpn == NONE {
-            // A Die-GC pad: a dummy page keeps the die's GC write points equal.
-            self.stats.gc_pad_pages += 1;
+        } else if lpn == NONE {
+            // A dummy page (a Die-GC pad, or an SPD eviction's, counted when it was made)
+            // keeps a die's write points equal.
+            if kind == TxKind::Gc {
+                self.stats.gc_pad_pages += 1;
+            }
         } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
             self.ftl.commit_gc_move(lpn, ppn, now);
@@ -454,6 +457,8 @@ impl Simulation {
                 self.committer.flash_finished(&mut self.mrs[t.mr]);
                 self.mr_flash_done(t.mr);
             }
+            // A dummy page of an SPD eviction.
+            (TxKind::User, _) if t.lpn == NONE => {}
             (TxKind::User, _) if t.mr != NONE => {
                 self.committer.flash_finished(&mut self.mrs[t.mr]);
                 self.mr_done(t.mr);

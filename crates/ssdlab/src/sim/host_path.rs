@@ -349,6 +349,14 @@ impl Simulation {
         self.deferral.depth += u32::from(together);
         for wb in &group {
             let Writeback { lpn, mask, trim_gen: gen, plane } = *wb;
+            if wb.is_pad() {
+                let plane = plane.expect("a pad has its plane");
+                self.stats.cache_pad_pages += 1;
+                let full = self.full_mask();
+                let tx = self.tsu.create(NewTx::new(TxKind::User, FlashOp::Program, plane, NONE, full), self.q.now());
+                self.enqueue(tx);
+                continue;
+            }
             self.stats.cache_writebacks += 1;
             let plane = match plane {
                 Some(p) => self.ftl.assign_plane(lpn, p),

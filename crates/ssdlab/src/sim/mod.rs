@@ -190,7 +190,7 @@ impl Simulation {
             committer: Committer::new(cfg, &geo, sched, nflows),
             cache: cfg.cache.enabled.then(|| {
                 WriteCache::from_config(&cfg.cache, (cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32)
-                    .with_die_lists(cfg.cache.policy, &geo, cfg.ftl.allocation.placement_order())
+                    .with_die_lists(&cfg.cache, &geo, cfg.ftl.allocation.placement_order())
             }),
             writeback_group: Vec::new(),
             die_gc_group: Vec::new(),

@@ -26,9 +26,11 @@
 //!   its valid pages move N at a time as aligned N-plane programs (the last group padded),
 //!   and its N blocks are erased with one multi-plane erase.
 //!
-//! Not built yet: Die-GC moves through the die's buffer list (the slides' other reading),
-//! padding when no die list holds N pages (`validate` instead requires a buffer of more than
-//! (N − 1) × dies pages, which always has an eligible die when full).
+//! When no die list holds N pages, SPD stalls (`validate` then requires a buffer of more
+//! than (N − 1) × dies pages, which always has an eligible die when full) or, with
+//! `cache.spd_fallback = "pad"`, writes a die's fewer pages with dummy pages beside them.
+//!
+//! Not built yet: Die-GC moves through the die's buffer list (the slides' other reading).
 
 pub mod die_gc;
 mod die_lists;

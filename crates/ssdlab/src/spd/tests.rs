@@ -1,7 +1,7 @@
 //! SPD's die lists, aligned block choice and the buffer policies, on schedules worked by hand.
 
 use super::*;
-use crate::cache::config::CachePolicy;
+use crate::cache::config::{CacheConfig, CachePolicy, SpdFallback};
 use crate::cache::{WriteCache, Writeback};
 use crate::ftl::AllocationScheme;
 use crate::nand::Geometry;
@@ -17,8 +17,9 @@ fn geometry(chips: u32, planes: u32) -> Geometry {
 }
 
 fn cache(policy: CachePolicy, geo: &Geometry, allocation: &str, pages: u32) -> WriteCache {
+    let config = CacheConfig { policy, ..CacheConfig::default() };
     let order = AllocationScheme::parse(allocation).expect("a scheme").placement_order();
-    WriteCache::new(pages, 0).with_die_lists(policy, geo, order)
+    WriteCache::new(pages, 0).with_die_lists(&config, geo, order)
 }
 
 fn evict(c: &mut WriteCache) -> Vec<(u32, Option<u32>)> {
@@ -173,4 +174,22 @@ fn die_gc_moves_go_in_groups_of_n_and_the_last_one_alone() {
     m.started(0, 1);
     m.read_live(0, 13, &mut g);
     assert_eq!(g, [13]);
+}
+
+/// Two dies of two planes, a buffer of 2 pages holding lpn 0 (die 0) and lpn 1 (die 1): no
+/// die holds two. With `stall` nothing leaves; with `pad` the die queue's first die with a
+/// page, die 0, writes lpn 0 to its plane 0 and a dummy page to its plane 1.
+#[test]
+fn spd_pads_a_partial_group_when_asked_and_stalls_otherwise() {
+    let geo = geometry(2, 2);
+    let mut stall = cache(CachePolicy::Spd, &geo, "CWD", 2);
+    let config = CacheConfig { policy: CachePolicy::Spd, spd_fallback: SpdFallback::Pad, ..CacheConfig::default() };
+    let order = AllocationScheme::parse("CWD").expect("a scheme").placement_order();
+    let mut pad = WriteCache::new(2, 0).with_die_lists(&config, &geo, order);
+    for c in [&mut stall, &mut pad] {
+        c.write(0, 0xffff);
+        c.write(1, 0xffff);
+    }
+    assert_eq!(evict(&mut stall), []);
+    assert_eq!(evict(&mut pad), [(0, Some(0)), (crate::nand::NONE, Some(1))]);
 }

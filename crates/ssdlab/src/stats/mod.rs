@@ -229,6 +229,8 @@ pub struct Stats {
     pub gc_map_pages_moved: u64,
     /// Dummy pages Die-GC programmed to keep a die's GC write points equal.
     pub gc_pad_pages: u64,
+    /// Dummy pages SPD's partial evictions programmed (`cache.spd_fallback = "pad"`).
+    pub cache_pad_pages: u64,
     /// User-data blocks a plane of an aligned die (`ftl.block_alignment = "die"`) opened at
     /// another index than its die's, for want of a block free on every plane.
     pub unaligned_block_opens: u64,
