@@ -23,7 +23,7 @@ use std::path::Path;
 mod report;
 
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use crate::cache::config::CachePolicy;
+use crate::cache::config::{CachePolicy, SpdFallback};
 use crate::error::Result;
 use crate::ftl::precondition::Pattern;
 use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit};
@@ -46,7 +46,8 @@ pub const TRACES: [(&str, &str); 5] = [
     ("msr/hm_0.sample1000.csv", "msr-hm0"),
 ];
 
-/// The five schemes of slide s.21, in the slides' order; Baseline-D is the reference.
+/// The five schemes of slide s.21, in the slides' order (Baseline-D is the reference), and a
+/// sensitivity row: SPD padding partial groups (`cache.spd_fallback = "pad"`) [I].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scheme {
     BaselineD,
@@ -54,9 +55,11 @@ pub enum Scheme {
     TwinBlk,
     ParaGc,
     Spd,
+    SpdPad,
 }
 
-pub const SCHEMES: [Scheme; 5] = [Scheme::BaselineD, Scheme::BaselineP, Scheme::TwinBlk, Scheme::ParaGc, Scheme::Spd];
+pub const SCHEMES: [Scheme; 6] =
+    [Scheme::BaselineD, Scheme::BaselineP, Scheme::TwinBlk, Scheme::ParaGc, Scheme::Spd, Scheme::SpdPad];
 
 impl Scheme {
     pub fn name(self) -> &'static str {
@@ -66,6 +69,7 @@ impl Scheme {
             Scheme::TwinBlk => "twinblk",
             Scheme::ParaGc => "paragc",
             Scheme::Spd => "spd",
+            Scheme::SpdPad => "spd-pad",
         }
     }
 
@@ -76,8 +80,11 @@ impl Scheme {
             Scheme::BaselineP => (CachePolicy::BaselineP, "CWDP", BlockAlignment::None, GcUnit::Plane),
             Scheme::TwinBlk => (CachePolicy::Lru, "CWD", BlockAlignment::Die, GcUnit::Twin),
             Scheme::ParaGc => (CachePolicy::Lru, "CWDP", BlockAlignment::None, GcUnit::Para),
-            Scheme::Spd => (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die),
+            Scheme::Spd | Scheme::SpdPad => (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die),
         };
+        if self == Scheme::SpdPad {
+            cfg.cache.spd_fallback = SpdFallback::Pad;
+        }
         cfg.cache.policy = policy;
         cfg.ftl.allocation = AllocationScheme::parse(allocation).expect("a valid scheme");
         cfg.ftl.block_alignment = alignment;
@@ -197,11 +204,13 @@ pub struct Row {
     pub erases: u64,
     pub gc_cost_s: f64,
     pub pad_pages: u64,
+    /// Dummy pages of SPD's padded evictions (`spd-pad`).
+    pub cache_pad_pages: u64,
     pub waf: f64,
     pub unaligned_opens: u64,
 }
 
-const CSV_HEADER: &str = "experiment,trace,scheme,planes,buffer_factor,buffer_pages,requests,write_us,read_us,plane_util_time,plane_util_busy,user_single,user_mixed,user_unaligned,user_aligned,gc_aligned,hit_ratio,gc_invocations,erases,gc_cost_s,pad_pages,waf,unaligned_block_opens";
+const CSV_HEADER: &str = "experiment,trace,scheme,planes,buffer_factor,buffer_pages,requests,write_us,read_us,plane_util_time,plane_util_busy,user_single,user_mixed,user_unaligned,user_aligned,gc_aligned,hit_ratio,gc_invocations,erases,gc_cost_s,pad_pages,waf,unaligned_block_opens,cache_pad_pages";
 
 impl Row {
     fn csv(&self) -> String {
@@ -224,7 +233,7 @@ impl Row {
         }
         let _ = write!(
             s,
-            "{:.4},{:.4},{},{},{:.6},{},{:.4},{}",
+            "{:.4},{:.4},{},{},{:.6},{},{:.4},{},{}",
             self.gc_aligned,
             self.hit_ratio,
             self.gc_invocations,
@@ -232,7 +241,8 @@ impl Row {
             self.gc_cost_s,
             self.pad_pages,
             self.waf,
-            self.unaligned_opens
+            self.unaligned_opens,
+            self.cache_pad_pages
         );
         s
     }
@@ -269,6 +279,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         erases: s.gc.erases,
         gc_cost_s: s.gc.cost_s,
         pad_pages: s.gc.pad_pages,
+        cache_pad_pages: s.cache.pad_pages,
         waf: s.gc.waf,
         unaligned_opens: s.ftl.unaligned_block_opens,
     }
