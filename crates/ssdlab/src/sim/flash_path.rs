@@ -5,9 +5,9 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::ftl::{GcUnit, MapIo, Stream, Waiter};
+use crate::ftl::{GcUnit, LivePage, MapIo, Stream, Waiter};
 use crate::hil::MrOp;
-use crate::nand::{FlashOp, Lpn, NONE};
+use crate::nand::{FlashOp, Lpn, Ppn, NONE};
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
@@ -507,22 +507,32 @@ impl Simulation {
             self.gc_pages = pages;
             return;
         };
+        self.gc_started();
+        if pages.is_empty() {
+            self.enqueue_erase(plane, victim);
+        }
+        self.enqueue_gc_moves(&pages, |_| plane);
+        self.gc_pages = pages;
+    }
+
+    /// A GC invocation started: count it (the first starts the free-block average).
+    fn gc_started(&mut self) {
         if self.stats.gc_invocations == 0 {
             self.stats.start_free_block_average(self.q.now());
         }
         self.stats.gc_invocations += 1;
-        if pages.is_empty() {
-            self.enqueue_erase(plane, victim);
-        }
-        let full = self.full_mask();
-        let op = self.ftl.gc_move_op();
-        for page in &pages {
-            // With read + program, the program is created when the read completes.
-            let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane, page.lpn, full) };
+    }
+
+    /// A move for each valid page of a victim, on the plane `plane_of` gives its page: its
+    /// read (or copyback); with read + program, the program is created when the read
+    /// completes.
+    fn enqueue_gc_moves(&mut self, pages: &[LivePage], plane_of: impl Fn(Ppn) -> u32) {
+        let (full, op) = (self.full_mask(), self.ftl.gc_move_op());
+        for page in pages {
+            let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane_of(page.ppn), page.lpn, full) };
             let tx = self.tsu.create(spec, self.q.now());
             self.enqueue(tx);
         }
-        self.gc_pages = pages;
     }
 
     /// Planes whose GC found no victim and have gained an invalid page since try again.
@@ -591,20 +601,12 @@ impl Simulation {
     fn start_die_gc(&mut self, plane: u32) {
         let mut pages = std::mem::take(&mut self.gc_pages);
         if let Some(die) = self.ftl.start_die_gc(plane, &mut pages) {
-            if self.stats.gc_invocations == 0 {
-                self.stats.start_free_block_average(self.q.now());
-            }
-            self.stats.gc_invocations += 1;
+            self.gc_started();
             if pages.is_empty() {
                 self.erase_die_set(die);
             }
-            let (full, op) = (self.full_mask(), self.ftl.gc_move_op());
-            for page in &pages {
-                let source = self.geo.plane_of(page.ppn);
-                let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, source, page.lpn, full) };
-                let tx = self.tsu.create(spec, self.q.now());
-                self.enqueue(tx);
-            }
+            let geo = self.geo.clone();
+            self.enqueue_gc_moves(&pages, |ppn| geo.plane_of(ppn));
         }
         self.gc_pages = pages;
     }

@@ -13,6 +13,7 @@ fn geometry(chips: u32, planes: u32) -> Geometry {
     cfg.nand.dies_per_chip = 1;
     cfg.nand.planes_per_die = planes;
     cfg.nand.blocks_per_plane = 8;
+    cfg.nand.pages_per_block = 4;
     Geometry::from_config(&cfg)
 }
 
@@ -135,14 +136,7 @@ fn rewritten_pages_return_to_their_die_list_and_trimmed_ones_leave() {
 fn die_gc_takes_the_closed_aligned_set_with_the_fewest_valid_pages() {
     use crate::ftl::Blocks;
     use crate::nand::NONE;
-    let mut cfg = crate::Config::default();
-    cfg.nand.channels = 1;
-    cfg.nand.chips_per_channel = 1;
-    cfg.nand.dies_per_chip = 1;
-    cfg.nand.planes_per_die = 2;
-    cfg.nand.blocks_per_plane = 8;
-    cfg.nand.pages_per_block = 4;
-    let geo = Geometry::from_config(&cfg);
+    let geo = geometry(1, 2);
     let mut b = Blocks::new(&geo, false);
     let pages = |valid: u32| -> Vec<u32> { (0..4).map(|i| if i < valid { i } else { NONE }).collect() };
     for (index, v0, v1) in [(0, 3, 0), (1, 1, 1), (2, 0, 4)] {
