@@ -86,6 +86,19 @@ impl Oracle {
         }
     }
 
+    /// The cache took the sectors of `lpn` it did not hold from flash page `ppn` (a Die-GC
+    /// move into the write buffer).
+    #[cold]
+    pub fn cache_filled(&mut self, lpn: Lpn, ppn: Ppn) {
+        let spp = self.spp;
+        let page = self.cached.entry(lpn).or_insert_with(|| vec![0; spp].into_boxed_slice());
+        for (s, v) in page.iter_mut().enumerate() {
+            if *v == 0 {
+                *v = self.flash[ppn as usize * spp + s];
+            }
+        }
+    }
+
     #[cold]
     pub fn cache_dropped(&mut self, lpn: Lpn) {
         self.cached.remove(&lpn);

@@ -137,6 +137,7 @@ impl Config {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
+        reject_two_cache_sizes(&table, text, file)?;
         let config: Config = if overrides.is_empty() {
             toml::from_str(text).map_err(|e| Error::toml(file, text, e))?
         } else {
@@ -179,7 +180,8 @@ impl Config {
         if self.ftl.mapping.defaults().is_some() {
             self.ftl.map_cache.resolve(file, self.ftl.mapping, self.nand.page_bytes)?;
         }
-        if self.cache.enabled && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
+        let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
+        if self.cache.enabled && sized_by_bytes && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
         }
         self.validate_cache_policy(file)?;
@@ -195,6 +197,15 @@ impl Config {
         use crate::ftl::{AllocationScheme, Level};
         let policy = self.cache.policy;
         let pad = self.cache.spd_fallback == SpdFallback::Pad;
+        let leftover_to_buffer = self.ftl.gc.die_leftover == crate::spd::die_gc::DieLeftover::Buffer;
+        if leftover_to_buffer && !(self.cache.enabled && policy == CachePolicy::Spd) {
+            return reject(
+                file,
+                "ftl.gc.die_leftover",
+                "buffer",
+                "puts moves into SPD's per-die buffer lists: set cache.enabled = true and cache.policy = \"spd\"",
+            );
+        }
         if pad && policy != CachePolicy::Spd {
             return reject(file, "cache.spd_fallback", "pad", "applies to cache.policy = \"spd\" only");
         }
@@ -221,7 +232,8 @@ impl Config {
         let geo = crate::nand::Geometry::from_config(self);
         let (n, dies) = (geo.planes_per_die as u64, (geo.chips() * geo.dies_per_chip) as u64);
         let pages = self.cache.capacity_bytes / self.nand.page_bytes as u64;
-        if policy == CachePolicy::Spd && !pad && pages <= (n - 1) * dies {
+        let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
+        if policy == CachePolicy::Spd && !pad && sized_by_bytes && pages <= (n - 1) * dies {
             let why = format!("holds {pages} pages; with cache.policy = \"spd\" it must hold more than (planes per die − 1) × dies = {} pages, or a cache full of dirty pages may have no die with {n} of them (or set cache.spd_fallback = \"pad\")", (n - 1) * dies);
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, &why);
         }
@@ -260,6 +272,25 @@ impl Config {
 /// Nanoseconds (as written in a config) to integer picoseconds.
 pub fn ns_to_ps(ns: f64) -> u64 {
     (ns * 1000.0).round() as u64
+}
+
+/// `cache.capacity_bytes` and a nonzero `cache.capacity_footprint_fraction` both size the
+/// cache: a config (with its overrides) that sets both is rejected rather than one ignored.
+fn reject_two_cache_sizes(table: &toml::Table, text: &str, file: &str) -> Result<()> {
+    let Some(cache) = table.get("cache").and_then(|c| c.as_table()) else { return Ok(()) };
+    let fraction =
+        cache.get("capacity_footprint_fraction").and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+    if cache.contains_key("capacity_bytes") && fraction.is_some_and(|f| f != 0.0) {
+        let key = "cache.capacity_footprint_fraction";
+        let line = crate::error::line_of_key(text, key);
+        return Err(Error::config(
+            file,
+            line,
+            key,
+            "cache.capacity_bytes and cache.capacity_footprint_fraction both size the cache: set one",
+        ));
+    }
+    Ok(())
 }
 
 /// Microseconds (as written in a config) to integer picoseconds.
@@ -312,6 +343,17 @@ mod tests {
                 assert_eq!(shown, *value, "{key}");
             }
         }
+    }
+
+    /// A cache sized twice is an error naming the line, from the file or from `--set`.
+    #[test]
+    fn a_cache_sized_both_ways_is_rejected() {
+        let text = "[cache]\nenabled = true\ncapacity_bytes = 65536\ncapacity_footprint_fraction = 0.001\n";
+        let err = Config::from_toml_str(text, "c.toml", &[]).expect_err("two sizes").to_string();
+        assert!(err.contains("c.toml:4") && err.contains("set one"), "{err}");
+        let set = ["cache.capacity_footprint_fraction=0.01".to_string()];
+        assert!(Config::from_toml_str("[cache]\ncapacity_bytes = 65536\n", "c.toml", &set).is_err());
+        assert!(Config::from_toml_str("[cache]\ncapacity_footprint_fraction = 0.01\n", "c.toml", &[]).is_ok());
     }
 
     #[test]

@@ -250,6 +250,9 @@ pub struct GcReport {
     pub erase_commands: u64,
     /// Dummy pages Die-GC programmed so a die's GC write points stay equal (not in `waf`).
     pub pad_pages: u64,
+    /// Die-GC moves put into the write buffer (`ftl.gc.die_leftover = "buffer"`); their
+    /// programs, when the buffer writes them back, count as GC pages programmed and moved.
+    pub buffered_moves: u64,
     /// (user + GC pages programmed) / user pages programmed.
     pub waf: f64,
     /// (physical pages that can hold data − logical pages) / those pages: Desnoyers' S_f.
@@ -265,6 +268,9 @@ pub struct GcReport {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheReport {
+    /// Pages the cache holds (`cache.capacity_bytes`, or `cache.capacity_footprint_fraction`
+    /// of the workload's footprint).
+    pub capacity_pages: u64,
     pub read_hits: u64,
     pub read_misses: u64,
     /// Writes stored in the cache (page-level memory requests).
@@ -409,6 +415,7 @@ impl GcReport {
             erases: s.erases,
             erase_commands: s.erase_commands,
             pad_pages: s.gc_pad_pages,
+            buffered_moves: s.gc_buffered_moves,
             waf: if s.user_pages_programmed == 0 {
                 0.0
             } else {
@@ -427,6 +434,7 @@ impl CacheReport {
         let hits = s.cache_read_hits + s.cache_write_hits;
         let accesses = s.cache_read_hits + s.cache_read_misses + s.cache_writes;
         CacheReport {
+            capacity_pages: s.cache_capacity_pages,
             read_hits: s.cache_read_hits,
             read_misses: s.cache_read_misses,
             writes: s.cache_writes,

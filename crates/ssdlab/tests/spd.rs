@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::preset;
+use common::{preset, trace_file, trace_workload};
 use ssdlab::cache::config::CachePolicy;
 use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit};
 use ssdlab::host::{Address, FlowSpec, WorkloadSpec};
@@ -133,6 +133,42 @@ fn die_gc_erases_whole_aligned_sets_with_one_command() {
         assert!(cases[3] > 100, "{who}: {cases:?}");
     }
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+}
+
+/// `ftl.gc.die_leftover = "buffer"` on the run above: a Die-GC's last group is partial
+/// only when an odd number of its pages is live (N = 2), so each invocation leaves at most
+/// one page, which goes into the die's buffer list instead of beside a dummy page (a page
+/// whose write-back is in flight still goes the padded way): buffered moves + GC pads ≤
+/// invocations, and buffered moves > 0. The buffer writes those pages in two-plane
+/// Die-Writes with host pages, so every program is still aligned; each set is still erased
+/// with one command; the moved data survives `--check`; and a buffered page's program
+/// counts as a GC program.
+#[test]
+fn die_gc_leftovers_go_through_the_buffer_lists() {
+    let mut cfg = drive(CachePolicy::Spd, "CWD");
+    cfg.nand.blocks_per_plane = 16;
+    cfg.ftl.overprovisioning_ratio = 0.3;
+    cfg.ftl.gc.unit = GcUnit::Die;
+    cfg.ftl.gc.die_leftover = ssdlab::spd::die_gc::DieLeftover::Buffer;
+    let mut wl = writes();
+    wl.flows[0].requests = 20_000;
+    cfg.validate("test").expect("valid test config");
+    let opts = RunOptions { check: true, ..RunOptions::default() };
+    let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
+    let s = &o.stats;
+    assert!(s.gc_invocations > 100, "{}", s.gc_invocations);
+    assert!(s.gc_buffered_moves > 0);
+    assert!(s.gc_buffered_moves + s.gc_pad_pages <= s.gc_invocations, "{} {}", s.gc_buffered_moves, s.gc_pad_pages);
+    assert_eq!(s.erases, 2 * s.erase_commands);
+    for (who, cases) in [("user", s.write_cases.user), ("gc", s.write_cases.gc)] {
+        assert_eq!(cases[0] + cases[1] + cases[2], 0, "{who}: {cases:?}");
+    }
+    assert_eq!(s.gc_pages_moved, s.gc_pages_programmed, "no translation pages here");
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+    // The key is Die-GC's and the buffer lists' only.
+    cfg.cache.policy = CachePolicy::Lru;
+    let err = cfg.validate("t.toml").expect_err("needs spd").to_string();
+    assert!(err.contains("ftl.gc.die_leftover"), "{err}");
 }
 
 /// Die-GC needs aligned blocks, and moves that may change plane.
@@ -267,4 +303,86 @@ fn spd_pads_partial_groups_below_the_floor() {
     cfg.ftl.allocation = AllocationScheme::parse("CWDP").expect("a scheme");
     let err = cfg.validate("t.toml").expect_err("pad is SPD's").to_string();
     assert!(err.contains("cache.spd_fallback"), "{err}");
+}
+
+/// `cache.slot_release` worked by hand on one die of two planes with SPD and a 2-page cache,
+/// four sequential one-page writes, two outstanding. Writes 0 and 1 fill the cache at DRAM
+/// speed; writes 2 and 3 then arrive together and the first of them evicts pages 0 and 1 as
+/// one two-plane program (t_PROG = 750 µs).
+/// - `programmed`: the slots free when that program ends, so both wait for it: two writes
+///   take at least 750 µs.
+/// - `evicted` (SSDsim): the slots free at once; the evicting write completes with the
+///   program, the other finds a free slot and completes at DRAM speed: one write does.
+#[test]
+fn slot_release_decides_whether_a_second_write_waits_for_the_eviction() {
+    use ssdlab::cache::config::SlotRelease;
+    let mut cfg = drive(CachePolicy::Spd, "CWD");
+    (cfg.nand.channels, cfg.nand.chips_per_channel) = (1, 1);
+    cfg.cache.capacity_bytes = 2 * 8192;
+    let flow = FlowSpec {
+        name: "w".into(),
+        read_ratio: 0.0,
+        address: Address::Sequential,
+        request_bytes_choices: vec![(8192, 1.0)],
+        align_bytes: 8192,
+        queue_depth: Some(2),
+        requests: 4,
+        ..FlowSpec::default()
+    };
+    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition: None, flows: vec![flow] };
+    let waited = |release: SlotRelease| {
+        let mut cfg = cfg.clone();
+        cfg.cache.slot_release = release;
+        cfg.validate("test").expect("valid");
+        let opts = RunOptions { check: true, ..RunOptions::default() };
+        let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
+        assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+        assert_eq!(o.stats.write.count(), 4);
+        o.stats.write.hist.count_between(750_000, u64::MAX)
+    };
+    assert_eq!(waited(SlotRelease::Programmed), 2);
+    assert_eq!(waited(SlotRelease::Evicted), 1);
+    // Eager destaging evicts with no write to wait for it.
+    let mut lru = preset("mqsim-default.toml");
+    lru.cache.enabled = true;
+    lru.cache.destage = ssdlab::cache::config::Destage::Eager;
+    lru.cache.slot_release = SlotRelease::Evicted;
+    let err = lru.validate("t.toml").expect_err("evicted needs when_full").to_string();
+    assert!(err.contains("cache.slot_release = \"evicted\"") && err.contains("when_full"), "{err}");
+}
+
+/// `cache.capacity_footprint_fraction`, worked by hand on the drive of [`drive`] (4 dies of
+/// 2 planes: floor (2 − 1) × 4 + 1 = 5 pages; 16 sectors a page). The trace writes pages
+/// 0..40 one at a time, then 0..40 again as 8 KiB writes starting half a page in (each
+/// covering pages p and p + 1, so page 40 is new), then reads 0..10: 41 distinct pages.
+/// Half of them is 20.5 → 20 pages; a tenth is 4.1 → 4, below the floor, so 5.
+#[test]
+fn a_footprint_fraction_sizes_the_buffer_from_the_pages_the_trace_touches() {
+    use ssdlab::host::Replay;
+    let mut lines = Vec::new();
+    for p in 0..40u64 {
+        lines.push((p * 1000, p * 16, 16, false));
+    }
+    for p in 0..40u64 {
+        lines.push((50_000 + p * 1000, p * 16 + 8, 16, false));
+    }
+    for p in 0..10u64 {
+        lines.push((100_000 + p * 1000, p * 16, 16, true));
+    }
+    let wl = trace_workload(trace_file("footprint", &lines), Replay::ClosedLoop, 4);
+    let pages = |fraction: f64| {
+        let mut cfg = drive(CachePolicy::Spd, "CWD");
+        cfg.cache.capacity_bytes = 0;
+        cfg.cache.capacity_footprint_fraction = fraction;
+        cfg.validate("test").expect("the fraction replaces capacity_bytes");
+        let o = ssdlab::run_outcome(&cfg, &wl, None, &RunOptions::default()).expect("run succeeds");
+        assert_eq!(o.stats.completed, 90);
+        o.stats.cache_capacity_pages
+    };
+    assert_eq!(pages(0.5), 20);
+    assert_eq!(pages(0.1), 5);
+    let mut bad = drive(CachePolicy::Spd, "CWD");
+    bad.cache.capacity_footprint_fraction = 1.5;
+    let err = bad.validate("t.toml").expect_err("a fraction").to_string();
+    assert!(err.contains("cache.capacity_footprint_fraction"), "{err}");
 }

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{require_nonzero, require_range, require_times};
+use crate::config::{reject, require_nonzero, require_range, require_times};
 use crate::error::Result;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -15,6 +15,10 @@ use crate::error::Result;
 pub struct CacheConfig {
     pub enabled: bool,
     pub capacity_bytes: u64,
+    /// When > 0: the capacity is this fraction of the workload's footprint (whole pages,
+    /// rounded down, at least [`CacheConfig::footprint_floor`]) and `capacity_bytes` is not
+    /// used.
+    pub capacity_footprint_fraction: f64,
     /// fixed | ddr: how DRAM access time is modelled (`dram.rs`).
     pub dram_model: DramModel,
     /// `fixed`: DRAM time to serve one page from the cache.
@@ -29,6 +33,22 @@ pub struct CacheConfig {
     pub policy: CachePolicy,
     /// stall | pad: SPD when no die holds N dirty pages.
     pub spd_fallback: SpdFallback,
+    /// programmed | evicted: when a written-back page's slot takes new data.
+    pub slot_release: SlotRelease,
+}
+
+/// When the slot of a page being written back may take new data (`cache.slot_release`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SlotRelease {
+    /// When its program ends: until then the page counts against the capacity, and a write
+    /// that finds the cache full waits for a write-back to end. The page then stays, clean.
+    #[default]
+    Programmed,
+    /// When it is evicted, as SSDsim's buffer does: the slot takes the write that evicted at
+    /// once, and that write completes only when the pages it evicted are programmed. An
+    /// evicted page stays readable until its program ends, then leaves the cache.
+    Evicted,
 }
 
 /// What SPD's eviction does when no die list holds N pages (`cache.spd_fallback`;
@@ -149,6 +169,7 @@ impl Default for CacheConfig {
         CacheConfig {
             enabled: false,
             capacity_bytes: 256 << 20,
+            capacity_footprint_fraction: 0.0,
             dram_model: DramModel::Fixed,
             dram_access_ns: 0.0,
             ddr: DdrConfig::default(),
@@ -156,6 +177,7 @@ impl Default for CacheConfig {
             max_destaging_pages: 256,
             policy: CachePolicy::Lru,
             spd_fallback: SpdFallback::Stall,
+            slot_release: SlotRelease::Programmed,
         }
     }
 }
@@ -166,6 +188,54 @@ impl CacheConfig {
     pub fn validate(&self, file: &str) -> Result<()> {
         require_times(file, &[("cache.dram_access_ns", self.dram_access_ns)])?;
         require_nonzero(file, &[("cache.max_destaging_pages", self.max_destaging_pages)])?;
+        let f = self.capacity_footprint_fraction;
+        if !(0.0..=1.0).contains(&f) {
+            return reject(
+                file,
+                "cache.capacity_footprint_fraction",
+                f,
+                "must be a fraction in [0, 1] (0: use cache.capacity_bytes)",
+            );
+        }
+        if self.slot_release == SlotRelease::Evicted && self.destage == Destage::Eager {
+            let why = "makes the write that evicts wait for the pages it evicted, and eager destaging evicts without such a write: use cache.destage = \"when_full\"";
+            return reject(file, "cache.slot_release", "evicted", why);
+        }
         self.ddr.validate(file)
+    }
+}
+
+impl CacheConfig {
+    /// The least a footprint-sized cache holds [I]: SPD's floor of (planes per die − 1) ×
+    /// dies plus one pages (TECHNIQUES.md §11.3 item 3), whatever the policy, so that schemes
+    /// compared at one fraction get one size.
+    pub fn footprint_floor(planes_per_die: u32, dies: u32) -> u64 {
+        (planes_per_die as u64 - 1) * dies as u64 + 1
+    }
+
+    /// Pages a cache of `capacity_footprint_fraction` holds for a workload touching
+    /// `footprint` pages: the fraction, rounded down (TECHNIQUES.md §11.1 item 4), at least
+    /// `floor` pages.
+    pub fn footprint_pages(&self, footprint: u64, floor: u64) -> u64 {
+        ((footprint as f64 * self.capacity_footprint_fraction).floor() as u64).max(floor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 8 dies of 2 planes: the floor is (2 − 1) × 8 + 1 = 9 pages. 4,500 pages of footprint
+    /// give 4.5 → 4 pages at 1/1000 (the floor wins) and 18 at 4/1000; 4 planes raise the
+    /// floor to 3 × 8 + 1 = 25.
+    #[test]
+    fn a_footprint_sized_cache_is_the_fraction_rounded_down_but_never_below_the_floor() {
+        let floor = CacheConfig::footprint_floor(2, 8);
+        assert_eq!(floor, 9);
+        let at = |f: f64| CacheConfig { capacity_footprint_fraction: f, ..CacheConfig::default() };
+        assert_eq!(at(0.001).footprint_pages(4500, floor), 9);
+        assert_eq!(at(0.004).footprint_pages(4500, floor), 18);
+        assert_eq!(at(0.0041).footprint_pages(4500, floor), 18, "18.45 rounds down");
+        assert_eq!(at(0.001).footprint_pages(4500, CacheConfig::footprint_floor(4, 8)), 25);
     }
 }

@@ -13,6 +13,10 @@
 //! as they are written, least recently used first, with at most `cache.max_destaging_pages`
 //! in flight; `should_destage` tells the caller when to start the next.
 //!
+//! With `cache.slot_release = "evicted"` (SSDsim's buffer) a page's slot is free as soon as
+//! its write-back starts: the page stays readable, outside the capacity, until its program
+//! ends and then leaves; the caller makes the write that evicted wait for that program.
+//!
 //! With `cache.policy` other than `lru`, dirty pages also sit in per-die lists and a
 //! write-back takes a group of them: SPD's Die-Write or its baselines' evictions
 //! ([`crate::spd`]).
@@ -22,7 +26,7 @@ pub mod dram;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use config::{CacheConfig, CachePolicy, Destage, SpdFallback};
+use config::{CacheConfig, CachePolicy, Destage, SlotRelease, SpdFallback};
 use dram::Dram;
 
 use rustc_hash::FxHashMap;
@@ -44,6 +48,13 @@ struct Entry {
     trim_gen: u32,
     /// Trimmed while a write-back was in flight: readable as nothing, dropped after it.
     trimmed: bool,
+    /// Being written back and holding nothing newer, with `slot_release = "evicted"`: its
+    /// slot is free; the entry leaves when the write-back ends.
+    released: bool,
+    /// Its dirty data came from a Die-GC move, not from the host.
+    gc_data: bool,
+    /// The write-back in flight carries only a Die-GC move's data.
+    flushing_gc: bool,
     prev: u32,
     next: u32,
 }
@@ -168,6 +179,23 @@ pub struct WriteCache {
     eager_limit: Option<u32>,
     /// Per-die lists (`cache.policy` other than `lru`).
     dies: Option<Dies>,
+    /// Whether a write-back frees its slot when it starts (`slot_release = "evicted"`).
+    release_at_eviction: bool,
+    /// Entries whose slot is released: they do not count against the capacity.
+    released: u32,
+    /// With release at eviction: per write (memory request) that evicted, what it waits for.
+    evicting: FxHashMap<u32, Eviction>,
+    /// Per page written back for such a write: that write.
+    evicted_for: FxHashMap<Lpn, u32>,
+}
+
+/// A write that evicted pages (release at eviction): it completes when its own data is
+/// stored and every page it evicted is programmed, as SSDsim's request waits for the
+/// sub-requests its insertion created.
+#[derive(Debug, Default)]
+struct Eviction {
+    programs_left: u32,
+    stored: bool,
 }
 
 impl WriteCache {
@@ -189,6 +217,10 @@ impl WriteCache {
             dram: Dram::fixed(access_ps),
             eager_limit: None,
             dies: None,
+            release_at_eviction: false,
+            released: 0,
+            evicting: FxHashMap::default(),
+            evicted_for: FxHashMap::default(),
         }
     }
 
@@ -221,7 +253,30 @@ impl WriteCache {
         if cache.destage == Destage::Eager {
             c.eager_limit = Some(cache.max_destaging_pages);
         }
+        c.release_at_eviction = cache.slot_release == SlotRelease::Evicted;
         c
+    }
+
+    /// A cache that frees a page's slot when its write-back starts (SSDsim's buffer).
+    pub fn releasing_at_eviction(mut self) -> WriteCache {
+        self.release_at_eviction = true;
+        self
+    }
+
+    /// Whether a write-back frees its slot when it starts: the write that made it waits for
+    /// it elsewhere (the caller), not here.
+    pub fn releases_at_eviction(&self) -> bool {
+        self.release_at_eviction
+    }
+
+    /// Slots taken: every cached page but those whose slot a write-back released.
+    fn occupied(&self) -> u32 {
+        self.index.len() as u32 - self.released
+    }
+
+    /// The oldest write waiting for room: its memory request.
+    pub fn first_waiting(&self) -> Option<u32> {
+        self.waiting.front().map(|w| w.mr)
     }
 
     /// With eager destaging: whether a dirty page not yet on its way to flash should start
@@ -350,6 +405,14 @@ impl WriteCache {
     /// Write `mask` sectors of `lpn` into the cache.
     pub fn write(&mut self, lpn: Lpn, mask: u64) -> WriteOutcome {
         if let Some(&s) = self.index.get(&lpn) {
+            if self.entries[s as usize].released {
+                // Its slot went with the write-back: new data needs a slot again.
+                if self.occupied() >= self.capacity && !self.drop_lru_clean() {
+                    return WriteOutcome::Full;
+                }
+                self.entries[s as usize].released = false;
+                self.released -= 1;
+            }
             let e = &mut self.entries[s as usize];
             if e.trimmed {
                 // Trimmed while being written back: the old sectors are gone.
@@ -357,6 +420,7 @@ impl WriteCache {
                 e.mask = 0;
             }
             e.mask |= mask;
+            e.gc_data = false;
             if e.flushing {
                 e.redirtied = true;
             }
@@ -371,9 +435,15 @@ impl WriteCache {
             self.touch(s);
             return WriteOutcome::Absorbed;
         }
-        if self.index.len() as u32 >= self.capacity && !self.drop_lru_clean() {
+        if self.occupied() >= self.capacity && !self.drop_lru_clean() {
             return WriteOutcome::Full;
         }
+        self.insert(lpn, mask);
+        WriteOutcome::Inserted
+    }
+
+    /// A new dirty entry for `lpn`, most recently used, listed in its die.
+    fn insert(&mut self, lpn: Lpn, mask: u64) {
         let entry = Entry {
             lpn,
             mask,
@@ -382,6 +452,9 @@ impl WriteCache {
             redirtied: false,
             trim_gen: 0,
             trimmed: false,
+            released: false,
+            gc_data: false,
+            flushing_gc: false,
             prev: NONE,
             next: NONE,
         };
@@ -402,7 +475,39 @@ impl WriteCache {
             d.used(s, false);
         }
         self.list_dirty(s);
-        WriteOutcome::Inserted
+    }
+
+    /// Whether a write-back of `lpn` is in flight.
+    pub fn writing_back(&self, lpn: Lpn) -> bool {
+        self.index.get(&lpn).is_some_and(|&s| self.entries[s as usize].flushing)
+    }
+
+    /// Die-GC's leftover move of `lpn` (`ftl.gc.die_leftover = "buffer"`): the whole page
+    /// (`full`) becomes dirty here, in its die's list — a new entry even when the cache is
+    /// full (at most N − 1 per Die-GC), an entry already cached keeping its place in the
+    /// recency order [I]. Not for a page being written back (see [`Self::writing_back`]).
+    pub fn gc_insert(&mut self, lpn: Lpn, full: u64) {
+        let Some(&s) = self.index.get(&lpn) else {
+            self.insert(lpn, full);
+            let s = self.index[&lpn];
+            self.entries[s as usize].gc_data = true;
+            return;
+        };
+        let e = &mut self.entries[s as usize];
+        assert!(!e.flushing, "a Die-GC move into the cache of lpn {lpn}, which is being written back");
+        e.mask = full;
+        if !e.dirty {
+            e.dirty = true;
+            e.gc_data = true;
+            self.dirty_pages += 1;
+            self.list_dirty(s);
+        }
+    }
+
+    /// Whether the write-back of `lpn` in flight carries only a Die-GC move's data (a GC
+    /// program, not a host one).
+    pub fn writeback_is_gc(&self, lpn: Lpn) -> bool {
+        self.index.get(&lpn).is_some_and(|&s| self.entries[s as usize].flushing_gc)
     }
 
     /// Drop the least recently used clean page, if any. Every page being written back is
@@ -464,6 +569,28 @@ impl WriteCache {
         self.dies.as_mut().expect("die lists").group = group;
     }
 
+    /// With release at eviction, the pages just taken in `out` were evicted for the oldest
+    /// waiting write: it will wait for their programs.
+    pub fn charge_eviction(&mut self, out: &[Writeback]) {
+        let Some(mr) = self.first_waiting().filter(|_| self.release_at_eviction) else { return };
+        for wb in out.iter().filter(|wb| !wb.is_pad()) {
+            self.evicted_for.insert(wb.lpn, mr);
+            self.evicting.entry(mr).or_default().programs_left += 1;
+        }
+    }
+
+    /// A write's data is stored (memory request `mr`): whether it is done, or still waits
+    /// for pages it evicted to be programmed.
+    pub fn write_stored(&mut self, mr: u32) -> bool {
+        match self.evicting.get_mut(&mr) {
+            Some(e) => {
+                e.stored = true;
+                false
+            }
+            None => true,
+        }
+    }
+
     /// The least recently used dirty page not yet being written back.
     fn lru_dirty(&self) -> Option<u32> {
         let mut s = self.tail;
@@ -483,6 +610,11 @@ impl WriteCache {
         debug_assert!(e.dirty && !e.flushing);
         e.flushing = true;
         e.redirtied = false;
+        e.flushing_gc = std::mem::take(&mut e.gc_data);
+        if self.release_at_eviction {
+            e.released = true;
+            self.released += 1;
+        }
         self.flushing_pages += 1;
         Writeback { lpn: e.lpn, mask: e.mask, trim_gen: e.trim_gen, plane }
     }
@@ -492,14 +624,33 @@ impl WriteCache {
         self.index.get(&lpn).is_some_and(|&s| self.entries[s as usize].trim_gen == gen)
     }
 
-    /// The write-back of `lpn` reached flash.
-    pub fn writeback_done(&mut self, lpn: Lpn) {
+    /// The write-back of `lpn` reached flash: the write it was evicted for, if that write
+    /// is now done (release at eviction).
+    pub fn writeback_done(&mut self, lpn: Lpn) -> Option<u32> {
+        self.settle(lpn);
+        let mr = self.evicted_for.remove(&lpn)?;
+        let e = self.evicting.get_mut(&mr).expect("an eviction's write");
+        e.programs_left -= 1;
+        if e.programs_left > 0 || !e.stored {
+            return None;
+        }
+        self.evicting.remove(&mr);
+        Some(mr)
+    }
+
+    /// The page's entry once its write-back ended: gone (evicted, or trimmed meanwhile),
+    /// clean, or dirty again (written meanwhile).
+    fn settle(&mut self, lpn: Lpn) {
         let s = *self.index.get(&lpn).expect("write-back of a page not in the cache");
         let e = &mut self.entries[s as usize];
         assert!(e.flushing, "write-back finished for lpn {lpn} that was not being written back");
         e.flushing = false;
         self.flushing_pages -= 1;
-        if e.trimmed {
+        if e.released || e.trimmed {
+            if e.released {
+                e.released = false;
+                self.released -= 1;
+            }
             self.dirty_pages -= 1;
             self.remove(s);
         } else if !e.redirtied {
@@ -533,6 +684,11 @@ impl WriteCache {
             if e.flushing {
                 e.trimmed = true;
                 e.redirtied = false;
+                if self.release_at_eviction && !e.released {
+                    // Its newer data is gone: only the write-back's copy is left.
+                    e.released = true;
+                    self.released += 1;
+                }
                 return;
             }
             if e.dirty {
@@ -612,6 +768,35 @@ mod tests {
         assert_eq!(c.write(3, 1), WriteOutcome::Inserted, "clean page 1 is dropped for 3");
         assert_eq!(c.cached_mask(1), 0);
         assert_eq!(c.dirty_pages, 2);
+    }
+
+    /// SSDsim's buffer: the evicted page's slot takes the write at once; the page stays
+    /// readable until its program ends, then leaves; the write that evicted is done when
+    /// both its data is stored and the evicted page is programmed.
+    #[test]
+    fn release_at_eviction_frees_the_slot_when_the_write_back_starts() {
+        let mut c = WriteCache::new(2, 0).releasing_at_eviction();
+        c.write(1, 0xff);
+        c.write(2, 0xff);
+        assert_eq!(c.offer(7, 3, 0xff), Offer::Waits);
+        let mut out = Vec::new();
+        c.start_writeback(&mut out);
+        c.charge_eviction(&out);
+        assert_eq!(out.iter().map(|w| w.lpn).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(c.admit_waiting(), Some((7, WriteOutcome::Inserted)), "the slot of page 1 is free");
+        assert!(c.read(1, 0xff), "an evicted page is readable until programmed");
+        assert!(!c.write_stored(7), "write 7 waits for page 1's program");
+        assert_eq!(c.offer(8, 4, 0xff), Offer::Waits, "pages 2 and 3 fill the cache");
+        assert_eq!(c.writeback_done(1), Some(7));
+        assert_eq!(c.cached_mask(1), 0, "programmed, page 1 left the cache");
+        assert_eq!((c.len(), c.dirty_pages, c.flushing_pages), (2, 2, 0));
+        // A write of a page whose write-back is in flight needs a slot again.
+        c.start_writeback(&mut out);
+        c.charge_eviction(&out);
+        assert_eq!(out[0].lpn, 2);
+        assert_eq!(c.admit_waiting(), Some((8, WriteOutcome::Inserted)));
+        assert_eq!(c.write(2, 0x01), WriteOutcome::Full, "3 and 4 hold both slots");
+        assert!(c.write_stored(9), "a write that evicted nothing is done when stored");
     }
 
     #[test]

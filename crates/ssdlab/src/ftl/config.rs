@@ -13,6 +13,7 @@ pub use super::mapping::demand::config::MapCacheConfig;
 use super::{AllocationScheme, BlockAlignment, GcUnit, MappingKind, UnwrittenRead, VictimPolicy};
 use crate::config::{reject, require_at_most, require_nonzero, require_times};
 use crate::error::Result;
+use crate::spd::die_gc::DieLeftover;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -55,6 +56,8 @@ pub struct GcConfig {
     pub d: u32,
     /// plane | die: what one GC collects (die: SPD's Die-GC over an aligned block set).
     pub unit: GcUnit,
+    /// pad | buffer: where Die-GC's last partial group of moves goes.
+    pub die_leftover: DieLeftover,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -111,6 +114,7 @@ impl Default for GcConfig {
             hard_threshold: 0.005,
             background_threshold: 0.0,
             unit: GcUnit::Plane,
+            die_leftover: DieLeftover::Pad,
             copyback: false,
             d: 4,
         }
@@ -163,6 +167,9 @@ impl FtlConfig {
     /// copyback cannot.
     fn validate_die_gc(&self, file: &str) -> Result<()> {
         let unit = self.gc.unit;
+        if self.gc.die_leftover == DieLeftover::Buffer && unit != GcUnit::Die {
+            return reject(file, "ftl.gc.die_leftover", "buffer", "applies to ftl.gc.unit = \"die\" only");
+        }
         if !unit.aligned_set() {
             return Ok(());
         }

@@ -30,6 +30,7 @@ use crate::check::Oracle;
 use crate::config::Config;
 use crate::engine::Ps;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
+use crate::spd::die_gc::DieLeftover;
 use crate::tsu::builder::FtlView;
 use alloc::Allocator;
 pub use alloc::{static_plane, AllocationScheme, Level};
@@ -99,6 +100,8 @@ pub struct Ftl {
     waiters: Vec<Waiter>,
     /// A map cache, or firmware time for lookups: reads ask [`Ftl::translate`].
     translates: bool,
+    /// Where Die-GC's last partial group of moves goes (`ftl.gc.die_leftover`).
+    die_leftover: DieLeftover,
 }
 
 impl Ftl {
@@ -114,6 +117,7 @@ impl Ftl {
         let firmware = Firmware::new(config);
         let times_map_work = firmware.times_map_work();
         Ftl {
+            die_leftover: f.gc.die_leftover,
             map: PageMap::new(logical + tps),
             logical_pages: logical,
             demand,
@@ -435,6 +439,20 @@ impl Ftl {
     }
 
     /// TRIM: forget `lpn`.
+    /// Die-GC moved `lpn`'s page at `ppn` into the write buffer: that copy is invalid and
+    /// `lpn` is unmapped until the buffer writes it back (reads are served from the buffer).
+    pub fn move_to_buffer(&mut self, lpn: Lpn, ppn: Ppn) {
+        assert_eq!(self.map.get(lpn), ppn, "a Die-GC move into the buffer of lpn {lpn} not mapped to {ppn}");
+        self.blocks.invalidate(ppn);
+        self.gc.invalidated(self.geo.plane_of(ppn));
+        self.map.clear(lpn);
+    }
+
+    /// Where Die-GC's last partial group of moves goes.
+    pub fn die_leftover(&self) -> DieLeftover {
+        self.die_leftover
+    }
+
     pub fn trim(&mut self, lpn: Lpn, now: Ps) {
         let old = self.map.get(lpn);
         if old != NONE {

@@ -218,6 +218,28 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
     Ok(flows)
 }
 
+/// Logical pages (of `sectors_per_page` sectors, on a drive of `logical_pages`) the flows may
+/// touch: each distinct page a trace's requests cover, every page of a synthetic flow's
+/// address range.
+pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64) -> u64 {
+    let mut seen = vec![0u64; logical_pages.div_ceil(64) as usize];
+    let mut mark = |first_sector: u64, sectors: u64| {
+        if sectors == 0 {
+            return;
+        }
+        for p in first_sector / sectors_per_page..=(first_sector + sectors - 1) / sectors_per_page {
+            seen[(p / 64) as usize] |= 1 << (p % 64);
+        }
+    };
+    for f in flows {
+        match &f.source {
+            Source::Trace { requests, .. } => requests.iter().for_each(|r| mark(r.lba, r.sectors as u64)),
+            Source::Synthetic(s) => mark(s.start_sector, s.span_sectors),
+        }
+    }
+    seen.iter().map(|w| w.count_ones() as u64).sum()
+}
+
 /// A trace flow's requests: the trace read, converted to sectors of the drive.
 fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
     let path = f.path.as_ref().expect("validated: a trace flow has a path");

@@ -11,24 +11,26 @@
 //!
 //! Traces ([`TRACES`]) are replayed at their timestamps [I] (the slides' simulator replays
 //! traces), addresses past the drive wrapped. The buffer is 1/1000 of the trace's footprint
-//! (distinct pages it touches) [S], but never below (N − 1) × dies + 1 pages, SPD's floor
-//! (§11.3 item 3), for every scheme alike [I]: the shipped excerpts' footprints are small.
+//! (distinct pages it touches) [S] — `cache.capacity_footprint_fraction` —, but never below
+//! (N − 1) × dies + 1 pages, SPD's floor (§11.3 item 3), for every scheme alike [I]: the
+//! shipped excerpts' footprints are small. Evicted pages free their buffer slots at once, as
+//! in SSDsim (`cache.slot_release = "evicted"`, the preset's); the `-held` experiments repeat
+//! the main two with ssdlab's default, slots held until programmed.
 //!
 //! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
 mod report;
 
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use crate::cache::config::{CachePolicy, SpdFallback};
+use crate::cache::config::{CachePolicy, SlotRelease, SpdFallback};
 use crate::error::Result;
 use crate::ftl::precondition::Pattern;
 use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit};
 use crate::host::{AddressMode, PreconditionSpec, Replay};
-use crate::nand::Geometry;
+use crate::spd::die_gc::DieLeftover;
 use crate::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/spd.toml");
@@ -46,8 +48,10 @@ pub const TRACES: [(&str, &str); 5] = [
     ("msr/hm_0.sample1000.csv", "msr-hm0"),
 ];
 
-/// The five schemes of slide s.21, in the slides' order (Baseline-D is the reference), and a
-/// sensitivity row: SPD padding partial groups (`cache.spd_fallback = "pad"`) [I].
+/// The five schemes of slide s.21, in the slides' order (Baseline-D is the reference), and
+/// two sensitivity rows [I]: SPD padding partial evictions (`cache.spd_fallback = "pad"`),
+/// and SPD padding Die-GC's last partial group instead of buffering it
+/// (`ftl.gc.die_leftover = "pad"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scheme {
     BaselineD,
@@ -56,10 +60,18 @@ pub enum Scheme {
     ParaGc,
     Spd,
     SpdPad,
+    SpdGcPad,
 }
 
-pub const SCHEMES: [Scheme; 6] =
-    [Scheme::BaselineD, Scheme::BaselineP, Scheme::TwinBlk, Scheme::ParaGc, Scheme::Spd, Scheme::SpdPad];
+pub const SCHEMES: [Scheme; 7] = [
+    Scheme::BaselineD,
+    Scheme::BaselineP,
+    Scheme::TwinBlk,
+    Scheme::ParaGc,
+    Scheme::Spd,
+    Scheme::SpdPad,
+    Scheme::SpdGcPad,
+];
 
 impl Scheme {
     pub fn name(self) -> &'static str {
@@ -70,6 +82,7 @@ impl Scheme {
             Scheme::ParaGc => "paragc",
             Scheme::Spd => "spd",
             Scheme::SpdPad => "spd-pad",
+            Scheme::SpdGcPad => "spd-gcpad",
         }
     }
 
@@ -80,10 +93,15 @@ impl Scheme {
             Scheme::BaselineP => (CachePolicy::BaselineP, "CWDP", BlockAlignment::None, GcUnit::Plane),
             Scheme::TwinBlk => (CachePolicy::Lru, "CWD", BlockAlignment::Die, GcUnit::Twin),
             Scheme::ParaGc => (CachePolicy::Lru, "CWDP", BlockAlignment::None, GcUnit::Para),
-            Scheme::Spd | Scheme::SpdPad => (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die),
+            Scheme::Spd | Scheme::SpdPad | Scheme::SpdGcPad => {
+                (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die)
+            }
         };
-        if self == Scheme::SpdPad {
-            cfg.cache.spd_fallback = SpdFallback::Pad;
+        match self {
+            Scheme::SpdPad => cfg.cache.spd_fallback = SpdFallback::Pad,
+            Scheme::SpdGcPad => cfg.ftl.gc.die_leftover = DieLeftover::Pad,
+            Scheme::Spd => {}
+            _ => cfg.ftl.gc.die_leftover = DieLeftover::Pad,
         }
         cfg.cache.policy = policy;
         cfg.ftl.allocation = AllocationScheme::parse(allocation).expect("a valid scheme");
@@ -105,32 +123,12 @@ struct Meta {
     scheme: Scheme,
     planes: u32,
     buffer_factor: f64,
-    buffer_pages: u64,
 }
 
 #[derive(Default)]
 struct Plan {
     jobs: Vec<Job>,
     metas: Vec<Meta>,
-}
-
-/// Distinct pages of `page_bytes` a trace touches, addresses wrapped to `logical` pages.
-fn footprint_pages(path: &Path, page_bytes: u64, logical: u64) -> Result<u64> {
-    let trace = ssdlab_trace::read(path, None)?;
-    let mut pages = HashSet::new();
-    for r in trace.records.iter().filter(|r| r.size_bytes > 0) {
-        for p in r.offset_bytes / page_bytes..=(r.offset_bytes + r.size_bytes - 1) / page_bytes {
-            pages.insert(p % logical);
-        }
-    }
-    Ok(pages.len() as u64)
-}
-
-/// Buffer pages for a trace: `factor` × footprint / 1000, at least SPD's floor.
-pub fn buffer_pages(footprint: u64, factor: f64, cfg: &Config) -> u64 {
-    let geo = Geometry::from_config(cfg);
-    let floor = (geo.planes_per_die - 1) as u64 * (geo.chips() * geo.dies_per_chip) as u64 + 1;
-    ((footprint as f64 * factor / 1000.0).round() as u64).max(floor)
 }
 
 fn workload(path: &Path, gc: bool) -> WorkloadSpec {
@@ -142,14 +140,31 @@ fn workload(path: &Path, gc: bool) -> WorkloadSpec {
     wl
 }
 
-/// Every run: (experiment, planes per die, with GC, buffer factors).
-fn experiments(quick: bool) -> Vec<(&'static str, u32, bool, Vec<f64>)> {
+/// A group of runs: the five schemes on each trace in one setting.
+struct Experiment {
+    name: &'static str,
+    planes: u32,
+    gc: bool,
+    /// Buffer sizes, × footprint / 1000.
+    factors: Vec<f64>,
+    /// When a written-back page's slot frees: the preset's (SSDsim's), or ours as a
+    /// sensitivity row.
+    release: SlotRelease,
+}
+
+/// Every run. The `-held` experiments repeat the main two with `cache.slot_release =
+/// "programmed"` (ssdlab's default) [I].
+fn experiments(quick: bool, preset: SlotRelease) -> Vec<Experiment> {
     let sweep = if quick { vec![4.0, 16.0] } else { vec![0.5, 2.0, 4.0, 8.0, 16.0] };
+    let held = SlotRelease::Programmed;
+    let e = |name, planes, gc, factors: Vec<f64>, release| Experiment { name, planes, gc, factors, release };
     vec![
-        ("nogc", 2, false, vec![1.0]),
-        ("gc", 2, true, vec![1.0]),
-        ("planes4", 4, true, vec![1.0]),
-        ("buffer", 2, true, sweep),
+        e("nogc", 2, false, vec![1.0], preset),
+        e("gc", 2, true, vec![1.0], preset),
+        e("planes4", 4, true, vec![1.0], preset),
+        e("buffer", 2, true, sweep, preset),
+        e("nogc-held", 2, false, vec![1.0], held),
+        e("gc-held", 2, true, vec![1.0], held),
     ]
 }
 
@@ -158,21 +173,18 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let traces = if opts.quick { &TRACES[..3] } else { &TRACES[..] };
     for &(file, trace) in traces {
         let path = shared_trace(opts, file)?;
-        for (experiment, planes, gc, factors) in experiments(opts.quick) {
+        for x in experiments(opts.quick, base.cache.slot_release) {
             let mut sized = base.clone();
-            sized.nand.planes_per_die = planes;
-            let geo = Geometry::from_config(&sized);
-            let logical = crate::ftl::logical_pages(&geo, sized.ftl.overprovisioning_ratio) as u64;
-            let footprint = footprint_pages(&path, sized.nand.page_bytes as u64, logical)?;
-            for &factor in &factors {
-                let pages = buffer_pages(footprint, factor, &sized);
+            sized.nand.planes_per_die = x.planes;
+            sized.cache.slot_release = x.release;
+            for &factor in &x.factors {
                 for scheme in SCHEMES {
                     let mut cfg = sized.clone();
-                    cfg.cache.capacity_bytes = pages * cfg.nand.page_bytes as u64;
+                    cfg.cache.capacity_footprint_fraction = factor / 1000.0;
                     scheme.apply(&mut cfg);
                     cfg.validate(PRESET_NAME)?;
-                    let meta = Meta { experiment, trace, scheme, planes, buffer_factor: factor, buffer_pages: pages };
-                    plan.jobs.push(Job { config: cfg, workload: workload(&path, gc) });
+                    let meta = Meta { experiment: x.name, trace, scheme, planes: x.planes, buffer_factor: factor };
+                    plan.jobs.push(Job { config: cfg, workload: workload(&path, x.gc) });
                     plan.metas.push(meta);
                 }
             }
@@ -204,13 +216,15 @@ pub struct Row {
     pub erases: u64,
     pub gc_cost_s: f64,
     pub pad_pages: u64,
+    /// Die-GC moves put into the write buffer.
+    pub buffered_moves: u64,
     /// Dummy pages of SPD's padded evictions (`spd-pad`).
     pub cache_pad_pages: u64,
     pub waf: f64,
     pub unaligned_opens: u64,
 }
 
-const CSV_HEADER: &str = "experiment,trace,scheme,planes,buffer_factor,buffer_pages,requests,write_us,read_us,plane_util_time,plane_util_busy,user_single,user_mixed,user_unaligned,user_aligned,gc_aligned,hit_ratio,gc_invocations,erases,gc_cost_s,pad_pages,waf,unaligned_block_opens,cache_pad_pages";
+const CSV_HEADER: &str = "experiment,trace,scheme,planes,buffer_factor,buffer_pages,requests,write_us,read_us,plane_util_time,plane_util_busy,user_single,user_mixed,user_unaligned,user_aligned,gc_aligned,hit_ratio,gc_invocations,erases,gc_cost_s,pad_pages,waf,unaligned_block_opens,cache_pad_pages,buffered_moves";
 
 impl Row {
     fn csv(&self) -> String {
@@ -233,7 +247,7 @@ impl Row {
         }
         let _ = write!(
             s,
-            "{:.4},{:.4},{},{},{:.6},{},{:.4},{},{}",
+            "{:.4},{:.4},{},{},{:.6},{},{:.4},{},{},{}",
             self.gc_aligned,
             self.hit_ratio,
             self.gc_invocations,
@@ -242,7 +256,8 @@ impl Row {
             self.pad_pages,
             self.waf,
             self.unaligned_opens,
-            self.cache_pad_pages
+            self.cache_pad_pages,
+            self.buffered_moves
         );
         s
     }
@@ -266,7 +281,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         scheme: meta.scheme,
         planes: meta.planes,
         buffer_factor: meta.buffer_factor,
-        buffer_pages: meta.buffer_pages,
+        buffer_pages: s.cache.capacity_pages,
         requests: s.host.requests_completed,
         write_us: s.latency_us.write.mean,
         read_us: s.latency_us.read.mean,
@@ -280,6 +295,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         gc_cost_s: s.gc.cost_s,
         pad_pages: s.gc.pad_pages,
         cache_pad_pages: s.cache.pad_pages,
+        buffered_moves: s.gc.buffered_moves,
         waf: s.gc.waf,
         unaligned_opens: s.ftl.unaligned_block_opens,
     }
@@ -368,18 +384,6 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// 8 dies of 2 planes: the floor is (2 − 1) × 8 + 1 = 9 pages; 4,500 pages of footprint
-    /// give 4.5 → 5 pages at 1/1000 (the floor wins) and 18 at 4/1000.
-    #[test]
-    fn the_buffer_is_footprint_over_1000_but_never_below_spds_floor() {
-        let cfg = preset().expect("preset");
-        assert_eq!(buffer_pages(4500, 1.0, &cfg), 9);
-        assert_eq!(buffer_pages(4500, 4.0, &cfg), 18);
-        let mut four = cfg.clone();
-        four.nand.planes_per_die = 4;
-        assert_eq!(buffer_pages(4500, 1.0, &four), 25);
-    }
 
     #[test]
     fn every_scheme_is_a_valid_config_of_the_preset() {

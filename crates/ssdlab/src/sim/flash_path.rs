@@ -8,6 +8,7 @@ use crate::engine::Event;
 use crate::ftl::{GcUnit, LivePage, MapIo, Stream, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, Ppn, NONE};
+use crate::spd::die_gc::DieLeftover;
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
@@ -335,7 +336,13 @@ impl Simulation {
                     self.stats.readdressed += n;
                 }
             }
-            self.stats.user_pages_programmed += 1;
+            if t.mr == NONE && self.cache.as_ref().is_some_and(|c| c.writeback_is_gc(lpn)) {
+                // A Die-GC move that went through the write buffer.
+                self.stats.gc_pages_programmed += 1;
+                self.stats.gc_pages_moved += 1;
+            } else {
+                self.stats.user_pages_programmed += 1;
+            }
             if let Some(o) = &mut self.oracle {
                 o.program(tx, ppn, mask, (old != NONE).then_some(old));
             }
@@ -464,9 +471,13 @@ impl Simulation {
                 self.mr_done(t.mr);
             }
             (TxKind::User, _) => {
-                // A cache write-back.
-                self.cache.as_mut().expect("write-back without a cache").writeback_done(t.lpn);
+                // A cache write-back; with release at eviction, the write that evicted it
+                // may be done now.
+                let evicted_for = self.cache.as_mut().expect("write-back without a cache").writeback_done(t.lpn);
                 self.drain_cache_waiting();
+                if let Some(mr) = evicted_for {
+                    self.mr_done(mr);
+                }
             }
             // A GC read whose page was overwritten or trimmed since the victim was chosen
             // has nothing to move; a GC program or copyback finished its move (a Die-GC pad
@@ -617,8 +628,12 @@ impl Simulation {
     fn die_gc_move_read(&mut self, source: u32, tx: Option<u32>) {
         let mut group = std::mem::take(&mut self.die_gc_group);
         self.ftl.die_gc_move_read(source, tx, &mut group);
+        let n = self.geo.planes_per_die;
+        let leftover = !group.is_empty() && group.len() < n as usize;
+        if leftover && self.ftl.die_leftover() == DieLeftover::Buffer && self.leftover_to_buffer(&group) {
+            group.clear();
+        }
         if !group.is_empty() {
-            let n = self.geo.planes_per_die;
             let first = source / n * n;
             self.deferral.depth += 1;
             for (i, &t) in group.iter().enumerate() {
@@ -632,6 +647,38 @@ impl Simulation {
             self.end_deferral();
         }
         self.die_gc_group = group;
+    }
+
+    /// Die-GC's last partial group into the write buffer (`ftl.gc.die_leftover = "buffer"`):
+    /// each page still live becomes a dirty page of its die's buffer list and its flash copy
+    /// is dropped, and each move is done. False (nothing done) if a page of the group is
+    /// being written back: its write-back maps over the victim copy when it starts, so the
+    /// group is programmed the padded way.
+    fn leftover_to_buffer(&mut self, group: &[u32]) -> bool {
+        let full = self.full_mask();
+        let cache = self.cache.as_mut().expect("Die-GC into the buffer needs the cache");
+        if group.iter().any(|&t| cache.writing_back(self.tsu.tx(t).lpn)) {
+            return false;
+        }
+        let mut sources = Vec::with_capacity(group.len());
+        for &t in group {
+            let (lpn, ppn) = (self.tsu.tx(t).lpn, self.tsu.tx(t).src_ppn);
+            self.tsu.free(t);
+            if self.ftl.lpn_at(ppn) == lpn && self.ftl.mapped_page(lpn) == ppn {
+                cache.gc_insert(lpn, full);
+                if let Some(o) = &mut self.oracle {
+                    o.cache_filled(lpn, ppn);
+                }
+                self.ftl.move_to_buffer(lpn, ppn);
+                self.stats.gc_buffered_moves += 1;
+            }
+            sources.push(self.geo.plane_of(ppn));
+        }
+        for source in sources {
+            self.gc_move_done(source);
+        }
+        self.wake_gc();
+        true
     }
 
     /// `count` dummy GC programs on `plane`.

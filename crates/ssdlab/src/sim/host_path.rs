@@ -274,10 +274,12 @@ impl Simulation {
 
     /// A memory request served without flash (cache, trim, never-written page).
     pub(super) fn cache_served(&mut self, mr: u32) {
-        if self.mrs[mr].op == MrOp::Read {
-            self.mr_flash_done(mr);
-        } else {
-            self.mr_done(mr);
+        match self.mrs[mr].op {
+            MrOp::Read => self.mr_flash_done(mr),
+            // A write that evicted pages (`cache.slot_release = "evicted"`) is done when
+            // they are programmed too.
+            MrOp::Write if self.cache.as_mut().is_some_and(|c| !c.write_stored(mr)) => {}
+            _ => self.mr_done(mr),
         }
     }
 
@@ -292,6 +294,10 @@ impl Simulation {
             Offer::Waits => {
                 self.stats.cache_waits += 1;
                 self.start_writeback();
+                if self.cache.as_ref().expect("cache on").releases_at_eviction() {
+                    // The evicted pages' slots are free already.
+                    self.drain_cache_waiting();
+                }
             }
         }
     }
@@ -326,25 +332,34 @@ impl Simulation {
         }
     }
 
-    /// A write-back finished: writes waiting for room go in, in order, while there is room.
+    /// Room was made: writes waiting for it go in, in order, while there is room; then
+    /// the next write-back starts if writes still wait. When an eviction frees its slots at
+    /// once (`cache.slot_release = "evicted"`), this repeats until no write waits or no
+    /// write-back can start.
     #[cold]
     pub(super) fn drain_cache_waiting(&mut self) {
-        while let Some((mr, outcome)) = self.cache.as_mut().expect("cache on").admit_waiting() {
-            self.cache_stored(mr, outcome);
-        }
-        if self.cache.as_ref().expect("cache on").waiting() > 0 {
-            self.start_writeback();
+        loop {
+            while let Some((mr, outcome)) = self.cache.as_mut().expect("cache on").admit_waiting() {
+                self.cache_stored(mr, outcome);
+            }
+            let cache = self.cache.as_ref().expect("cache on");
+            let again = cache.releases_at_eviction();
+            if cache.waiting() == 0 || !self.start_writeback() || !again {
+                break;
+            }
         }
         self.destage_eagerly();
     }
 
     /// Write dirty pages back to flash: the least recently used one, or the group
     /// `cache.policy` takes. A group's programs reach their chips together, so they can go
-    /// as one multi-plane command.
+    /// as one multi-plane command. Whether any page went.
     #[cold]
-    fn start_writeback(&mut self) {
+    fn start_writeback(&mut self) -> bool {
         let mut group = std::mem::take(&mut self.writeback_group);
-        self.cache.as_mut().expect("cache on").start_writeback(&mut group);
+        let cache = self.cache.as_mut().expect("cache on");
+        cache.start_writeback(&mut group);
+        cache.charge_eviction(&group);
         let together = group.len() > 1;
         self.deferral.depth += u32::from(together);
         for wb in &group {
@@ -375,7 +390,9 @@ impl Simulation {
                 self.start_deferred();
             }
         }
+        let started = !group.is_empty();
         self.writeback_group = group;
+        started
     }
 
     // ---------------------------------------------------------------- completion

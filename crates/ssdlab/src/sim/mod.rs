@@ -21,6 +21,7 @@ mod host_path;
 use std::io::IsTerminal;
 use std::time::Instant;
 
+use crate::cache::config::CacheConfig;
 use crate::cache::WriteCache;
 use crate::check::Oracle;
 use crate::config::{us_to_ps, Config};
@@ -35,7 +36,7 @@ use crate::hil::device_queue::DeviceQueue;
 use crate::hil::MrOp;
 use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
-use crate::host::{build_flows, IoRequest, WorkloadSpec};
+use crate::host::{build_flows, footprint_pages, Flow, IoRequest, WorkloadSpec};
 use crate::nand::phy::Phy;
 use crate::nand::Geometry;
 use crate::slab::Slab;
@@ -113,6 +114,18 @@ struct Deferral {
     marked: Vec<bool>,
 }
 
+/// Pages the write cache holds: `cache.capacity_bytes` in pages, or, with
+/// `cache.capacity_footprint_fraction`, that fraction of the pages the workload touches
+/// (never below [`CacheConfig::footprint_floor`]).
+fn cache_pages(cfg: &Config, geo: &Geometry, flows: &[Flow], logical_pages: u64) -> u64 {
+    let c = &cfg.cache;
+    if c.capacity_footprint_fraction == 0.0 {
+        return c.capacity_bytes / geo.page_bytes as u64;
+    }
+    let footprint = footprint_pages(flows, geo.sectors_per_page() as u64, logical_pages);
+    c.footprint_pages(footprint, CacheConfig::footprint_floor(geo.planes_per_die, geo.chips() * geo.dies_per_chip))
+}
+
 pub struct Simulation {
     cfg: Config,
     geo: Geometry,
@@ -159,6 +172,7 @@ impl Simulation {
         let mut ftl = Ftl::new(cfg, seed);
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
+        let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
         let mut preconditioned_pages = 0;
         if let Some(p) = &workload.precondition {
             preconditioned_pages = precondition(&mut ftl, p.occupancy, p.pattern, seed).map_err(|m| {
@@ -189,8 +203,11 @@ impl Simulation {
             device_queue: DeviceQueue::new(tags, hazards),
             committer: Committer::new(cfg, &geo, sched, nflows),
             cache: cfg.cache.enabled.then(|| {
-                WriteCache::from_config(&cfg.cache, (cfg.cache.capacity_bytes / geo.page_bytes as u64) as u32)
-                    .with_die_lists(&cfg.cache, &geo, cfg.ftl.allocation.placement_order())
+                WriteCache::from_config(&cfg.cache, cache_pages as u32).with_die_lists(
+                    &cfg.cache,
+                    &geo,
+                    cfg.ftl.allocation.placement_order(),
+                )
             }),
             writeback_group: Vec::new(),
             die_gc_group: Vec::new(),
@@ -209,7 +226,7 @@ impl Simulation {
             gc_pages: Vec::new(),
             resumed: Vec::new(),
             oracle,
-            stats: Stats::new(nflows),
+            stats: Stats::new(nflows).with_cache_pages(if cfg.cache.enabled { cache_pages } else { 0 }),
             interval_ps: us_to_ps(cfg.stats.interval_us),
             finished: false,
             last_completion_ps: 0,

@@ -1,12 +1,30 @@
 //! SPD's Die-GC (TECHNIQUES.md §3.5 and §11.3 items 6–7; slide s.18): the GC unit is an
 //! aligned block set (the block of one index on every plane of a die); its valid pages are
 //! moved N at a time as one aligned N-plane program, page i to plane i, the last group padded
-//! with dummy pages so the die's GC write points stay equal [I: `gc_pad`; the slides'
-//! alternative, moves through the buffer, is not built]; then the N blocks are erased together,
-//! one multi-plane erase.
+//! with dummy pages so the die's GC write points stay equal [I: `gc_pad`], or — with
+//! `ftl.gc.die_leftover = "buffer"` [I: `gc_via_buffer`, §11.3 item 7] — put into the die's
+//! list of the write buffer, to leave with host pages as a later Die-Write; then the N blocks
+//! are erased together, one multi-plane erase.
+
+use serde::{Deserialize, Serialize};
 
 use crate::ftl::{BlockState, Blocks};
 use crate::nand::Geometry;
+
+/// Where Die-GC's last, partial group of moves goes (`ftl.gc.die_leftover`; TECHNIQUES.md
+/// §11.3 item 7). Full groups of N always go straight to flash as aligned N-plane programs.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DieLeftover {
+    /// Programmed at once with dummy pages on the die's other planes (`gc_pad`).
+    #[default]
+    Pad,
+    /// Into the write buffer's list of the die, as dirty pages (`gc_via_buffer`): the victim
+    /// copy is dropped at once, so the set is erased without waiting, and the pages reach
+    /// flash in a Die-Write with the host's. A page whose write-back is in flight goes the
+    /// `pad` way instead, with its group.
+    Buffer,
+}
 
 /// The victim set of `die`: the block index whose blocks are closed on every plane of the
 /// die, with the fewest valid pages in all, if they hold an invalid page [I: greedy over the

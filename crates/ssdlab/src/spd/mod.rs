@@ -23,14 +23,18 @@
 //! by a static allocation order), whatever their write points.
 //!
 //! - **Die-GC** ([`die_gc`], `ftl.gc.unit = "die"`): the victim is an aligned block set,
-//!   its valid pages move N at a time as aligned N-plane programs (the last group padded),
-//!   and its N blocks are erased with one multi-plane erase.
+//!   its valid pages move N at a time as aligned N-plane programs (the last, partial group
+//!   padded, or put into the die's buffer list with `ftl.gc.die_leftover = "buffer"`), and
+//!   its N blocks are erased with one multi-plane erase.
 //!
 //! When no die list holds N pages, SPD stalls (`validate` then requires a buffer of more
 //! than (N − 1) × dies pages, which always has an eligible die when full) or, with
 //! `cache.spd_fallback = "pad"`, writes a die's fewer pages with dummy pages beside them.
 //!
-//! Not built yet: Die-GC moves through the die's buffer list (the slides' other reading).
+//! The write buffer's slots (`cache.slot_release`): SPD's simulator (SSDsim, per
+//! TECHNIQUES.md §3.7) frees an evicted page's slot at once; ssdlab's default holds it until
+//! the program ends. At SPD's floor that decides whether a second write must wait
+//! (`reproduce spd` runs both).
 
 pub mod die_gc;
 mod die_lists;

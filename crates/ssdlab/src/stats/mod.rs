@@ -229,6 +229,8 @@ pub struct Stats {
     pub gc_map_pages_moved: u64,
     /// Dummy pages Die-GC programmed to keep a die's GC write points equal.
     pub gc_pad_pages: u64,
+    /// Die-GC moves put into the write buffer (`ftl.gc.die_leftover = "buffer"`).
+    pub gc_buffered_moves: u64,
     /// Dummy pages SPD's partial evictions programmed (`cache.spd_fallback = "pad"`).
     pub cache_pad_pages: u64,
     /// User-data blocks a plane of an aligned die (`ftl.block_alignment = "die"`) opened at
@@ -252,6 +254,8 @@ pub struct Stats {
     pub cache_writes: u64,
     pub cache_writebacks: u64,
     pub cache_waits: u64,
+    /// Pages the write cache holds (0 with the cache off).
+    pub cache_capacity_pages: u64,
     pub samples: Vec<Sample>,
     // Time-series accumulators since the last sample.
     pub window_completed: u64,
@@ -266,6 +270,12 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The write cache holds `pages` (0: no cache).
+    pub fn with_cache_pages(mut self, pages: u64) -> Stats {
+        self.cache_capacity_pages = pages;
+        self
+    }
+
     pub fn new(flows: usize) -> Stats {
         Stats { flows: (0..flows).map(|_| FlowStats::default()).collect(), ..Stats::default() }
     }
