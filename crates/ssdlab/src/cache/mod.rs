@@ -407,7 +407,7 @@ impl WriteCache {
         if let Some(&s) = self.index.get(&lpn) {
             if self.entries[s as usize].released {
                 // Its slot went with the write-back: new data needs a slot again.
-                if self.occupied() >= self.capacity && !self.drop_lru_clean() {
+                if !self.make_room() {
                     return WriteOutcome::Full;
                 }
                 self.entries[s as usize].released = false;
@@ -435,7 +435,7 @@ impl WriteCache {
             self.touch(s);
             return WriteOutcome::Absorbed;
         }
-        if self.occupied() >= self.capacity && !self.drop_lru_clean() {
+        if !self.make_room() {
             return WriteOutcome::Full;
         }
         self.insert(lpn, mask);
@@ -508,6 +508,17 @@ impl WriteCache {
     /// program, not a host one).
     pub fn writeback_is_gc(&self, lpn: Lpn) -> bool {
         self.index.get(&lpn).is_some_and(|&s| self.entries[s as usize].flushing_gc)
+    }
+
+    /// Drop clean pages, least recently used first, until a slot is free: false if none is
+    /// left to drop first. (The cache can be over its capacity after Die-GC moves came in.)
+    fn make_room(&mut self) -> bool {
+        while self.occupied() >= self.capacity {
+            if !self.drop_lru_clean() {
+                return false;
+            }
+        }
+        true
     }
 
     /// Drop the least recently used clean page, if any. Every page being written back is
@@ -797,6 +808,26 @@ mod tests {
         assert_eq!(c.admit_waiting(), Some((8, WriteOutcome::Inserted)));
         assert_eq!(c.write(2, 0x01), WriteOutcome::Full, "3 and 4 hold both slots");
         assert!(c.write_stored(9), "a write that evicted nothing is done when stored");
+    }
+
+    /// A Die-GC move comes in even when the cache is full; the cache then drops clean pages
+    /// until it is below its capacity again before taking a new page, so the excess is
+    /// transient.
+    #[test]
+    fn a_die_gc_move_may_overfill_the_cache_only_until_the_next_insertion() {
+        let mut c = WriteCache::new(2, 0);
+        c.write(1, 0xff);
+        c.write(2, 0xff);
+        assert_eq!(one_writeback(&mut c).map(|w| w.lpn), Some(1));
+        c.writeback_done(1);
+        c.gc_insert(3, 0xff);
+        assert_eq!((c.len(), c.dirty_pages), (3, 2), "clean 1, dirty 2 and 3: one over");
+        assert_eq!(c.write(4, 0xff), WriteOutcome::Full, "dropping 1 leaves 2 and 3: still full");
+        assert_eq!(c.cached_mask(1), 0);
+        assert_eq!(one_writeback(&mut c).map(|w| w.lpn), Some(2));
+        c.writeback_done(2);
+        assert_eq!(c.write(4, 0xff), WriteOutcome::Inserted);
+        assert_eq!(c.len(), 2, "back to its capacity");
     }
 
     #[test]
