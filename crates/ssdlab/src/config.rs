@@ -185,6 +185,7 @@ impl Config {
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
         }
         self.validate_cache_policy(file)?;
+        self.validate_partition_channels(file)?;
         self.validate_gc_room(file)
     }
 
@@ -236,6 +237,33 @@ impl Config {
         if policy == CachePolicy::Spd && !pad && sized_by_bytes && pages <= (n - 1) * dies {
             let why = format!("holds {pages} pages; with cache.policy = \"spd\" it must hold more than (planes per die − 1) × dies = {} pages, or a cache full of dirty pages may have no die with {n} of them (or set cache.spd_fallback = \"pad\")", (n - 1) * dies);
             return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, &why);
+        }
+        Ok(())
+    }
+
+    /// A read/write partition needs two channels and a Write channel left by `n_read`.
+    fn validate_partition_channels(&self, file: &str) -> Result<()> {
+        let Some(scheme) = self.ftl.allocation.partition() else { return Ok(()) };
+        let name = self.ftl.allocation.to_string();
+        let channels = self.nand.channels;
+        if channels < 2 {
+            return reject(
+                file,
+                "ftl.allocation",
+                name,
+                "splits channels into Read and Write ones: needs nand.channels ≥ 2",
+            );
+        }
+        let n = self.ftl.partition.n_read;
+        if n >= channels {
+            let why = format!(
+                "must leave a Write channel: below nand.channels ({channels}); 0 picks it ({})",
+                match scheme {
+                    crate::pacp::Scheme::Lv => "from the workload's read and write demand",
+                    crate::pacp::Scheme::Pacp => "half the channels",
+                }
+            );
+            return reject(file, "ftl.partition.n_read", n, &why);
         }
         Ok(())
     }

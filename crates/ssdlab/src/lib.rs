@@ -34,6 +34,7 @@ pub mod hil;
 pub mod host;
 pub mod mem;
 pub mod nand;
+pub mod pacp;
 pub mod paragc;
 pub mod report;
 pub mod reproduce;

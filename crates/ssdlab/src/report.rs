@@ -305,6 +305,10 @@ pub struct FtlReport {
     /// writes, flushes, merged misses and the peak of reads in flight.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map_cache: Option<crate::ftl::MapStats>,
+    /// `ftl.allocation = "lv_partition"` or `"pacp"`: the channel labels at the end, the
+    /// relabellings, and the history's prediction accuracy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<crate::pacp::PartitionReport>,
     pub firmware: FirmwareReport,
 }
 
@@ -527,6 +531,7 @@ impl Report {
                     map_pages_moved: s.gc_map_pages_moved,
                     unaligned_block_opens: s.unaligned_block_opens,
                     map_cache: o.map.clone(),
+                    partition: o.partition.clone(),
                     firmware: FirmwareReport::of(o),
                 },
                 time_series: s.samples.clone(),

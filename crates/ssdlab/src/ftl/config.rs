@@ -13,6 +13,7 @@ pub use super::mapping::demand::config::MapCacheConfig;
 use super::{AllocationScheme, BlockAlignment, GcUnit, MappingKind, UnwrittenRead, VictimPolicy};
 use crate::config::{reject, require_at_most, require_nonzero, require_times};
 use crate::error::Result;
+use crate::pacp::PartitionConfig;
 use crate::spd::die_gc::DieLeftover;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -35,6 +36,8 @@ pub struct FtlConfig {
     pub gc: GcConfig,
     pub wear_leveling: WearLevelingConfig,
     pub firmware: FirmwareConfig,
+    /// Read/write channel partitioning (`allocation = "lv_partition"` or `"pacp"`).
+    pub partition: PartitionConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -102,6 +105,7 @@ impl Default for FtlConfig {
             gc: GcConfig::default(),
             wear_leveling: WearLevelingConfig::default(),
             firmware: FirmwareConfig::default(),
+            partition: PartitionConfig::default(),
         }
     }
 }
@@ -159,7 +163,25 @@ impl FtlConfig {
             return reject(file, "ftl.overprovisioning_ratio", op, "must be in [0, 0.9)");
         }
         self.gc.validate(file)?;
+        self.validate_partition(file)?;
         self.validate_die_gc(file)
+    }
+
+    /// `[ftl.partition]` is for the partitioned schemes, with 1 to 3 history bits and a
+    /// period of at least one request; the channel count is checked with the geometry
+    /// (`Config::validate`).
+    fn validate_partition(&self, file: &str) -> Result<()> {
+        let p = &self.partition;
+        if self.allocation.partition().is_none() && *p != PartitionConfig::default() {
+            return reject(file, "ftl.partition", "(set)", "applies to ftl.allocation = \"lv_partition\" or \"pacp\"");
+        }
+        if !(1..=3).contains(&p.trh_bits) {
+            return reject(file, "ftl.partition.trh_bits", p.trh_bits, "must be 1, 2 or 3 (requests kept per page)");
+        }
+        if p.period == 0 {
+            return reject(file, "ftl.partition.period", 0, "must be at least one request");
+        }
+        Ok(())
     }
 
     /// Die-GC and TwinBlk collect aligned block sets: they need aligned blocks, and are built

@@ -30,6 +30,7 @@ use crate::check::Oracle;
 use crate::config::Config;
 use crate::engine::Ps;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
+use crate::pacp::ChannelPartition;
 use crate::spd::die_gc::DieLeftover;
 use crate::tsu::builder::FtlView;
 use alloc::Allocator;
@@ -102,6 +103,8 @@ pub struct Ftl {
     translates: bool,
     /// Where Die-GC's last partial group of moves goes (`ftl.gc.die_leftover`).
     die_leftover: DieLeftover,
+    /// Lv et al.'s or PACP's channel partition (`ftl.allocation = "lv_partition" | "pacp"`).
+    partition: Option<Box<ChannelPartition>>,
 }
 
 impl Ftl {
@@ -116,7 +119,12 @@ impl Ftl {
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
         let firmware = Firmware::new(config);
         let times_map_work = firmware.times_map_work();
+        let partition = f.allocation.partition().map(|scheme| {
+            let n_read = if f.partition.n_read > 0 { f.partition.n_read } else { geo.channels / 2 };
+            Box::new(ChannelPartition::new(scheme, &f.partition, &geo, logical, n_read))
+        });
         Ftl {
+            partition,
             die_leftover: f.gc.die_leftover,
             map: PageMap::new(logical + tps),
             logical_pages: logical,
@@ -375,7 +383,32 @@ impl Ftl {
     /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
     /// or running per chip (for dynamic allocation).
     pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
+        if let Some(p) = &mut self.partition {
+            let plane = p.write_plane(lpn, self.map.get(lpn), chip_load);
+            return self.alloc.given(plane);
+        }
         self.alloc.write_plane(lpn, chip_load, &self.blocks, self.gc.limits.user_reserve_blocks)
+    }
+
+    /// A host read of `lpn` reached the FTL: PACP records it in the page's history.
+    #[inline]
+    pub fn host_read(&mut self, lpn: Lpn) {
+        if let Some(p) = &mut self.partition {
+            p.host_read(lpn, self.map.get(lpn));
+        }
+    }
+
+    /// The channel partition, if the allocation has one.
+    pub fn partition(&self) -> Option<&ChannelPartition> {
+        self.partition.as_deref()
+    }
+
+    /// Lv et al.'s split sized from the workload (`ftl.partition.n_read = 0`): `n_read`
+    /// Read channels. Before the run.
+    pub fn size_partition(&mut self, n_read: u32) {
+        if let Some(p) = &mut self.partition {
+            p.part.resize(n_read);
+        }
     }
 
     /// User-data blocks opened out of their die's aligned set (`ftl.block_alignment = "die"`).
@@ -456,6 +489,9 @@ impl Ftl {
     pub fn trim(&mut self, lpn: Lpn, now: Ps) {
         let old = self.map.get(lpn);
         if old != NONE {
+            if let Some(p) = &mut self.partition {
+                p.trimmed(lpn, old);
+            }
             self.blocks.invalidate(old);
             self.gc.invalidated(self.geo.plane_of(old));
             self.map.clear(lpn);

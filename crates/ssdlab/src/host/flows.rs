@@ -240,6 +240,35 @@ pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64
     seen.iter().map(|w| w.count_ones() as u64).sum()
 }
 
+/// Pages the flows read and write (trim excluded): counted over a trace's requests; for a
+/// synthetic flow, its requests (1 if unlimited) × mean request pages, split by its read
+/// ratio.
+pub fn read_write_pages(flows: &[Flow], sectors_per_page: u64) -> (f64, f64) {
+    let pages = |sectors: u64| sectors.div_ceil(sectors_per_page) as f64;
+    let (mut read, mut write) = (0.0, 0.0);
+    for f in flows {
+        match &f.source {
+            Source::Trace { requests, .. } => {
+                for r in requests {
+                    match r.op {
+                        IoOp::Read => read += pages(r.sectors as u64),
+                        IoOp::Write => write += pages(r.sectors as u64),
+                        IoOp::Trim => {}
+                    }
+                }
+            }
+            Source::Synthetic(s) => {
+                let total: f64 = s.sizes_sectors.iter().map(|&(_, w)| w).sum();
+                let mean: f64 = s.sizes_sectors.iter().map(|&(n, w)| pages(n as u64) * w).sum::<f64>() / total;
+                let n = f.limit.max(1) as f64 * mean;
+                read += n * s.read_ratio;
+                write += n * (1.0 - s.read_ratio - s.trim_ratio).max(0.0);
+            }
+        }
+    }
+    (read, write)
+}
+
 /// A trace flow's requests: the trace read, converted to sectors of the drive.
 fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
     let path = f.path.as_ref().expect("validated: a trace flow has a path");

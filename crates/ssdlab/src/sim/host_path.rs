@@ -248,6 +248,7 @@ impl Simulation {
     #[inline(always)]
     fn read_translated(&mut self, mr: u32) {
         let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
+        self.ftl.host_read(lpn);
         match self.ftl.translate_read(lpn) {
             Translation::Flash(ppn) => {
                 self.mrs[mr].plane = self.geo.plane_of(ppn);

@@ -28,6 +28,7 @@ use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
+use crate::ftl::AllocationScheme;
 use crate::ftl::{Ftl, LivePage, MapIo, Waiter};
 use crate::hif::queues::HostInterface;
 use crate::hif::Interface;
@@ -36,7 +37,7 @@ use crate::hil::device_queue::DeviceQueue;
 use crate::hil::MrOp;
 use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
-use crate::host::{build_flows, footprint_pages, Flow, IoRequest, WorkloadSpec};
+use crate::host::{build_flows, footprint_pages, read_write_pages, Flow, IoRequest, WorkloadSpec};
 use crate::nand::phy::Phy;
 use crate::nand::Geometry;
 use crate::slab::Slab;
@@ -79,6 +80,8 @@ pub struct Outcome {
     pub bus_busy_ps: u64,
     /// The map cache's counters (demand-based maps).
     pub map: Option<crate::ftl::MapStats>,
+    /// The read/write channel partition (`lv_partition`, `pacp`).
+    pub partition: Option<crate::pacp::PartitionReport>,
     /// Firmware servers and their busy time: cores, hardware units, core ps, unit ps.
     pub firmware: (u32, u32, u128, u128),
     pub check: Option<CheckResult>,
@@ -173,6 +176,18 @@ impl Simulation {
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
+        if cfg.ftl.allocation == AllocationScheme::LvPartition && cfg.ftl.partition.n_read == 0 {
+            let (read, write) = read_write_pages(&flows, geo.sectors_per_page() as u64);
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let n = crate::pacp::lv_read_channels(
+                geo.channels,
+                read,
+                write,
+                mean(&cfg.nand.t_read_us),
+                mean(&cfg.nand.t_program_us),
+            );
+            ftl.size_partition(n);
+        }
         let mut preconditioned_pages = 0;
         if let Some(p) = &workload.precondition {
             preconditioned_pages = precondition(&mut ftl, p.occupancy, p.pattern, seed).map_err(|m| {
@@ -363,6 +378,7 @@ impl Simulation {
             link_busy_ps: self.hif.link_busy_ps,
             bus_busy_ps: self.phy.bus_busy_ps,
             map: self.ftl.map_stats().cloned(),
+            partition: self.ftl.partition().map(|p| p.report()),
             firmware: self.ftl.firmware_busy(),
             preconditioned_pages: self.preconditioned_pages,
             config: self.cfg,

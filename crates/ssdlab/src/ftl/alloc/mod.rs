@@ -43,6 +43,12 @@ pub enum AllocationScheme {
     /// Dynamic allocation: the least busy chip first (fewest queued transactions; ties go
     /// round-robin), then dies and planes round-robin within it.
     Dynamic,
+    /// Lv et al. (DAC 2020): channels split into Read and Write ones for the run; host
+    /// writes go to the Write channels (`crate::pacp`).
+    LvPartition,
+    /// PACP (Electronics 2022): the split follows the pages' predicted types; Algorithm 1
+    /// places each write by its page's history (`crate::pacp`).
+    Pacp,
 }
 
 impl AllocationScheme {
@@ -55,12 +61,18 @@ impl AllocationScheme {
         if s.eq_ignore_ascii_case("dynamic") {
             return Ok(AllocationScheme::Dynamic);
         }
+        if s.eq_ignore_ascii_case("lv_partition") {
+            return Ok(AllocationScheme::LvPartition);
+        }
+        if s.eq_ignore_ascii_case("pacp") {
+            return Ok(AllocationScheme::Pacp);
+        }
         let up = s.to_ascii_uppercase();
         let mut levels = [Level::Channel; 4];
         let mut seen = [false; 4];
         if up.is_empty() || up.len() > 4 {
             return Err(format!(
-                "`{s}` is not an allocation scheme: use dynamic, a permutation of CWDP such as CWDP, WCDP, PDWC, \
+                "`{s}` is not an allocation scheme: use dynamic, lv_partition, pacp, a permutation of CWDP such as CWDP, WCDP, PDWC, \
                  or its first 1 to 3 letters (static), the rest dynamic, such as CW"
             ));
         }
@@ -96,7 +108,18 @@ impl AllocationScheme {
     pub fn placement_order(&self) -> [Level; 4] {
         match self {
             AllocationScheme::Static(o) | AllocationScheme::Hybrid { order: o, .. } => *o,
-            AllocationScheme::Dynamic => [Level::Channel, Level::Way, Level::Die, Level::Plane],
+            AllocationScheme::Dynamic | AllocationScheme::LvPartition | AllocationScheme::Pacp => {
+                [Level::Channel, Level::Way, Level::Die, Level::Plane]
+            }
+        }
+    }
+
+    /// Lv et al.'s or PACP's read/write channel partition, if this is one.
+    pub fn partition(&self) -> Option<crate::pacp::Scheme> {
+        match self {
+            AllocationScheme::LvPartition => Some(crate::pacp::Scheme::Lv),
+            AllocationScheme::Pacp => Some(crate::pacp::Scheme::Pacp),
+            _ => None,
         }
     }
 }
@@ -120,6 +143,8 @@ impl fmt::Display for AllocationScheme {
             AllocationScheme::Static(order) => (order, 4),
             AllocationScheme::Hybrid { order, fixed } => (order, *fixed),
             AllocationScheme::Dynamic => return f.write_str("dynamic"),
+            AllocationScheme::LvPartition => return f.write_str("lv_partition"),
+            AllocationScheme::Pacp => return f.write_str("pacp"),
         };
         order[..fixed].iter().try_for_each(|l| write!(f, "{}", l.letter()))
     }
@@ -186,7 +211,16 @@ impl Allocator {
                 self.hybrid_plane(&order, fixed, lpn, blocks, user_reserve)
             }
             AllocationScheme::Dynamic => self.dynamic_plane(chip_load),
+            AllocationScheme::LvPartition | AllocationScheme::Pacp => {
+                unreachable!("the FTL places writes on a partitioned drive (crate::pacp)")
+            }
         };
+        self.unprogrammed[plane as usize] += 1;
+        plane
+    }
+
+    /// A write whose plane a partitioned scheme chose (`crate::pacp`).
+    pub fn given(&mut self, plane: u32) -> u32 {
         self.unprogrammed[plane as usize] += 1;
         plane
     }

@@ -1,0 +1,246 @@
+//! PACP — parallelism-aware channel partition (Lim, Shin, Han, Electronics 11(23):4048,
+//! 2022; TECHNIQUES.md §10), and the static partition of Lv et al. (DAC 2020, §6.3) it is
+//! compared with.
+//!
+//! - **Transaction history** ([`Trh`], §3.1, §10.2): each logical page keeps the types of its
+//!   last N host requests (N = `ftl.partition.trh_bits`, 1 by default); the majority
+//!   predicts the next; a tie (even N) goes by the channel the page sits on. A request is
+//!   predicted *before* it is recorded (§10.2 item 5 [I]), which is also how accuracy is
+//!   measured (§10.9).
+//! - **Channel partition** ([`Partition`], §3.2, §10.3): each channel is labelled Read or
+//!   Write. PACP recomputes the number of Read channels every `ftl.partition.period`
+//!   requests from the share of mapped pages predicted read [I], one channel at a time,
+//!   relabelling the channel holding the fewest pages of its old type [P]. Lv et al. keep a
+//!   fixed split.
+//! - **Allocation** ([`choose_plane`], Algorithm 1, §10.4): a page predicted read goes to a
+//!   Read channel, one predicted write to a Write channel — unless every channel of that type
+//!   is busy, then to the other type; no history: any channel. Within the set, dynamic
+//!   allocation: channel, chip, die and plane in rotation, skipping busy ones [P, citing
+//!   Tavakkol et al. 2016].
+
+mod partition;
+mod trh;
+
+pub use partition::{Partition, PartitionConfig, Split};
+pub use trh::{Prediction, Trh};
+
+use crate::nand::Geometry;
+
+/// Rotation points of dynamic allocation inside a channel set.
+#[derive(Debug, Clone)]
+pub struct Rotation {
+    /// Per channel type (0 read, 1 write, 2 any): the channel after the last chosen.
+    channel: [u32; 3],
+    /// Per channel: the chip after the last chosen.
+    chip: Vec<u32>,
+    /// Per chip: the die-and-plane slot after the last chosen (dies before planes).
+    slot: Vec<u32>,
+}
+
+impl Rotation {
+    pub fn new(geo: &Geometry) -> Rotation {
+        Rotation { channel: [0; 3], chip: vec![0; geo.channels as usize], slot: vec![0; geo.chips() as usize] }
+    }
+}
+
+/// Which channels a write may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelSet {
+    Read,
+    Write,
+    Any,
+}
+
+/// A chip is busy when a transaction is queued or running on it (`chip_load` > 0); a
+/// channel is busy when all its chips are [I: §10.4 item 3, `all_chips`].
+pub fn channel_busy(geo: &Geometry, channel: u32, chip_load: &[u32]) -> bool {
+    (0..geo.chips_per_channel).all(|w| chip_load[(channel * geo.chips_per_channel + w) as usize] > 0)
+}
+
+/// Algorithm 1: the channel set a page of prediction `pred` is written to. `old_on_write`:
+/// whether the page's current copy is on a Write channel (ties of an even history).
+pub fn channel_set(pred: Prediction, old_on_write: bool, part: &Partition, geo: &Geometry, load: &[u32]) -> ChannelSet {
+    let all_busy = |read: bool| part.channels(read).all(|c| channel_busy(geo, c, load));
+    match pred {
+        Prediction::None => ChannelSet::Any,
+        Prediction::Read if all_busy(true) => ChannelSet::Write,
+        Prediction::Read => ChannelSet::Read,
+        Prediction::Write if all_busy(false) => ChannelSet::Read,
+        Prediction::Write => ChannelSet::Write,
+        Prediction::Tie if old_on_write => ChannelSet::Write,
+        Prediction::Tie => ChannelSet::Read,
+    }
+}
+
+/// Dynamic allocation within `set`: the next channel of the set in rotation that is not
+/// busy (else the next in rotation), on it the next chip that is idle (else the next), on
+/// it the next die and plane (dies first). Returns the flat plane index.
+pub fn choose_plane(set: ChannelSet, part: &Partition, geo: &Geometry, load: &[u32], rot: &mut Rotation) -> u32 {
+    let kind = set as usize;
+    let channels: Vec<u32> = match set {
+        ChannelSet::Read => part.channels(true).collect(),
+        ChannelSet::Write => part.channels(false).collect(),
+        ChannelSet::Any => (0..geo.channels).collect(),
+    };
+    assert!(!channels.is_empty(), "a channel set of PACP is empty");
+    let n = channels.len() as u32;
+    let start = rot.channel[kind] % n;
+    let pick =
+        (0..n).map(|k| (start + k) % n).find(|&i| !channel_busy(geo, channels[i as usize], load)).unwrap_or(start);
+    rot.channel[kind] = (pick + 1) % n;
+    let channel = channels[pick as usize];
+    let ways = geo.chips_per_channel;
+    let first = rot.chip[channel as usize] % ways;
+    let w = (0..ways).map(|k| (first + k) % ways).find(|&w| load[(channel * ways + w) as usize] == 0).unwrap_or(first);
+    rot.chip[channel as usize] = (w + 1) % ways;
+    let chip = channel * ways + w;
+    let slots = geo.dies_per_chip * geo.planes_per_die;
+    let s = rot.slot[chip as usize] % slots;
+    rot.slot[chip as usize] = (s + 1) % slots;
+    let (die, plane) = (s % geo.dies_per_chip, s / geo.dies_per_chip);
+    geo.plane_index(channel, w, die, plane)
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Lv et al.'s split sized from the workload (TECHNIQUES.md §6.3 [I]): Read channels =
+/// round(channels × R / (R + W)), R = pages read × tR, W = pages written × tPROG, clamped to
+/// [1, channels − 1].
+pub fn lv_read_channels(channels: u32, read_pages: f64, write_pages: f64, t_read: f64, t_prog: f64) -> u32 {
+    let (r, w) = (read_pages * t_read, write_pages * t_prog);
+    if r + w <= 0.0 {
+        return channels / 2;
+    }
+    ((channels as f64 * r / (r + w)).round() as u32).clamp(1, channels - 1)
+}
+
+/// How writes are placed on a partitioned drive (`ftl.allocation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Lv et al.: every host write to the Write channels, dynamically within them; the
+    /// split fixed for the run.
+    Lv,
+    /// PACP: Algorithm 1 with the page's history, the split following the page mix.
+    Pacp,
+}
+
+/// The partition's state, owned by the FTL beside the map (the histories sit in the map
+/// entries, §3.1).
+#[derive(Debug, Clone)]
+pub struct ChannelPartition {
+    scheme: Scheme,
+    pub part: Partition,
+    /// PACP only.
+    pub trh: Option<Trh>,
+    rot: Rotation,
+    geo: Geometry,
+}
+
+/// The type a page counts as on its channel: its prediction, when it has one.
+fn counted(t: &Trh, lpn: crate::nand::Lpn) -> Option<bool> {
+    match t.predict(lpn) {
+        Prediction::Read => Some(false),
+        Prediction::Write => Some(true),
+        Prediction::None | Prediction::Tie => None,
+    }
+}
+
+impl ChannelPartition {
+    /// `n_read` Read channels to start with (clamped to [1, channels − 1]).
+    pub fn new(scheme: Scheme, cfg: &PartitionConfig, geo: &Geometry, logical_pages: u32, n_read: u32) -> Self {
+        let split = if scheme == Scheme::Pacp { Split::Adaptive } else { Split::Fixed };
+        ChannelPartition {
+            scheme,
+            part: Partition::new(geo.channels, n_read, split, cfg.period.max(1)),
+            trh: (scheme == Scheme::Pacp).then(|| Trh::new(logical_pages, cfg.trh_bits)),
+            rot: Rotation::new(geo),
+            geo: geo.clone(),
+        }
+    }
+
+    fn channel_of(&self, ppn: crate::nand::Ppn) -> u32 {
+        self.geo.channel_of_chip(self.geo.chip_of_plane(self.geo.plane_of(ppn)))
+    }
+
+    /// The plane a host write of `lpn` (now at `old`, or NONE) goes to; the write is
+    /// recorded in its history.
+    pub fn write_plane(&mut self, lpn: crate::nand::Lpn, old: crate::nand::Ppn, load: &[u32]) -> u32 {
+        let old_channel = (old != crate::nand::NONE).then(|| self.channel_of(old));
+        let old_on_write = old_channel.is_some_and(|c| !self.part.is_read(c));
+        let Some(trh) = &mut self.trh else {
+            return choose_plane(ChannelSet::Write, &self.part, &self.geo, load, &mut self.rot);
+        };
+        let set = channel_set(trh.predict(lpn), old_on_write, &self.part, &self.geo, load);
+        let plane = choose_plane(set, &self.part, &self.geo, load, &mut self.rot);
+        if let (Some(c), Some(w)) = (old_channel, counted(trh, lpn)) {
+            self.part.removed(c, w);
+        }
+        trh.record(lpn, true, old_on_write);
+        let channel = self.geo.channel_of_chip(self.geo.chip_of_plane(plane));
+        if let Some(w) = counted(trh, lpn) {
+            self.part.placed(channel, w);
+        }
+        self.tick();
+        plane
+    }
+
+    /// A host read of `lpn`, at `ppn` (or NONE): recorded in its history (PACP).
+    pub fn host_read(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
+        let channel = (ppn != crate::nand::NONE).then(|| self.channel_of(ppn));
+        let on_write = channel.is_some_and(|c| !self.part.is_read(c));
+        let Some(trh) = &mut self.trh else { return };
+        let before = counted(trh, lpn);
+        trh.record(lpn, false, on_write);
+        let after = counted(trh, lpn);
+        if let Some(c) = channel.filter(|_| before != after) {
+            before.into_iter().for_each(|w| self.part.removed(c, w));
+            after.into_iter().for_each(|w| self.part.placed(c, w));
+        }
+        self.tick();
+    }
+
+    /// `lpn`'s copy at `ppn` is gone (trimmed).
+    pub fn trimmed(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
+        if let Some(w) = self.trh.as_ref().and_then(|t| counted(t, lpn)) {
+            let c = self.channel_of(ppn);
+            self.part.removed(c, w);
+        }
+    }
+
+    fn tick(&mut self) {
+        let (read, write) = self.part.page_totals();
+        self.part.tick(read, write);
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// What the report shows of the partition at the end of the run.
+    pub fn report(&self) -> PartitionReport {
+        let read_channels: Vec<u32> = self.part.channels(true).collect();
+        let (predicted, accuracy) = self.trh.as_ref().map_or((0, 0.0), |t| (t.predicted, t.accuracy()));
+        PartitionReport {
+            read_channels_end: read_channels.len() as u32,
+            read_channels,
+            relabels: self.part.relabels,
+            trh_predicted: predicted,
+            trh_accuracy: accuracy,
+        }
+    }
+}
+
+/// `sim.ftl.partition` of a report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PartitionReport {
+    /// Channels labelled Read at the end of the run, and which.
+    pub read_channels_end: u32,
+    pub read_channels: Vec<u32>,
+    /// Channels relabelled during the run (PACP).
+    pub relabels: u64,
+    /// Host requests predicted from a page's history (PACP), and the share predicted right
+    /// (§10.9: a tie counted by the page's channel).
+    pub trh_predicted: u64,
+    pub trh_accuracy: f64,
+}

@@ -1,0 +1,122 @@
+//! The read/write channel partition (§3.2; TECHNIQUES.md §10.3 and §6.3): which channels are
+//! labelled Read, and — for PACP — how the split follows the predicted page mix.
+
+use serde::{Deserialize, Serialize};
+
+/// The `[ftl.partition]` table: read/write channel partitioning (`ftl.allocation =
+/// "lv_partition"` or `"pacp"`). Every key and default: `docs/config.md`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PartitionConfig {
+    /// Read channels at the start (PACP) or for the whole run (Lv et al.); 0: half the
+    /// channels (PACP, §10.3 [I]), or sized from the workload's read and write demand
+    /// (Lv, §6.3 [I]).
+    pub n_read: u32,
+    /// PACP: host requests between two recomputations of the split [I].
+    pub period: u64,
+    /// PACP: history bits per logical page, 1 to 3 [P: 1].
+    pub trh_bits: u8,
+}
+
+impl Default for PartitionConfig {
+    fn default() -> Self {
+        PartitionConfig { n_read: 0, period: 10_000, trh_bits: 1 }
+    }
+}
+
+/// Whether the split moves (PACP) or stays (Lv et al.).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    Fixed,
+    Adaptive,
+}
+
+/// The channel labels, and per channel the valid pages of each predicted type written there
+/// (the relabelling rule's "pages of its previous type").
+#[derive(Debug, Clone)]
+pub struct Partition {
+    read: Vec<bool>,
+    /// Per channel: pages placed there as read-predicted, as write-predicted.
+    pages: Vec<[u64; 2]>,
+    split: Split,
+    period: u64,
+    since: u64,
+    /// Channels relabelled so far.
+    pub relabels: u64,
+}
+
+impl Partition {
+    /// `channels` channels, the first `n_read` labelled Read [I] (at least 1 of each).
+    pub fn new(channels: u32, n_read: u32, split: Split, period: u64) -> Partition {
+        assert!(channels >= 2, "a read/write partition needs two channels");
+        let n_read = n_read.clamp(1, channels - 1);
+        let read = (0..channels).map(|c| c < n_read).collect();
+        Partition { read, pages: vec![[0; 2]; channels as usize], split, period, since: 0, relabels: 0 }
+    }
+
+    /// Label the first `n_read` channels Read and the rest Write (clamped to [1, channels −
+    /// 1]); before any page is placed.
+    pub fn resize(&mut self, n_read: u32) {
+        let n = n_read.clamp(1, self.read.len() as u32 - 1);
+        for (c, r) in self.read.iter_mut().enumerate() {
+            *r = (c as u32) < n;
+        }
+    }
+
+    pub fn is_read(&self, channel: u32) -> bool {
+        self.read[channel as usize]
+    }
+
+    /// The channels labelled Read (`read`) or Write, in order.
+    pub fn channels(&self, read: bool) -> impl Iterator<Item = u32> + '_ {
+        (0..self.read.len() as u32).filter(move |&c| self.read[c as usize] == read)
+    }
+
+    pub fn n_read(&self) -> u32 {
+        self.read.iter().filter(|&&r| r).count() as u32
+    }
+
+    /// Pages counted as read-predicted and as write-predicted, over all channels.
+    pub fn page_totals(&self) -> (u64, u64) {
+        self.pages.iter().fold((0, 0), |(r, w), p| (r + p[0], w + p[1]))
+    }
+
+    /// A page predicted `write` (or read) was written to / left `channel`.
+    pub fn placed(&mut self, channel: u32, write: bool) {
+        self.pages[channel as usize][usize::from(write)] += 1;
+    }
+
+    pub fn removed(&mut self, channel: u32, write: bool) {
+        let n = &mut self.pages[channel as usize][usize::from(write)];
+        *n = n.saturating_sub(1);
+    }
+
+    /// One host request: every `period`, PACP moves the split one channel toward
+    /// `round(channels × read / (read + write))` (clamped to [1, channels − 1]), where `read`
+    /// and `write` count the mapped pages predicted so [I]. The channel relabelled is the
+    /// one of the shrinking type holding the fewest pages of that type [P] (lowest index on
+    /// ties). Returns it.
+    pub fn tick(&mut self, read: u64, write: u64) -> Option<u32> {
+        if self.split == Split::Fixed {
+            return None;
+        }
+        self.since += 1;
+        if self.since < self.period || read + write == 0 {
+            return None;
+        }
+        self.since = 0;
+        let nc = self.read.len() as u64;
+        let target = ((nc * read) as f64 / (read + write) as f64).round() as u64;
+        let target = target.clamp(1, nc - 1) as u32;
+        let now = self.n_read();
+        if target == now {
+            return None;
+        }
+        let from_read = target < now;
+        let kind = usize::from(!from_read);
+        let c = self.channels(from_read).min_by_key(|&c| (self.pages[c as usize][kind], c))?;
+        self.read[c as usize] = !from_read;
+        self.relabels += 1;
+        Some(c)
+    }
+}

@@ -1,0 +1,109 @@
+//! PACP's rules worked by hand (TECHNIQUES.md §10.2–10.4).
+
+use super::*;
+
+/// 4 channels × 2 chips × 1 die × 2 planes.
+fn geometry() -> Geometry {
+    let mut cfg = crate::Config::default();
+    cfg.nand.channels = 4;
+    cfg.nand.chips_per_channel = 2;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = 2;
+    Geometry::from_config(&cfg)
+}
+
+/// A 1-bit history predicts from the request before, never from the one being recorded:
+/// write, read, read on one page is "no history", then "write" (wrong), then "read" (right).
+#[test]
+fn a_one_bit_history_predicts_before_it_records() {
+    let mut t = Trh::new(8, 1);
+    assert_eq!(t.predict(5), Prediction::None);
+    t.record(5, true, false);
+    assert_eq!((t.predicted, t.correct), (0, 0), "nothing to predict from yet");
+    assert_eq!(t.predict(5), Prediction::Write);
+    t.record(5, false, false);
+    assert_eq!((t.predicted, t.correct), (1, 0));
+    assert_eq!(t.predict(5), Prediction::Read, "only the last request is kept");
+    t.record(5, false, false);
+    assert_eq!((t.predicted, t.correct), (2, 1));
+    assert_eq!(t.accuracy(), 0.5);
+}
+
+/// Two bits: write then read is a tie, which the page's channel settles (a Write channel:
+/// write); a third request pushes the oldest out (read, read: read).
+#[test]
+fn an_even_history_ties_and_the_channel_decides() {
+    let mut t = Trh::new(4, 2);
+    t.record(1, true, false);
+    t.record(1, false, false);
+    assert_eq!(t.predict(1), Prediction::Tie);
+    t.record(1, true, true);
+    assert_eq!((t.predicted, t.correct), (2, 1), "write predicted (history write) then tie on a Write channel: right");
+    assert_eq!(t.predict(1), Prediction::Tie, "read, write");
+    t.record(1, false, false);
+    t.record(1, false, false);
+    assert_eq!(t.predict(1), Prediction::Read);
+}
+
+/// Algorithm 1 on 2 Read (0, 1) and 2 Write channels (2, 3): a read-predicted page goes to a
+/// Read channel in rotation, skipping a busy one; only when both Read channels are busy
+/// does it spill to a Write channel; a write-predicted page stays on Write channels while
+/// one of them is free, even with the Read channels idle; no history: any channel.
+#[test]
+fn algorithm_1_keeps_each_type_on_its_channels_and_spills_only_when_all_are_busy() {
+    let geo = geometry();
+    let part = Partition::new(4, 2, Split::Fixed, 1);
+    let mut rot = Rotation::new(&geo);
+    let mut load = vec![0u32; 8];
+    let channel = |p: u32| geo.channel_of_chip(geo.chip_of_plane(p));
+    let set = |pred, load: &[u32]| channel_set(pred, false, &part, &geo, load);
+    assert_eq!(set(Prediction::Read, &load), ChannelSet::Read);
+    assert_eq!(channel(choose_plane(ChannelSet::Read, &part, &geo, &load, &mut rot)), 0);
+    assert_eq!(channel(choose_plane(ChannelSet::Read, &part, &geo, &load, &mut rot)), 1);
+    // Channel 0's two chips busy: the rotation, back at 0, skips it.
+    load[0] = 1;
+    load[1] = 1;
+    assert_eq!(set(Prediction::Read, &load), ChannelSet::Read, "channel 1 is free");
+    assert_eq!(channel(choose_plane(ChannelSet::Read, &part, &geo, &load, &mut rot)), 1);
+    // One chip of channel 1 busy: the channel is not busy; its free chip is taken.
+    load[2] = 1;
+    let p = choose_plane(ChannelSet::Read, &part, &geo, &load, &mut rot);
+    assert_eq!((channel(p), geo.chip_of_plane(p)), (1, 3));
+    load[3] = 1;
+    assert_eq!(set(Prediction::Read, &load), ChannelSet::Write, "every Read channel busy: spill");
+    assert_eq!(set(Prediction::Write, &load), ChannelSet::Write);
+    load[4..8].fill(1);
+    assert_eq!(set(Prediction::Write, &load), ChannelSet::Read, "every Write channel busy: spill");
+    assert_eq!(set(Prediction::None, &load), ChannelSet::Any);
+    assert_eq!(channel_set(Prediction::Tie, true, &part, &geo, &load), ChannelSet::Write);
+    assert_eq!(channel_set(Prediction::Tie, false, &part, &geo, &load), ChannelSet::Read);
+}
+
+/// Every `period` requests the split moves one channel toward round(4 × R / (R + W)); the
+/// channel relabelled is the one of the shrinking type with the fewest pages of that type.
+#[test]
+fn relabelling_takes_the_channel_with_the_fewest_pages_of_its_old_type() {
+    let mut part = Partition::new(4, 2, Split::Adaptive, 2);
+    for _ in 0..5 {
+        part.placed(0, false);
+    }
+    part.placed(1, false);
+    part.placed(1, false);
+    assert_eq!(part.tick(1, 3), None, "not yet a period");
+    // round(4 × 1 / 4) = 1 Read channel: one of 0 (5 read pages) and 1 (2) turns Write.
+    assert_eq!(part.tick(1, 3), Some(1));
+    assert_eq!(part.channels(true).collect::<Vec<_>>(), vec![0]);
+    // All reads: round(4) clamps to 3; the Write channel with the fewest write pages is
+    // taken — 1 holds none (its 2 pages are read ones), 2 and 3 one each; then 2 (a tie with
+    // 3: the lower index).
+    part.placed(2, true);
+    part.placed(3, true);
+    part.tick(9, 0);
+    assert_eq!(part.tick(9, 0), Some(1));
+    part.tick(9, 0);
+    assert_eq!(part.tick(9, 0), Some(2), "one step per period");
+    part.tick(9, 0);
+    assert_eq!(part.tick(9, 0), None, "at most channels − 1 Read channels");
+    let mut fixed = Partition::new(4, 2, Split::Fixed, 1);
+    assert_eq!(fixed.tick(0, 9), None, "Lv et al.'s split never moves");
+}
