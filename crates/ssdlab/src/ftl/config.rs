@@ -181,6 +181,14 @@ impl FtlConfig {
         if p.period == 0 {
             return reject(file, "ftl.partition.period", 0, "must be at least one request");
         }
+        if p.gc_migration == Some(true) && self.allocation == AllocationScheme::LvPartition {
+            return reject(
+                file,
+                "ftl.partition.gc_migration",
+                true,
+                "is built for pacp only (Lv et al.'s page classification is not)",
+            );
+        }
         Ok(())
     }
 

@@ -398,6 +398,14 @@ impl Ftl {
         }
     }
 
+    /// PACP's GC-piggybacked migration: the plane a GC move of `lpn` off `src` goes to
+    /// instead of its own, if it migrates.
+    pub fn migration_plane(&mut self, lpn: Lpn, src: Ppn, chip_load: &[u32]) -> Option<u32> {
+        let (blocks, gc) = (&self.blocks, &self.gc);
+        let room = |plane: u32| gc.victim(plane) == NONE && blocks.free_blocks(plane) > gc.limits.user_reserve_blocks;
+        self.partition.as_mut()?.migration_plane(lpn, src, chip_load, room)
+    }
+
     /// The channel partition, if the allocation has one.
     pub fn partition(&self) -> Option<&ChannelPartition> {
         self.partition.as_deref()

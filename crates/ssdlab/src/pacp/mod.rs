@@ -135,6 +135,9 @@ pub struct ChannelPartition {
     pub trh: Option<Trh>,
     rot: Rotation,
     geo: Geometry,
+    gc_migration: bool,
+    /// GC moves programmed on a Read channel instead of their Write-channel plane.
+    pub migrated_gc: u64,
 }
 
 /// The type a page counts as on its channel: its prediction, when it has one.
@@ -156,7 +159,40 @@ impl ChannelPartition {
             trh: (scheme == Scheme::Pacp).then(|| Trh::new(logical_pages, cfg.trh_bits)),
             rot: Rotation::new(geo),
             geo: geo.clone(),
+            gc_migration: scheme == Scheme::Pacp && cfg.gc_migration.unwrap_or(true),
+            migrated_gc: 0,
         }
+    }
+
+    /// GC-piggybacked migration (§3.3): a GC move of `lpn` off `src` — on a Write channel,
+    /// its page predicted read — goes to this plane of a Read channel instead (None: it
+    /// stays in its plane). The move's program is the one GC makes anyway. The plane
+    /// dynamic allocation picks must have `room` (not collecting, and more free blocks than
+    /// host writes leave it) [I], or the page stays: moves piling onto a plane that needs GC itself would take the
+    /// free pages its own GC needs.
+    pub fn migration_plane(
+        &mut self,
+        lpn: crate::nand::Lpn,
+        src: crate::nand::Ppn,
+        load: &[u32],
+        room: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        if !self.gc_migration || self.part.is_read(self.channel_of(src)) {
+            return None;
+        }
+        let trh = self.trh.as_ref()?;
+        if trh.predict(lpn) != Prediction::Read {
+            return None;
+        }
+        let plane = choose_plane(ChannelSet::Read, &self.part, &self.geo, load, &mut self.rot);
+        if !room(plane) {
+            return None;
+        }
+        let w = false;
+        self.part.removed(self.channel_of(src), w);
+        self.part.placed(self.geo.channel_of_chip(self.geo.chip_of_plane(plane)), w);
+        self.migrated_gc += 1;
+        Some(plane)
     }
 
     fn channel_of(&self, ppn: crate::nand::Ppn) -> u32 {
@@ -222,6 +258,7 @@ impl ChannelPartition {
         let read_channels: Vec<u32> = self.part.channels(true).collect();
         let (predicted, accuracy) = self.trh.as_ref().map_or((0, 0.0), |t| (t.predicted, t.accuracy()));
         PartitionReport {
+            migrated_gc: self.migrated_gc,
             read_channels_end: read_channels.len() as u32,
             read_channels,
             relabels: self.part.relabels,
@@ -243,4 +280,7 @@ pub struct PartitionReport {
     /// (§10.9: a tie counted by the page's channel).
     pub trh_predicted: u64,
     pub trh_accuracy: f64,
+    /// GC-piggybacked migrations: GC moves programmed on a Read channel (GC programs all
+    /// the same, counted in `gc.pages_moved`).
+    pub migrated_gc: u64,
 }

@@ -16,11 +16,14 @@ pub struct PartitionConfig {
     pub period: u64,
     /// PACP: history bits per logical page, 1 to 3 [P: 1].
     pub trh_bits: u8,
+    /// GC-piggybacked migration (§3.3): a Write-channel GC move of a page predicted read is
+    /// programmed on a Read channel. Unset: on for `pacp`; not built for `lv_partition`.
+    pub gc_migration: Option<bool>,
 }
 
 impl Default for PartitionConfig {
     fn default() -> Self {
-        PartitionConfig { n_read: 0, period: 10_000, trh_bits: 1 }
+        PartitionConfig { n_read: 0, period: 10_000, trh_bits: 1, gc_migration: None }
     }
 }
 

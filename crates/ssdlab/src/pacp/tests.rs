@@ -107,3 +107,28 @@ fn relabelling_takes_the_channel_with_the_fewest_pages_of_its_old_type() {
     let mut fixed = Partition::new(4, 2, Split::Fixed, 1);
     assert_eq!(fixed.tick(0, 9), None, "Lv et al.'s split never moves");
 }
+
+/// GC-piggybacked migration: a GC move off a Write channel of a page whose history says
+/// read is given a Read-channel plane (and counted); a move off a Read channel, or of a
+/// page predicted write, stays where GC puts it.
+#[test]
+fn a_read_page_in_a_write_channel_gc_victim_migrates_to_a_read_channel() {
+    let geo = geometry();
+    let cfg = PartitionConfig::default();
+    let mut p = ChannelPartition::new(Scheme::Pacp, &cfg, &geo, 64, 2);
+    let load = vec![0u32; 8];
+    let ppn_on = |channel: u32| geo.ppn(geo.plane_index(channel, 0, 0, 0), 0, 0);
+    let channel = |plane: u32| geo.channel_of_chip(geo.chip_of_plane(plane));
+    p.trh.as_mut().unwrap().record(7, false, true);
+    p.trh.as_mut().unwrap().record(8, true, true);
+    let room = |_| true;
+    let to = p.migration_plane(7, ppn_on(3), &load, room).expect("read page on Write channel 3 migrates");
+    assert!(p.part.is_read(channel(to)), "to a Read channel: {}", channel(to));
+    assert_eq!(p.migrated_gc, 1);
+    assert_eq!(p.migration_plane(7, ppn_on(0), &load, room), None, "already on a Read channel");
+    assert_eq!(p.migration_plane(8, ppn_on(3), &load, room), None, "predicted write");
+    assert_eq!(p.migration_plane(7, ppn_on(3), &load, |_| false), None, "no room on the Read plane");
+    assert_eq!(p.migrated_gc, 1);
+    let lv = ChannelPartition::new(Scheme::Lv, &cfg, &geo, 64, 2);
+    assert!(lv.trh.is_none(), "Lv et al. keep no history");
+}

@@ -315,6 +315,12 @@ impl Simulation {
         } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
             self.ftl.commit_gc_move(lpn, ppn, now);
+            let from = self.geo.plane_of(src);
+            if from != plane && src != NONE {
+                // A move that left its plane (PACP's migration, Die-GC): requests committed
+                // to the old plane follow it.
+                self.stats.readdressed += self.committer.readdress(lpn, from, plane, &mut self.mrs);
+            }
             self.stats.gc_pages_programmed += 1;
             self.stats.gc_pages_moved += 1;
             if self.ftl.is_tp(lpn) {
@@ -442,6 +448,9 @@ impl Simulation {
                 let src = self.geo.plane_of(r.src_ppn);
                 self.die_gc_move_read(src, Some(tx));
                 return;
+            }
+            if let Some(plane) = self.ftl.migration_plane(r.lpn, r.src_ppn, self.tsu.chip_load()) {
+                self.tsu.retarget(tx, plane);
             }
             self.tsu.turn_into_program(tx, self.q.now());
             self.enqueue(tx);

@@ -1,0 +1,104 @@
+//! PACP (`ftl.allocation = "pacp"`) and Lv et al.'s partition (`"lv_partition"`) at the
+//! simulation level: integrity through relabelling and GC migration at steady state, and
+//! what the partition does with the pages.
+
+mod common;
+
+use common::preset;
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::AllocationScheme;
+use ssdlab::host::{Address, FlowSpec, PreconditionSpec, WorkloadSpec};
+use ssdlab::sim::Outcome;
+use ssdlab::{Config, RunOptions};
+
+/// 4 channels × 1 chip × 1 die × 2 planes of 32 blocks of 32 pages of 8 KiB, 25% spare.
+fn drive(allocation: &str) -> Config {
+    let mut cfg = preset("mqsim-default.toml");
+    cfg.nand.channels = 4;
+    cfg.nand.chips_per_channel = 1;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = 2;
+    cfg.nand.blocks_per_plane = 32;
+    cfg.nand.pages_per_block = 32;
+    cfg.ftl.overprovisioning_ratio = 0.25;
+    cfg.ftl.allocation = AllocationScheme::parse(allocation).expect("a scheme");
+    cfg.ftl.partition.period = 500;
+    cfg
+}
+
+/// After a 90% random fill, two flows for 40,000 requests: reads of the first half of the
+/// drive (95% reads) and writes of the second (95% writes), 8 KiB, 16 outstanding each.
+fn mixed() -> WorkloadSpec {
+    let flow = |name: &str, read_ratio: f64, start_half: bool| FlowSpec {
+        name: name.into(),
+        read_ratio,
+        address: Address::Uniform,
+        request_bytes_choices: vec![(8192, 1.0)],
+        align_bytes: 8192,
+        queue_depth: Some(16),
+        requests: 20_000,
+        footprint: 0.5,
+        start_bytes: if start_half { 0 } else { 1 },
+        ..FlowSpec::default()
+    };
+    let precondition = Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random });
+    WorkloadSpec {
+        source: String::new(),
+        seed: 5,
+        precondition,
+        flows: vec![flow("r", 0.95, true), flow("w", 0.05, false)],
+    }
+}
+
+fn run(cfg: &Config, wl: &WorkloadSpec) -> Outcome {
+    cfg.validate("test").expect("valid test config");
+    let opts = RunOptions { check: true, ..RunOptions::default() };
+    ssdlab::run_outcome(cfg, wl, None, &opts).expect("run succeeds")
+}
+
+/// PACP at steady state: GC runs, the split is recomputed every 500 requests and moves,
+/// read pages leave Write-channel GC victims for Read channels — each such migration is one
+/// of GC's own moves (GC programs = GC moves, no program added) — and every read returns
+/// the data last written (`--check`).
+#[test]
+fn check_holds_through_relabelling_and_gc_migration() {
+    let mut wl = mixed();
+    let half = {
+        let cfg = drive("pacp");
+        let geo = ssdlab::nand::Geometry::from_config(&cfg);
+        ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 / 2 * 8192
+    };
+    wl.flows[1].start_bytes = half;
+    let o = run(&drive("pacp"), &wl);
+    let s = &o.stats;
+    let p = o.partition.as_ref().expect("a partition");
+    assert!(s.gc_invocations > 50, "{}", s.gc_invocations);
+    assert!(p.relabels > 0, "{p:?}");
+    assert!(p.migrated_gc > 0 && p.migrated_gc <= s.gc_pages_moved, "{p:?}");
+    assert_eq!(s.gc_pages_programmed, s.gc_pages_moved);
+    assert!(p.trh_accuracy > 0.5 && p.trh_predicted > 10_000, "{p:?}");
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+}
+
+/// Lv et al.: every host write goes to the Write channels, so with n_read = 1 on the fresh
+/// part of a drive no host page is programmed on channel 0 — its only programs are GC's
+/// moves of preconditioned data. Reads still go wherever the data is.
+#[test]
+fn lv_partition_writes_only_to_write_channels() {
+    let mut cfg = drive("lv_partition");
+    cfg.ftl.partition.n_read = 1;
+    cfg.ftl.partition.period = 10_000;
+    let o = run(&cfg, &mixed());
+    let p = o.partition.as_ref().expect("a partition");
+    assert_eq!((p.read_channels_end, p.relabels, p.trh_predicted), (1, 0, 0));
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+    let mut bad = drive("lv_partition");
+    bad.ftl.partition.gc_migration = Some(true);
+    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.gc_migration"));
+    bad = drive("lv_partition");
+    bad.ftl.partition.n_read = 4;
+    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.n_read"));
+    bad = drive("CWDP");
+    bad.ftl.partition.trh_bits = 2;
+    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition"));
+}
