@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::preset;
+use common::{preset, trace_file, trace_workload};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::AllocationScheme;
 use ssdlab::host::{Address, FlowSpec, PreconditionSpec, WorkloadSpec};
@@ -101,4 +101,34 @@ fn lv_partition_writes_only_to_write_channels() {
     bad = drive("CWDP");
     bad.ftl.partition.trh_bits = 2;
     assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition"));
+}
+
+/// `nand.ideal = "no_rw_interference"` on one chip: a 16 KiB write starts a program
+/// (t_PROG = 750 µs) and a read of another page arrives 100 µs later. With the ideal, the
+/// read suspends the program at no cost: it takes its own t_R (75 µs) plus transfers, far
+/// below what is left of the program. Without it, the read waits for the program's end:
+/// more than 750 − 100 µs.
+#[test]
+fn the_ideal_drive_never_makes_a_read_wait_for_a_program() {
+    use ssdlab::host::Replay;
+    let mut cfg = preset("mqsim-default.toml");
+    (cfg.nand.channels, cfg.nand.chips_per_channel, cfg.nand.dies_per_chip) = (1, 1, 1);
+    let lines = [(0, 0, 32, false), (100_000, 4096, 8, true)];
+    let wl = trace_workload(trace_file("ideal", &lines), Replay::Timestamps, 4);
+    let read_us = |ideal: bool| {
+        let mut cfg = cfg.clone();
+        if ideal {
+            cfg.nand.ideal = ssdlab::nand::config::Ideal::NoRwInterference;
+        }
+        cfg.validate("test").expect("valid");
+        let o = ssdlab::run_outcome(&cfg, &wl, None, &RunOptions::default()).expect("run succeeds");
+        o.stats.read.mean_us()
+    };
+    let (ideal, real) = (read_us(true), read_us(false));
+    assert!(ideal < 75.0 + 50.0, "ideal read {ideal} µs");
+    assert!(real > 650.0, "a read behind a program: {real} µs");
+    let mut both = cfg.clone();
+    both.nand.ideal = ssdlab::nand::config::Ideal::NoRwInterference;
+    both.nand.suspension.enabled = true;
+    assert!(both.validate("t.toml").unwrap_err().to_string().contains("nand.ideal"));
 }

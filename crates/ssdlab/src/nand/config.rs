@@ -38,6 +38,23 @@ pub struct NandConfig {
     pub die_interleave: bool,
     pub bus: BusConfig,
     pub suspension: SuspensionConfig,
+    /// none | no_rw_interference: PACP's "Ideal" reference (reads never wait for a program
+    /// or erase on their chip).
+    pub ideal: Ideal,
+}
+
+/// A reference drive no real one is (`nand.ideal`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Ideal {
+    #[default]
+    None,
+    /// PACP's "Ideal" (TECHNIQUES.md §10.6 item 3 [I]): a user read arriving for a chip
+    /// that runs a program or erase (the host's or GC's) suspends it at once and for free,
+    /// as often as reads come — program/erase suspension with zero suspend and resume time
+    /// and no limit. Reads still share the channel bus, wait for a program's data transfer
+    /// and for other reads (GC's included).
+    NoRwInterference,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -173,6 +190,7 @@ impl Default for NandConfig {
             die_interleave: true,
             bus: BusConfig::default(),
             suspension: SuspensionConfig::default(),
+            ideal: Ideal::None,
         }
     }
 }
@@ -223,6 +241,10 @@ impl NandConfig {
         self.validate_geometry(file)?;
         self.validate_cells(file)?;
         self.bus.validate(file)?;
+        if self.ideal == Ideal::NoRwInterference && self.suspension.enabled {
+            let why = "suspends programs and erases at no cost by itself: drop nand.suspension.enabled";
+            return reject(file, "nand.ideal", "no_rw_interference", why);
+        }
         self.suspension.validate(file)
     }
 

@@ -285,6 +285,7 @@ impl NvDdr2Ps {
 impl Timing {
     pub fn from_config(c: &Config) -> Timing {
         let n = &c.nand;
+        let ideal = n.ideal == config::Ideal::NoRwInterference;
         // Transfers per second is rate_mt_s × 10^6; keep it exact for fractional rates
         // written with up to three decimals (333.333 MT/s).
         let milli_mt = (n.bus.rate_mt_s * 1000.0).round() as u128;
@@ -297,8 +298,8 @@ impl Timing {
             program_cycles: n.bus.program_cycles as u64,
             erase_cycles: n.bus.erase_cycles as u64,
             bus_bits_per_s: milli_mt * 1000 * n.bus.width_bits as u128,
-            t_suspend_ps: us_to_ps(n.suspension.t_suspend_us),
-            t_resume_ps: us_to_ps(n.suspension.t_resume_us),
+            t_suspend_ps: if ideal { 0 } else { us_to_ps(n.suspension.t_suspend_us) },
+            t_resume_ps: if ideal { 0 } else { us_to_ps(n.suspension.t_resume_us) },
             page_types: Divisor::new(n.t_read_us.len() as u32),
             sector_bytes: n.sector_bytes as u64,
             sector_xfer_ps: Vec::new(),

@@ -107,6 +107,7 @@ pub struct Phy {
 
 impl Phy {
     pub fn new(cfg: &Config, geo: &Geometry, timeline: Option<Timeline>) -> Phy {
+        let ideal = cfg.nand.ideal == crate::nand::config::Ideal::NoRwInterference;
         Phy {
             geo: geo.clone(),
             timing: Timing::from_config(cfg),
@@ -116,8 +117,8 @@ impl Phy {
             bus_busy_ps: 0,
             array_use: ArrayUse::default(),
             commands_first: cfg.nand.bus.arbitration == BusArbitration::CommandsFirst,
-            suspension: cfg.nand.suspension.enabled,
-            max_suspends: cfg.nand.suspension.max_per_op,
+            suspension: cfg.nand.suspension.enabled || ideal,
+            max_suspends: if ideal { u32::MAX } else { cfg.nand.suspension.max_per_op },
             timeline,
         }
     }
