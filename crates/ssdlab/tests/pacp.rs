@@ -132,3 +132,45 @@ fn the_ideal_drive_never_makes_a_read_wait_for_a_program() {
     both.nand.suspension.enabled = true;
     assert!(both.validate("t.toml").unwrap_err().to_string().contains("nand.ideal"));
 }
+
+/// The four techniques together — Sprinkler's spk3 device queue, FLIN's scheduler, FMMU's
+/// demand map and PACP's allocation — on the steady-state run above: each is active (a
+/// translation-page miss, a history prediction, a migration) and every read returns the
+/// data last written. (With FMMU, translation pages go to any channel: they have no
+/// history.)
+#[test]
+fn spk3_flin_fmmu_and_pacp_compose_under_check() {
+    let mut wl = mixed();
+    wl.flows[1].start_bytes = {
+        let cfg = drive("pacp");
+        let geo = ssdlab::nand::Geometry::from_config(&cfg);
+        ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 / 2 * 8192
+    };
+    let set = ["hil.scheduler=spk3", "tsu.policy=flin", "ftl.mapping=fmmu", "ftl.overprovisioning_ratio=0.3"];
+    let overlay = Config::from_toml_str("", "compose", &set.map(String::from)).expect("the four keys");
+    let mut cfg = drive("pacp");
+    (cfg.hil.scheduler, cfg.tsu.policy, cfg.ftl.mapping) =
+        (overlay.hil.scheduler, overlay.tsu.policy, overlay.ftl.mapping);
+    cfg.ftl.overprovisioning_ratio = 0.3;
+    let o = run(&cfg, &wl);
+    let p = o.partition.as_ref().expect("a partition");
+    assert!(o.map.as_ref().expect("a demand map").tp_reads > 0);
+    assert!(p.trh_predicted > 10_000 && p.migrated_gc > 0, "{p:?}");
+    assert!(o.stats.gc_invocations > 50);
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+}
+
+/// `presets/pacp.toml` is the paper's Table 2 at 8 channels with PACP's allocation.
+#[test]
+fn the_pacp_preset_is_table_2() {
+    let c = preset("pacp.toml");
+    let n = &c.nand;
+    assert_eq!((n.channels, n.chips_per_channel, n.dies_per_chip, n.planes_per_die), (8, 2, 2, 2));
+    assert_eq!((n.blocks_per_plane, n.pages_per_block, n.page_bytes), (2048, 256, 4096));
+    assert_eq!(
+        (n.t_read_us.as_slice(), n.t_program_us.as_slice(), n.t_erase_us),
+        ([140.0].as_slice(), [3102.0].as_slice(), 3500.0)
+    );
+    assert_eq!(c.ftl.allocation, AllocationScheme::Pacp);
+    assert_eq!(c.ftl.partition.trh_bits, 1);
+}

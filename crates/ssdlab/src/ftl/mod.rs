@@ -384,7 +384,12 @@ impl Ftl {
     /// or running per chip (for dynamic allocation).
     pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
         if let Some(p) = &mut self.partition {
-            let plane = p.write_plane(lpn, self.map.get(lpn), chip_load);
+            let plane = if lpn < self.logical_pages {
+                p.write_plane(lpn, self.map.get(lpn), chip_load)
+            } else {
+                // A translation page: no history, not a host write — any channel [I].
+                p.any_plane(chip_load)
+            };
             return self.alloc.given(plane);
         }
         self.alloc.write_plane(lpn, chip_load, &self.blocks, self.gc.limits.user_reserve_blocks)
@@ -401,6 +406,10 @@ impl Ftl {
     /// PACP's GC-piggybacked migration: the plane a GC move of `lpn` off `src` goes to
     /// instead of its own, if it migrates.
     pub fn migration_plane(&mut self, lpn: Lpn, src: Ppn, chip_load: &[u32]) -> Option<u32> {
+        if lpn >= self.logical_pages {
+            // A translation page: it has no history and stays in its plane.
+            return None;
+        }
         let (blocks, gc) = (&self.blocks, &self.gc);
         let room = |plane: u32| gc.victim(plane) == NONE && blocks.free_blocks(plane) > gc.limits.user_reserve_blocks;
         self.partition.as_mut()?.migration_plane(lpn, src, chip_load, room)

@@ -221,6 +221,12 @@ impl ChannelPartition {
         plane
     }
 
+    /// A page that is not host data (a translation page): dynamic allocation over every
+    /// channel [I].
+    pub fn any_plane(&mut self, load: &[u32]) -> u32 {
+        choose_plane(ChannelSet::Any, &self.part, &self.geo, load, &mut self.rot)
+    }
+
     /// A host read of `lpn`, at `ppn` (or NONE): recorded in its history (PACP).
     pub fn host_read(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
         let channel = (ppn != crate::nand::NONE).then(|| self.channel_of(ppn));
