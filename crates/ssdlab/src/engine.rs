@@ -45,6 +45,8 @@ pub enum Event {
     MapIo { vtpn: u32, write: bool },
     /// Periodic sampling for the time series.
     Sample,
+    /// The host has been idle since the activity `epoch` names (PACP's idle migration).
+    Idle { epoch: u32 },
 }
 
 /// A pending event. `key` is time × 2^64 + sequence number, so one integer comparison orders

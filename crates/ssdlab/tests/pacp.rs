@@ -174,3 +174,42 @@ fn the_pacp_preset_is_table_2() {
     assert_eq!(c.ftl.allocation, AllocationScheme::Pacp);
     assert_eq!(c.ftl.partition.trh_bits, 1);
 }
+
+/// Idle-time migration worked by hand on 2 channels of one plane each (channel 0 Read,
+/// channel 1 Write; blocks of 4 pages), requests 10 ms apart (the drive idles less than the
+/// 50 ms idle time between them):
+/// 1. writes of pages 0..16 with no history go to any channel in rotation: the odd pages to
+///    channel 1, in blocks {1, 3, 5, 7} and {9, 11, 13, 15};
+/// 2. reads of every page: each now predicts read;
+/// 3. a write of page 1 (predicted read: to channel 0) leaves {_, 3, 5, 7} with the most
+///    invalid pages among channel 1's closed blocks;
+/// 4. a 280 ms gap: after 50 ms idle, pages 3, 5 and 7 move to channel 0 — three migrations,
+///    nothing else; every read before and after returns the data last written.
+#[test]
+fn idle_migration_moves_the_read_pages_of_the_most_invalid_write_channel_block() {
+    use ssdlab::host::Replay;
+    let mut cfg = drive("pacp");
+    (cfg.nand.channels, cfg.nand.planes_per_die, cfg.nand.pages_per_block) = (2, 1, 4);
+    cfg.ftl.partition.n_read = 1;
+    cfg.ftl.partition.period = 1_000_000;
+    cfg.ftl.partition.idle_us = 50_000.0;
+    let ms = 1_000_000u64;
+    let mut lines = Vec::new();
+    for p in 0..16u64 {
+        lines.push((p * 10 * ms, p * 16, 16, false));
+    }
+    for p in 0..16u64 {
+        lines.push((160 * ms + p * 10 * ms, p * 16, 16, true));
+    }
+    lines.push((320 * ms, 16, 16, false));
+    lines.push((600 * ms, 2 * 16, 16, true));
+    let wl = trace_workload(trace_file("idle-migration", &lines), Replay::Timestamps, 4);
+    let o = run(&cfg, &wl);
+    let p = o.partition.as_ref().expect("a partition");
+    assert_eq!((p.migrated_idle, p.migrated_gc), (3, 0), "{p:?}");
+    assert_eq!(o.stats.migration_pages_programmed, 3);
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+    cfg.ftl.partition.idle_migration = Some(false);
+    let off = run(&cfg, &wl);
+    assert_eq!(off.partition.as_ref().unwrap().migrated_idle, 0);
+}

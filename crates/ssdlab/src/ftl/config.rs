@@ -181,15 +181,16 @@ impl FtlConfig {
         if p.period == 0 {
             return reject(file, "ftl.partition.period", 0, "must be at least one request");
         }
-        if p.gc_migration == Some(true) && self.allocation == AllocationScheme::LvPartition {
-            return reject(
-                file,
-                "ftl.partition.gc_migration",
-                true,
-                "is built for pacp only (Lv et al.'s page classification is not)",
-            );
+        let lv = self.allocation == AllocationScheme::LvPartition;
+        let why = "is built for pacp only (Lv et al.'s page classification is not)";
+        if p.gc_migration == Some(true) && lv {
+            return reject(file, "ftl.partition.gc_migration", true, why);
         }
-        Ok(())
+        if p.idle_migration == Some(true) && lv {
+            return reject(file, "ftl.partition.idle_migration", true, why);
+        }
+        require_times(file, &[("ftl.partition.idle_us", p.idle_us)])?;
+        require_nonzero(file, &[("ftl.partition.idle_pages", p.idle_pages)])
     }
 
     /// Die-GC and TwinBlk collect aligned block sets: they need aligned blocks, and are built

@@ -415,6 +415,48 @@ impl Ftl {
         self.partition.as_mut()?.migration_plane(lpn, src, chip_load, room)
     }
 
+    /// Idle-time migration: how long the host must be idle and how many pages may move per
+    /// idle period; None when off.
+    pub fn idle_migration(&self) -> Option<(Ps, u32)> {
+        self.partition.as_deref().and_then(|p| p.idle)
+    }
+
+    /// Idle-time migration's pages (§3.3, GC-aware): of the closed, not collected blocks on
+    /// Write channels, the one with the fewest valid (most invalid) pages (ties: lowest
+    /// index); its valid pages whose history predicts read, at most `max`, into `out`.
+    pub fn idle_migration_pages(&self, max: u32, out: &mut Vec<LivePage>) {
+        out.clear();
+        let Some(p) = self.partition.as_deref() else { return };
+        let bpp = self.geo.blocks_per_plane;
+        let mut best: Option<(u16, u32)> = None;
+        for plane in 0..self.geo.planes() {
+            if !p.is_write_channel(self.geo.channel_of_chip(self.geo.chip_of_plane(plane))) {
+                continue;
+            }
+            for x in plane * bpp..(plane + 1) * bpp {
+                let v = self.blocks.valid[x as usize];
+                if self.blocks.state[x as usize] == BlockState::Closed && best.is_none_or(|b| (v, x) < b) {
+                    best = Some((v, x));
+                }
+            }
+        }
+        let Some((_, block)) = best else { return };
+        self.blocks.valid_pages(block, out);
+        out.retain(|lp| lp.lpn < self.logical_pages && p.predicts_read(lp.lpn));
+        out.truncate(max as usize);
+    }
+
+    /// Idle-time migration of `lpn` off `src` (still its page): a Read-channel plane with
+    /// room, or None.
+    pub fn idle_migration_plane(&mut self, lpn: Lpn, src: Ppn, chip_load: &[u32]) -> Option<u32> {
+        if self.map.get(lpn) != src {
+            return None;
+        }
+        let (blocks, gc) = (&self.blocks, &self.gc);
+        let room = |plane: u32| gc.victim(plane) == NONE && blocks.free_blocks(plane) > gc.limits.user_reserve_blocks;
+        self.partition.as_mut()?.idle_plane(lpn, src, chip_load, room)
+    }
+
     /// The channel partition, if the allocation has one.
     pub fn partition(&self) -> Option<&ChannelPartition> {
         self.partition.as_deref()

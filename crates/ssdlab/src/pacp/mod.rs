@@ -138,6 +138,10 @@ pub struct ChannelPartition {
     gc_migration: bool,
     /// GC moves programmed on a Read channel instead of their Write-channel plane.
     pub migrated_gc: u64,
+    /// Idle-time migration: (time the host must be idle, pages per idle period); None: off.
+    pub idle: Option<(crate::engine::Ps, u32)>,
+    /// Pages idle-time migration moved to a Read channel.
+    pub migrated_idle: u64,
 }
 
 /// The type a page counts as on its channel: its prediction, when it has one.
@@ -161,7 +165,42 @@ impl ChannelPartition {
             geo: geo.clone(),
             gc_migration: scheme == Scheme::Pacp && cfg.gc_migration.unwrap_or(true),
             migrated_gc: 0,
+            idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
+                .then(|| (crate::config::us_to_ps(cfg.idle_us), cfg.idle_pages)),
+            migrated_idle: 0,
         }
+    }
+
+    /// Whether `lpn`'s history predicts read (a page idle-time migration may move).
+    pub fn predicts_read(&self, lpn: crate::nand::Lpn) -> bool {
+        self.trh.as_ref().is_some_and(|t| t.predict(lpn) == Prediction::Read)
+    }
+
+    /// Whether `channel` is labelled Write.
+    pub fn is_write_channel(&self, channel: u32) -> bool {
+        !self.part.is_read(channel)
+    }
+
+    /// Idle-time migration of `lpn` off `src`: a Read-channel plane with `room` (counted),
+    /// or None (the page stays).
+    pub fn idle_plane(
+        &mut self,
+        lpn: crate::nand::Lpn,
+        src: crate::nand::Ppn,
+        load: &[u32],
+        room: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        if !self.predicts_read(lpn) || self.part.is_read(self.channel_of(src)) {
+            return None;
+        }
+        let plane = choose_plane(ChannelSet::Read, &self.part, &self.geo, load, &mut self.rot);
+        if !room(plane) {
+            return None;
+        }
+        self.part.removed(self.channel_of(src), false);
+        self.part.placed(self.geo.channel_of_chip(self.geo.chip_of_plane(plane)), false);
+        self.migrated_idle += 1;
+        Some(plane)
     }
 
     /// GC-piggybacked migration (§3.3): a GC move of `lpn` off `src` — on a Write channel,
@@ -265,6 +304,7 @@ impl ChannelPartition {
         let (predicted, accuracy) = self.trh.as_ref().map_or((0, 0.0), |t| (t.predicted, t.accuracy()));
         PartitionReport {
             migrated_gc: self.migrated_gc,
+            migrated_idle: self.migrated_idle,
             read_channels_end: read_channels.len() as u32,
             read_channels,
             relabels: self.part.relabels,
@@ -289,4 +329,7 @@ pub struct PartitionReport {
     /// GC-piggybacked migrations: GC moves programmed on a Read channel (GC programs all
     /// the same, counted in `gc.pages_moved`).
     pub migrated_gc: u64,
+    /// Idle-time migrations: pages moved to a Read channel while the host was idle (extra
+    /// programs, counted in neither host nor GC programs).
+    pub migrated_idle: u64,
 }

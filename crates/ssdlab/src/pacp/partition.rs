@@ -19,11 +19,26 @@ pub struct PartitionConfig {
     /// GC-piggybacked migration (§3.3): a Write-channel GC move of a page predicted read is
     /// programmed on a Read channel. Unset: on for `pacp`; not built for `lv_partition`.
     pub gc_migration: Option<bool>,
+    /// GC-aware migration at idle time (§3.3): after the host has had nothing outstanding
+    /// for `idle_us`, the read-predicted valid pages of the Write-channel block with the
+    /// most invalid pages move to Read channels, at most `idle_pages` per idle period.
+    /// Unset: on for `pacp`; not built for `lv_partition`.
+    pub idle_migration: Option<bool>,
+    pub idle_us: f64,
+    pub idle_pages: u32,
 }
 
 impl Default for PartitionConfig {
     fn default() -> Self {
-        PartitionConfig { n_read: 0, period: 10_000, trh_bits: 1, gc_migration: None }
+        PartitionConfig {
+            n_read: 0,
+            period: 10_000,
+            trh_bits: 1,
+            gc_migration: None,
+            idle_migration: None,
+            idle_us: 1000.0,
+            idle_pages: 64,
+        }
     }
 }
 

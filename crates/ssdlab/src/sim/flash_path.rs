@@ -261,7 +261,7 @@ impl Simulation {
         let counts = match self.tsu.tx(txs[0]).kind {
             TxKind::User => &mut self.stats.write_cases.user,
             TxKind::Gc => &mut self.stats.write_cases.gc,
-            TxKind::Mapping => return,
+            TxKind::Mapping | TxKind::Migration => return,
         };
         self.tsu.count_write_cases(chip, txs, counts);
     }
@@ -312,6 +312,8 @@ impl Simulation {
             if kind == TxKind::Gc {
                 self.stats.gc_pad_pages += 1;
             }
+        } else if kind == TxKind::Migration {
+            self.launch_migration(lpn, src, ppn, plane);
         } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
             self.ftl.commit_gc_move(lpn, ppn, now);
@@ -456,6 +458,9 @@ impl Simulation {
             self.enqueue(tx);
             return;
         }
+        if r.kind == TxKind::Migration && op == FlashOp::Read {
+            return self.migration_read_done(tx);
+        }
         let t = self.tsu.tx(tx).clone();
         self.tsu.free(tx);
         match (t.kind, op) {
@@ -501,6 +506,8 @@ impl Simulation {
             (TxKind::Gc, FlashOp::Program) if t.lpn == NONE => {}
             (TxKind::Gc, FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(self.geo.plane_of(t.src_ppn)),
             (TxKind::Gc, FlashOp::Erase) => self.gc_erased(t.plane),
+            (TxKind::Migration, FlashOp::Read) => unreachable!("a migration read is routed before"),
+            (TxKind::Migration, _) => self.migration_done(),
             (TxKind::Mapping, FlashOp::Read) => self.map_read_done(t.lpn),
             // A translation page's program finished: nothing waits for it.
             (TxKind::Mapping, _) => {}

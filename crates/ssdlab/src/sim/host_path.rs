@@ -68,6 +68,7 @@ impl Simulation {
     /// A command has a tag: check hazards, then start it.
     #[inline(always)]
     pub(super) fn admit(&mut self, io: u32) {
+        self.idle.epoch = self.idle.epoch.wrapping_add(1);
         let i = &self.ios[io];
         let a =
             Admission { io, first_lpn: i.first_lpn, pages: i.pages, writes: i.req.op != IoOp::Read, fua: i.req.fua };
@@ -453,8 +454,12 @@ impl Simulation {
         self.last_completion_ps = now;
         self.refill_flow(flow);
         self.fetch();
-        if self.ios.live() == 0 && self.all_flows_done() {
-            self.finished = true;
+        if self.ios.live() == 0 {
+            if self.all_flows_done() {
+                self.finished = true;
+            } else {
+                self.host_went_idle();
+            }
         }
     }
 }

@@ -17,6 +17,7 @@
 
 mod flash_path;
 mod host_path;
+mod idle;
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -142,6 +143,8 @@ pub struct Simulation {
     writeback_group: Vec<crate::cache::Writeback>,
     /// Scratch for a Die-GC group of moves.
     die_gc_group: Vec<u32>,
+    /// PACP's idle-time migration in progress.
+    idle: idle::IdleMigration,
     ftl: Ftl,
     tsu: Tsu,
     phy: Phy,
@@ -226,6 +229,7 @@ impl Simulation {
             }),
             writeback_group: Vec::new(),
             die_gc_group: Vec::new(),
+            idle: idle::IdleMigration::default(),
             tsu: Tsu::new(cfg, &geo, tsu_policy),
             phy: Phy::new(cfg, &geo, timeline),
             tenants,
@@ -332,6 +336,7 @@ impl Simulation {
                 self.start_map_io(if write { MapIo::Write(vtpn) } else { MapIo::Read(vtpn) })
             }
             Event::Sample => self.sample(),
+            Event::Idle { epoch } => self.idle_due(epoch),
         }
     }
 

@@ -231,6 +231,8 @@ pub struct Stats {
     pub gc_pad_pages: u64,
     /// Die-GC moves put into the write buffer (`ftl.gc.die_leftover = "buffer"`).
     pub gc_buffered_moves: u64,
+    /// Pages PACP's idle-time migration programmed.
+    pub migration_pages_programmed: u64,
     /// Dummy pages SPD's partial evictions programmed (`cache.spd_fallback = "pad"`).
     pub cache_pad_pages: u64,
     /// User-data blocks a plane of an aligned die (`ftl.block_alignment = "die"`) opened at

@@ -30,6 +30,9 @@ pub enum TxKind {
     User,
     Gc,
     Mapping,
+    /// PACP's idle-time migration (`crate::pacp`): a read-dominant page moved off a Write
+    /// channel while the host is idle; queued and scheduled as GC work, counted apart.
+    Migration,
 }
 
 /// Per-chip queue classes.
@@ -100,8 +103,9 @@ impl Transaction {
         match (self.kind, self.op) {
             (TxKind::User, FlashOp::Read) => QueueClass::UserRead,
             (TxKind::User, _) => QueueClass::UserWrite,
-            (TxKind::Gc, FlashOp::Read) => QueueClass::GcRead,
+            (TxKind::Gc | TxKind::Migration, FlashOp::Read) => QueueClass::GcRead,
             (TxKind::Gc, FlashOp::Program) | (TxKind::Gc, FlashOp::Copyback) => QueueClass::GcWrite,
+            (TxKind::Migration, _) => QueueClass::GcWrite,
             (TxKind::Gc, FlashOp::Erase) => QueueClass::GcErase,
             (TxKind::Mapping, FlashOp::Read) => QueueClass::MapRead,
             (TxKind::Mapping, _) => QueueClass::MapWrite,

@@ -115,7 +115,7 @@ impl Tsu {
             cache_gen: spec.cache_gen,
             stream: match spec.kind {
                 TxKind::User => Stream::User,
-                TxKind::Gc => Stream::Gc,
+                TxKind::Gc | TxKind::Migration => Stream::Gc,
                 TxKind::Mapping => Stream::Map,
             },
             enqueued_ps: now,

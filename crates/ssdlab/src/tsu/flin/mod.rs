@@ -566,7 +566,7 @@ impl TsuPolicy for Flin {
                     self.charge_gc(ci, gc_ps, op == FlashOp::Erase);
                 }
             }
-            TxKind::Mapping => {}
+            TxKind::Mapping | TxKind::Migration => {}
         }
     }
 
