@@ -76,19 +76,24 @@ pub fn channel_set(pred: Prediction, old_on_write: bool, part: &Partition, geo: 
 /// busy (else the next in rotation), on it the next chip that is idle (else the next), on
 /// it the next die and plane (dies first). Returns the flat plane index.
 pub fn choose_plane(set: ChannelSet, part: &Partition, geo: &Geometry, load: &[u32], rot: &mut Rotation) -> u32 {
-    let kind = set as usize;
-    let channels: Vec<u32> = match set {
-        ChannelSet::Read => part.channels(true).collect(),
-        ChannelSet::Write => part.channels(false).collect(),
-        ChannelSet::Any => (0..geo.channels).collect(),
+    let in_set = |c: u32| match set {
+        ChannelSet::Read => part.is_read(c),
+        ChannelSet::Write => !part.is_read(c),
+        ChannelSet::Any => true,
     };
-    assert!(!channels.is_empty(), "a channel set of PACP is empty");
-    let n = channels.len() as u32;
-    let start = rot.channel[kind] % n;
-    let pick =
-        (0..n).map(|k| (start + k) % n).find(|&i| !channel_busy(geo, channels[i as usize], load)).unwrap_or(start);
-    rot.channel[kind] = (pick + 1) % n;
-    let channel = channels[pick as usize];
+    let nc = geo.channels;
+    let start = rot.channel[set as usize] % nc;
+    let mut first = None;
+    let mut pick = None;
+    for c in (0..nc).map(|k| (start + k) % nc).filter(|&c| in_set(c)) {
+        first.get_or_insert(c);
+        if !channel_busy(geo, c, load) {
+            pick = Some(c);
+            break;
+        }
+    }
+    let channel = pick.or(first).expect("a channel set of PACP is empty");
+    rot.channel[set as usize] = (channel + 1) % nc;
     let ways = geo.chips_per_channel;
     let first = rot.chip[channel as usize] % ways;
     let w = (0..ways).map(|k| (first + k) % ways).find(|&w| load[(channel * ways + w) as usize] == 0).unwrap_or(first);
