@@ -334,7 +334,7 @@ mod tests {
     /// Each choice key with every spelling docs/config.md allows.
     const CHOICES: [(&str, &[&str]); 11] = [
         ("tsu.policy", &["fifo", "ooo", "flin"]),
-        ("ftl.allocation", &["CWDP", "PDWC", "CW", "D", "WDP", "dynamic"]),
+        ("ftl.allocation", &["CWDP", "PDWC", "CW", "D", "WDP", "dynamic", "dynamic_rr", "lv_partition", "pacp"]),
         ("ftl.mapping", &["full", "dftl", "cdftl", "tpftl", "fmmu"]),
         ("ftl.firmware.map_unit", &["cores", "hardware"]),
         ("ftl.unwritten_read", &["flash", "zero"]),

@@ -81,6 +81,19 @@ pub fn choose_plane(set: ChannelSet, part: &Partition, geo: &Geometry, load: &[u
         ChannelSet::Write => !part.is_read(c),
         ChannelSet::Any => true,
     };
+    rotate_within(set, in_set, geo, load, rot)
+}
+
+/// Dynamic allocation over the channels `in_set` accepts, with `set`'s rotation point (see
+/// [`choose_plane`]); `ChannelSet::Any` with every channel is `ftl.allocation =
+/// "dynamic_rr"`.
+pub fn rotate_within(
+    set: ChannelSet,
+    in_set: impl Fn(u32) -> bool,
+    geo: &Geometry,
+    load: &[u32],
+    rot: &mut Rotation,
+) -> u32 {
     let nc = geo.channels;
     let start = rot.channel[set as usize] % nc;
     let mut first = None;

@@ -132,3 +132,20 @@ fn a_read_page_in_a_write_channel_gc_victim_migrates_to_a_read_channel() {
     let lv = ChannelPartition::new(Scheme::Lv, &cfg, &geo, 64, 2);
     assert!(lv.trh.is_none(), "Lv et al. keep no history");
 }
+
+/// `dynamic_rr` is the rotation without a partition: channels 0, 1, 2, 3 in turn, a busy
+/// channel skipped.
+#[test]
+fn dynamic_rr_rotates_over_every_channel_skipping_busy_ones() {
+    let geo = geometry();
+    let mut rot = Rotation::new(&geo);
+    let mut load = vec![0u32; 8];
+    let channel = |p: u32| geo.channel_of_chip(geo.chip_of_plane(p));
+    let mut next = |load: &[u32]| channel(rotate_within(ChannelSet::Any, |_| true, &geo, load, &mut rot));
+    assert_eq!([next(&load), next(&load), next(&load), next(&load)], [0, 1, 2, 3]);
+    load[0] = 1;
+    load[1] = 1;
+    assert_eq!(next(&load), 1, "both chips of channel 0 busy: skipped");
+    load[2..8].fill(1);
+    assert_eq!(next(&load), 2, "every channel busy: the rotation's choice");
+}

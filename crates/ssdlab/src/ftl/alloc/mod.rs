@@ -43,6 +43,11 @@ pub enum AllocationScheme {
     /// Dynamic allocation: the least busy chip first (fewest queued transactions; ties go
     /// round-robin), then dies and planes round-robin within it.
     Dynamic,
+    /// Dynamic allocation as PACP's paper describes its baseline (Tavakkol et al. 2016):
+    /// channel, chip, die and plane in rotation, a busy channel or chip skipped for the next
+    /// (`crate::pacp::choose_plane` over every channel) — PACP's own allocation without a
+    /// partition.
+    DynamicRr,
     /// Lv et al. (DAC 2020): channels split into Read and Write ones for the run; host
     /// writes go to the Write channels (`crate::pacp`).
     LvPartition,
@@ -61,6 +66,9 @@ impl AllocationScheme {
         if s.eq_ignore_ascii_case("dynamic") {
             return Ok(AllocationScheme::Dynamic);
         }
+        if s.eq_ignore_ascii_case("dynamic_rr") {
+            return Ok(AllocationScheme::DynamicRr);
+        }
         if s.eq_ignore_ascii_case("lv_partition") {
             return Ok(AllocationScheme::LvPartition);
         }
@@ -72,7 +80,7 @@ impl AllocationScheme {
         let mut seen = [false; 4];
         if up.is_empty() || up.len() > 4 {
             return Err(format!(
-                "`{s}` is not an allocation scheme: use dynamic, lv_partition, pacp, a permutation of CWDP such as CWDP, WCDP, PDWC, \
+                "`{s}` is not an allocation scheme: use dynamic, dynamic_rr, lv_partition, pacp, a permutation of CWDP such as CWDP, WCDP, PDWC, \
                  or its first 1 to 3 letters (static), the rest dynamic, such as CW"
             ));
         }
@@ -108,9 +116,10 @@ impl AllocationScheme {
     pub fn placement_order(&self) -> [Level; 4] {
         match self {
             AllocationScheme::Static(o) | AllocationScheme::Hybrid { order: o, .. } => *o,
-            AllocationScheme::Dynamic | AllocationScheme::LvPartition | AllocationScheme::Pacp => {
-                [Level::Channel, Level::Way, Level::Die, Level::Plane]
-            }
+            AllocationScheme::Dynamic
+            | AllocationScheme::DynamicRr
+            | AllocationScheme::LvPartition
+            | AllocationScheme::Pacp => [Level::Channel, Level::Way, Level::Die, Level::Plane],
         }
     }
 
@@ -143,6 +152,7 @@ impl fmt::Display for AllocationScheme {
             AllocationScheme::Static(order) => (order, 4),
             AllocationScheme::Hybrid { order, fixed } => (order, *fixed),
             AllocationScheme::Dynamic => return f.write_str("dynamic"),
+            AllocationScheme::DynamicRr => return f.write_str("dynamic_rr"),
             AllocationScheme::LvPartition => return f.write_str("lv_partition"),
             AllocationScheme::Pacp => return f.write_str("pacp"),
         };
@@ -188,12 +198,21 @@ pub struct Allocator {
     rr_plane: Vec<u32>,
     /// Per plane: writes given this plane and not yet programmed (hybrid allocation).
     unprogrammed: Vec<u32>,
+    /// `dynamic_rr`: the rotation points.
+    rotation: crate::pacp::Rotation,
 }
 
 impl Allocator {
     pub fn new(geo: &Geometry, scheme: AllocationScheme) -> Allocator {
         let planes = geo.planes() as usize;
-        Allocator { geo: geo.clone(), scheme, rr_chip: 0, rr_plane: vec![0; planes], unprogrammed: vec![0; planes] }
+        Allocator {
+            rotation: crate::pacp::Rotation::new(geo),
+            geo: geo.clone(),
+            scheme,
+            rr_chip: 0,
+            rr_plane: vec![0; planes],
+            unprogrammed: vec![0; planes],
+        }
     }
 
     pub fn scheme(&self) -> &AllocationScheme {
@@ -211,6 +230,10 @@ impl Allocator {
                 self.hybrid_plane(&order, fixed, lpn, blocks, user_reserve)
             }
             AllocationScheme::Dynamic => self.dynamic_plane(chip_load),
+            AllocationScheme::DynamicRr => {
+                let any = crate::pacp::ChannelSet::Any;
+                crate::pacp::rotate_within(any, |_| true, &self.geo, chip_load, &mut self.rotation)
+            }
             AllocationScheme::LvPartition | AllocationScheme::Pacp => {
                 unreachable!("the FTL places writes on a partitioned drive (crate::pacp)")
             }
