@@ -24,7 +24,7 @@ mod trh;
 pub use partition::{Partition, PartitionConfig, Split};
 pub use trh::{Prediction, Trh};
 
-use crate::nand::Geometry;
+use crate::nand::{Geometry, Lpn, Ppn};
 
 /// Rotation points of dynamic allocation inside a channel set.
 #[derive(Debug, Clone)]
@@ -163,7 +163,7 @@ pub struct ChannelPartition {
 }
 
 /// The type a page counts as on its channel: its prediction, when it has one.
-fn counted(t: &Trh, lpn: crate::nand::Lpn) -> Option<bool> {
+fn counted(t: &Trh, lpn: Lpn) -> Option<bool> {
     match t.predict(lpn) {
         Prediction::Read => Some(false),
         Prediction::Write => Some(true),
@@ -190,7 +190,7 @@ impl ChannelPartition {
     }
 
     /// Whether `lpn`'s history predicts read (a page idle-time migration may move).
-    pub fn predicts_read(&self, lpn: crate::nand::Lpn) -> bool {
+    pub fn predicts_read(&self, lpn: Lpn) -> bool {
         self.trh.as_ref().is_some_and(|t| t.predict(lpn) == Prediction::Read)
     }
 
@@ -201,13 +201,30 @@ impl ChannelPartition {
 
     /// Idle-time migration of `lpn` off `src`: a Read-channel plane with `room` (counted),
     /// or None (the page stays).
-    pub fn idle_plane(
-        &mut self,
-        lpn: crate::nand::Lpn,
-        src: crate::nand::Ppn,
-        load: &[u32],
-        room: impl Fn(u32) -> bool,
-    ) -> Option<u32> {
+    pub fn idle_plane(&mut self, lpn: Lpn, src: Ppn, load: &[u32], room: impl Fn(u32) -> bool) -> Option<u32> {
+        let plane = self.read_plane_for(lpn, src, load, room)?;
+        self.migrated_idle += 1;
+        Some(plane)
+    }
+
+    /// GC-piggybacked migration (§3.3): a GC move of `lpn` off `src` goes to this plane of a
+    /// Read channel instead of its own (None: it stays). The move's program is the one GC
+    /// makes anyway.
+    pub fn migration_plane(&mut self, lpn: Lpn, src: Ppn, load: &[u32], room: impl Fn(u32) -> bool) -> Option<u32> {
+        if !self.gc_migration {
+            return None;
+        }
+        let plane = self.read_plane_for(lpn, src, load, room)?;
+        self.migrated_gc += 1;
+        Some(plane)
+    }
+
+    /// Where a page moving off `src` goes, if it should move: `src` on a Write channel,
+    /// `lpn` predicted read, and the Read-channel plane dynamic allocation picks has `room`
+    /// (not collecting, and more free blocks than host writes leave it) [I] — moves piling
+    /// onto a plane that needs GC itself would take the free pages its own GC needs. The
+    /// page is counted on its new channel.
+    fn read_plane_for(&mut self, lpn: Lpn, src: Ppn, load: &[u32], room: impl Fn(u32) -> bool) -> Option<u32> {
         if !self.predicts_read(lpn) || self.part.is_read(self.channel_of(src)) {
             return None;
         }
@@ -217,48 +234,16 @@ impl ChannelPartition {
         }
         self.part.removed(self.channel_of(src), false);
         self.part.placed(self.geo.channel_of_chip(self.geo.chip_of_plane(plane)), false);
-        self.migrated_idle += 1;
         Some(plane)
     }
 
-    /// GC-piggybacked migration (§3.3): a GC move of `lpn` off `src` — on a Write channel,
-    /// its page predicted read — goes to this plane of a Read channel instead (None: it
-    /// stays in its plane). The move's program is the one GC makes anyway. The plane
-    /// dynamic allocation picks must have `room` (not collecting, and more free blocks than
-    /// host writes leave it) [I], or the page stays: moves piling onto a plane that needs GC itself would take the
-    /// free pages its own GC needs.
-    pub fn migration_plane(
-        &mut self,
-        lpn: crate::nand::Lpn,
-        src: crate::nand::Ppn,
-        load: &[u32],
-        room: impl Fn(u32) -> bool,
-    ) -> Option<u32> {
-        if !self.gc_migration || self.part.is_read(self.channel_of(src)) {
-            return None;
-        }
-        let trh = self.trh.as_ref()?;
-        if trh.predict(lpn) != Prediction::Read {
-            return None;
-        }
-        let plane = choose_plane(ChannelSet::Read, &self.part, &self.geo, load, &mut self.rot);
-        if !room(plane) {
-            return None;
-        }
-        let w = false;
-        self.part.removed(self.channel_of(src), w);
-        self.part.placed(self.geo.channel_of_chip(self.geo.chip_of_plane(plane)), w);
-        self.migrated_gc += 1;
-        Some(plane)
-    }
-
-    fn channel_of(&self, ppn: crate::nand::Ppn) -> u32 {
+    fn channel_of(&self, ppn: Ppn) -> u32 {
         self.geo.channel_of_chip(self.geo.chip_of_plane(self.geo.plane_of(ppn)))
     }
 
     /// The plane a host write of `lpn` (now at `old`, or NONE) goes to; the write is
     /// recorded in its history.
-    pub fn write_plane(&mut self, lpn: crate::nand::Lpn, old: crate::nand::Ppn, load: &[u32]) -> u32 {
+    pub fn write_plane(&mut self, lpn: Lpn, old: Ppn, load: &[u32]) -> u32 {
         let old_channel = (old != crate::nand::NONE).then(|| self.channel_of(old));
         let old_on_write = old_channel.is_some_and(|c| !self.part.is_read(c));
         let Some(trh) = &mut self.trh else {
@@ -285,7 +270,7 @@ impl ChannelPartition {
     }
 
     /// A host read of `lpn`, at `ppn` (or NONE): recorded in its history (PACP).
-    pub fn host_read(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
+    pub fn host_read(&mut self, lpn: Lpn, ppn: Ppn) {
         let channel = (ppn != crate::nand::NONE).then(|| self.channel_of(ppn));
         let on_write = channel.is_some_and(|c| !self.part.is_read(c));
         let Some(trh) = &mut self.trh else { return };
@@ -300,7 +285,7 @@ impl ChannelPartition {
     }
 
     /// `lpn`'s copy at `ppn` is gone (trimmed).
-    pub fn trimmed(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
+    pub fn trimmed(&mut self, lpn: Lpn, ppn: Ppn) {
         if let Some(w) = self.trh.as_ref().and_then(|t| counted(t, lpn)) {
             let c = self.channel_of(ppn);
             self.part.removed(c, w);
