@@ -9,7 +9,7 @@
 //!   measured (§10.9).
 //! - **Channel partition** ([`Partition`], §3.2, §10.3): each channel is labelled Read or
 //!   Write. PACP recomputes the number of Read channels every `ftl.partition.period`
-//!   requests from the share of mapped pages predicted read [I], one channel at a time,
+//!   page accesses from the share of mapped pages predicted read [I], one channel at a time,
 //!   relabelling the channel holding the fewest pages of its old type [P]. Lv et al. keep a
 //!   fixed split.
 //! - **Allocation** ([`choose_plane`], Algorithm 1, §10.4): a page predicted read goes to a
@@ -325,7 +325,7 @@ pub struct PartitionReport {
     pub read_channels: Vec<u32>,
     /// Channels relabelled during the run (PACP).
     pub relabels: u64,
-    /// Host requests predicted from a page's history (PACP), and the share predicted right
+    /// Host page accesses predicted from a page's history (PACP), and the share predicted right
     /// (§10.9: a tie counted by the page's channel).
     pub trh_predicted: u64,
     pub trh_accuracy: f64,

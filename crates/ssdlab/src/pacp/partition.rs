@@ -12,7 +12,8 @@ pub struct PartitionConfig {
     /// channels (PACP, §10.3 [I]), or sized from the workload's read and write demand
     /// (Lv, §6.3 [I]).
     pub n_read: u32,
-    /// PACP: host requests between two recomputations of the split [I].
+    /// PACP: host page accesses (a write's placement, a read's translation) between two
+    /// recomputations of the split [I].
     pub period: u64,
     /// PACP: history bits per logical page, 1 to 3 [P: 1].
     pub trh_bits: u8,
@@ -109,7 +110,7 @@ impl Partition {
         *n = n.saturating_sub(1);
     }
 
-    /// One host request: every `period`, PACP moves the split one channel toward
+    /// One host page access: every `period`, PACP moves the split one channel toward
     /// `round(channels × read / (read + write))` (clamped to [1, channels − 1]), where `read`
     /// and `write` count the mapped pages predicted so [I]. The channel relabelled is the
     /// one of the shrinking type holding the fewest pages of that type [P] (lowest index on

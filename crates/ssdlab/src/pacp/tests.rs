@@ -79,7 +79,7 @@ fn algorithm_1_keeps_each_type_on_its_channels_and_spills_only_when_all_are_busy
     assert_eq!(channel_set(Prediction::Tie, false, &part, &geo, &load), ChannelSet::Read);
 }
 
-/// Every `period` requests the split moves one channel toward round(4 × R / (R + W)); the
+/// Every `period` page accesses the split moves one channel toward round(4 × R / (R + W)); the
 /// channel relabelled is the one of the shrinking type with the fewest pages of that type.
 #[test]
 fn relabelling_takes_the_channel_with_the_fewest_pages_of_its_old_type() {
