@@ -338,7 +338,8 @@ pub struct Row {
     pub gc_programs: u64,
     /// GC moves programmed on a Read channel (PACP's GC-piggybacked migration).
     pub migrated_gc: u64,
-    /// Host requests predicted from a history, and the share predicted right (PACP).
+    /// Host page accesses predicted from a history (PACP), and the share predicted right.
+    pub trh_predicted: u64,
     pub trh_accuracy: Option<f64>,
     /// Read channels at the end (partitioned schemes).
     pub read_channels_end: Option<u32>,
@@ -348,7 +349,7 @@ pub struct Row {
     pub chip_util: f64,
 }
 
-const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_accuracy,read_channels_end,relabels,requests,chip_util";
+const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util";
 
 impl Row {
     /// Migrations over every page programmed (host and GC; a migration is a GC program).
@@ -380,7 +381,8 @@ impl Row {
         let opt = |x: Option<String>| x.unwrap_or_default();
         let _ = write!(
             s,
-            "{},{},{},{},{:.4}",
+            "{},{},{},{},{},{:.4}",
+            self.trh_predicted,
             opt(self.trh_accuracy.map(|a| format!("{a:.5}"))),
             opt(self.read_channels_end.map(|n| n.to_string())),
             self.relabels,
@@ -406,6 +408,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         user_programs: s.ftl.user_pages_programmed,
         gc_programs: s.ftl.gc_pages_programmed,
         migrated_gc: part.map_or(0, |p| p.migrated_gc),
+        trh_predicted: part.map_or(0, |p| p.trh_predicted),
         trh_accuracy: part.filter(|_| meta.scheme.has_history()).map(|p| p.trh_accuracy),
         read_channels_end: part.map(|p| p.read_channels_end),
         relabels: part.map_or(0, |p| p.relabels),

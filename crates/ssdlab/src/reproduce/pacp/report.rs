@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::{
     channels_in, mean_over, pick, pick_bits, region_sizes, requests, standins, vs_baseline, workloads_in, Row, Scheme,
-    Shares, BLOCKS_PER_PLANE, FIG_CHANNELS, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES, TABLE3,
+    Shares, BLOCKS_PER_PLANE, FIG_CHANNELS, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
 use crate::reproduce::{geomean, mean, Options};
 use crate::Config;
@@ -94,7 +94,7 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     fig10_table(&mut m, rows);
     partition_table(&mut m, rows);
     claims(&mut m, rows);
-    differences(&mut m, opts, rows);
+    differences(&mut m, rows);
     m
 }
 
@@ -127,7 +127,7 @@ fn header(m: &mut String, opts: &Options, rows: &[Row], figures: &[(String, Stri
     let _ = writeln!(m, "| baseline | dynamic over every channel (`ftl.allocation = \"dynamic\"`: the least-loaded chip, then dies and planes in rotation) | wait for programs and erases on their chip |");
     let _ = writeln!(m, "| ideal | as baseline | never wait for a program or erase: free, unlimited suspension (`nand.ideal = \"no_rw_interference\"`) [I] |");
     let _ = writeln!(m, "| lv | every host write to the Write channels of a split fixed for the run, sized from the workload's read and write demand (R = pages read × t_R, W = pages written × t_PROG) [I: the rule is not recovered] | as baseline |");
-    let _ = writeln!(m, "| pacp-nomig | Algorithm 1 with a 1-bit history: predicted read → Read channels, write → Write channels, spill-over when every channel of the type is busy (all its chips have work) [I: busy], no history → any channel; the split starts at half and moves one channel per {} requests toward the predicted page mix [I] | as baseline |", base.ftl.partition.period);
+    let _ = writeln!(m, "| pacp-nomig | Algorithm 1 with a 1-bit history: predicted read → Read channels, write → Write channels, spill-over when every channel of the type is busy (all its chips have work) [I: busy], no history → any channel; the split starts at half and moves one channel per {} page accesses toward the predicted page mix [I] | as baseline |", base.ftl.partition.period);
     let _ = writeln!(m, "| pacp | as pacp-nomig, and GC-piggybacked migration: a Write-channel GC move of a page predicted read is programmed on a Read channel | as baseline |\n");
     let files: Vec<String> = figures.iter().map(|(f, _)| format!("`{f}`")).collect();
     let _ = writeln!(m, "Figures: {}.\n", files.join(", "));
@@ -398,9 +398,9 @@ fn fig9_claims(m: &mut String, rows: &[Row]) {
 }
 
 /// Where this run and the paper differ, with the evidence from this run's rows.
-fn differences(m: &mut String, opts: &Options, rows: &[Row]) {
+fn differences(m: &mut String, rows: &[Row]) {
     let _ = writeln!(m, "## Where ssdlab and the paper differ, and why\n");
-    interference_bullet(m, opts, rows);
+    interference_bullet(m, rows);
     migration_bullet(m, rows);
     split_bullet(m, rows);
     load_bullet(m, rows);
@@ -415,38 +415,32 @@ fn differences(m: &mut String, opts: &Options, rows: &[Row]) {
 }
 
 /// Reads of never-written pages stay where the fill put them, and the Write channels take
-/// more GC: how much PACP can help.
-fn interference_bullet(m: &mut String, opts: &Options, rows: &[Row]) {
-    let n = requests(opts.quick);
+/// the writes and their GC: how much PACP can help.
+fn interference_bullet(m: &mut String, rows: &[Row]) {
     let per: Vec<String> = workloads_in(rows, true)
         .iter()
         .filter_map(|w| {
-            let ideal = vs_baseline(rows, w, Scheme::Ideal, FIG_CHANNELS, |r| r.read_us)?;
+            let ideal = vs_baseline(rows, w, Scheme::Ideal, FIG_CHANNELS, READ)?;
             let nomig = pick(rows, w, Scheme::PacpNoMig, FIG_CHANNELS)?;
             let base = pick(rows, w, Scheme::Baseline, FIG_CHANNELS)?;
-            let p = pick(rows, w, Scheme::Pacp, FIG_CHANNELS)?;
-            let s = TABLE3.iter().find(|s| s.name == *w)?;
-            let read_pages = region_sizes(&Shares::of(s.read_ratio), n)[0].1;
             Some(format!(
-                "{w}: Ideal {}, PACP without migration {}, {} of {FIG_CHANNELS} channels Read at the end, GC programs {} against the baseline's {}, {} migrations (PACP) for {} read-only pages",
+                "{w} {} / {} ({} Read, GC programs {} against {})",
                 change(Some(ideal)),
                 change(Some(nomig.read_us / base.read_us)),
                 nomig.read_channels_end.unwrap_or(0),
                 nomig.gc_programs,
-                base.gc_programs,
-                p.migrated_gc,
-                read_pages
+                base.gc_programs
             ))
         })
         .collect();
     let _ = writeln!(
         m,
-        "- **PACP without migration does not approach Ideal here** (at {FIG_CHANNELS} channels, read latency against the baseline — {}). The read-only region is never written during the run, so its pages stay where the random fill put them, on every channel: the Read channels' share of them is spared the host's writes, the rest sit on the Write channels, which now take nearly all the host's writes and the GC they cause (the fill left every plane equally full, and mostly the Write channels' planes use up free blocks). Migration moves read-predicted pages only as GC picks their blocks. Where the paper put the pages its traces read before writing them is not stated (SSDsim writes them in a pre-processing pass, TECHNIQUES.md §10.7): had they gone to Read channels, most reads would avoid the writes, as its Figure 7 suggests; here they have no history [I].",
+        "- **PACP without migration does not approach Ideal here** (at {FIG_CHANNELS} channels, read latency against the baseline, Ideal / PACP without migration, with PACP's Read channels at the end and its GC programs against the baseline's: {}). The read-only region is never written during the run, so its pages stay where the random fill put them, on every channel: the Read channels' share of them is spared the host's writes; the rest sit on the Write channels, which now take nearly all the host's writes and the GC they cause (the fill left every plane equally full, and mostly the Write channels' planes use up free blocks). Migration moves read-predicted pages only as GC picks their blocks. Where the paper put the pages its traces read before writing them is not stated (SSDsim writes them in a pre-processing pass, TECHNIQUES.md §10.7): had they gone to Read channels, most reads would avoid the writes, as its Figure 7 suggests; here they have no history [I].",
         per.join("; ")
     );
 }
 
-/// Migration shares: large where few pages are programmed.
+/// Migration shares (large where few pages are programmed), and where migration cost most.
 fn migration_bullet(m: &mut String, rows: &[Row]) {
     let per: Vec<String> = workloads_in(rows, true)
         .iter()
@@ -460,46 +454,60 @@ fn migration_bullet(m: &mut String, rows: &[Row]) {
             ))
         })
         .collect();
+    // The stand-in and channel count where migration raised PACP's read latency most.
+    let worst = rows
+        .iter()
+        .filter(|r| r.synthetic && r.scheme == Scheme::Pacp && r.trh_bits == 1)
+        .filter_map(|p| Some((p, pick(rows, p.workload, Scheme::PacpNoMig, p.channels)?)))
+        .max_by(|(a, x), (b, y)| (a.read_us / x.read_us).total_cmp(&(b.read_us / y.read_us)))
+        .filter(|(p, n)| p.read_us > n.read_us);
+    let worst = worst.map_or(String::new(), |(p, n)| {
+        format!(
+            " Migration costs most on {} at {} channels (read latency {} against PACP without migration, write {}), where {} Read channel(s) take every migrated page ({}) and the reads of those pages.",
+            p.workload,
+            p.channels,
+            change(Some(p.read_us / n.read_us)),
+            change(Some(p.write_us / n.write_us)),
+            p.read_channels_end.unwrap_or(0),
+            p.migrated_gc
+        )
+    });
     let _ = writeln!(
         m,
-        "- **Migration** (share of all programs, PACP at {FIG_CHANNELS} channels: {}). A read-heavy stand-in writes little, and PACP gives it few Write channels: their planes run GC where the baseline, spreading the same writes over every plane, may run none, and the moves of read-predicted pages out of those few victims are a large share of few programs. The paper has 0.2% for hm_1 and proj_3.",
+        "- **Migration** (share of all programs, PACP at {FIG_CHANNELS} channels: {}). A read-heavy stand-in writes little, and PACP gives it few Write channels: their planes run GC where the baseline, spreading the same writes over every plane, may run none, and the moves of read-predicted pages out of those few victims are a large share of few programs. The paper has 0.2% for hm_1 and proj_3.{worst}",
         per.join("; ")
     );
 }
 
 /// How far PACP's split moved, against its start and Lv's.
 fn split_bullet(m: &mut String, rows: &[Row]) {
+    let end = |s, c| {
+        let v: Vec<f64> = workloads_in(rows, true)
+            .iter()
+            .filter_map(|w| pick(rows, w, s, c)?.read_channels_end)
+            .map(f64::from)
+            .collect();
+        mean(&v)
+    };
     let per: Vec<String> = channels_in(rows)
         .iter()
-        .map(|&c| {
-            let end = |s| {
-                let v: Vec<f64> = workloads_in(rows, true)
-                    .iter()
-                    .filter_map(|w| pick(rows, w, s, c)?.read_channels_end)
-                    .map(f64::from)
-                    .collect();
-                mean(&v)
-            };
-            let relabels: Vec<f64> = workloads_in(rows, true)
-                .iter()
-                .filter_map(|w| pick(rows, w, Scheme::Pacp, c))
-                .map(|r| r.relabels as f64)
-                .collect();
-            format!(
-                "{c} ch: PACP {:.1} (from {}, {:.1} relabels), Lv {:.1}",
-                end(Scheme::Pacp),
-                c / 2,
-                mean(&relabels),
-                end(Scheme::Lv)
-            )
-        })
+        .map(|&c| format!("{c} ch: PACP {:.1} (from {}), Lv {:.1}", end(Scheme::Pacp, c), c / 2, end(Scheme::Lv, c)))
         .collect();
+    // The run whose relabels most exceed the net move: the split stepping back and forth.
+    let swing = rows
+        .iter()
+        .filter(|r| r.synthetic && r.scheme == Scheme::Pacp && r.trh_bits == 1)
+        .map(|r| (r, r.relabels.saturating_sub(r.read_channels_end.unwrap_or(0).abs_diff(r.channels / 2) as u64)))
+        .max_by_key(|(_, extra)| *extra)
+        .filter(|(_, extra)| *extra > 0)
+        .map_or(String::new(), |(r, _)| {
+            let net = r.read_channels_end.unwrap_or(0).abs_diff(r.channels / 2);
+            format!(" The split settles at its target and may step around it: {} at {} channels relabelled {} times for a net move of {net}.", r.workload, r.channels, r.relabels)
+        });
     let _ = writeln!(
         m,
-        "- **The split** (mean Read channels at the end over the stand-ins): {}. PACP sizes its split by the pages its histories predict read or write; Lv's rule [I] weighs pages by t_R and t_PROG, so it gives write-heavy workloads a single Read channel. PACP moves one channel per 10,000 requests, so a run of {} requests can move it at most {} channels.",
-        per.join("; "),
-        rows.iter().filter(|r| r.synthetic).map(|r| r.requests).max().unwrap_or(0),
-        rows.iter().filter(|r| r.synthetic).map(|r| r.requests).max().unwrap_or(0) / 10_000
+        "- **The split** (mean Read channels at the end over the stand-ins): {}. PACP sizes its split by the pages its histories predict read or write, one channel per 10,000 page accesses; Lv's rule [I] weighs pages by t_R and t_PROG, so it gives the write-heavy stand-ins a single Read channel.{swing}",
+        per.join("; ")
     );
 }
 
@@ -509,15 +517,22 @@ fn load_bullet(m: &mut String, rows: &[Row]) {
         .iter()
         .map(|&c| {
             let busy = mean_over(rows, true, Scheme::Baseline, c, |r| r.chip_util).unwrap_or(0.0);
-            let gap = mean_over(rows, true, Scheme::Ideal, c, |r| r.read_us)
-                .zip(mean_over(rows, true, Scheme::Baseline, c, |r| r.read_us))
-                .map(|(i, b)| i / b);
-            format!("{c} ch: chips busy {}, Ideal {}", pct(busy), change(gap))
+            let vs = |s: Scheme| {
+                mean_over(rows, true, s, c, READ)
+                    .zip(mean_over(rows, true, Scheme::Baseline, c, READ))
+                    .map(|(x, b)| x / b)
+            };
+            format!(
+                "{c} ch: chips busy {}, Ideal {}, PACP without migration {}",
+                pct(busy),
+                change(vs(Scheme::Ideal)),
+                change(vs(Scheme::PacpNoMig))
+            )
         })
         .collect();
     let _ = writeln!(
         m,
-        "- **Load falls with channels.** The stand-ins arrive at {RATE_IOPS} requests/s at every channel count [I], so the wider drives idle (baseline, mean over the stand-ins; Ideal's read latency against the baseline's — the interference there is to remove): {}. Where the interference left is small, so are the differences between the schemes. The paper's traces are bursty; ours are Poisson.",
+        "- **Interference falls with channels.** The stand-ins arrive at {RATE_IOPS} requests/s at every channel count [I], so the wider drives idle (baseline's chips busy, mean over the stand-ins; mean read latency against the baseline's): {}. The paper's traces are bursty; ours are Poisson.",
         per.join("; ")
     );
 }
@@ -565,7 +580,7 @@ fn write_bullet(m: &mut String, rows: &[Row]) {
     );
 }
 
-/// The MSR excerpts are too short for the split to move.
+/// The MSR excerpts are too short for histories, the split or GC to matter.
 fn excerpts_bullet(m: &mut String, rows: &[Row]) {
     let msr = workloads_in(rows, false);
     if msr.is_empty() {
@@ -575,12 +590,16 @@ fn excerpts_bullet(m: &mut String, rows: &[Row]) {
         .iter()
         .filter_map(|w| {
             let r = pick(rows, w, Scheme::Pacp, FIG_CHANNELS)?;
-            Some(format!("{w} {} requests, {} relabels, {} migrations", r.requests, r.relabels, r.migrated_gc))
+            let gc = rows.iter().filter(|x| x.workload == *w).map(|x| x.gc_invocations).max().unwrap_or(0);
+            Some(format!(
+                "{w} {} requests, {} page accesses predicted from a history, {} relabels, at most {gc} GC invocations in any run",
+                r.requests, r.trh_predicted, r.relabels
+            ))
         })
         .collect();
     let _ = writeln!(
         m,
-        "- **The MSR excerpts are short** (PACP at {FIG_CHANNELS} channels: {}): the split is recomputed at most once, most pages are touched once (no history), and little is written, so GC seldom picks a victim holding a read page. They show how the schemes treat real request streams, not PACP after a week of history.",
+        "- **The MSR excerpts are short** (PACP at {FIG_CHANNELS} channels: {}). The split moves a few channels at most (it counts page accesses, so multi-page requests move it sooner), and with little GC there is nothing to migrate. They show how the schemes treat real request streams, including their bursts (msr-rand overloads 8 channels), not PACP after a week of history.",
         per.join("; ")
     );
 }
