@@ -89,7 +89,7 @@ enum Command {
     },
     /// Reproduce a paper's evaluation: results.csv, one PNG per figure and REPORT.md in --out.
     Reproduce {
-        /// Which paper: sprinkler, flin, fmmu or spd.
+        /// Which paper: sprinkler, flin, fmmu, spd or pacp.
         paper: String,
         /// Folder for the results (created if missing).
         #[arg(long)]
@@ -256,7 +256,16 @@ fn reproduce(
             outln!("{}", ssdlab::reproduce::spd::check_table(&rows));
             outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
         }
-        _ => return Err(InputError(format!("reproduce {paper}: unknown paper; known: sprinkler, flin, fmmu, spd"))),
+        "pacp" => {
+            let rows = ssdlab::reproduce::pacp::reproduce(&opts)?;
+            outln!("{}", ssdlab::reproduce::pacp::check_table(&rows));
+            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
+        }
+        _ => {
+            return Err(InputError(format!(
+                "reproduce {paper}: unknown paper; known: sprinkler, flin, fmmu, spd, pacp"
+            )))
+        }
     }
     Ok(())
 }

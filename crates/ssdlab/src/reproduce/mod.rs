@@ -8,6 +8,7 @@
 
 pub mod flin;
 pub mod fmmu;
+pub mod pacp;
 pub mod plot;
 pub mod spd;
 pub mod sprinkler;

@@ -117,10 +117,41 @@ pub fn lines_log2(
     xs: &[f64],
     series: &[(String, Vec<f64>)],
 ) -> PlotResult {
+    let lx: Vec<f64> = xs.iter().map(|x| x.log2()).collect();
+    let fmt = |v: &f64| {
+        let bytes = 2f64.powf(*v);
+        if bytes >= 1048576.0 {
+            format!("{:.0}M", bytes / 1048576.0)
+        } else {
+            format!("{:.0}K", bytes / 1024.0)
+        }
+    };
+    draw_lines(path, (title, x_label, y_label), &lx, series, &fmt)
+}
+
+/// Lines over a linear x axis (channel counts, ...), x values printed as they are.
+pub fn lines(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    xs: &[f64],
+    series: &[(String, Vec<f64>)],
+) -> PlotResult {
+    draw_lines(path, (title, x_label, y_label), xs, series, &|v: &f64| format!("{v}"))
+}
+
+/// Lines through (x, value) points, x already on the axis's scale; `fmt` labels the x axis.
+fn draw_lines(
+    path: &Path,
+    (title, x_label, y_label): (&str, &str, &str),
+    lx: &[f64],
+    series: &[(String, Vec<f64>)],
+    fmt: &dyn Fn(&f64) -> String,
+) -> PlotResult {
     let text = have_font();
     let root = BitMapBackend::new(path, (720, 420)).into_drawing_area();
     root.fill(&WHITE)?;
-    let lx: Vec<f64> = xs.iter().map(|x| x.log2()).collect();
     let (x0, x1) = (lx.first().copied().unwrap_or(0.0), lx.last().copied().unwrap_or(1.0).max(lx[0] + 1.0));
     let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
     let mut b = ChartBuilder::on(&root);
@@ -131,14 +162,7 @@ pub fn lines_log2(
     let mut chart = b.build_cartesian_2d(x0..x1, 0.0..ymax)?;
     let mut mesh = chart.configure_mesh();
     if text {
-        mesh.x_desc(x_label).y_desc(y_label).x_label_formatter(&|v| {
-            let bytes = 2f64.powf(*v);
-            if bytes >= 1048576.0 {
-                format!("{:.0}M", bytes / 1048576.0)
-            } else {
-                format!("{:.0}K", bytes / 1024.0)
-            }
-        });
+        mesh.x_desc(x_label).y_desc(y_label).x_label_formatter(fmt);
     } else {
         mesh.disable_x_axis().disable_y_axis();
     }

@@ -1,0 +1,610 @@
+//! `ssdlab reproduce pacp`: the evaluation of PACP (Lim, Shin, Han, Electronics 11(23):4048,
+//! 2022, §4; TECHNIQUES.md §10.7–10.9) on the `pacp` preset (the paper's Table 2).
+//!
+//! - Schemes ([`SCHEMES`]): the dynamic-allocation baseline, Ideal (no R/W interference),
+//!   Lv et al.'s static split, PACP without migration, and PACP.
+//! - Channels 8, 16, 32, 48 and 64 [P] (quick: 8 and 32), the same workload at each: the
+//!   host's rate does not grow with the drive [I].
+//! - Workloads: synthetic stand-ins for the seven MSR traces of Table 3 ([`TABLE3`], built by
+//!   [`synthetic`]: a read-only, a mixed and a write-only region whose request shares give
+//!   the row's read share with 91.6% of requests on dominant pages, the paper's §3), and the
+//!   shipped MSR excerpts ([`TRACES`], full mode only) replayed at their timestamps.
+//! - Every run starts on a drive filled with random writes to [`GC_FILL`] of its logical
+//!   space [I], so GC and PACP's GC-piggybacked migration run. Blocks per plane are scaled
+//!   from the paper's 2048 to [`BLOCKS_PER_PLANE`] so that 64 channels fit in memory [I].
+//! - Figure 6: PACP at [`FIG_CHANNELS`] channels with 1, 2 and 3 history bits.
+//!
+//! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+mod report;
+
+use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
+use crate::error::Result;
+use crate::ftl::precondition::Pattern;
+use crate::ftl::AllocationScheme;
+use crate::host::{Address, AddressMode, FlowSpec, PreconditionSpec, Replay};
+use crate::nand::config::Ideal;
+use crate::nand::Geometry;
+use crate::pacp::PartitionConfig;
+use crate::{Config, Report, WorkloadSpec};
+
+const PRESET: &str = include_str!("../../../../presets/pacp.toml");
+const PRESET_NAME: &str = "presets/pacp.toml";
+
+/// Occupancy of the random fill before every run [I].
+pub const GC_FILL: f64 = 0.9;
+
+/// Blocks per plane: the paper's 2048 scaled down by 8 [I], so a 64-channel drive's map and
+/// blocks take about 0.4 GB per run instead of about 3 GB.
+pub const BLOCKS_PER_PLANE: u32 = 256;
+
+/// The channel counts of Table 2 [P]; quick mode runs the first and the third.
+pub const CHANNELS: [u32; 5] = [8, 16, 32, 48, 64];
+const QUICK_CHANNELS: [u32; 2] = [8, 32];
+
+/// Channels of the single-drive figures (6, 7 and 8): the paper's Figure 7 drive [P: §4.2].
+pub const FIG_CHANNELS: u32 = 32;
+
+/// The stand-ins' total arrival rate, at every channel count [I]: the heaviest writer
+/// (prn_0) keeps the 8-channel baseline's chips busy about half the time.
+pub const RATE_IOPS: f64 = 1200.0;
+
+/// Requests per stand-in run [I]. The random fill leaves each plane the GC threshold's free
+/// blocks and its open blocks, so GC starts only once the host has written about two blocks
+/// per plane: some 260,000 pages at 64 channels. Two million requests give the write-heavy
+/// stand-ins several blocks per plane of GC at every channel count (the read-heavy ones
+/// write too little for that), and PACP's split, recomputed every 10,000 requests one
+/// channel at a time (`ftl.partition.period`), room to move from half the channels to
+/// either end. Quick mode: enough for GC at 32 channels.
+pub const REQUESTS: u64 = 2_000_000;
+const QUICK_REQUESTS: u64 = 400_000;
+
+/// Requests per page of a stand-in's region [I]: each region holds its requests / 4 pages,
+/// so most requests find a page with a history (a region as large as a third of the drive
+/// would give almost none one, and PACP would allocate like the baseline).
+pub const REUSE: u64 = 4;
+
+/// Share of requests on mixed pages (the paper's §3: 91.6% of requests fall on pages that
+/// are more than 90% read or more than 90% written) [P].
+pub const MIXED_SHARE: f64 = 0.084;
+
+/// A row of Table 3: a workload and its share of reads [P].
+#[derive(Debug, Clone, Copy)]
+pub struct StandIn {
+    pub name: &'static str,
+    pub read_ratio: f64,
+}
+
+/// Table 3 [P], in the paper's order.
+pub const TABLE3: [StandIn; 7] = [
+    StandIn { name: "hm_1", read_ratio: 0.953 },
+    StandIn { name: "src1_2", read_ratio: 0.253 },
+    StandIn { name: "hm_0", read_ratio: 0.355 },
+    StandIn { name: "proj_3", read_ratio: 0.935 },
+    StandIn { name: "prn_0", read_ratio: 0.108 },
+    StandIn { name: "wdev_0", read_ratio: 0.201 },
+    StandIn { name: "web_0", read_ratio: 0.299 },
+];
+
+/// The stand-ins of quick mode: two the paper finds interference-bound and one it does not.
+const QUICK_STANDINS: [&str; 3] = ["hm_0", "web_0", "hm_1"];
+
+/// The shipped MSR excerpts (file under the traces folder, name), full mode only.
+pub const TRACES: [(&str, &str); 4] = [
+    ("msr/msr.cut.per_10k.rw_20_80.105.trace", "msr-rw20"),
+    ("msr/msr.cut.per_10k.rw_40_60.1370.trace", "msr-rw40"),
+    ("msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace", "msr-rand"),
+    ("msr/hm_0.sample1000.csv", "msr-hm0"),
+];
+
+/// A stand-in's request shares over its three regions [I]: a read-only region, a mixed one
+/// (half reads) and a write-only one. Mixed requests are [`MIXED_SHARE`]; the rest split so
+/// the overall read share is the row's: read = r − mixed / 2, write = (1 − r) − mixed / 2,
+/// each at least 0 (then all three scaled to sum to 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shares {
+    pub read: f64,
+    pub mixed: f64,
+    pub write: f64,
+}
+
+impl Shares {
+    pub fn of(read_ratio: f64) -> Shares {
+        let half = MIXED_SHARE / 2.0;
+        let (read, write) = ((read_ratio - half).max(0.0), (1.0 - read_ratio - half).max(0.0));
+        let sum = read + MIXED_SHARE + write;
+        Shares { read: read / sum, mixed: MIXED_SHARE / sum, write: write / sum }
+    }
+
+    /// The regions: (flow name, share of requests, the flow's read ratio).
+    fn regions(&self) -> [(&'static str, f64, f64); 3] {
+        [("read", self.read, 1.0), ("mixed", self.mixed, 0.5), ("write", self.write, 0.0)]
+    }
+}
+
+/// Requests and pages of each region (read, mixed, write) of a run of `requests`: pages =
+/// requests / [`REUSE`], at least one page for a region with requests.
+pub fn region_sizes(shares: &Shares, requests: u64) -> [(u64, u64); 3] {
+    shares.regions().map(|(_, share, _)| {
+        let n = (requests as f64 * share).round() as u64;
+        (n, if n == 0 { 0 } else { n.div_ceil(REUSE) })
+    })
+}
+
+/// The stand-in for `s` on the drive `cfg` [I]: three open-loop flows (Poisson arrivals at
+/// [`RATE_IOPS`] × their share), 4 KiB requests uniform within their region, the regions
+/// side by side from logical address 0 and equal in bytes at every channel count.
+pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64) -> WorkloadSpec {
+    let geo = Geometry::from_config(cfg);
+    let page_bytes = cfg.nand.page_bytes as u64;
+    let logical_bytes = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as f64 * page_bytes as f64;
+    let shares = Shares::of(s.read_ratio);
+    let mut start_bytes = 0;
+    let mut flows = Vec::new();
+    for ((name, share, read_ratio), (n, pages)) in shares.regions().into_iter().zip(region_sizes(&shares, requests)) {
+        if n == 0 {
+            continue;
+        }
+        let bytes = pages * page_bytes;
+        flows.push(FlowSpec {
+            name: format!("{}-{name}", s.name),
+            read_ratio,
+            address: Address::Uniform,
+            request_bytes: page_bytes,
+            align_bytes: page_bytes,
+            // Half a sector over, so rounding the span down still leaves every page a slot.
+            footprint: (bytes as f64 + cfg.nand.sector_bytes as f64 / 2.0) / logical_bytes,
+            start_bytes,
+            rate_iops: RATE_IOPS * share,
+            requests: n,
+            ..FlowSpec::default()
+        });
+        start_bytes += bytes;
+    }
+    WorkloadSpec { source: format!("stand-in {}", s.name), seed: 1, precondition: Some(fill()), flows }
+}
+
+fn fill() -> PreconditionSpec {
+    PreconditionSpec { occupancy: GC_FILL, pattern: Pattern::Random }
+}
+
+/// An MSR excerpt replayed at its timestamps, addresses past the drive wrapped [I].
+fn trace_workload(path: &Path) -> WorkloadSpec {
+    let mut wl = WorkloadSpec::single_trace(path, Replay::Timestamps);
+    wl.flows[0].address_mode = AddressMode::Wrap;
+    wl.precondition = Some(fill());
+    wl
+}
+
+/// The schemes of Figures 7–10 [P: §4.2, §4.3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Dynamic allocation over every channel (Tavakkol et al. 2016), the paper's baseline.
+    Baseline,
+    /// The baseline with reads never waiting for a program or erase (`nand.ideal`).
+    Ideal,
+    /// Lv et al.: a static split sized from the workload, every write to Write channels.
+    Lv,
+    /// PACP with GC-piggybacked migration off.
+    PacpNoMig,
+    Pacp,
+}
+
+pub const SCHEMES: [Scheme; 5] = [Scheme::Baseline, Scheme::Ideal, Scheme::Lv, Scheme::PacpNoMig, Scheme::Pacp];
+
+impl Scheme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Baseline => "baseline",
+            Scheme::Ideal => "ideal",
+            Scheme::Lv => "lv",
+            Scheme::PacpNoMig => "pacp-nomig",
+            Scheme::Pacp => "pacp",
+        }
+    }
+
+    /// The keys that make the preset (PACP) this scheme, with `trh_bits` history bits for
+    /// the PACP schemes.
+    fn apply(self, cfg: &mut Config, trh_bits: u8) {
+        cfg.ftl.partition = PartitionConfig::default();
+        cfg.nand.ideal = Ideal::None;
+        cfg.ftl.allocation = match self {
+            Scheme::Baseline | Scheme::Ideal => AllocationScheme::Dynamic,
+            Scheme::Lv => AllocationScheme::LvPartition,
+            Scheme::PacpNoMig | Scheme::Pacp => AllocationScheme::Pacp,
+        };
+        match self {
+            Scheme::Ideal => cfg.nand.ideal = Ideal::NoRwInterference,
+            Scheme::PacpNoMig => cfg.ftl.partition.gc_migration = Some(false),
+            _ => {}
+        }
+        if self.has_history() {
+            cfg.ftl.partition.trh_bits = trh_bits;
+        }
+    }
+
+    /// Whether the scheme keeps a transaction history (the PACP ones).
+    pub fn has_history(self) -> bool {
+        matches!(self, Scheme::PacpNoMig | Scheme::Pacp)
+    }
+}
+
+/// The preset, as shipped.
+pub fn preset() -> Result<Config> {
+    Config::from_toml_str(PRESET, PRESET_NAME, &[])
+}
+
+/// The drive of every run: the preset with scaled blocks at `channels` channels.
+fn drive(base: &Config, channels: u32) -> Config {
+    let mut cfg = base.clone();
+    cfg.nand.blocks_per_plane = BLOCKS_PER_PLANE;
+    cfg.nand.channels = channels;
+    cfg
+}
+
+/// What a job is, for its row.
+#[derive(Debug, Clone, Copy)]
+struct Meta {
+    workload: &'static str,
+    synthetic: bool,
+    scheme: Scheme,
+    channels: u32,
+    trh_bits: u8,
+}
+
+#[derive(Default)]
+struct Plan {
+    jobs: Vec<Job>,
+    metas: Vec<Meta>,
+}
+
+impl Plan {
+    fn push(&mut self, base: &Config, meta: Meta, workload: impl Fn(&Config) -> WorkloadSpec) -> Result<()> {
+        let mut cfg = drive(base, meta.channels);
+        meta.scheme.apply(&mut cfg, meta.trh_bits.max(1));
+        cfg.validate(PRESET_NAME)?;
+        let workload = workload(&cfg);
+        self.jobs.push(Job { config: cfg, workload });
+        self.metas.push(meta);
+        Ok(())
+    }
+}
+
+/// The stand-ins a run covers.
+pub fn standins(quick: bool) -> Vec<StandIn> {
+    TABLE3.iter().copied().filter(|s| !quick || QUICK_STANDINS.contains(&s.name)).collect()
+}
+
+/// Requests per stand-in run.
+pub fn requests(quick: bool) -> u64 {
+    if quick {
+        QUICK_REQUESTS
+    } else {
+        REQUESTS
+    }
+}
+
+fn plan(opts: &Options, base: &Config) -> Result<Plan> {
+    let mut plan = Plan::default();
+    let channels: &[u32] = if opts.quick { &QUICK_CHANNELS } else { &CHANNELS };
+    let n = requests(opts.quick);
+    let bits = |s: Scheme| if s.has_history() { 1 } else { 0 };
+    for s in standins(opts.quick) {
+        for &ch in channels {
+            for scheme in SCHEMES {
+                let meta = Meta { workload: s.name, synthetic: true, scheme, channels: ch, trh_bits: bits(scheme) };
+                plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
+            }
+        }
+    }
+    // Figure 6: 2 and 3 history bits (1 bit is the main grid's PACP run).
+    for s in standins(opts.quick) {
+        for trh_bits in [2, 3] {
+            let meta =
+                Meta { workload: s.name, synthetic: true, scheme: Scheme::Pacp, channels: FIG_CHANNELS, trh_bits };
+            plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
+        }
+    }
+    let traces: &[(&str, &'static str)] = if opts.quick { &[] } else { &TRACES };
+    for &(file, name) in traces {
+        let path = shared_trace(opts, file)?;
+        for &ch in channels {
+            for scheme in SCHEMES {
+                let meta = Meta { workload: name, synthetic: false, scheme, channels: ch, trh_bits: bits(scheme) };
+                plan.push(base, meta, |_| trace_workload(&path))?;
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// One run's row of results.csv.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub workload: &'static str,
+    /// A synthetic stand-in (else an MSR excerpt).
+    pub synthetic: bool,
+    pub scheme: Scheme,
+    pub channels: u32,
+    /// History bits (0 for the schemes without a history).
+    pub trh_bits: u8,
+    pub read_us: f64,
+    pub write_us: f64,
+    pub gc_invocations: u64,
+    pub user_programs: u64,
+    pub gc_programs: u64,
+    /// GC moves programmed on a Read channel (PACP's GC-piggybacked migration).
+    pub migrated_gc: u64,
+    /// Host page accesses predicted from a history (PACP), and the share predicted right.
+    pub trh_predicted: u64,
+    pub trh_accuracy: Option<f64>,
+    /// Read channels at the end (partitioned schemes).
+    pub read_channels_end: Option<u32>,
+    pub relabels: u64,
+    pub requests: u64,
+    /// Chips' busy share of the run (a command running).
+    pub chip_util: f64,
+}
+
+const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util";
+
+impl Row {
+    /// Migrations over every page programmed (host and GC; a migration is a GC program).
+    pub fn migration_share(&self) -> f64 {
+        let all = self.user_programs + self.gc_programs;
+        if all == 0 {
+            0.0
+        } else {
+            self.migrated_gc as f64 / all as f64
+        }
+    }
+
+    fn csv(&self) -> String {
+        let mut s = format!(
+            "{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.6},",
+            self.workload,
+            if self.synthetic { "stand-in" } else { "msr" },
+            self.scheme.name(),
+            self.channels,
+            self.trh_bits,
+            self.read_us,
+            self.write_us,
+            self.gc_invocations,
+            self.user_programs,
+            self.gc_programs,
+            self.migrated_gc,
+            self.migration_share()
+        );
+        let opt = |x: Option<String>| x.unwrap_or_default();
+        let _ = write!(
+            s,
+            "{},{},{},{},{},{:.4}",
+            self.trh_predicted,
+            opt(self.trh_accuracy.map(|a| format!("{a:.5}"))),
+            opt(self.read_channels_end.map(|n| n.to_string())),
+            self.relabels,
+            self.requests,
+            self.chip_util
+        );
+        s
+    }
+}
+
+fn row(meta: &Meta, r: &Report) -> Row {
+    let s = &r.sim;
+    let part = s.ftl.partition.as_ref();
+    Row {
+        workload: meta.workload,
+        synthetic: meta.synthetic,
+        scheme: meta.scheme,
+        channels: meta.channels,
+        trh_bits: meta.trh_bits,
+        read_us: s.latency_us.read.mean,
+        write_us: s.latency_us.write.mean,
+        gc_invocations: s.gc.invocations,
+        user_programs: s.ftl.user_pages_programmed,
+        gc_programs: s.ftl.gc_pages_programmed,
+        migrated_gc: part.map_or(0, |p| p.migrated_gc),
+        trh_predicted: part.map_or(0, |p| p.trh_predicted),
+        trh_accuracy: part.filter(|_| meta.scheme.has_history()).map(|p| p.trh_accuracy),
+        read_channels_end: part.map(|p| p.read_channels_end),
+        relabels: part.map_or(0, |p| p.relabels),
+        requests: s.host.requests_completed,
+        chip_util: s.utilization.chips,
+    }
+}
+
+/// The paper's headline numbers beside this run's (REPORT.md's claims table).
+pub fn check_table(rows: &[Row]) -> String {
+    let mut m = String::new();
+    report::claims(&mut m, rows);
+    m
+}
+
+/// Run the reproduction; returns the rows (also written to DIR/results.csv).
+pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
+    let wall = std::time::Instant::now();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
+    let base = preset()?;
+    let plan = plan(opts, &base)?;
+    eprintln!("  reproduce pacp: {} runs ...", plan.jobs.len());
+    let reports = run_all("reproduce pacp", plan.jobs, opts.threads)?;
+    let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
+    write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
+    let figures = figures(&opts.out, &rows);
+    let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
+    write_report(&opts.out, md)?;
+    Ok(rows)
+}
+
+/// The main-grid row of `scheme` on `workload` at `channels` (1 history bit for PACP).
+pub fn pick<'a>(rows: &'a [Row], workload: &str, scheme: Scheme, channels: u32) -> Option<&'a Row> {
+    let bits = if scheme.has_history() { 1 } else { 0 };
+    rows.iter().find(|r| r.workload == workload && r.scheme == scheme && r.channels == channels && r.trh_bits == bits)
+}
+
+/// PACP's row on `workload` at [`FIG_CHANNELS`] with `bits` history bits.
+pub fn pick_bits<'a>(rows: &'a [Row], workload: &str, bits: u8) -> Option<&'a Row> {
+    rows.iter().find(|r| {
+        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == FIG_CHANNELS && r.trh_bits == bits
+    })
+}
+
+/// The workloads a run covered (`synthetic`: the stand-ins, else the excerpts), in order.
+pub fn workloads_in(rows: &[Row], synthetic: bool) -> Vec<&'static str> {
+    let all = TABLE3.iter().map(|s| s.name).chain(TRACES.iter().map(|t| t.1));
+    all.filter(|w| rows.iter().any(|r| r.workload == *w && r.synthetic == synthetic)).collect()
+}
+
+/// The channel counts a run covered, ascending.
+pub fn channels_in(rows: &[Row]) -> Vec<u32> {
+    CHANNELS.iter().copied().filter(|c| rows.iter().any(|r| r.channels == *c)).collect()
+}
+
+/// `f` of `scheme` over `f` of the baseline, same workload and channels.
+pub fn vs_baseline(rows: &[Row], workload: &str, scheme: Scheme, channels: u32, f: fn(&Row) -> f64) -> Option<f64> {
+    let b = f(pick(rows, workload, Scheme::Baseline, channels)?);
+    let x = f(pick(rows, workload, scheme, channels)?);
+    (b > 0.0).then(|| x / b)
+}
+
+/// Mean of `f` over the `synthetic` workloads (stand-ins or excerpts) of `scheme` at
+/// `channels`: the paper's Figure 10 averages latency over its traces.
+pub fn mean_over(rows: &[Row], synthetic: bool, scheme: Scheme, channels: u32, f: fn(&Row) -> f64) -> Option<f64> {
+    let v: Vec<f64> =
+        workloads_in(rows, synthetic).iter().filter_map(|w| pick(rows, w, scheme, channels)).map(f).collect();
+    (!v.is_empty()).then(|| super::mean(&v))
+}
+
+/// A figure written: (file, caption).
+type Figure = (String, String);
+
+/// Every figure; those that fail to draw are left out of the report's list.
+fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
+    let mut done = Vec::new();
+    fig6(out, rows, &mut done);
+    fig7_8(out, rows, &mut done);
+    fig9_10(out, rows, &mut done);
+    done
+}
+
+/// Figure 6: TRH accuracy per stand-in for 1, 2 and 3 history bits, PACP at 32 channels.
+fn fig6(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
+    let cats: Vec<String> = workloads_in(rows, true).iter().map(|w| w.to_string()).collect();
+    let series: Vec<(String, Vec<f64>)> = (1..=3u8)
+        .map(|b| {
+            let v = cats.iter().map(|w| pick_bits(rows, w, b).and_then(|r| r.trh_accuracy).unwrap_or(0.0) * 100.0);
+            (format!("{b} bit{}", if b > 1 { "s" } else { "" }), v.collect())
+        })
+        .collect();
+    let (file, caption) = ("fig6_trh_accuracy.png", "Fig. 6: TRH prediction accuracy (PACP, 32 channels)");
+    if plot::bars(&out.join(file), caption, "accuracy, %", &cats, &series).is_ok() {
+        done.push((file.into(), caption.into()));
+    }
+}
+
+/// Figure 7 (read latency over the baseline's per workload, 32 channels) and Figure 8
+/// (PACP's migrations over all programs).
+fn fig7_8(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
+    let cats: Vec<String> =
+        workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)).map(String::from).collect();
+    let series: Vec<(String, Vec<f64>)> = [Scheme::Baseline, Scheme::Ideal, Scheme::PacpNoMig, Scheme::Pacp]
+        .iter()
+        .map(|&s| {
+            let v = cats.iter().map(|w| vs_baseline(rows, w, s, FIG_CHANNELS, |r| r.read_us).unwrap_or(0.0));
+            (s.name().to_string(), v.collect())
+        })
+        .collect();
+    let (file, caption) = ("fig7_read_vs_baseline.png", "Fig. 7: read latency / baseline (32 channels)");
+    if plot::bars(&out.join(file), caption, "x baseline", &cats, &series).is_ok() {
+        done.push((file.into(), caption.into()));
+    }
+    let share =
+        cats.iter().map(|w| pick(rows, w, Scheme::Pacp, FIG_CHANNELS).map_or(0.0, |r| r.migration_share() * 100.0));
+    let series = vec![("pacp".to_string(), share.collect())];
+    let (file, caption) = ("fig8_migration_share.png", "Fig. 8: migration programs / all programs (PACP, 32 ch)");
+    if plot::bars(&out.join(file), caption, "% of programs", &cats, &series).is_ok() {
+        done.push((file.into(), caption.into()));
+    }
+}
+
+/// Figure 9 (read latency against channels for web_0 and hm_1) and Figure 10 (mean read and
+/// write latency over the stand-ins against channels), for the baseline, Lv and PACP.
+fn fig9_10(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
+    let chans = channels_in(rows);
+    let xs: Vec<f64> = chans.iter().map(|&c| c as f64).collect();
+    let schemes = [Scheme::Baseline, Scheme::Lv, Scheme::Pacp];
+    let mut draw = |file: &str, caption: String, y: &str, value: &dyn Fn(Scheme, u32) -> Option<f64>| {
+        let series: Vec<(String, Vec<f64>)> = schemes
+            .iter()
+            .map(|&s| (s.name().to_string(), chans.iter().map(|&c| value(s, c).unwrap_or(0.0)).collect()))
+            .collect();
+        if plot::lines(&out.join(file), &caption, "channels", y, &xs, &series).is_ok() {
+            done.push((file.into(), caption));
+        }
+    };
+    for (file, w, tag) in [("fig9a_web_0.png", "web_0", "9a"), ("fig9b_hm_1.png", "hm_1", "9b")] {
+        if workloads_in(rows, true).contains(&w) {
+            let caption = format!("Fig. {tag}: {w} read latency against channels");
+            draw(file, caption, "read latency, us", &|s, c| pick(rows, w, s, c).map(|r| r.read_us));
+        }
+    }
+    let caption = "Fig. 10a: mean read latency over the stand-ins".to_string();
+    draw("fig10a_read.png", caption, "read latency, us", &|s, c| mean_over(rows, true, s, c, |r| r.read_us));
+    let caption = "Fig. 10b: mean write latency over the stand-ins".to_string();
+    draw("fig10b_write.png", caption, "write latency, us", &|s, c| mean_over(rows, true, s, c, |r| r.write_us));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scheme_is_a_valid_config_of_the_preset_at_every_channel_count() {
+        let base = preset().expect("preset");
+        for ch in CHANNELS {
+            for s in SCHEMES {
+                for bits in 1..=3 {
+                    let mut cfg = drive(&base, ch);
+                    s.apply(&mut cfg, bits);
+                    cfg.validate(PRESET_NAME).unwrap_or_else(|e| panic!("{} at {ch} ch, {bits} bits: {e}", s.name()));
+                }
+            }
+        }
+    }
+
+    /// hm_0 reads 35.5% (Table 3). By hand: read region 0.355 − 0.042 = 0.313, write region
+    /// 0.645 − 0.042 = 0.603, mixed 0.084; reads = 0.313 + 0.084 / 2 = 0.355; requests on
+    /// dominant (read- or write-only) pages = 0.313 + 0.603 = 0.916.
+    #[test]
+    fn stand_in_shares_give_the_rows_read_share_and_916_on_dominant_pages() {
+        let s = Shares::of(0.355);
+        assert!((s.read - 0.313).abs() < 1e-12 && (s.write - 0.603).abs() < 1e-12 && (s.mixed - 0.084).abs() < 1e-12);
+        for row in TABLE3 {
+            let s = Shares::of(row.read_ratio);
+            let reads: f64 = s.regions().iter().map(|(_, share, r)| share * r).sum();
+            assert!((reads - row.read_ratio).abs() < 1e-12, "{}: read share {reads}", row.name);
+            assert!((s.read + s.write - 0.916).abs() < 1e-12, "{}: dominant share", row.name);
+        }
+    }
+
+    /// The stand-in's flows: requests and rates in the shares' proportions, regions side by
+    /// side from address 0, each page-aligned and as many pages as requests / 4 (rounded up).
+    #[test]
+    fn stand_in_flows_cover_their_regions_at_the_shares() {
+        let base = preset().expect("preset");
+        let cfg = drive(&base, 8);
+        let hm_0 = TABLE3[2];
+        let wl = synthetic(&hm_0, &cfg, 1000);
+        let n: Vec<u64> = wl.flows.iter().map(|f| f.requests).collect();
+        assert_eq!(n, [313, 84, 603]);
+        let starts: Vec<u64> = wl.flows.iter().map(|f| f.start_bytes).collect();
+        assert_eq!(starts, [0, 79 * 4096, (79 + 21) * 4096]);
+        let rate: f64 = wl.flows.iter().map(|f| f.rate_iops).sum();
+        assert!((rate - RATE_IOPS).abs() < 1e-9);
+        wl.validate("test").expect("a valid workload");
+    }
+}
