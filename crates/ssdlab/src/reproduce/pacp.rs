@@ -212,13 +212,18 @@ impl Scheme {
         cfg.ftl.partition = PartitionConfig::default();
         cfg.nand.ideal = Ideal::None;
         cfg.ftl.allocation = match self {
-            Scheme::Baseline | Scheme::Ideal => AllocationScheme::Dynamic,
+            // The paper's baseline (TOMPECS'16 as PACP describes it): rotation skipping busy
+            // resources, i.e. PACP's own allocator without a partition.
+            Scheme::Baseline | Scheme::Ideal => AllocationScheme::DynamicRr,
             Scheme::Lv => AllocationScheme::LvPartition,
             Scheme::PacpNoMig | Scheme::Pacp => AllocationScheme::Pacp,
         };
         match self {
             Scheme::Ideal => cfg.nand.ideal = Ideal::NoRwInterference,
-            Scheme::PacpNoMig => cfg.ftl.partition.gc_migration = Some(false),
+            Scheme::PacpNoMig => {
+                cfg.ftl.partition.gc_migration = Some(false);
+                cfg.ftl.partition.idle_migration = Some(false);
+            }
             _ => {}
         }
         if self.has_history() {
@@ -338,6 +343,8 @@ pub struct Row {
     pub gc_programs: u64,
     /// GC moves programmed on a Read channel (PACP's GC-piggybacked migration).
     pub migrated_gc: u64,
+    /// Pages moved to a Read channel while the host was idle (extra programs).
+    pub migrated_idle: u64,
     /// Host page accesses predicted from a history (PACP), and the share predicted right.
     pub trh_predicted: u64,
     pub trh_accuracy: Option<f64>,
@@ -349,16 +356,17 @@ pub struct Row {
     pub chip_util: f64,
 }
 
-const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util";
+const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util,migrated_idle";
 
 impl Row {
-    /// Migrations over every page programmed (host and GC; a migration is a GC program).
+    /// Migrations (both kinds) over every page programmed: host, GC (a piggybacked migration
+    /// is a GC program) and idle-time migration programs.
     pub fn migration_share(&self) -> f64 {
-        let all = self.user_programs + self.gc_programs;
+        let all = self.user_programs + self.gc_programs + self.migrated_idle;
         if all == 0 {
             0.0
         } else {
-            self.migrated_gc as f64 / all as f64
+            (self.migrated_gc + self.migrated_idle) as f64 / all as f64
         }
     }
 
@@ -381,13 +389,14 @@ impl Row {
         let opt = |x: Option<String>| x.unwrap_or_default();
         let _ = write!(
             s,
-            "{},{},{},{},{},{:.4}",
+            "{},{},{},{},{},{:.4},{}",
             self.trh_predicted,
             opt(self.trh_accuracy.map(|a| format!("{a:.5}"))),
             opt(self.read_channels_end.map(|n| n.to_string())),
             self.relabels,
             self.requests,
-            self.chip_util
+            self.chip_util,
+            self.migrated_idle
         );
         s
     }
@@ -408,6 +417,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         user_programs: s.ftl.user_pages_programmed,
         gc_programs: s.ftl.gc_pages_programmed,
         migrated_gc: part.map_or(0, |p| p.migrated_gc),
+        migrated_idle: part.map_or(0, |p| p.migrated_idle),
         trh_predicted: part.map_or(0, |p| p.trh_predicted),
         trh_accuracy: part.filter(|_| meta.scheme.has_history()).map(|p| p.trh_accuracy),
         read_channels_end: part.map(|p| p.read_channels_end),
