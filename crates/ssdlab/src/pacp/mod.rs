@@ -147,7 +147,6 @@ pub enum Scheme {
 /// entries, §3.1).
 #[derive(Debug, Clone)]
 pub struct ChannelPartition {
-    scheme: Scheme,
     pub part: Partition,
     /// PACP only.
     pub trh: Option<Trh>,
@@ -176,7 +175,6 @@ impl ChannelPartition {
     pub fn new(scheme: Scheme, cfg: &PartitionConfig, geo: &Geometry, logical_pages: u32, n_read: u32) -> Self {
         let split = if scheme == Scheme::Pacp { Split::Adaptive } else { Split::Fixed };
         ChannelPartition {
-            scheme,
             part: Partition::new(geo.channels, n_read, split, cfg.period.max(1)),
             trh: (scheme == Scheme::Pacp).then(|| Trh::new(logical_pages, cfg.trh_bits)),
             rot: Rotation::new(geo),
@@ -295,10 +293,6 @@ impl ChannelPartition {
     fn tick(&mut self) {
         let (read, write) = self.part.page_totals();
         self.part.tick(read, write);
-    }
-
-    pub fn scheme(&self) -> Scheme {
-        self.scheme
     }
 
     /// What the report shows of the partition at the end of the run.

@@ -57,6 +57,8 @@ pub struct Partition {
     read: Vec<bool>,
     /// Per channel: pages placed there as read-predicted, as write-predicted.
     pages: Vec<[u64; 2]>,
+    /// The same, summed over the channels.
+    totals: [u64; 2],
     split: Split,
     period: u64,
     since: u64,
@@ -70,7 +72,7 @@ impl Partition {
         assert!(channels >= 2, "a read/write partition needs two channels");
         let n_read = n_read.clamp(1, channels - 1);
         let read = (0..channels).map(|c| c < n_read).collect();
-        Partition { read, pages: vec![[0; 2]; channels as usize], split, period, since: 0, relabels: 0 }
+        Partition { read, pages: vec![[0; 2]; channels as usize], totals: [0; 2], split, period, since: 0, relabels: 0 }
     }
 
     /// Label the first `n_read` channels Read and the rest Write (clamped to [1, channels −
@@ -97,17 +99,21 @@ impl Partition {
 
     /// Pages counted as read-predicted and as write-predicted, over all channels.
     pub fn page_totals(&self) -> (u64, u64) {
-        self.pages.iter().fold((0, 0), |(r, w), p| (r + p[0], w + p[1]))
+        (self.totals[0], self.totals[1])
     }
 
     /// A page predicted `write` (or read) was written to / left `channel`.
     pub fn placed(&mut self, channel: u32, write: bool) {
         self.pages[channel as usize][usize::from(write)] += 1;
+        self.totals[usize::from(write)] += 1;
     }
 
     pub fn removed(&mut self, channel: u32, write: bool) {
         let n = &mut self.pages[channel as usize][usize::from(write)];
-        *n = n.saturating_sub(1);
+        if *n > 0 {
+            *n -= 1;
+            self.totals[usize::from(write)] -= 1;
+        }
     }
 
     /// One host page access: every `period`, PACP moves the split one channel toward
