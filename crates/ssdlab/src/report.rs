@@ -686,6 +686,19 @@ impl Report {
                 m.cmt_hits, m.cmt_misses, m.ctp_hits, m.ctp_misses, m.buffer_hits, m.tp_reads, m.tp_writes, m.flushes, m.merges, m.peak_outstanding
             );
         }
+        if let Some(p) = &s.ftl.partition {
+            out += &format!(
+                "partition: {} Read channels at the end {:?}, {} relabellings; TRH {:.1}% right over {} predictions; {} spilled writes; migrated {} by GC, {} at idle\n",
+                p.read_channels_end,
+                p.read_channels,
+                p.relabels,
+                p.trh_accuracy * 100.0,
+                p.trh_predicted,
+                p.spilled_writes,
+                p.migrated_gc,
+                p.migrated_idle
+            );
+        }
         if s.ftl.firmware.core_busy_us + s.ftl.firmware.hardware_busy_us > 0.0 || s.ftl.map_cache.is_some() {
             let u = &s.utilization;
             out += &format!(

@@ -380,12 +380,12 @@ impl Ftl {
 
     // ------------------------------------------------------------ writes
 
-    /// The plane a write of `lpn` goes to. `chip_load` is the number of transactions queued
-    /// or running per chip (for dynamic allocation).
-    pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32]) -> u32 {
+    /// The plane a write of `lpn` goes to at `now`. `chip_load` is the number of
+    /// transactions queued or running per chip (for dynamic allocation).
+    pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32], now: Ps) -> u32 {
         if let Some(p) = &mut self.partition {
             let plane = if lpn < self.logical_pages {
-                p.write_plane(lpn, self.map.get(lpn), chip_load)
+                p.write_plane(lpn, self.map.get(lpn), chip_load, now)
             } else {
                 // A translation page: no history, not a host write — any channel [I].
                 p.any_plane(chip_load)
@@ -397,9 +397,9 @@ impl Ftl {
 
     /// A host read of `lpn` reached the FTL: PACP records it in the page's history.
     #[inline]
-    pub fn host_read(&mut self, lpn: Lpn) {
+    pub fn host_read(&mut self, lpn: Lpn, now: Ps) {
         if let Some(p) = &mut self.partition {
-            p.host_read(lpn, self.map.get(lpn));
+            p.host_read(lpn, self.map.get(lpn), now);
         }
     }
 

@@ -35,20 +35,31 @@ pub enum Pattern {
 }
 
 /// Precondition `ftl`. Returns the number of logical pages written, or an error message if
-/// the occupancy does not fit.
-pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) -> Result<u64, String> {
+/// the occupancy does not fit. `read_first` (a bitmap over logical pages), given with a
+/// channel partition, puts those pages on the Read channels first (`ftl.partition.preload`).
+pub fn precondition(
+    ftl: &mut Ftl,
+    occupancy: f64,
+    pattern: Pattern,
+    seed: u64,
+    read_first: Option<&[u64]>,
+) -> Result<u64, String> {
     if !(0.0..=1.0).contains(&occupancy) {
         return Err(format!("occupancy {occupancy} must be in [0, 1]"));
     }
     assert_eq!(ftl.map.mapped(), 0, "precondition runs on an empty drive");
     let geo = ftl.geo.clone();
-    let n = (ftl.logical_pages() as f64 * occupancy).round() as u64;
+    let n = fill_pages(ftl.logical_pages() as u64, occupancy);
     if n == 0 {
         return Ok(0);
     }
     // Which plane each logical page lives on: the static order, or CWDP for dynamic
     // allocation (any spread is a valid dynamic history; this one is balanced).
     let (start, mut by_plane) = pages_by_plane(&geo, &ftl.alloc.scheme().placement_order(), n);
+    if let (Some(bits), Some(part)) = (read_first, ftl.partition()) {
+        let read_plane = |p: u32| !part.is_write_channel(geo.chip_of_plane(p) / geo.chips_per_channel);
+        by_plane = read_pages_first(&start, n, bits, read_plane);
+    }
     let ppb = geo.pages_per_block as usize;
     let usable_blocks = ftl.gc.limits.data_blocks_per_plane(&geo) as usize;
     ftl.map.make_dense();
@@ -78,6 +89,11 @@ pub fn precondition(ftl: &mut Ftl, occupancy: f64, pattern: Pattern, seed: u64) 
     Ok(n)
 }
 
+/// Logical pages preconditioning writes at `occupancy` (pages `0..n`).
+pub fn fill_pages(logical_pages: u64, occupancy: f64) -> u64 {
+    (logical_pages as f64 * occupancy).round() as u64
+}
+
 /// Logical pages `0..n` sorted by the plane `order` places them on (a counting sort): the
 /// pages of plane p are `by_plane[start[p]..start[p + 1]]`.
 fn pages_by_plane(geo: &Geometry, order: &[Level; 4], n: u64) -> (Vec<usize>, Vec<Lpn>) {
@@ -97,6 +113,36 @@ fn pages_by_plane(geo: &Geometry, order: &[Level; 4], n: u64) -> (Vec<usize>, Ve
         fill[p] += 1;
     }
     (start, by_plane)
+}
+
+/// Logical pages `0..n` dealt to the planes again, each plane keeping its count (`start`):
+/// the pages marked in `read_first` go round the planes `read_plane` names first, then the
+/// rest of the pages fill what is left, Read planes before Write planes.
+fn read_pages_first(start: &[usize], n: u64, read_first: &[u64], read_plane: impl Fn(u32) -> bool) -> Vec<Lpn> {
+    let planes = start.len() - 1;
+    let marked = |l: Lpn| read_first.get(l as usize / 64).is_some_and(|w| w >> (l % 64) & 1 == 1);
+    let (reads, rest): (Vec<Lpn>, Vec<Lpn>) = (0..n as Lpn).partition(|&l| marked(l));
+    let (read_planes, write_planes): (Vec<u32>, Vec<u32>) = (0..planes as u32).partition(|&p| read_plane(p));
+    let mut fill: Vec<usize> = start[..planes].to_vec();
+    let mut by_plane = vec![0 as Lpn; n as usize];
+    let mut deal = |group: &[u32], lpns: &mut dyn Iterator<Item = Lpn>| {
+        let mut k = 0;
+        while group.iter().any(|&p| fill[p as usize] < start[p as usize + 1]) {
+            let p = group[k % group.len()] as usize;
+            k += 1;
+            if fill[p] == start[p + 1] {
+                continue;
+            }
+            let Some(l) = lpns.next() else { return };
+            by_plane[fill[p]] = l;
+            fill[p] += 1;
+        }
+    };
+    let mut lpns = reads.into_iter().chain(rest);
+    deal(&read_planes, &mut lpns);
+    deal(&write_planes, &mut lpns);
+    assert!(lpns.next().is_none() && (0..planes).all(|p| fill[p] == start[p + 1]), "every page dealt");
+    by_plane
 }
 
 /// Fills planes' blocks, with the state kept from one plane to the next (the random stream,
@@ -237,6 +283,16 @@ mod tests {
             let v = cleaning_point(1.0 / (1.0 - sf));
             assert!((1.0 / (1.0 - v) - waf).abs() < 0.001, "S_f {sf}: {}", 1.0 / (1.0 - v));
         }
+    }
+
+    /// 12 pages on 4 planes of 3, planes 0 and 2 on Read channels, pages 1, 4, 5, 7, 10 read
+    /// first: those go round planes 0 and 2 (1 → 0, 4 → 2, 5 → 0, 7 → 2, 10 → 0), page 0 fills
+    /// plane 2, and the rest go round planes 1 and 3 in order.
+    #[test]
+    fn read_first_pages_fill_the_read_planes_first() {
+        let marked = [1u64 << 1 | 1 << 4 | 1 << 5 | 1 << 7 | 1 << 10];
+        let by_plane = read_pages_first(&[0, 3, 6, 9, 12], 12, &marked, |p| p % 2 == 0);
+        assert_eq!(by_plane, vec![1, 5, 10, 2, 6, 9, 4, 7, 0, 3, 8, 11]);
     }
 
     #[test]

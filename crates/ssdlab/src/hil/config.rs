@@ -30,6 +30,9 @@ pub struct HilConfig {
     pub fairness: Fairness,
     /// WA-BC: each flow's budget per round, in device time per chip.
     pub wa_bc_round_us: f64,
+    /// `spk1`, `spk3`: committed requests that may wait per plane for their command (FARO
+    /// fills one slot per plane; more leaves the TSU a choice, e.g. for FLIN).
+    pub plane_slots: u32,
 }
 
 impl Default for HilConfig {
@@ -42,6 +45,7 @@ impl Default for HilConfig {
             hazards: Hazards::Strict,
             fairness: Fairness::None,
             wa_bc_round_us: 10_000.0,
+            plane_slots: 1,
         }
     }
 }
@@ -50,8 +54,19 @@ impl HilConfig {
     /// The device queue has tags (a bounded number) and a WA-BC round has a length. The error
     /// names the key and its value.
     pub fn validate(&self, file: &str) -> Result<()> {
-        require_nonzero(file, &[("hil.queue_depth", self.queue_depth)])?;
-        require_at_most(file, &[("hil.queue_depth", self.queue_depth, 65536)])?;
+        require_nonzero(file, &[("hil.queue_depth", self.queue_depth), ("hil.plane_slots", self.plane_slots)])?;
+        require_at_most(
+            file,
+            &[("hil.queue_depth", self.queue_depth, 65536), ("hil.plane_slots", self.plane_slots, 65536)],
+        )?;
+        if self.plane_slots != 1 && !matches!(self.scheduler, SchedulerKind::Spk1 | SchedulerKind::Spk3) {
+            return reject(
+                file,
+                "hil.plane_slots",
+                self.plane_slots,
+                "applies to hil.scheduler = \"spk1\" or \"spk3\" (FARO)",
+            );
+        }
         if !(self.wa_bc_round_us.is_finite() && self.wa_bc_round_us > 0.0) {
             return reject(
                 file,

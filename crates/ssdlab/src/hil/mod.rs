@@ -137,11 +137,12 @@ impl Board<'_> {
         self.occ.chip_committed[chip as usize] == 0
     }
 
-    /// Whether a plane has no committed request waiting for its command (FARO's slot: one
-    /// waiting request per plane is all one command can take from it).
+    /// Whether a plane has fewer than `slots` committed requests waiting for their command
+    /// (FARO's slot: one waiting request per plane is all one command can take from it;
+    /// `hil.plane_slots` may allow more).
     #[inline]
-    pub fn slot_free(&self, plane: u32) -> bool {
-        self.occ.plane_waiting[plane as usize] == 0
+    pub fn slot_free(&self, plane: u32, slots: u32) -> bool {
+        self.occ.plane_waiting[plane as usize] < slots
     }
 
     /// Commit a ready memory request to the flash side.
@@ -388,16 +389,23 @@ impl fmt::Display for SchedulerKind {
 
 impl SchedulerKind {
     /// Build the scheduler; `readdressing` turns Sprinkler's readdressing callback on;
-    /// `max_bypass` 0 means no starvation guard (the papers' PAS and FARO have none).
-    pub fn build(self, geo: &Geometry, max_bypass: u32, readdressing: bool) -> Box<dyn DeviceScheduler> {
+    /// `max_bypass` 0 means no starvation guard (the papers' PAS and FARO have none);
+    /// `plane_slots` is how many committed requests may wait per plane under FARO.
+    pub fn build(
+        self,
+        geo: &Geometry,
+        max_bypass: u32,
+        readdressing: bool,
+        plane_slots: u32,
+    ) -> Box<dyn DeviceScheduler> {
         let max_bypass = if max_bypass == 0 { u32::MAX } else { max_bypass };
         match self {
             SchedulerKind::Direct => Box::new(Direct::default()),
             SchedulerKind::Vas => Box::new(Vas::new(geo, readdressing)),
             SchedulerKind::Pas => Box::new(Pas::new(geo, max_bypass, readdressing)),
-            SchedulerKind::Spk1 => Box::new(Sprinkler::spk1(geo, max_bypass, readdressing)),
+            SchedulerKind::Spk1 => Box::new(Sprinkler::spk1(geo, max_bypass, readdressing, plane_slots)),
             SchedulerKind::Spk2 => Box::new(Sprinkler::spk2(geo, readdressing)),
-            SchedulerKind::Spk3 => Box::new(Sprinkler::spk3(geo, readdressing)),
+            SchedulerKind::Spk3 => Box::new(Sprinkler::spk3(geo, readdressing, plane_slots)),
         }
     }
 }

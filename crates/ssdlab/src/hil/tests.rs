@@ -51,7 +51,7 @@ impl Harness {
         cfg.nand.dies_per_chip = 2;
         cfg.nand.planes_per_die = 2;
         let geo = Geometry::from_config(&cfg);
-        let sched = kind.build(&geo, 32, true);
+        let sched = kind.build(&geo, 32, true, 1);
         let mut h = Harness { occ: Occupancy::new(&geo), geo, mrs: Vec::new(), sched };
         for (k, &(io, chip, pic)) in EXAMPLE.iter().enumerate() {
             h.mrs.push(MemoryRequest {
@@ -243,7 +243,7 @@ fn direct_commits_everything_at_once() {
 fn pas_stops_overtaking_a_starving_request() {
     for (max_bypass, expect) in [(32, labels(&["#4:C3.p0", "#4:C3.p2", "#4:C4.p0"])), (1, vec![])] {
         let mut h = Harness::new(SchedulerKind::Pas);
-        h.sched = SchedulerKind::Pas.build(&h.geo, max_bypass, true);
+        h.sched = SchedulerKind::Pas.build(&h.geo, max_bypass, true, 1);
         for k in 0..EXAMPLE.len() as u32 {
             h.sched.ready(k, &h.mrs);
         }
@@ -262,7 +262,7 @@ fn pas_stops_overtaking_a_starving_request() {
 fn readdressing_regroups_an_uncommitted_read_under_its_new_chip() {
     for (on, chip) in [(true, 4), (false, 3)] {
         let mut h = Harness::new(SchedulerKind::Spk2);
-        h.sched = SchedulerKind::Spk2.build(&h.geo, 32, on);
+        h.sched = SchedulerKind::Spk2.build(&h.geo, 32, on, 1);
         for k in 0..4u32 {
             h.sched.ready(k, &h.mrs); // request #1 only
         }

@@ -240,6 +240,44 @@ pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64
     seen.iter().map(|w| w.count_ones() as u64).sum()
 }
 
+/// Logical pages the workload reads before it writes them, as a bitmap over `logical_pages`
+/// (`ftl.partition.preload`): a trace's requests in order, each page judged by its first
+/// request; a synthetic flow's pages, each read first with the flow's read ratio (seeded).
+/// A page the flows share is judged by the first flow that covers it.
+pub fn read_first_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64, seed: u64) -> Vec<u64> {
+    let words = logical_pages.div_ceil(64) as usize;
+    let (mut seen, mut read_first) = (vec![0u64; words], vec![0u64; words]);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7265_6164_6669);
+    let mut first = |p: u64, read: bool| {
+        let (w, bit) = ((p / 64) as usize, 1u64 << (p % 64));
+        if w < words && seen[w] & bit == 0 {
+            seen[w] |= bit;
+            if read {
+                read_first[w] |= bit;
+            }
+        }
+    };
+    let pages = |first_sector: u64, sectors: u64| {
+        (first_sector / sectors_per_page)..(first_sector + sectors).div_ceil(sectors_per_page)
+    };
+    for f in flows {
+        match &f.source {
+            Source::Trace { requests, .. } => {
+                for r in requests.iter().filter(|r| r.op != IoOp::Trim) {
+                    pages(r.lba, r.sectors as u64).for_each(|p| first(p, r.op == IoOp::Read));
+                }
+            }
+            Source::Synthetic(s) => {
+                for p in pages(s.start_sector, s.span_sectors) {
+                    let read = rng.random_bool(s.read_ratio.clamp(0.0, 1.0));
+                    first(p, read);
+                }
+            }
+        }
+    }
+    read_first
+}
+
 /// Pages the flows read and write (trim excluded): counted over a trace's requests; for a
 /// synthetic flow, its requests (1 if unlimited) × mean request pages, split by its read
 /// ratio.
@@ -465,5 +503,32 @@ mod tests {
         }
         assert_eq!(got, [0, 10, 40, 60, 70, 100, 120]);
         assert_eq!(flow.issued, 7);
+    }
+
+    /// Pages of 8 sectors. In trace order: read page 3 (sectors 24..32), write page 3, write
+    /// pages 5–6 (sectors 40..56), read pages 6–7 (48..64), trim page 9, read page 9: read
+    /// first are 3, 7 and 9 (a trim is no first access); 5 and 6 were written first.
+    #[test]
+    fn a_trace_page_is_read_first_when_its_first_request_reads_it() {
+        let req = |op, lba, sectors| IoRequest { arrival_ps: 0, op, lba, sectors, fua: false };
+        let requests = vec![
+            req(IoOp::Read, 24, 8),
+            req(IoOp::Write, 24, 8),
+            req(IoOp::Write, 40, 16),
+            req(IoOp::Read, 48, 16),
+            req(IoOp::Trim, 72, 8),
+            req(IoOp::Read, 72, 8),
+        ];
+        let flow = Flow {
+            name: "t".into(),
+            priority: 1,
+            queue_depth: 8,
+            source: Source::Trace { requests, next: 0, timestamps: false, looping: false, period_ps: 0, pass: 0 },
+            limit: 0,
+            end_ps: 0,
+            issued: 0,
+        };
+        let bits = read_first_pages(&[flow], 8, 100, 1);
+        assert_eq!(bits, vec![1 << 3 | 1 << 7 | 1 << 9, 0]);
     }
 }

@@ -21,9 +21,10 @@
 mod partition;
 mod trh;
 
-pub use partition::{Partition, PartitionConfig, Split};
+pub use partition::{Partition, PartitionConfig, Preload, Split};
 pub use trh::{Prediction, Trh};
 
+use crate::engine::Ps;
 use crate::nand::{Geometry, Lpn, Ppn};
 
 /// Rotation points of dynamic allocation inside a channel set.
@@ -122,6 +123,20 @@ pub fn rotate_within(
 #[cfg(test)]
 mod tests;
 
+/// PACP's first split when the pages read before written are preloaded onto the Read
+/// channels (`ftl.partition.preload`) [I]: round(channels × marked / pages) of the `pages`
+/// the fill writes, clamped to [1, channels − 1], so the Read channels' share of the fill
+/// is the share those pages take.
+pub fn preload_read_channels(channels: u32, read_first: &[u64], pages: u64) -> u32 {
+    let full = (pages / 64) as usize;
+    let mut marked: u64 = read_first.iter().take(full).map(|w| w.count_ones() as u64).sum();
+    if let Some(w) = read_first.get(full).filter(|_| pages % 64 != 0) {
+        marked += (w & ((1u64 << (pages % 64)) - 1)).count_ones() as u64;
+    }
+    let n = if pages == 0 { 0 } else { (channels as f64 * marked as f64 / pages as f64).round() as u32 };
+    n.clamp(1, channels.saturating_sub(1).max(1))
+}
+
 /// Lv et al.'s split sized from the workload (TECHNIQUES.md §6.3 [I]): Read channels =
 /// round(channels × R / (R + W)), R = pages read × tR, W = pages written × tPROG, clamped to
 /// [1, channels − 1].
@@ -159,6 +174,34 @@ pub struct ChannelPartition {
     pub idle: Option<(crate::engine::Ps, u32)>,
     /// Pages idle-time migration moved to a Read channel.
     pub migrated_idle: u64,
+    /// Per channel: host pages read and written there.
+    load: Vec<ChannelLoad>,
+    /// Host writes with a prediction that went to the other type's channels (all of their
+    /// own were busy).
+    spilled: u64,
+    /// The relabellings, in order (the first [`RELABEL_LOG`]).
+    relabel_log: Vec<Relabel>,
+}
+
+/// Relabellings kept in the report at most (a period of 1 could relabel on every access).
+pub const RELABEL_LOG: usize = 10_000;
+
+/// Host pages read and written on one channel, and how many of them while it was labelled
+/// Read.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct ChannelLoad {
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub host_reads_as_read: u64,
+    pub host_writes_as_read: u64,
+}
+
+/// One relabelling: when, which channel, and the type it became.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Relabel {
+    pub t_us: f64,
+    pub channel: u32,
+    pub to_read: bool,
 }
 
 /// The type a page counts as on its channel: its prediction, when it has one.
@@ -184,6 +227,9 @@ impl ChannelPartition {
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
                 .then(|| (crate::config::us_to_ps(cfg.idle_us), cfg.idle_pages)),
             migrated_idle: 0,
+            load: vec![ChannelLoad::default(); geo.channels as usize],
+            spilled: 0,
+            relabel_log: Vec::new(),
         }
     }
 
@@ -239,15 +285,18 @@ impl ChannelPartition {
         self.geo.channel_of_chip(self.geo.chip_of_plane(self.geo.plane_of(ppn)))
     }
 
-    /// The plane a host write of `lpn` (now at `old`, or NONE) goes to; the write is
-    /// recorded in its history.
-    pub fn write_plane(&mut self, lpn: Lpn, old: Ppn, load: &[u32]) -> u32 {
+    /// The plane a host write of `lpn` (now at `old`, or NONE) goes to at `now`; the write
+    /// is recorded in its history.
+    pub fn write_plane(&mut self, lpn: Lpn, old: Ppn, load: &[u32], now: Ps) -> u32 {
         let old_channel = (old != crate::nand::NONE).then(|| self.channel_of(old));
         let old_on_write = old_channel.is_some_and(|c| !self.part.is_read(c));
         let Some(trh) = &mut self.trh else {
-            return choose_plane(ChannelSet::Write, &self.part, &self.geo, load, &mut self.rot);
+            let plane = choose_plane(ChannelSet::Write, &self.part, &self.geo, load, &mut self.rot);
+            self.count_write(plane);
+            return plane;
         };
-        let set = channel_set(trh.predict(lpn), old_on_write, &self.part, &self.geo, load);
+        let pred = trh.predict(lpn);
+        let set = channel_set(pred, old_on_write, &self.part, &self.geo, load);
         let plane = choose_plane(set, &self.part, &self.geo, load, &mut self.rot);
         if let (Some(c), Some(w)) = (old_channel, counted(trh, lpn)) {
             self.part.removed(c, w);
@@ -257,7 +306,11 @@ impl ChannelPartition {
         if let Some(w) = counted(trh, lpn) {
             self.part.placed(channel, w);
         }
-        self.tick();
+        self.count_write(plane);
+        let spilled =
+            matches!((pred, set), (Prediction::Read, ChannelSet::Write) | (Prediction::Write, ChannelSet::Read));
+        self.spilled += u64::from(spilled);
+        self.tick(now);
         plane
     }
 
@@ -267,9 +320,15 @@ impl ChannelPartition {
         choose_plane(ChannelSet::Any, &self.part, &self.geo, load, &mut self.rot)
     }
 
-    /// A host read of `lpn`, at `ppn` (or NONE): recorded in its history (PACP).
-    pub fn host_read(&mut self, lpn: Lpn, ppn: Ppn) {
+    /// A host read of `lpn`, at `ppn` (or NONE), at `now`: counted on its channel and
+    /// recorded in its history (PACP).
+    pub fn host_read(&mut self, lpn: Lpn, ppn: Ppn, now: Ps) {
         let channel = (ppn != crate::nand::NONE).then(|| self.channel_of(ppn));
+        if let Some(c) = channel {
+            let l = &mut self.load[c as usize];
+            l.host_reads += 1;
+            l.host_reads_as_read += u64::from(self.part.is_read(c));
+        }
         let on_write = channel.is_some_and(|c| !self.part.is_read(c));
         let Some(trh) = &mut self.trh else { return };
         let before = counted(trh, lpn);
@@ -279,7 +338,7 @@ impl ChannelPartition {
             before.into_iter().for_each(|w| self.part.removed(c, w));
             after.into_iter().for_each(|w| self.part.placed(c, w));
         }
-        self.tick();
+        self.tick(now);
     }
 
     /// `lpn`'s copy at `ppn` is gone (trimmed).
@@ -290,9 +349,21 @@ impl ChannelPartition {
         }
     }
 
-    fn tick(&mut self) {
+    fn count_write(&mut self, plane: u32) {
+        let c = self.geo.channel_of_chip(self.geo.chip_of_plane(plane));
+        let l = &mut self.load[c as usize];
+        l.host_writes += 1;
+        l.host_writes_as_read += u64::from(self.part.is_read(c));
+    }
+
+    fn tick(&mut self, now: Ps) {
         let (read, write) = self.part.page_totals();
-        self.part.tick(read, write);
+        if let Some(channel) = self.part.tick(read, write) {
+            if self.relabel_log.len() < RELABEL_LOG {
+                let to_read = self.part.is_read(channel);
+                self.relabel_log.push(Relabel { t_us: now as f64 / 1e6, channel, to_read });
+            }
+        }
     }
 
     /// What the report shows of the partition at the end of the run.
@@ -307,6 +378,9 @@ impl ChannelPartition {
             relabels: self.part.relabels,
             trh_predicted: predicted,
             trh_accuracy: accuracy,
+            spilled_writes: self.spilled,
+            channels: self.load.clone(),
+            relabel_log: self.relabel_log.clone(),
         }
     }
 }
@@ -329,4 +403,12 @@ pub struct PartitionReport {
     /// Idle-time migrations: pages moved to a Read channel while the host was idle (extra
     /// programs, counted in neither host nor GC programs).
     pub migrated_idle: u64,
+    /// Host writes predicted read (write) that went to a Write (Read) channel because every
+    /// channel of their own type was busy (Algorithm 1's spill-over).
+    pub spilled_writes: u64,
+    /// Per channel (by index): host pages read and written there, in all and while the
+    /// channel was labelled Read.
+    pub channels: Vec<ChannelLoad>,
+    /// The channel types over time: each relabelling (the first 10,000).
+    pub relabel_log: Vec<Relabel>,
 }

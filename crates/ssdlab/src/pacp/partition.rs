@@ -27,6 +27,22 @@ pub struct PartitionConfig {
     pub idle_migration: Option<bool>,
     pub idle_us: f64,
     pub idle_pages: u32,
+    /// Where preconditioning puts the pages the workload reads before it writes them.
+    pub preload: Preload,
+}
+
+/// Where preconditioning places the pages the workload reads before writing them
+/// (`ftl.partition.preload`). The paper's simulator writes such pages in a pre-processing
+/// pass it does not describe (TECHNIQUES.md §10.7) [I].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preload {
+    /// Like every other page: spread over all channels by `CWDP`.
+    #[default]
+    Spread,
+    /// On the Read channels first (as many as their planes' share of the fill holds), the
+    /// other pages after them on the Write channels.
+    ReadChannels,
 }
 
 impl Default for PartitionConfig {
@@ -39,6 +55,7 @@ impl Default for PartitionConfig {
             idle_migration: None,
             idle_us: 1000.0,
             idle_pages: 64,
+            preload: Preload::Spread,
         }
     }
 }

@@ -149,3 +149,47 @@ fn dynamic_rr_rotates_over_every_channel_skipping_busy_ones() {
     load[2..8].fill(1);
     assert_eq!(next(&load), 2, "every channel busy: the rotation's choice");
 }
+
+/// The preload's first split, round(channels × marked / filled) clamped to [1, channels − 1],
+/// counting only the marked pages inside the fill (a bit past it is ignored).
+#[test]
+fn a_preloaded_split_starts_at_the_read_pages_share_of_the_fill() {
+    let bits = [0b1101u64, 0b10 | 1 << 9];
+    assert_eq!(preload_read_channels(8, &bits, 64 + 8), 1, "4 of the 72 pages: round(0.44) = 0 → 1");
+    let bits = [0b1101u64 | 0xff00, 0];
+    assert_eq!(preload_read_channels(8, &bits, 24), 4, "11 of 24 pages: round(3.67) = 4");
+    assert_eq!(preload_read_channels(8, &[0, 0], 100), 1);
+    assert_eq!(preload_read_channels(8, &[u64::MAX, u64::MAX], 100), 7);
+}
+
+/// Each host access is counted on its channel, apart when the channel is Read; a write whose
+/// prediction's channels are all busy counts as spilled, a relabelling is logged with its
+/// time. 4 channels, 2 Read (0, 1), period 3.
+#[test]
+fn host_accesses_spills_and_relabellings_are_counted_where_they_happen() {
+    let geo = geometry();
+    let cfg = PartitionConfig { n_read: 2, period: 3, ..PartitionConfig::default() };
+    let mut p = ChannelPartition::new(Scheme::Pacp, &cfg, &geo, 64, 2);
+    let mut load = vec![0u32; 8];
+    let channel = |p: u32| geo.channel_of_chip(geo.chip_of_plane(p));
+    // Page 1: no history → any channel (rotation from 0: channel 0, a Read channel).
+    let first = p.write_plane(1, crate::nand::NONE, &load, 1_000_000);
+    assert_eq!(channel(first), 0);
+    // Page 1 predicted write; both Write channels (2, 3) busy → spilled to a Read channel.
+    load[4..8].fill(1);
+    let ppn = first * geo.pages_per_plane();
+    let second = p.write_plane(1, ppn, &load, 2_000_000);
+    assert!(p.part.is_read(channel(second)));
+    p.host_read(1, second * geo.pages_per_plane(), 3_000_000);
+    let r = p.report();
+    assert_eq!(r.spilled_writes, 1);
+    let writes: u64 = r.channels.iter().map(|c| c.host_writes).sum();
+    let as_read: u64 = r.channels.iter().map(|c| c.host_writes_as_read).sum();
+    assert_eq!((writes, as_read), (2, 2));
+    assert_eq!(r.channels[channel(second) as usize].host_reads_as_read, 1);
+    // Third access: the period ends. Page 1 now predicts read, nothing predicts write: the
+    // target is round(4 × 1 / 1) = 4 → 3, one Write channel becomes Read at 3 µs.
+    assert_eq!(r.relabel_log.len(), 1);
+    assert_eq!((r.relabel_log[0].t_us, r.relabel_log[0].to_read), (3.0, true));
+    assert_eq!(r.read_channels_end, 3);
+}

@@ -28,7 +28,7 @@ use crate::ftl::AllocationScheme;
 use crate::host::{Address, AddressMode, FlowSpec, PreconditionSpec, Replay};
 use crate::nand::config::Ideal;
 use crate::nand::Geometry;
-use crate::pacp::PartitionConfig;
+use crate::pacp::{ChannelLoad, PartitionConfig, Preload};
 use crate::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/pacp.toml");
@@ -191,9 +191,16 @@ pub enum Scheme {
     /// PACP with GC-piggybacked migration off.
     PacpNoMig,
     Pacp,
+    /// Sensitivity: the two PACP rows with the pages the workload reads before writing them
+    /// preconditioned onto the Read channels (`ftl.partition.preload = "read_channels"`).
+    PacpNoMigPreload,
+    PacpPreload,
 }
 
 pub const SCHEMES: [Scheme; 5] = [Scheme::Baseline, Scheme::Ideal, Scheme::Lv, Scheme::PacpNoMig, Scheme::Pacp];
+
+/// The sensitivity rows beside the main grid.
+pub const PRELOAD_SCHEMES: [Scheme; 2] = [Scheme::PacpNoMigPreload, Scheme::PacpPreload];
 
 impl Scheme {
     pub fn name(self) -> &'static str {
@@ -203,6 +210,8 @@ impl Scheme {
             Scheme::Lv => "lv",
             Scheme::PacpNoMig => "pacp-nomig",
             Scheme::Pacp => "pacp",
+            Scheme::PacpNoMigPreload => "pacp-nomig-preload",
+            Scheme::PacpPreload => "pacp-preload",
         }
     }
 
@@ -216,15 +225,18 @@ impl Scheme {
             // resources, i.e. PACP's own allocator without a partition.
             Scheme::Baseline | Scheme::Ideal => AllocationScheme::DynamicRr,
             Scheme::Lv => AllocationScheme::LvPartition,
-            Scheme::PacpNoMig | Scheme::Pacp => AllocationScheme::Pacp,
+            _ => AllocationScheme::Pacp,
         };
         match self {
             Scheme::Ideal => cfg.nand.ideal = Ideal::NoRwInterference,
-            Scheme::PacpNoMig => {
+            Scheme::PacpNoMig | Scheme::PacpNoMigPreload => {
                 cfg.ftl.partition.gc_migration = Some(false);
                 cfg.ftl.partition.idle_migration = Some(false);
             }
             _ => {}
+        }
+        if matches!(self, Scheme::PacpNoMigPreload | Scheme::PacpPreload) {
+            cfg.ftl.partition.preload = Preload::ReadChannels;
         }
         if self.has_history() {
             cfg.ftl.partition.trh_bits = trh_bits;
@@ -233,7 +245,7 @@ impl Scheme {
 
     /// Whether the scheme keeps a transaction history (the PACP ones).
     pub fn has_history(self) -> bool {
-        matches!(self, Scheme::PacpNoMig | Scheme::Pacp)
+        matches!(self, Scheme::PacpNoMig | Scheme::Pacp | Scheme::PacpNoMigPreload | Scheme::PacpPreload)
     }
 }
 
@@ -299,7 +311,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let bits = |s: Scheme| if s.has_history() { 1 } else { 0 };
     for s in standins(opts.quick) {
         for &ch in channels {
-            for scheme in SCHEMES {
+            for scheme in SCHEMES.into_iter().chain(PRELOAD_SCHEMES) {
                 let meta = Meta { workload: s.name, synthetic: true, scheme, channels: ch, trh_bits: bits(scheme) };
                 plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
             }
@@ -317,7 +329,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     for &(file, name) in traces {
         let path = shared_trace(opts, file)?;
         for &ch in channels {
-            for scheme in SCHEMES {
+            for scheme in SCHEMES.into_iter().chain(PRELOAD_SCHEMES) {
                 let meta = Meta { workload: name, synthetic: false, scheme, channels: ch, trh_bits: bits(scheme) };
                 plan.push(base, meta, |_| trace_workload(&path))?;
             }
@@ -354,9 +366,15 @@ pub struct Row {
     pub requests: u64,
     /// Chips' busy share of the run (a command running).
     pub chip_util: f64,
+    /// Host writes Algorithm 1 spilled to the other type's channels.
+    pub spilled_writes: u64,
+    /// Shares of the host's page reads and writes served on a channel labelled Read at the
+    /// time (partitioned schemes).
+    pub reads_on_read: Option<f64>,
+    pub writes_on_read: Option<f64>,
 }
 
-const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util,migrated_idle";
+const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util,migrated_idle,spilled_writes,reads_on_read_channels,writes_on_read_channels";
 
 impl Row {
     /// Migrations (both kinds) over every page programmed: host, GC (a piggybacked migration
@@ -389,14 +407,17 @@ impl Row {
         let opt = |x: Option<String>| x.unwrap_or_default();
         let _ = write!(
             s,
-            "{},{},{},{},{},{:.4},{}",
+            "{},{},{},{},{},{:.4},{},{},{},{}",
             self.trh_predicted,
             opt(self.trh_accuracy.map(|a| format!("{a:.5}"))),
             opt(self.read_channels_end.map(|n| n.to_string())),
             self.relabels,
             self.requests,
             self.chip_util,
-            self.migrated_idle
+            self.migrated_idle,
+            self.spilled_writes,
+            opt(self.reads_on_read.map(|x| format!("{x:.4}"))),
+            opt(self.writes_on_read.map(|x| format!("{x:.4}")))
         );
         s
     }
@@ -424,6 +445,19 @@ fn row(meta: &Meta, r: &Report) -> Row {
         relabels: part.map_or(0, |p| p.relabels),
         requests: s.host.requests_completed,
         chip_util: s.utilization.chips,
+        spilled_writes: part.map_or(0, |p| p.spilled_writes),
+        reads_on_read: part.map(|p| share(&p.channels, |l| (l.host_reads_as_read, l.host_reads))),
+        writes_on_read: part.map(|p| share(&p.channels, |l| (l.host_writes_as_read, l.host_writes))),
+    }
+}
+
+/// Σ part / Σ whole over the channels (0 when nothing was counted).
+fn share(channels: &[ChannelLoad], f: impl Fn(&ChannelLoad) -> (u64, u64)) -> f64 {
+    let (part, whole) = channels.iter().map(f).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
     }
 }
 

@@ -388,7 +388,7 @@ impl Simulation {
             }
             MapIo::Write(vtpn) => {
                 let tp = self.ftl.tp_lpn(vtpn);
-                let plane = self.ftl.write_plane(tp, self.tsu.chip_load());
+                let plane = self.ftl.write_plane(tp, self.tsu.chip_load(), self.q.now());
                 NewTx::new(TxKind::Mapping, FlashOp::Program, plane, tp, full)
             }
         };

@@ -241,7 +241,7 @@ impl Simulation {
 
     /// A write goes to the device-level scheduler with its plane.
     fn write_translated(&mut self, mr: u32) {
-        self.mrs[mr].plane = self.ftl.write_plane(self.mrs[mr].lpn, self.tsu.chip_load());
+        self.mrs[mr].plane = self.ftl.write_plane(self.mrs[mr].lpn, self.tsu.chip_load(), self.q.now());
         self.committer.ready(mr, &self.mrs);
     }
 
@@ -249,7 +249,7 @@ impl Simulation {
     #[inline(always)]
     fn read_translated(&mut self, mr: u32) {
         let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
-        self.ftl.host_read(lpn);
+        self.ftl.host_read(lpn, self.q.now());
         match self.ftl.translate_read(lpn) {
             Translation::Flash(ppn) => {
                 self.mrs[mr].plane = self.geo.plane_of(ppn);
@@ -377,7 +377,7 @@ impl Simulation {
             self.stats.cache_writebacks += 1;
             let plane = match plane {
                 Some(p) => self.ftl.assign_plane(lpn, p),
-                None => self.ftl.write_plane(lpn, self.tsu.chip_load()),
+                None => self.ftl.write_plane(lpn, self.tsu.chip_load(), self.q.now()),
             };
             let spec = NewTx { cache_gen: gen, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, mask) };
             let tx = self.tsu.create(spec, self.q.now());

@@ -28,6 +28,7 @@ use crate::check::Oracle;
 use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
+use crate::ftl::precondition::fill_pages;
 use crate::ftl::precondition::precondition;
 use crate::ftl::AllocationScheme;
 use crate::ftl::{Ftl, LivePage, MapIo, Waiter};
@@ -38,9 +39,10 @@ use crate::hil::device_queue::DeviceQueue;
 use crate::hil::MrOp;
 use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
-use crate::host::{build_flows, footprint_pages, read_write_pages, Flow, IoRequest, WorkloadSpec};
+use crate::host::{build_flows, footprint_pages, read_first_pages, read_write_pages, Flow, IoRequest, WorkloadSpec};
 use crate::nand::phy::Phy;
 use crate::nand::Geometry;
+use crate::pacp::Preload;
 use crate::slab::Slab;
 use crate::stats::Stats;
 use crate::timeline::Timeline;
@@ -172,6 +174,44 @@ pub struct Simulation {
     progress: bool,
 }
 
+/// Lv et al.'s split sized from the workload's demand, when `n_read` is not given (§6.3 [I]).
+fn size_partition(cfg: &Config, geo: &Geometry, flows: &[Flow], ftl: &mut Ftl) {
+    if cfg.ftl.allocation != AllocationScheme::LvPartition || cfg.ftl.partition.n_read != 0 {
+        return;
+    }
+    let (read, write) = read_write_pages(flows, geo.sectors_per_page() as u64);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (t_read, t_prog) = (mean(&cfg.nand.t_read_us), mean(&cfg.nand.t_program_us));
+    ftl.size_partition(crate::pacp::lv_read_channels(geo.channels, read, write, t_read, t_prog));
+}
+
+/// The workload's preconditioning, if any: the pages written. With `ftl.partition.preload =
+/// "read_channels"` the pages the workload reads before writing them go to the Read
+/// channels, and PACP without `n_read` starts with the share of channels they fill.
+fn fill(
+    cfg: &Config,
+    geo: &Geometry,
+    workload: &WorkloadSpec,
+    flows: &[Flow],
+    ftl: &mut Ftl,
+    seed: u64,
+) -> Result<u64> {
+    let Some(p) = &workload.precondition else { return Ok(0) };
+    let preload = cfg.ftl.allocation.partition().is_some() && cfg.ftl.partition.preload == Preload::ReadChannels;
+    let read_first =
+        preload.then(|| read_first_pages(flows, geo.sectors_per_page() as u64, ftl.logical_pages() as u64, seed));
+    if let Some(bits) = read_first.as_deref().filter(|_| cfg.ftl.allocation == AllocationScheme::Pacp) {
+        if cfg.ftl.partition.n_read == 0 {
+            let pages = fill_pages(ftl.logical_pages() as u64, p.occupancy);
+            ftl.size_partition(crate::pacp::preload_read_channels(geo.channels, bits, pages));
+        }
+    }
+    precondition(ftl, p.occupancy, p.pattern, seed, read_first.as_deref()).map_err(|m| {
+        let file = if workload.source.is_empty() { "workload" } else { &workload.source };
+        Error::config(file, 0, "precondition.occupancy", &m)
+    })
+}
+
 impl Simulation {
     pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
         let geo = Geometry::from_config(cfg);
@@ -179,25 +219,8 @@ impl Simulation {
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
-        if cfg.ftl.allocation == AllocationScheme::LvPartition && cfg.ftl.partition.n_read == 0 {
-            let (read, write) = read_write_pages(&flows, geo.sectors_per_page() as u64);
-            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-            let n = crate::pacp::lv_read_channels(
-                geo.channels,
-                read,
-                write,
-                mean(&cfg.nand.t_read_us),
-                mean(&cfg.nand.t_program_us),
-            );
-            ftl.size_partition(n);
-        }
-        let mut preconditioned_pages = 0;
-        if let Some(p) = &workload.precondition {
-            preconditioned_pages = precondition(&mut ftl, p.occupancy, p.pattern, seed).map_err(|m| {
-                let file = if workload.source.is_empty() { "workload" } else { &workload.source };
-                Error::config(file, 0, "precondition.occupancy", &m)
-            })?;
-        }
+        size_partition(cfg, &geo, &flows, &mut ftl);
+        let preconditioned_pages = fill(cfg, &geo, workload, &flows, &mut ftl, seed)?;
         let hazards = cfg.hil.hazards;
         if opts.check && hazards != Hazards::Strict {
             return Err(Error::config(
@@ -212,7 +235,7 @@ impl Simulation {
         let priorities = tenants.priorities();
         let nflows = tenants.len();
         let tsu_policy = cfg.tsu.policy.build(cfg, &priorities);
-        let sched = cfg.hil.scheduler.build(&geo, cfg.hil.max_bypass, cfg.hil.readdressing);
+        let sched = cfg.hil.scheduler.build(&geo, cfg.hil.max_bypass, cfg.hil.readdressing, cfg.hil.plane_slots);
         let tags = if cfg.hif.interface == Interface::Sata { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
         let timeline = opts.timeline.map(|(a, b)| Timeline::new(a, b));
         Ok(Simulation {

@@ -94,7 +94,7 @@ fn hybrid_orders_fix_the_given_letters_and_balance_the_rest() {
     let g = ftl.geo().clone();
     assert_eq!(g.chip_of_plane(static_plane(&g, &[Channel, Way, Die, Plane], 7).0), 3);
     // Nothing queued, every write point at offset 0: rotation d0p0, d1p0, d0p1, d1p1.
-    let first: Vec<u32> = (0..4).map(|_| ftl.write_plane(7, &[])).collect();
+    let first: Vec<u32> = (0..4).map(|_| ftl.write_plane(7, &[], 0)).collect();
     assert_eq!(first, vec![12, 14, 13, 15]);
     // Each plane now has one unprogrammed write. Program all four, and only plane 12's
     // write point moves (to offset 1): 13, 14 and 15 lag behind it at offset 0, so they
@@ -104,13 +104,13 @@ fn hybrid_orders_fix_the_given_letters_and_balance_the_rest() {
     }
     let (ppn, _) = ftl.allocate(12, Stream::User).unwrap();
     ftl.commit_write(7, ppn, 0);
-    assert_eq!(ftl.write_plane(7, &[]), 14);
-    assert_eq!(ftl.write_plane(7, &[]), 13);
-    assert_eq!(ftl.write_plane(7, &[]), 15);
+    assert_eq!(ftl.write_plane(7, &[], 0), 14);
+    assert_eq!(ftl.write_plane(7, &[], 0), 13);
+    assert_eq!(ftl.write_plane(7, &[], 0), 15);
     // All three lagging planes now carry a write: plane 12 (no load, offset 1) is next.
-    assert_eq!(ftl.write_plane(7, &[]), 12);
+    assert_eq!(ftl.write_plane(7, &[], 0), 12);
     // Another chip's page (lpn 0 -> chip 0) never lands on chip 3.
-    assert_eq!(g.chip_of_plane(ftl.write_plane(0, &[])), 0);
+    assert_eq!(g.chip_of_plane(ftl.write_plane(0, &[], 0)), 0);
 }
 
 #[test]

@@ -34,7 +34,7 @@ impl Scratch {
 }
 
 /// SPK3: in RIOS's chip order, give every free plane slot of the chip the best request for it.
-pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<'_>, s: &mut Scratch) {
+pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<'_>, slots: u32, s: &mut Scratch) {
     let ppc = board.geo.planes_per_chip();
     for &chip in visit {
         let c = chip as usize;
@@ -43,7 +43,7 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
         }
         let base = chip * ppc;
         // Only a plane with a free slot and a request for it can take anything.
-        if !(base..base + ppc).any(|p| board.slot_free(p) && pending.by_plane[p as usize] > 0) {
+        if !(base..base + ppc).any(|p| board.slot_free(p, slots) && pending.by_plane[p as usize] > 0) {
             continue;
         }
         // Connectivity of each host request on this chip.
@@ -58,7 +58,7 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
         s.best.fill(NONE);
         for &mr in &pending.by_chip[c] {
             let m = &board.mrs[mr as usize];
-            if !board.slot_free(m.plane) || !board.allowed(mr) {
+            if !board.slot_free(m.plane, slots) || !board.allowed(mr) {
                 continue;
             }
             let pic = (m.plane - base) as usize;
@@ -84,7 +84,7 @@ pub fn commit_per_plane(pending: &mut Pending, visit: &[u32], board: &mut Board<
 
 /// SPK1: whole host requests, in FARO's priority order, each committed if every plane it
 /// needs has a free slot (busy chips included: that is the over-commitment).
-pub fn commit_requests(pending: &mut Pending, board: &mut Board<'_>, max_bypass: u32, s: &mut Scratch) {
+pub fn commit_requests(pending: &mut Pending, board: &mut Board<'_>, (max_bypass, slots): (u32, u32), s: &mut Scratch) {
     s.order.clear();
     for (i, p) in pending.ios.iter_mut().enumerate() {
         p.summarize(board.mrs, board.geo);
@@ -99,7 +99,7 @@ pub fn commit_requests(pending: &mut Pending, board: &mut Board<'_>, max_bypass:
     for k in 0..s.order.len() {
         let i = s.order[k].3;
         let p = &pending.ios[i];
-        let fits = board.allowed(p.mrs[0]) && p.planes.iter().all(|&plane| board.slot_free(plane));
+        let fits = board.allowed(p.mrs[0]) && p.planes.iter().all(|&plane| board.slot_free(plane, slots));
         if fits {
             pending.commit_io(i, board);
             pending.count_bypass(i);

@@ -39,31 +39,41 @@ pub struct Sprinkler {
     rios: bool,
     faro: bool,
     max_bypass: u32,
+    /// FARO: committed requests that may wait per plane (`hil.plane_slots`; 1 in the paper).
+    plane_slots: u32,
     /// RIOS's chip visiting order.
     visit: Vec<u32>,
     scratch: faro::Scratch,
 }
 
 impl Sprinkler {
-    fn new(name: &'static str, geo: &Geometry, rios: bool, faro: bool, max_bypass: u32, readdressing: bool) -> Self {
+    fn new(
+        name: &'static str,
+        geo: &Geometry,
+        (rios, faro): (bool, bool),
+        max_bypass: u32,
+        readdressing: bool,
+        plane_slots: u32,
+    ) -> Self {
         Sprinkler {
             name,
             pending: Pending::new(geo, readdressing),
             rios,
             faro,
             max_bypass,
+            plane_slots,
             visit: rios::visit_order(geo),
             scratch: faro::Scratch::new(geo),
         }
     }
-    pub fn spk1(geo: &Geometry, max_bypass: u32, readdressing: bool) -> Self {
-        Self::new("spk1", geo, false, true, max_bypass, readdressing)
+    pub fn spk1(geo: &Geometry, max_bypass: u32, readdressing: bool, plane_slots: u32) -> Self {
+        Self::new("spk1", geo, (false, true), max_bypass, readdressing, plane_slots)
     }
     pub fn spk2(geo: &Geometry, readdressing: bool) -> Self {
-        Self::new("spk2", geo, true, false, 0, readdressing)
+        Self::new("spk2", geo, (true, false), 0, readdressing, 1)
     }
-    pub fn spk3(geo: &Geometry, readdressing: bool) -> Self {
-        Self::new("spk3", geo, true, true, 0, readdressing)
+    pub fn spk3(geo: &Geometry, readdressing: bool, plane_slots: u32) -> Self {
+        Self::new("spk3", geo, (true, true), 0, readdressing, plane_slots)
     }
 }
 
@@ -77,8 +87,12 @@ impl DeviceScheduler for Sprinkler {
     fn schedule(&mut self, board: &mut Board<'_>) {
         match (self.rios, self.faro) {
             (true, false) => rios::commit_per_chip(&mut self.pending, &self.visit, board),
-            (true, true) => faro::commit_per_plane(&mut self.pending, &self.visit, board, &mut self.scratch),
-            (false, true) => faro::commit_requests(&mut self.pending, board, self.max_bypass, &mut self.scratch),
+            (true, true) => {
+                faro::commit_per_plane(&mut self.pending, &self.visit, board, self.plane_slots, &mut self.scratch)
+            }
+            (false, true) => {
+                faro::commit_requests(&mut self.pending, board, (self.max_bypass, self.plane_slots), &mut self.scratch)
+            }
             (false, false) => unreachable!("Sprinkler without RIOS or FARO is PAS"),
         }
         self.pending.compact();
