@@ -146,11 +146,17 @@ fn spk3_flin_fmmu_and_pacp_compose_under_check() {
         let geo = ssdlab::nand::Geometry::from_config(&cfg);
         ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 / 2 * 8192
     };
-    let set = ["hil.scheduler=spk3", "tsu.policy=flin", "ftl.mapping=fmmu", "ftl.overprovisioning_ratio=0.3"];
+    let set = [
+        "hil.scheduler=spk3",
+        "tsu.policy=flin",
+        "ftl.mapping=fmmu",
+        "ftl.overprovisioning_ratio=0.3",
+        "hil.plane_slots=4",
+    ];
     let overlay = Config::from_toml_str("", "compose", &set.map(String::from)).expect("the four keys");
     let mut cfg = drive("pacp");
-    (cfg.hil.scheduler, cfg.tsu.policy, cfg.ftl.mapping) =
-        (overlay.hil.scheduler, overlay.tsu.policy, overlay.ftl.mapping);
+    (cfg.hil.scheduler, cfg.tsu.policy, cfg.ftl.mapping, cfg.hil.plane_slots) =
+        (overlay.hil.scheduler, overlay.tsu.policy, overlay.ftl.mapping, overlay.hil.plane_slots);
     cfg.ftl.overprovisioning_ratio = 0.3;
     let o = run(&cfg, &wl);
     let p = o.partition.as_ref().expect("a partition");
