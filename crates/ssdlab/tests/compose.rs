@@ -181,3 +181,16 @@ fn spd_keeps_write_latency_below_baseline_d_with_spk3_and_fmmu_on() {
     eprintln!("fmmu {} translation reads against DFTL {}", tp(&fmmu), tp(&dftl));
     assert!(tp(&fmmu) * 20 < tp(&dftl), "fmmu {} translation reads against DFTL {}", tp(&fmmu), tp(&dftl));
 }
+
+/// FLIN under FARO with one slot per plane would order nothing: `validate` says so, naming
+/// the key; with 2 slots, or under `direct`, the combination is accepted.
+#[test]
+fn flin_under_faro_with_one_plane_slot_is_rejected_with_the_reason() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../presets/flin.toml");
+    let load = |sets: &[&str]| Config::load(&path, &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let err = load(&["hil.scheduler=spk3"]).expect_err("FLIN with one slot").to_string();
+    assert!(err.contains("hil.plane_slots") && err.contains("no effect"), "{err}");
+    assert!(load(&["hil.scheduler=spk1"]).is_err());
+    assert!(load(&["hil.scheduler=spk3", "hil.plane_slots=2"]).is_ok());
+    assert!(load(&["hil.scheduler=pas"]).is_ok());
+}

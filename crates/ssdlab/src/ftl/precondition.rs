@@ -90,7 +90,7 @@ pub fn precondition(
 }
 
 /// Logical pages preconditioning writes at `occupancy` (pages `0..n`).
-pub fn fill_pages(logical_pages: u64, occupancy: f64) -> u64 {
+fn fill_pages(logical_pages: u64, occupancy: f64) -> u64 {
     (logical_pages as f64 * occupancy).round() as u64
 }
 

@@ -124,16 +124,12 @@ pub fn rotate_within(
 mod tests;
 
 /// PACP's first split when the pages read before written are preloaded onto the Read
-/// channels (`ftl.partition.preload`) [I]: round(channels × marked / pages) of the `pages`
-/// the fill writes, clamped to [1, channels − 1], so the Read channels' share of the fill
-/// is the share those pages take.
-pub fn preload_read_channels(channels: u32, read_first: &[u64], pages: u64) -> u32 {
-    let full = (pages / 64) as usize;
-    let mut marked: u64 = read_first.iter().take(full).map(|w| w.count_ones() as u64).sum();
-    if let Some(w) = read_first.get(full).filter(|_| pages % 64 != 0) {
-        marked += (w & ((1u64 << (pages % 64)) - 1)).count_ones() as u64;
-    }
-    let n = if pages == 0 { 0 } else { (channels as f64 * marked as f64 / pages as f64).round() as u32 };
+/// channels (`ftl.partition.preload`) [I]: round(channels × R / (R + W)), R the pages the
+/// workload reads first and W those it writes first — §10.3's rule with first accesses for
+/// histories — clamped to [1, channels − 1].
+pub fn preload_read_channels(channels: u32, reads_first: u64, writes_first: u64) -> u32 {
+    let all = reads_first + writes_first;
+    let n = if all == 0 { channels / 2 } else { (channels as f64 * reads_first as f64 / all as f64).round() as u32 };
     n.clamp(1, channels.saturating_sub(1).max(1))
 }
 

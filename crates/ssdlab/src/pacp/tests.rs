@@ -150,16 +150,15 @@ fn dynamic_rr_rotates_over_every_channel_skipping_busy_ones() {
     assert_eq!(next(&load), 2, "every channel busy: the rotation's choice");
 }
 
-/// The preload's first split, round(channels × marked / filled) clamped to [1, channels − 1],
-/// counting only the marked pages inside the fill (a bit past it is ignored).
+/// The preload's first split, round(channels × R / (R + W)) clamped to [1, channels − 1]: 3 of
+/// 8 pages read first → 3 of 8 channels; 1 of 100 → 0 → 1; all → 7; none seen → half.
 #[test]
-fn a_preloaded_split_starts_at_the_read_pages_share_of_the_fill() {
-    let bits = [0b1101u64, 0b10 | 1 << 9];
-    assert_eq!(preload_read_channels(8, &bits, 64 + 8), 1, "4 of the 72 pages: round(0.44) = 0 → 1");
-    let bits = [0b1101u64 | 0xff00, 0];
-    assert_eq!(preload_read_channels(8, &bits, 24), 4, "11 of 24 pages: round(3.67) = 4");
-    assert_eq!(preload_read_channels(8, &[0, 0], 100), 1);
-    assert_eq!(preload_read_channels(8, &[u64::MAX, u64::MAX], 100), 7);
+fn a_preloaded_split_starts_at_the_read_first_share_of_the_pages_the_workload_touches() {
+    assert_eq!(preload_read_channels(8, 3, 5), 3);
+    assert_eq!(preload_read_channels(8, 1, 99), 1);
+    assert_eq!(preload_read_channels(8, 10, 0), 7);
+    assert_eq!(preload_read_channels(8, 0, 0), 4);
+    assert_eq!(preload_read_channels(32, 355, 645), 11, "round(11.36)");
 }
 
 /// Each host access is counted on its channel, apart when the channel is Read; a write whose

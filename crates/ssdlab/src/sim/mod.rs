@@ -28,7 +28,6 @@ use crate::check::Oracle;
 use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
-use crate::ftl::precondition::fill_pages;
 use crate::ftl::precondition::precondition;
 use crate::ftl::AllocationScheme;
 use crate::ftl::{Ftl, LivePage, MapIo, Waiter};
@@ -187,7 +186,7 @@ fn size_partition(cfg: &Config, geo: &Geometry, flows: &[Flow], ftl: &mut Ftl) {
 
 /// The workload's preconditioning, if any: the pages written. With `ftl.partition.preload =
 /// "read_channels"` the pages the workload reads before writing them go to the Read
-/// channels, and PACP without `n_read` starts with the share of channels they fill.
+/// channels, and PACP without `n_read` starts with their share of the pages it touches.
 fn fill(
     cfg: &Config,
     geo: &Geometry,
@@ -198,15 +197,15 @@ fn fill(
 ) -> Result<u64> {
     let Some(p) = &workload.precondition else { return Ok(0) };
     let preload = cfg.ftl.allocation.partition().is_some() && cfg.ftl.partition.preload == Preload::ReadChannels;
-    let read_first =
+    let first =
         preload.then(|| read_first_pages(flows, geo.sectors_per_page() as u64, ftl.logical_pages() as u64, seed));
-    if let Some(bits) = read_first.as_deref().filter(|_| cfg.ftl.allocation == AllocationScheme::Pacp) {
+    if let Some(f) = first.as_ref().filter(|_| cfg.ftl.allocation == AllocationScheme::Pacp) {
         if cfg.ftl.partition.n_read == 0 {
-            let pages = fill_pages(ftl.logical_pages() as u64, p.occupancy);
-            ftl.size_partition(crate::pacp::preload_read_channels(geo.channels, bits, pages));
+            ftl.size_partition(crate::pacp::preload_read_channels(geo.channels, f.reads, f.writes));
         }
     }
-    precondition(ftl, p.occupancy, p.pattern, seed, read_first.as_deref()).map_err(|m| {
+    let read_first = first.as_ref().map(|f| f.read_first.as_slice());
+    precondition(ftl, p.occupancy, p.pattern, seed, read_first).map_err(|m| {
         let file = if workload.source.is_empty() { "workload" } else { &workload.source };
         Error::config(file, 0, "precondition.occupancy", &m)
     })
