@@ -64,6 +64,54 @@ struct RunArgs {
     /// For trace flows: the trace format (detected if omitted).
     #[arg(long, value_name = "FORMAT")]
     format: Option<ssdlab_trace::Format>,
+    #[command(flatten)]
+    columns: ColumnArgs,
+    /// For trace flows: replay only this device's (volume's) requests.
+    #[arg(long, value_name = "N")]
+    device: Option<u32>,
+}
+
+/// A column-mapped trace (`--format csv`): which column holds what (docs/workload.md).
+#[derive(clap::Args, Default)]
+struct ColumnArgs {
+    /// Columns by 1-based number or header name, with units: e.g.
+    /// "time=1:us,op=4,offset=5:sectors,size=6:bytes,device=2" (time units ns, us, ms, s,
+    /// filetime; address units bytes, sectors, blocksN), or a built-in format's name.
+    #[arg(long, value_name = "MAP")]
+    columns: Option<String>,
+    /// Op codes of the op column: "28=read,2a=write,42=trim" (default: read/r, write/w,
+    /// trim/discard/d, any case).
+    #[arg(long, value_name = "CODES")]
+    ops: Option<String>,
+    /// Field separator: one character, "tab" or "blanks" (default ",").
+    #[arg(long, value_name = "SEP")]
+    separator: Option<String>,
+    /// The first content line (after --skip-lines) names the columns.
+    #[arg(long)]
+    header: bool,
+    /// Lines to drop at the start of the file.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    skip_lines: usize,
+}
+
+impl ColumnArgs {
+    /// The map, if `--columns` is given; the other options without it are an error.
+    fn map(&self) -> Result<Option<ssdlab_trace::ColumnMap>, InputError> {
+        let Some(columns) = &self.columns else {
+            if self.ops.is_some() || self.separator.is_some() || self.header || self.skip_lines > 0 {
+                return Err(InputError("--ops, --separator, --header and --skip-lines need --columns".into()));
+            }
+            return Ok(None);
+        };
+        let map = ssdlab_trace::ColumnMap::parse(
+            columns,
+            self.ops.as_deref(),
+            self.separator.as_deref(),
+            self.header,
+            self.skip_lines,
+        );
+        map.map(Some).map_err(|m| InputError(format!("--columns {columns:?}: {m}")))
+    }
 }
 
 #[derive(Subcommand)]
@@ -133,19 +181,33 @@ enum TraceCommand {
     Info {
         file: PathBuf,
         /// Format (msr, replayer = replayer_bytes, replayer_sectors, ssdsim, disksim, mqsim, umass,
-        /// tencent, blkparse); detected if omitted.
+        /// tencent, blkparse, csv); detected if omitted. Compressed files (gzip, bzip2, zstd, xz)
+        /// are read directly.
         #[arg(long)]
         format: Option<String>,
+        #[command(flatten)]
+        columns: ColumnArgs,
+        /// Only this device's (volume's) requests.
+        #[arg(long, value_name = "N")]
+        device: Option<u32>,
     },
-    /// Convert a trace to another format (written to stdout or --out).
+    /// Convert a trace to another format (written to stdout or --out; compressed when --out
+    /// ends in .gz, .bz2, .zst or .xz).
     Convert {
         file: PathBuf,
+        /// Output format: any readable one; `csv` is ssdlab's own CSV (time_ns, device, op,
+        /// offset_bytes, size_bytes, with a header).
         #[arg(long)]
         to: String,
         #[arg(long)]
         format: Option<String>,
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        columns: ColumnArgs,
+        /// Only this device's (volume's) requests.
+        #[arg(long, value_name = "N")]
+        device: Option<u32>,
     },
 }
 
@@ -286,7 +348,16 @@ fn run_workload(args: &RunArgs) -> Result<WorkloadSpec, InputError> {
         if let Some(fmt) = args.format {
             f.format = Some(fmt);
         }
+        let c = &args.columns;
+        if c.columns.is_some() {
+            (f.columns, f.ops, f.separator) = (c.columns.clone(), c.ops.clone(), c.separator.clone());
+            (f.header, f.skip_lines) = (c.header, c.skip_lines);
+        }
+        if args.device.is_some() {
+            f.device = args.device;
+        }
     }
+    args.columns.map()?;
     wl.validate("command line")?;
     Ok(wl)
 }
@@ -353,7 +424,7 @@ fn parse_window(w: &str) -> Result<(u64, u64), InputError> {
 /// Trace flows whose format is detected: which format and why, on stderr, so a trace read in
 /// the wrong units does not pass unnoticed.
 fn say_detected_formats(wl: &WorkloadSpec) -> Result<(), InputError> {
-    for f in wl.flows.iter().filter(|f| f.kind == FlowKind::Trace && f.format.is_none()) {
+    for f in wl.flows.iter().filter(|f| f.kind == FlowKind::Trace && f.format.is_none() && f.columns.is_none()) {
         // Only a regular file can be opened again for the run; a pipe is read once, there.
         if let Some(path) = f.path.as_ref().filter(|p| p.is_file()) {
             let d = ssdlab_trace::detect_explained(path)?;
@@ -444,20 +515,58 @@ fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputEr
     s.map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| InputError(format!("--format: {e}")))).transpose()
 }
 
+/// A trace read with the command line's format, column map and device choice.
+fn read_trace(
+    file: &std::path::Path,
+    format: Option<ssdlab_trace::Format>,
+    columns: &ColumnArgs,
+    device: Option<u32>,
+) -> Result<ssdlab_trace::Trace, InputError> {
+    let map = columns.map()?;
+    let mut t = ssdlab_trace::read_with(file, format, map.as_ref())?;
+    if let Some(d) = device {
+        let lines: Vec<usize> =
+            t.records.iter().zip(&t.lines).filter(|(r, _)| r.device == d).map(|(_, &l)| l).collect();
+        t.records.retain(|r| r.device == d);
+        t.lines = lines;
+        if t.records.is_empty() {
+            return Err(InputError(format!("{}: --device {d}: no request of that device", file.display())));
+        }
+    }
+    Ok(t)
+}
+
 fn trace(cmd: TraceCommand) -> Result<(), InputError> {
     match cmd {
-        TraceCommand::Info { file, format } => {
+        TraceCommand::Info { file, format, columns, device } => {
             let format = parse_format(format.as_deref())?;
-            let t = ssdlab_trace::read(&file, format)?;
+            let t = read_trace(&file, format, &columns, device)?;
             let s = ssdlab_trace::summarize(&t.records);
             outln!("file           {}", file.display());
-            match format {
-                Some(f) => outln!("format         {f} (given)"),
-                None if file.is_file() => {
+            match (format, &columns.columns) {
+                (_, Some(map)) => outln!("format         csv (columns {map})"),
+                (Some(f), None) => outln!("format         {f} (given)"),
+                (None, None) if file.is_file() => {
                     outln!("format         {} (detected: {})", t.format, ssdlab_trace::detect_explained(&file)?.reason)
                 }
-                None => outln!("format         {} (detected)", t.format),
+                (None, None) => outln!("format         {} (detected)", t.format),
             }
+            let compression = std::fs::File::open(&file)
+                .and_then(|mut f| {
+                    let mut head = [0u8; 8];
+                    let n = std::io::Read::read(&mut f, &mut head)?;
+                    Ok(ssdlab_trace::Compression::of_magic(&head[..n]))
+                })
+                .unwrap_or(ssdlab_trace::Compression::None);
+            if compression != ssdlab_trace::Compression::None {
+                outln!("compression    {}", compression.name());
+            }
+            let mut devices: Vec<u32> = t.records.iter().map(|r| r.device).collect();
+            devices.sort_unstable();
+            devices.dedup();
+            let shown: Vec<String> = devices.iter().take(16).map(|d| d.to_string()).collect();
+            let more = if devices.len() > 16 { ", ..." } else { "" };
+            outln!("devices        {} ({}{more})", devices.len(), shown.join(", "));
             outln!("requests       {}", s.requests);
             outln!("reads          {} ({:.1}%)", s.reads, s.read_pct);
             outln!("writes         {}", s.writes);
@@ -478,12 +587,15 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             );
             Ok(())
         }
-        TraceCommand::Convert { file, to, format, out } => {
+        TraceCommand::Convert { file, to, format, out, columns, device } => {
             let to: ssdlab_trace::Format = to.parse().map_err(|e| InputError(format!("--to: {e}")))?;
             let out = out.as_deref().map(OutputFile::check).transpose()?;
-            let t = ssdlab_trace::read(&file, parse_format(format.as_deref())?)?;
+            let t = read_trace(&file, parse_format(format.as_deref())?, &columns, device)?;
             match out {
-                Some(file) => file.write(|w| ssdlab_trace::write(&t.records, to, w))?,
+                Some(file) => {
+                    let compression = ssdlab_trace::Compression::of_name(&file.path);
+                    file.write(|w| ssdlab_trace::create(w, compression, |w| ssdlab_trace::write(&t.records, to, w)))?
+                }
                 None => ssdlab_trace::write(&t.records, to, std::io::stdout().lock())?,
             }
             Ok(())

@@ -59,9 +59,14 @@
 //! [`detect_explained`] also says why it chose a format, so a caller can tell the user (a
 //! sector-unit trace whose sampled values all happen to be multiples of 512 reads as bytes).
 
+mod columns;
+mod stream;
+
+pub use columns::{ColumnMap, Separator, TimeUnit};
+pub use stream::{create, Compression};
+
 use std::fmt;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read as _, Write};
+use std::io::{self, BufRead, BufWriter, Read as _, Write};
 use std::path::Path;
 use std::str::FromStr;
 
@@ -111,10 +116,13 @@ pub enum Format {
     Blkparse,
     /// `replayer` with 512 B sector offsets and sizes.
     ReplayerSectors,
+    /// Column-mapped text ([`ColumnMap`]); without a map, ssdlab's own CSV
+    /// ([`ColumnMap::ssdlab`]).
+    Csv,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::Msr,
         Format::Replayer,
         Format::ReplayerSectors,
@@ -124,10 +132,11 @@ impl Format {
         Format::Umass,
         Format::Tencent,
         Format::Blkparse,
+        Format::Csv,
     ];
 
-    const NAMES: [&'static str; 9] =
-        ["msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse", "replayer_sectors"];
+    const NAMES: [&'static str; 10] =
+        ["msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse", "replayer_sectors", "csv"];
 
     /// Lower-case name, as accepted by `--format`.
     pub fn name(self) -> &'static str {
@@ -144,7 +153,7 @@ impl fmt::Display for Format {
 /// Error of [`Format::from_str`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown trace format `{0}` (expected one of msr, replayer (= replayer_bytes), replayer_sectors, ssdsim, disksim, mqsim, umass, tencent, blkparse)"
+    "unknown trace format `{0}` (expected one of msr, replayer (= replayer_bytes), replayer_sectors, ssdsim, disksim, mqsim, umass, tencent, blkparse, csv)"
 )]
 pub struct UnknownFormatName(pub String);
 
@@ -264,7 +273,8 @@ pub fn detect_str(text: &str, file_name: &str) -> Result<Format, TraceError> {
 fn detect_sample(sample: &[(usize, &str)], file_name: &str) -> Result<Detection, TraceError> {
     let &(line, first) = sample.first().ok_or_else(|| TraceError::Empty { file: file_name.to_string() })?;
     let unknown = || TraceError::UnknownFormat { file: file_name.to_string(), line, text: echo(first) };
-    let ext = Path::new(file_name).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let inner = stream::inner_name(file_name);
+    let ext = Path::new(inner).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let found = |format, reason: &str| Ok(Detection { format, reason: reason.to_string() });
     let words: Vec<&str> = first.split_whitespace().collect();
     if words.len() >= 6 && parse_maj_min(words[0]).is_some() {
@@ -337,17 +347,18 @@ fn detect_decimal_time(sample: &[(usize, &str)], file_name: &str, ext: &str) -> 
 /// current line is held.
 struct Lines {
     file: String,
-    reader: BufReader<File>,
+    reader: Box<dyn BufRead>,
     buf: Vec<u8>,
     text: String,
     line: usize,
 }
 
 impl Lines {
+    /// Opens `path`, decompressing it as it is read if it is compressed ([`stream::open`]).
     fn open(path: &Path) -> Result<Lines, TraceError> {
         let file = path.display().to_string();
-        let f = File::open(path).map_err(|source| TraceError::Io { file: file.clone(), source })?;
-        Ok(Lines { file, reader: BufReader::new(f), buf: Vec::new(), text: String::new(), line: 0 })
+        let reader = stream::open(path).map_err(|source| TraceError::Io { file: file.clone(), source })?;
+        Ok(Lines { file, reader, buf: Vec::new(), text: String::new(), line: 0 })
     }
 
     /// The next non-empty, non-comment line, trimmed, with its 1-based number; `None` at the end.
@@ -378,9 +389,16 @@ impl Lines {
 }
 
 /// Reads and parses the trace at `path`; `None` detects the format from the content. The file
-/// is opened once and read once, line by line (a pipe works too): the lines detection samples
-/// are kept and parsed first.
+/// is opened once and read once, line by line (a pipe works too), decompressed on the fly if it
+/// is gzip, bzip2, zstd or xz: the lines detection samples are kept and parsed first.
 pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
+    read_with(path, format, None)
+}
+
+/// [`read`] with a column map: given one, the file is read as column-mapped text
+/// ([`Format::Csv`]) whatever `format` says.
+pub fn read_with(path: &Path, format: Option<Format>, columns: Option<&ColumnMap>) -> Result<Trace, TraceError> {
+    let format = if columns.is_some() { Some(Format::Csv) } else { format };
     let mut lines = Lines::open(path)?;
     let file = lines.file.clone();
     let mut head = Vec::new();
@@ -395,7 +413,7 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
         Some(f) => f,
         None => detect_sample(&head, &file)?.format,
     };
-    let mut parser = Parser::new(format);
+    let mut parser = Parser::new(format, columns);
     for &(line, content) in &head {
         if !parser.line(line, content, &file)? {
             return parser.finish(&file);
@@ -411,7 +429,18 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
 
 /// Parses trace text in the given format; `file_name` is only used in errors.
 pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, TraceError> {
-    let mut parser = Parser::new(format);
+    parse_str_with(text, format, None, file_name)
+}
+
+/// [`parse_str`] with a column map (see [`read_with`]).
+pub fn parse_str_with(
+    text: &str,
+    format: Format,
+    columns: Option<&ColumnMap>,
+    file_name: &str,
+) -> Result<Trace, TraceError> {
+    let format = if columns.is_some() { Format::Csv } else { format };
+    let mut parser = Parser::new(format, columns);
     for (line, content) in content_lines(text) {
         if !parser.line(line, content, file_name)? {
             break;
@@ -423,12 +452,19 @@ pub fn parse_str(text: &str, format: Format, file_name: &str) -> Result<Trace, T
 /// The records parsed so far, with absolute times, and their lines.
 struct Parser {
     format: Format,
+    /// Column-mapped text: the map, and whether its header line is still to come.
+    columns: Option<(ColumnMap, bool)>,
     raw: Vec<(usize, Raw)>,
 }
 
 impl Parser {
-    fn new(format: Format) -> Self {
-        Parser { format, raw: Vec::new() }
+    fn new(format: Format, columns: Option<&ColumnMap>) -> Self {
+        let columns = match (format, columns) {
+            (Format::Csv, Some(c)) => Some(c.clone()),
+            (Format::Csv, None) => Some(ColumnMap::ssdlab()),
+            _ => None,
+        };
+        Parser { format, columns: columns.map(|c| (c.clone(), c.header)), raw: Vec::new() }
     }
 
     /// Parses one content line; `false` when reading should stop (blkparse's summary).
@@ -436,12 +472,25 @@ impl Parser {
         if self.format == Format::Blkparse && is_blkparse_summary(content) {
             return Ok(false);
         }
+        let ctx = Ctx { file, line, text: content };
         let mut fields: Vec<&str> = Vec::with_capacity(12);
+        if let Some((map, header_due)) = &mut self.columns {
+            if line <= map.skip {
+                return Ok(true);
+            }
+            map.split(content, &mut fields);
+            if *header_due {
+                map.resolve(&fields, &ctx)?;
+                *header_due = false;
+            } else {
+                self.raw.push((line, map.record(&fields, &ctx)?));
+            }
+            return Ok(true);
+        }
         match self.format {
             Format::Msr | Format::Umass | Format::Tencent => fields.extend(content.split(',').map(str::trim)),
             _ => fields.extend(content.split_whitespace()),
         }
-        let ctx = Ctx { file, line, text: content };
         if let Some(r) = parse_fields(self.format, &fields, &ctx)? {
             self.raw.push((line, r));
         }
@@ -636,6 +685,7 @@ fn parse_fields(format: Format, f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, Tr
         Format::Umass => return parse_umass(f, ctx),
         Format::Tencent => return parse_tencent(f, ctx),
         Format::Blkparse => return parse_blkparse(f, ctx),
+        Format::Csv => unreachable!("column-mapped lines are parsed by their map"),
         Format::Replayer => REPLAYER,
         Format::ReplayerSectors => REPLAYER_SECTORS,
         Format::Ssdsim => SSDSIM,
@@ -742,6 +792,9 @@ fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
 /// other formats fail with `InvalidInput`.
 pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<()> {
     let mut out = BufWriter::new(out);
+    if format == Format::Csv {
+        writeln!(out, "{}", columns::SSDLAB_HEADER)?;
+    }
     for (index, r) in trace.iter().enumerate() {
         write_record(&mut out, r, format, index)?;
     }
@@ -756,7 +809,7 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
     let read = match r.op {
         Op::Read => true,
         Op::Write => false,
-        Op::Trim if format == Format::Blkparse => false,
+        Op::Trim if matches!(format, Format::Blkparse | Format::Csv) => false,
         Op::Trim => {
             let msg = format!("request {}: the {format} format cannot express trim", index + 1);
             return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
@@ -787,6 +840,10 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
         Format::Tencent => {
             let (s, kind) = (ps / 1_000_000_000_000, 1 - bit);
             writeln!(out, "{s},{first_sector},{sectors},{kind},{dev}")
+        }
+        Format::Csv => {
+            let op = ["read", "write", "trim"][r.op as usize];
+            writeln!(out, "{},{dev},{op},{off},{size}", decimal(ps, 3, 3))
         }
         Format::Blkparse => {
             let rwbs = match r.op {

@@ -240,13 +240,23 @@ pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64
     seen.iter().map(|w| w.count_ones() as u64).sum()
 }
 
+/// The pages a workload reads before writing them (`ftl.partition.preload`).
+pub struct FirstAccess {
+    /// Bitmap over the logical pages: read first.
+    pub read_first: Vec<u64>,
+    /// Pages read first, and pages written first.
+    pub reads: u64,
+    pub writes: u64,
+}
+
 /// Logical pages the workload reads before it writes them, as a bitmap over `logical_pages`
 /// (`ftl.partition.preload`): a trace's requests in order, each page judged by its first
 /// request; a synthetic flow's pages, each read first with the flow's read ratio (seeded).
 /// A page the flows share is judged by the first flow that covers it.
-pub fn read_first_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64, seed: u64) -> Vec<u64> {
+pub fn read_first_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64, seed: u64) -> FirstAccess {
     let words = logical_pages.div_ceil(64) as usize;
     let (mut seen, mut read_first) = (vec![0u64; words], vec![0u64; words]);
+    let (mut reads, mut writes) = (0, 0);
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7265_6164_6669);
     let mut first = |p: u64, read: bool| {
         let (w, bit) = ((p / 64) as usize, 1u64 << (p % 64));
@@ -254,6 +264,9 @@ pub fn read_first_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u6
             seen[w] |= bit;
             if read {
                 read_first[w] |= bit;
+                reads += 1;
+            } else {
+                writes += 1;
             }
         }
     };
@@ -275,7 +288,7 @@ pub fn read_first_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u6
             }
         }
     }
-    read_first
+    FirstAccess { read_first, reads, writes }
 }
 
 /// Pages the flows read and write (trim excluded): counted over a trace's requests; for a
@@ -310,7 +323,11 @@ pub fn read_write_pages(flows: &[Flow], sectors_per_page: u64) -> (f64, f64) {
 /// A trace flow's requests: the trace read, converted to sectors of the drive.
 fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
     let path = f.path.as_ref().expect("validated: a trace flow has a path");
-    let trace = ssdlab_trace::read(path, f.format)?;
+    let map = f.column_map().expect("validated: the column map parses");
+    let mut trace = ssdlab_trace::read_with(path, f.format, map.as_ref())?;
+    if let Some(device) = f.device {
+        keep_device(&mut trace, device, path)?;
+    }
     let requests = convert_trace(&trace, path, f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
     let period_ps = if f.loop_trace { loop_period_ps(&requests).unwrap_or(0) } else { 0 };
     Ok(Source::Trace {
@@ -391,6 +408,31 @@ fn size_table(f: &FlowSpec, sb: u64) -> std::result::Result<Vec<(u32, f64)>, Bad
         table.push((sectors, acc));
     }
     Ok(table)
+}
+
+/// Only `device`'s requests of `trace`; none is an error listing the devices there are.
+fn keep_device(trace: &mut ssdlab_trace::Trace, device: u32, path: &Path) -> Result<()> {
+    let mut devices: Vec<u32> = trace.records.iter().map(|r| r.device).collect();
+    let keep: Vec<bool> = devices.iter().map(|&d| d == device).collect();
+    let mut k = keep.iter();
+    trace.records.retain(|_| *k.next().expect("one flag per record"));
+    let mut k = keep.iter();
+    trace.lines.retain(|_| *k.next().expect("one flag per line"));
+    if trace.records.is_empty() {
+        devices.sort_unstable();
+        devices.dedup();
+        let shown: Vec<String> = devices.iter().take(20).map(|d| d.to_string()).collect();
+        let more = if devices.len() > 20 { format!(" and {} more", devices.len() - 20) } else { String::new() };
+        return Err(Error::Request {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!(
+                "device = {device}: no request of that device; the trace has devices {}{more}",
+                shown.join(", ")
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Trace records to device requests in sectors, applying the address mode.
@@ -528,7 +570,8 @@ mod tests {
             end_ps: 0,
             issued: 0,
         };
-        let bits = read_first_pages(&[flow], 8, 100, 1);
-        assert_eq!(bits, vec![1 << 3 | 1 << 7 | 1 << 9, 0]);
+        let first = read_first_pages(&[flow], 8, 100, 1);
+        assert_eq!(first.read_first, vec![1 << 3 | 1 << 7 | 1 << 9, 0]);
+        assert_eq!((first.reads, first.writes), (3, 2));
     }
 }

@@ -134,6 +134,29 @@ pub struct FlowSpec {
     /// stops the flow; with timestamps, pass k is shifted by k × [`loop_period_ps`].
     #[serde(rename = "loop", skip_serializing_if = "is_false")]
     pub loop_trace: bool,
+    /// Column-mapped text: which column holds what (`--columns` text, or a built-in
+    /// format's name); see `ssdlab_trace::ColumnMap`. Implies `format = "csv"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub columns: Option<String>,
+    /// Column-mapped text: op codes, `code=read|write|trim,...`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops: Option<String>,
+    /// Column-mapped text: the separator (one character, `tab` or `blanks`; default `,`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub separator: Option<String>,
+    /// Column-mapped text: the first content line names the columns.
+    #[serde(skip_serializing_if = "is_false")]
+    pub header: bool,
+    /// Column-mapped text: lines dropped at the start of the file.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skip_lines: usize,
+    /// Replay only this device's (volume's) requests; every device when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<u32>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Keys that are off by default are left out of a report's copy of the workload, so that
@@ -284,6 +307,12 @@ impl Default for FlowSpec {
             speedup: 1.0,
             address_mode: AddressMode::Reject,
             loop_trace: false,
+            columns: None,
+            ops: None,
+            separator: None,
+            header: false,
+            skip_lines: 0,
+            device: None,
         }
     }
 }
@@ -482,6 +511,7 @@ impl FlowSpec {
         if self.path.is_none() {
             return bad("path", format!("{label}: a trace flow needs path"));
         }
+        self.column_map().map_err(|(key, m)| Bad { key, message: format!("{label}: {m}") })?;
         if !(self.speedup.is_finite() && (1e-6..=1e9).contains(&self.speedup)) {
             return bad("speedup", format!("{label}: speedup = {}: must be between 1e-6 and 1e9", self.speedup));
         }
@@ -489,6 +519,35 @@ impl FlowSpec {
             return bad("loop", format!("{label}: loop = true needs duration_ms or requests to stop the flow"));
         }
         Ok(())
+    }
+
+    /// The column map of a column-mapped trace flow (None: a built-in format). The error
+    /// names the key.
+    pub fn column_map(&self) -> std::result::Result<Option<ssdlab_trace::ColumnMap>, (&'static str, String)> {
+        let Some(columns) = &self.columns else {
+            let extras = self.ops.is_some() || self.separator.is_some() || self.header || self.skip_lines > 0;
+            if extras {
+                return Err(("columns", "ops, separator, header and skip_lines need columns (a column map)".into()));
+            }
+            return Ok(None);
+        };
+        if self.format.is_some_and(|f| f != Format::Csv) {
+            return Err((
+                "format",
+                format!(
+                    "format = {:?} and columns exclude each other (columns means csv)",
+                    self.format.map(|f| f.name()).unwrap_or("")
+                ),
+            ));
+        }
+        let map = ssdlab_trace::ColumnMap::parse(
+            columns,
+            self.ops.as_deref(),
+            self.separator.as_deref(),
+            self.header,
+            self.skip_lines,
+        );
+        map.map(Some).map_err(|m| ("columns", format!("columns = {columns:?}: {m}")))
     }
 
     /// Whether requests arrive on their own (a rate, or trace timestamps) rather than as
