@@ -401,7 +401,7 @@ fn erase_spread(static_threshold: u32) -> (u32, u64) {
         } else {
             hot + mix.next(u - hot)
         } as u32;
-        let plane = ftl.write_plane(lpn, &load);
+        let plane = ftl.write_plane(lpn, &load, 0);
         let ppn = loop {
             if let Some((ppn, _)) = ftl.allocate(plane, Stream::User) {
                 break ppn;
