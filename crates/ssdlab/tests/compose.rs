@@ -133,10 +133,12 @@ fn flin_keeps_fairness_above_ooo_with_spk3_fmmu_and_pacp_on() {
 
 /// PACP's preset at 8 channels, 128 blocks of 64 pages, 25% spare, after a 90% fill: 4 KiB
 /// reads of the first fifth of the drive at 3,000/s beside writes of a hot 0.5% at 1,500/s.
+/// The split starts at half (`n_read = 4`): by page counts (§10.3) this mix asks for 7 Read
+/// channels of 8, and the one Write channel left would spill most writes onto Read channels.
 #[test]
 fn pacp_keeps_read_latency_below_dynamic_allocation_with_spk3_flin_and_fmmu_on() {
     let extra = ["nand.blocks_per_plane=128", "nand.pages_per_block=64", "ftl.overprovisioning_ratio=0.25"];
-    let cfg = four("pacp.toml", &extra, &["ftl.partition.preload=read_channels"]);
+    let cfg = four("pacp.toml", &extra, &["ftl.partition.preload=read_channels", "ftl.partition.n_read=4"]);
     let logical = ssdlab::ftl::logical_pages(&ssdlab::nand::Geometry::from_config(&cfg), 0.25) as u64;
     let reads = FlowSpec { rate_iops: 3000.0, requests: 12_000, ..flow("reads", 1.0, 4096, 0.2) };
     let start_bytes = logical / 2 * 4096;

@@ -598,10 +598,13 @@ mod tests {
             message,
             "w.toml:6: flows[1].replay = \"fast\": unknown variant `fast`, expected `closed_loop` or `timestamps`"
         );
-        let text = "[[flows]]\ntype = \"trace\"\npath = \"t\"\nformat = \"csv\"\n";
+        let text = "[[flows]]\ntype = \"trace\"\npath = \"t\"\nformat = \"parquet\"\n";
         let e = toml::from_str::<WorkloadSpec>(text).unwrap_err();
         let message = Error::toml("w.toml", text, e).to_string();
-        assert!(message.starts_with("w.toml:4: flows[0].format = \"csv\": unknown trace format `csv`"), "{message}");
+        assert!(
+            message.starts_with("w.toml:4: flows[0].format = \"parquet\": unknown trace format `parquet`"),
+            "{message}"
+        );
     }
 
     #[test]
