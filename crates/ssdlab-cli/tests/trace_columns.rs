@@ -124,3 +124,30 @@ fn convert_writes_any_format_compressed_by_name_and_reads_back() {
         assert_eq!(info(&["trace", "info", o, "--format", "csv"]), info(&["trace", "info", HM0]), "{ext}");
     }
 }
+
+/// One flow per device of a two-device trace: each flow replays its own device's requests
+/// (3 on device 0, 2 on device 1); a device the trace lacks is an error listing those it has.
+#[test]
+fn a_workload_maps_a_multi_device_trace_to_one_flow_per_device() {
+    let d = dir("devices");
+    // mqsim layout: arrival_ns device lba sectors type(1 = read)
+    std::fs::write(d.join("two.trace"), "0 0 0 8 1\n10 1 8 8 0\n20 0 16 8 1\n30 1 24 8 1\n40 0 32 8 0\n").unwrap();
+    let flow = |name: &str, device: u32| {
+        format!("[[flows]]\nname = \"{name}\"\ntype = \"trace\"\npath = \"two.trace\"\ndevice = {device}\nqueue_depth = 1\n")
+    };
+    let wl = d.join("devices.toml");
+    std::fs::write(&wl, format!("{}{}", flow("dev0", 0), flow("dev1", 1))).unwrap();
+    let (code, out, err) = ssdlab(&["run", "--config", MQSIM_DEFAULT, "--workload", wl.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let flows = r["sim"]["flows"].as_array().unwrap();
+    let counts: Vec<(String, u64)> = flows
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap().to_string(), f["requests_completed"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(counts, vec![("dev0".into(), 3), ("dev1".into(), 2)]);
+    std::fs::write(&wl, flow("dev7", 7)).unwrap();
+    let (code, _, err) = ssdlab(&["run", "--config", MQSIM_DEFAULT, "--workload", wl.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("two.trace: device = 7: no request of that device; the trace has devices 0, 1"), "{err}");
+}
