@@ -17,10 +17,15 @@
 //!    code, extra or missing field, arbitrary text) is either accepted or rejected with the
 //!    file, that line and the bad text echoed; mutations that can never be valid must be
 //!    rejected.
+//!    A built-in format's named column map (`ColumnMap::named`) reads valid lines the same, and
+//!    ssdlab's own CSV finds its columns by the header's names, in any order.
 //! 3. [`check_round_trip`]: records → `write(format)` → `parse_str(format)` preserves every
 //!    request up to what the format cannot express (see [`expected_round_trip`]); detection
-//!    of the written text finds a format that reads it the same (with the two documented
-//!    exceptions of decimal-time sector formats).
+//!    of the written text finds a format that reads it the same (with the documented
+//!    exceptions of decimal-time sector formats, and csv, which is never detected).
+//! 4. [`check_compressed`]: a trace compressed with gzip, bzip2, zstd or xz (named by its
+//!    extension or not) reads exactly as its text does; damaged (cut short or a byte changed)
+//!    it never panics and fails naming the file, or reads well-formed requests.
 //!
 //! Case budgets are fixed in code ([`config`]); failing cases are not persisted (no
 //! `proptest-regressions/`), and the RNG seed is fixed so CI runs the same cases every time.
@@ -33,8 +38,8 @@
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestCaseError, TestError, TestRunner};
 use ssdlab_trace::{
-    detect_str, echo, parse_str, read, write, Format, Op, Record, Trace, TraceError, MAX_LINE_BYTES, MAX_REQUEST_BYTES,
-    SECTOR_BYTES,
+    create, detect_str, echo, parse_str, parse_str_with, read, write, ColumnMap, Compression, Format, Op, Record,
+    Trace, TraceError, MAX_LINE_BYTES, MAX_REQUEST_BYTES, SECTOR_BYTES,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -244,14 +249,21 @@ fn arbitrary_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// File names: the extension breaks detection ties.
-const NAMES: &[&str] = &["fuzz.trace", "fuzz.csv", "fuzz.ascii", "fuzz.disksim", "fuzz.txt", "fuzz"];
+/// Two promise compression, which the content (almost) never has.
+const NAMES: &[&str] =
+    &["fuzz.trace", "fuzz.csv", "fuzz.ascii", "fuzz.disksim", "fuzz.txt", "fuzz", "fuzz.csv.gz", "fuzz.ascii.zst"];
 
 /// A parse or detection outcome over `text` is well formed: a trace is sorted, re-based,
 /// within the limits and names content lines; an error names `file` (and a content line of
 /// `text` as `file:LINE: `) and echoes at most a bounded amount.
-fn check_outcome(result: Result<Option<&Trace>, &TraceError>, text: &str, file: &str) -> Result<(), TestCaseError> {
-    let lines: Vec<&str> = text.lines().collect();
-    let is_content = |l: usize| l >= 1 && l <= lines.len() && content(lines[l - 1]).is_some();
+/// `text`: `None` when the text read is unknown (a corrupted compressed file): no line checks.
+fn check_outcome(
+    result: Result<Option<&Trace>, &TraceError>,
+    text: Option<&str>,
+    file: &str,
+) -> Result<(), TestCaseError> {
+    let lines: Vec<&str> = text.map(|t| t.lines().collect()).unwrap_or_default();
+    let is_content = |l: usize| text.is_none() || (l >= 1 && l <= lines.len() && content(lines[l - 1]).is_some());
     match result {
         Ok(None) => {}
         Ok(Some(t)) => {
@@ -266,15 +278,18 @@ fn check_outcome(result: Result<Option<&Trace>, &TraceError>, text: &str, file: 
             for r in &t.records {
                 prop_assert!((1..=MAX_REQUEST_BYTES).contains(&r.size_bytes), "{r:?}");
                 prop_assert!(r.offset_bytes.checked_add(r.size_bytes).is_some(), "{r:?}");
-                prop_assert!(r.op != Op::Trim || t.format == Format::Blkparse, "{r:?}");
+                prop_assert!(r.op != Op::Trim || can_trim(t.format), "{r:?}");
             }
         }
         Err(e) => {
             let msg = e.to_string();
             prop_assert!(msg.starts_with(&format!("{file}:")), "error does not name the file: {msg}");
             prop_assert!(msg.len() <= file.len() + MAX_MESSAGE_BYTES, "unbounded message of {} bytes", msg.len());
-            prop_assert!(!matches!(e, TraceError::Io { .. }), "I/O error from text: {msg}");
-            if let Some(line) = error_line(e) {
+            if matches!(e, TraceError::Io { .. }) {
+                prop_assert!(text.is_none(), "I/O error from text: {msg}");
+                return Ok(());
+            }
+            if let Some(line) = error_line(e).filter(|_| text.is_some()) {
                 prop_assert!(is_content(line), "line {line} is not a content line of {}: {msg}", lines.len());
                 prop_assert!(msg.starts_with(&format!("{file}:{line}: ")), "{msg}");
                 let shown = echo(content(lines[line - 1]).unwrap_or(""));
@@ -314,19 +329,30 @@ fn check_arbitrary_bytes(parse: Reader, bytes: &[u8], name: &str, dir: &Scratch)
     let text = String::from_utf8_lossy(bytes);
 
     let detected = detect_str(&text, &file);
-    check_outcome(detected.as_ref().map(|_| None), &text, &file)?;
+    check_outcome(detected.as_ref().map(|_| None), Some(&text), &file)?;
     let mut parsed = Vec::new();
     for format in Format::ALL {
         let result = parse(&text, format, &file);
-        check_outcome(result.as_ref().map(Some), &text, &file)?;
+        check_outcome(result.as_ref().map(Some), Some(&text), &file)?;
         parsed.push((Some(format), result));
     }
     let auto = parse_detected(parse, &text, &file);
-    check_outcome(auto.as_ref().map(Some), &text, &file)?;
+    check_outcome(auto.as_ref().map(Some), Some(&text), &file)?;
     parsed.push((None, auto));
 
     // Only files have a line-length limit: up to the first long line (1-based `long`), reading
     // equals parsing; at it, reading fails, unless parsing failed (or blkparse stopped) before.
+    let (by_name, by_magic) = (Compression::of_name(&path), Compression::of_magic(bytes));
+    if by_name != Compression::None || by_magic != Compression::None {
+        // Read through a decompressor: a name that promises a compression the content does
+        // not have is an I/O error naming the file ([`check_compressed`] reads real ones).
+        for (format, _) in &parsed {
+            let got = read(&path, *format);
+            prop_assert!(by_name == by_magic || matches!(got, Err(TraceError::Io { .. })), "{got:?}");
+            check_outcome(got.as_ref().map(Some), None, &file)?;
+        }
+        return Ok(());
+    }
     let raw_lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     let long = raw_lines.iter().position(|l| l.len() > MAX_LINE_BYTES).map(|i| i + 1);
     for (format, from_text) in parsed {
@@ -361,6 +387,11 @@ fn check_arbitrary_bytes(parse: Reader, bytes: &[u8], name: &str, dir: &Scratch)
 // ---------------------------------------------------------------------------------------------
 // Property 2: valid and near-valid lines
 // ---------------------------------------------------------------------------------------------
+
+/// Whether a format can express trim: blkparse (RWBS `D`) and column-mapped text.
+fn can_trim(format: Format) -> bool {
+    matches!(format, Format::Blkparse | Format::Csv)
+}
 
 /// What a field of a line means to its format's reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -441,7 +472,7 @@ fn decimal(ps: u64, digits: u32, style: &mut Style) -> String {
 fn valid_line(format: Format, seed: &LineSeed) -> (Vec<(String, Role)>, Req, &'static str) {
     use Role::{Device, Fixed, Ignored, Offset, Rwbs, Size, Time};
     let mut style = Style(seed.style);
-    let sector_units = !matches!(format, Format::Msr | Format::Replayer);
+    let sector_units = !matches!(format, Format::Msr | Format::Replayer | Format::Csv);
     // Time, in the format's resolution.
     let quantum: u64 = match format {
         Format::Msr => 100_000,
@@ -451,18 +482,18 @@ fn valid_line(format: Format, seed: &LineSeed) -> (Vec<(String, Role)>, Req, &'s
     let time_ps = seed.time % TIME_MAX_PS / quantum * quantum;
     // Extent: offsets of sector formats in sectors; umass sizes in bytes.
     let offset_bytes = match format {
-        Format::Msr => seed.offset % (1 << 50),
+        Format::Msr | Format::Csv => seed.offset % (1 << 50),
         _ => seed.offset % (1 << 40) * SECTOR_BYTES,
     };
     let size_bytes = match (format, seed.size) {
-        (Format::Msr | Format::Umass, u64::MAX) => MAX_REQUEST_BYTES,
-        (Format::Msr | Format::Umass, s) => s,
+        (Format::Msr | Format::Umass | Format::Csv, u64::MAX) => MAX_REQUEST_BYTES,
+        (Format::Msr | Format::Umass | Format::Csv, s) => s,
         (_, u64::MAX) => MAX_REQUEST_BYTES,
         (_, s) => s * SECTOR_BYTES,
     };
     let read = seed.op % 2 == 1;
     let op = match format {
-        Format::Blkparse if seed.op.is_multiple_of(5) => Op::Trim,
+        _ if can_trim(format) && seed.op.is_multiple_of(5) => Op::Trim,
         _ if read => Op::Read,
         _ => Op::Write,
     };
@@ -536,6 +567,22 @@ fn valid_line(format: Format, seed: &LineSeed) -> (Vec<(String, Role)>, Req, &'s
                 (size_units.to_string(), Size),
                 ((1 - u8::from(read)).to_string(), Role::Op),
                 (dev, Device),
+            ];
+            return (f, req, comma);
+        }
+        Format::Csv => {
+            // ssdlab's own CSV (its columns are found by the header's names: see `rotate`).
+            let word = match op {
+                Op::Read => ["read", "r", "READ"],
+                Op::Write => ["write", "w", "Write"],
+                Op::Trim => ["trim", "d", "discard"],
+            }[style.pick(3) as usize];
+            let f = vec![
+                (decimal(time_ps, 3, &mut style), Time),
+                (dev, Device),
+                (word.into(), Role::Op),
+                (offset_bytes.to_string(), Offset),
+                (size_bytes.to_string(), Size),
             ];
             return (f, req, comma);
         }
@@ -643,7 +690,19 @@ fn near_valid() -> impl Strategy<Value = NearValid> {
 
 /// Whether the format separates fields with commas (else blanks).
 fn comma_separated(format: Format) -> bool {
-    matches!(format, Format::Msr | Format::Umass | Format::Tencent)
+    matches!(format, Format::Msr | Format::Umass | Format::Tencent | Format::Csv)
+}
+
+/// The header line ssdlab's CSV needs, naming `fields` in their order.
+fn csv_header(fields: &[(String, Role)], sep: &str) -> String {
+    let name = |r: Role| match r {
+        Role::Time => "time_ns",
+        Role::Device => "device",
+        Role::Op => "op",
+        Role::Offset => "offset_bytes",
+        _ => "size_bytes",
+    };
+    fields.iter().map(|f| name(f.1)).collect::<Vec<_>>().join(sep)
 }
 
 /// Applies `m` to the fields of a valid line; returns the mutated field's text (`None` when
@@ -662,7 +721,7 @@ fn mutate(format: Format, fields: &mut Vec<(String, Role)>, m: &Mutation, pick: 
     let (new, reject) = match m {
         ExtraField => {
             fields.push(("7".into(), Role::Ignored));
-            return (None, !matches!(format, Format::Umass | Format::Blkparse));
+            return (None, !matches!(format, Format::Umass | Format::Blkparse | Format::Csv));
         }
         MissingField => {
             fields.pop();
@@ -733,10 +792,19 @@ fn check_near_valid(parse: Reader, case: &NearValid) -> Result<(), TestCaseError
     let mut good: Vec<(Req, usize)> = Vec::new();
     let mut bad = None; // (line, mutated field text, must reject, line content)
     let mut bad_fields: Vec<String> = Vec::new();
+    // ssdlab's CSV finds its columns by the header's names: put them in any order.
+    let rotate = if format == Format::Csv { (case.before[0].style % 5) as usize } else { 0 };
+    if format == Format::Csv {
+        let (mut fields, _, sep) = valid_line(format, &case.before[0]);
+        fields.rotate_left(rotate);
+        text.push_str(&format!("{}{newline}", csv_header(&fields, sep)));
+        line += 1;
+    }
     let seeds =
         case.before.iter().map(|s| (s, false)).chain([(&case.bad, true)]).chain(case.after.iter().map(|s| (s, false)));
     for (i, (seed, is_bad)) in seeds.enumerate() {
         let (mut fields, req, sep) = valid_line(format, seed);
+        fields.rotate_left(rotate);
         line += 1;
         match case.mutation.as_ref().filter(|_| is_bad) {
             Some((m, pick)) => {
@@ -761,13 +829,20 @@ fn check_near_valid(parse: Reader, case: &NearValid) -> Result<(), TestCaseError
         line += 1;
     }
     let result = parse(&text, format, &file);
-    check_outcome(result.as_ref().map(Some), &text, &file)?;
+    check_outcome(result.as_ref().map(Some), Some(&text), &file)?;
     let Some((bad_line, value, must_reject, bad_text)) = bad else {
         // All lines valid: exactly the generated requests.
         let trace = result.map_err(|e| TestCaseError::fail(format!("valid text rejected: {e}\n{text}")))?;
         let (records, lines) = expected(&good);
         prop_assert_eq!(&trace.records, &records, "{}", text);
         prop_assert_eq!(&trace.lines, &lines, "{}", text);
+        // A built-in format's named column map reads its lines the same (crate docs).
+        if let Some(map) = ColumnMap::named(format) {
+            let mapped = parse_str_with(&text, Format::Csv, Some(&map), &file)
+                .map_err(|e| TestCaseError::fail(format!("named map of {format}: {e}\n{text}")))?;
+            prop_assert_eq!(&mapped.records, &records, "named map of {}:\n{}", format, text);
+            prop_assert_eq!(&mapped.lines, &lines);
+        }
         return Ok(());
     };
     match result {
@@ -817,6 +892,79 @@ fn check_near_valid(parse: Reader, case: &NearValid) -> Result<(), TestCaseError
 }
 
 // ---------------------------------------------------------------------------------------------
+// Property 4: compressed files
+// ---------------------------------------------------------------------------------------------
+
+const COMPRESSIONS: [(Compression, &str); 4] =
+    [(Compression::Gzip, "gz"), (Compression::Bzip2, "bz2"), (Compression::Zstd, "zst"), (Compression::Xz, "xz")];
+
+/// How a compressed file is damaged: cut at a byte, or a byte changed.
+#[derive(Debug, Clone)]
+enum Damage {
+    None,
+    Cut(usize),
+    Flip(usize, u8),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        2 => Just(Damage::None),
+        1 => any::<usize>().prop_map(Damage::Cut),
+        1 => (any::<usize>(), 1u8..=255).prop_map(|(at, x)| Damage::Flip(at, x)),
+    ]
+}
+
+/// Property 4: a trace compressed with any of the four compressions (named by extension or
+/// not) reads exactly as its plain text does, in every format and with detection; damaged,
+/// it never panics and fails naming the file, or reads well-formed requests.
+fn check_compressed(
+    text: &[u8],
+    (compression, ext): (Compression, &str),
+    named: bool,
+    damage: &Damage,
+    dir: &Scratch,
+) -> Result<(), TestCaseError> {
+    let started = Instant::now();
+    let plain = dir.path("t.ascii");
+    std::fs::write(&plain, text).expect("write plain");
+    let mut packed_bytes = Vec::new();
+    create(&mut packed_bytes, compression, |w| w.write_all(text)).expect("compress");
+    let damaged = match *damage {
+        Damage::None => false,
+        Damage::Cut(at) => {
+            packed_bytes.truncate(at % packed_bytes.len());
+            true
+        }
+        Damage::Flip(at, x) => {
+            let at = at % packed_bytes.len();
+            packed_bytes[at] ^= x;
+            true
+        }
+    };
+    let packed = dir.path(&if named { format!("packed/t.ascii.{ext}") } else { "packed/t.ascii".to_string() });
+    std::fs::create_dir_all(dir.path("packed")).expect("mkdir");
+    std::fs::write(&packed, &packed_bytes).expect("write packed");
+    let (plain_name, packed_name) = (plain.display().to_string(), packed.display().to_string());
+    let formats = Format::ALL.into_iter().map(Some).chain([None]);
+    for format in formats {
+        let got = read(&packed, format);
+        if damaged {
+            check_outcome(got.as_ref().map(Some), None, &packed_name)?;
+            continue;
+        }
+        match (got, read(&plain, format)) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => {
+                prop_assert_eq!(a.to_string().replace(&packed_name, "F"), b.to_string().replace(&plain_name, "F"))
+            }
+            (a, b) => prop_assert!(false, "{format:?}: compressed {a:?}, plain {b:?}"),
+        }
+    }
+    prop_assert!(started.elapsed() < CASE_TIME_LIMIT, "{} bytes took {:?}", text.len(), started.elapsed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // Property 3: write, then read back
 // ---------------------------------------------------------------------------------------------
 
@@ -841,6 +989,7 @@ fn record() -> impl Strategy<Value = Record> {
 fn quantum_ps(format: Format) -> u64 {
     match format {
         Format::Msr => 100_000,                                            // Windows filetime ticks
+        Format::Csv => 1,                                                  // ns with 3 decimals
         Format::Ssdsim | Format::Mqsim | Format::Blkparse => 1_000,        // ns
         Format::Tencent => 1_000_000_000_000,                              // whole seconds
         Format::Replayer | Format::ReplayerSectors | Format::Disksim => 1, // ms with 9 decimals
@@ -850,13 +999,13 @@ fn quantum_ps(format: Format) -> u64 {
 
 /// What reading `write(records, format)` back must give, per the crate docs:
 /// - times truncated to [`quantum_ps`], then re-based on the earliest and stably sorted;
-/// - extents: msr keeps bytes; umass has a sector offset and a byte size, so the offset is
+/// - extents: msr and csv keep bytes; umass has a sector offset and a byte size, so the offset is
 ///   rounded down and the size grows by what was cut; every other format (sector units, and
 ///   `replayer`, whose byte values must be whole sectors) rounds the extent outwards to
 ///   whole 512 B sectors;
 /// - devices: every format carries a u32 (blkparse as `major,minor` = `device / 256,
 ///   device % 256`);
-/// - ops: trim only in blkparse (the writer refuses it elsewhere).
+/// - ops: trim only in blkparse and csv (the writer refuses it elsewhere).
 fn expected_round_trip(records: &[Record], format: Format) -> (Vec<Record>, Vec<usize>) {
     let q = quantum_ps(format);
     let reqs: Vec<(Req, usize)> = records
@@ -865,12 +1014,13 @@ fn expected_round_trip(records: &[Record], format: Format) -> (Vec<Record>, Vec<
         .map(|(i, r)| {
             let first = r.offset_bytes / SECTOR_BYTES * SECTOR_BYTES;
             let (offset_bytes, size_bytes) = match format {
-                Format::Msr => (r.offset_bytes, r.size_bytes),
+                Format::Msr | Format::Csv => (r.offset_bytes, r.size_bytes),
                 Format::Umass => (first, r.size_bytes + r.offset_bytes % SECTOR_BYTES),
                 _ => (first, (r.offset_bytes + r.size_bytes).div_ceil(SECTOR_BYTES) * SECTOR_BYTES - first),
             };
             let req = Req { time_ps: r.arrival_ps / q * q, device: r.device, op: r.op, offset_bytes, size_bytes };
-            (req, i + 1)
+            // csv opens with its header line.
+            (req, i + if format == Format::Csv { 2 } else { 1 })
         })
         .collect();
     expected(&reqs)
@@ -879,7 +1029,7 @@ fn expected_round_trip(records: &[Record], format: Format) -> (Vec<Record>, Vec<
 /// The file name detection should see for a trace written in `format`.
 fn conventional_name(format: Format) -> &'static str {
     match format {
-        Format::Msr | Format::Umass | Format::Tencent => "t.csv",
+        Format::Msr | Format::Umass | Format::Tencent | Format::Csv => "t.csv",
         Format::Ssdsim => "t.ascii",
         Format::Disksim => "t.disksim",
         _ => "t.trace",
@@ -889,8 +1039,8 @@ fn conventional_name(format: Format) -> &'static str {
 /// Property 3 for one list of records.
 fn check_round_trip(parse: Reader, records: &[Record], format: Format) -> Result<(), TestCaseError> {
     let trims = records.iter().any(|r| r.op == Op::Trim);
-    if format != Format::Blkparse && trims {
-        // Only blkparse can express trim; the others refuse it and round-trip the rest.
+    if !can_trim(format) && trims {
+        // Only blkparse and csv can express trim; the others refuse it and round-trip the rest.
         let written = write(records, format, Vec::new());
         prop_assert!(matches!(&written, Err(e) if e.kind() == std::io::ErrorKind::InvalidInput), "{written:?}");
         let rest: Vec<Record> = records.iter().filter(|r| r.op != Op::Trim).copied().collect();
@@ -908,9 +1058,12 @@ fn check_round_trip(parse: Reader, records: &[Record], format: Format) -> Result
     prop_assert_eq!(&back.lines, &lines);
     // Detection reads it the same, except that a decimal-time sector trace (disksim,
     // replayer_sectors) whose sampled values all happen to be multiples of 512 reads as
-    // replayer (bytes), and replayer_sectors is otherwise ambiguous with disksim.
+    // replayer (bytes), replayer_sectors is otherwise ambiguous with disksim, and csv is
+    // never detected.
     match (format, detect_str(&text, name)) {
         (Format::Disksim | Format::ReplayerSectors, Ok(Format::Replayer)) => {}
+        // Column-mapped text is read only when asked for (`--format csv`, `--columns`).
+        (Format::Csv, Err(TraceError::UnknownFormat { line: 1, .. })) => {}
         (Format::ReplayerSectors, Err(TraceError::Ambiguous { .. })) => {}
         (_, Ok(found)) => {
             let again = parse(&text, found, name).map_err(|e| TestCaseError::fail(format!("as {found}: {e}")))?;
@@ -940,6 +1093,17 @@ proptest! {
     #[test]
     fn near_valid_lines_are_read_exactly_or_rejected_at_their_line(case in near_valid()) {
         check_near_valid(parse_str, &case)?;
+    }
+
+    #[test]
+    fn compressed_traces_read_as_their_text(
+        text in prop_oneof![3 => template_lines(), 1 => arbitrary_bytes()],
+        compression in prop::sample::select(COMPRESSIONS.to_vec()),
+        named in any::<bool>(),
+        damage in damage(),
+    ) {
+        let dir = Scratch::new("compressed");
+        check_compressed(&text, compression, named, &damage, &dir)?;
     }
 
     #[test]
