@@ -23,6 +23,8 @@
 //!    request up to what the format cannot express (see [`expected_round_trip`]); detection
 //!    of the written text finds a format that reads it the same (with the documented
 //!    exceptions of decimal-time sector formats, and csv, which is never detected).
+//! 5. [`check_column_map`]: any `--columns`/`--ops`/`--separator` text makes a map or an
+//!    error, and any text read with a map gives well-formed requests or a `file:LINE:` error.
 //! 4. [`check_compressed`]: a trace compressed with gzip, bzip2, zstd or xz (named by its
 //!    extension or not) reads exactly as its text does; damaged (cut short or a byte changed)
 //!    it never panics and fails naming the file, or reads well-formed requests.
@@ -965,6 +967,102 @@ fn check_compressed(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Property 5: column maps
+// ---------------------------------------------------------------------------------------------
+
+const COLUMN_TOKENS: &[&str] = &[
+    "time",
+    "op",
+    "offset",
+    "size",
+    "device",
+    "flow",
+    "=",
+    "=",
+    ":",
+    ",",
+    ",",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "0",
+    "99",
+    "18446744073709551616",
+    "ns",
+    "us",
+    "ms",
+    "s",
+    "filetime",
+    "bytes",
+    "sectors",
+    "blocks4096",
+    "blocks0",
+    "blocks",
+    "Timestamp",
+    "Type",
+    "msr",
+    "umass",
+    "disksim",
+    "csv",
+    " ",
+    "é",
+    "\u{0}",
+];
+const OPS_TOKENS: &[&str] =
+    &["28", "2a", "0x28", "r", "W", "read", "write", "trim", "flush", "=", ",", "", " ", "é", "\u{0}"];
+const SEPARATORS: &[&str] =
+    &[",", ";", "tab", "\t", "blanks", " ", "|", "comma", "semicolon", "é", "ab", "", ".", "-", "1"];
+
+/// Arguments of `ColumnMap::parse`: columns, ops, separator, header, skip.
+type MapArgs = (String, Option<String>, Option<String>, bool, usize);
+
+fn map_args() -> impl Strategy<Value = MapArgs> {
+    let columns = prop_oneof![
+        prop::collection::vec(prop::sample::select(COLUMN_TOKENS), 0..24).prop_map(|t| t.concat()),
+        prop::sample::select(vec![
+            "time=1:us,op=4,offset=5:sectors,size=6:bytes,device=2",
+            "time=Timestamp:filetime,op=Type,offset=Offset,size=Size",
+            "op=1,offset=2,size=3",
+            "msr",
+            "umass",
+        ])
+        .prop_map(str::to_string),
+    ];
+    let ops = prop::option::of(prop::collection::vec(prop::sample::select(OPS_TOKENS), 0..12).prop_map(|t| t.concat()));
+    let separator = prop::option::of(prop::sample::select(SEPARATORS).prop_map(str::to_string));
+    (columns, ops, separator, any::<bool>(), 0usize..4)
+}
+
+/// Property 5: any `--columns`, `--ops` and `--separator` text either makes a map or is an
+/// error message; any text read with a map is well-formed requests or a file:line error.
+fn check_column_map(args: &MapArgs, text: &[u8]) -> Result<(), TestCaseError> {
+    let (columns, ops, separator, header, skip) = args;
+    let Ok(map) = ColumnMap::parse(columns, ops.as_deref(), separator.as_deref(), *header, *skip) else {
+        return Ok(());
+    };
+    let text = String::from_utf8_lossy(text);
+    let result = parse_str_with(&text, Format::Csv, Some(&map), "mapped.csv");
+    check_outcome(result.as_ref().map(Some), Some(&text), "mapped.csv")
+}
+
+/// Text for column maps: header-like lines, then lines of real traces.
+fn mapped_text() -> impl Strategy<Value = Vec<u8>> {
+    let header = prop::sample::select(vec![
+        "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n",
+        "time,device,op,offset,size\n",
+        "\"Time\";\"Op\"\n",
+        "",
+    ]);
+    (header, prop_oneof![3 => template_lines(), 1 => arbitrary_bytes()]).prop_map(|(h, mut t)| {
+        let mut out = h.as_bytes().to_vec();
+        out.append(&mut t);
+        out
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
 // Property 3: write, then read back
 // ---------------------------------------------------------------------------------------------
 
@@ -1104,6 +1202,11 @@ proptest! {
     ) {
         let dir = Scratch::new("compressed");
         check_compressed(&text, compression, named, &damage, &dir)?;
+    }
+
+    #[test]
+    fn column_maps_of_any_text_never_panic(args in map_args(), text in mapped_text()) {
+        check_column_map(&args, &text)?;
     }
 
     #[test]
