@@ -41,24 +41,48 @@ impl Error {
     /// (an unknown choice, a wrong type) is named by its dotted key, as `validate` names the
     /// values it rejects: `tsu.policy = "bogus": unknown variant ...`.
     pub fn toml(file: &str, text: &str, e: toml::de::Error) -> Error {
+        // The parser's message can quote the file (a string value, an unknown key), and the
+        // key is the file's text: both bounded and escaped, like `at`.
+        let message = &parser_message(e.message().trim());
         let Some(span) = e.span() else {
-            return Error::config(file, 0, "", e.message().trim());
+            return Error::config(file, 0, "", message);
         };
         let start = span.start.min(text.len());
-        let line = text[..start].matches('\n').count() + 1;
+        // At the end of a text that ends in a newline (an unclosed string), the last line.
+        let line = (text[..start].matches('\n').count() + 1).min(text.lines().count().max(1));
         let at = text.get(start..span.end.min(text.len())).unwrap_or("");
         // Echoed cut to a bounded length with non-printables escaped: the file may be binary.
         let at = &ssdlab_trace::echo(at.lines().next().unwrap_or(""));
-        let message = e.message().trim();
         match key_of_value_at(text, start) {
             Some(key) => {
-                let message = format!("{key} = {at}: {message}");
+                let message = format!("{} = {at}: {message}", ssdlab_trace::echo(&key));
                 Error::Config { file: file.to_string(), line, key, message }
             }
             None if at.is_empty() => Error::config(file, line, "", message),
             None => Error::config(file, line, at, &format!("{message} (at `{at}`)")),
         }
     }
+}
+
+/// Characters of a TOML parser's message an error shows; enough for the longest list of a
+/// section's keys that an unknown key gets.
+const MESSAGE_CHARS: usize = 1000;
+
+/// A TOML parser's message as an error shows it: control characters escaped, cut to
+/// [`MESSAGE_CHARS`], since it can quote a long or binary value from the file.
+fn parser_message(message: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in message.chars().enumerate() {
+        if i == MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        match c.is_control() {
+            true => out.extend(c.escape_default()),
+            false => out.push(c),
+        }
+    }
+    out
 }
 
 /// Follows the table headers of TOML text line by line, naming tables as config errors do:
@@ -145,6 +169,24 @@ pub fn line_of_key(text: &str, key: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{key_of_value_at, line_of_key};
+    use crate::Config;
+
+    /// Found by tests/props.rs: a control character in a key, or a long string value, reached
+    /// the message raw and whole; an error at the end of a text ending in a newline named the
+    /// line after the last.
+    #[test]
+    fn toml_errors_escape_keys_and_bound_quoted_values() {
+        let err = Config::from_toml_str("\u{1} = 1", "c.toml", &[]).unwrap_err().to_string();
+        assert!(err.starts_with("c.toml:1: ") && !err.chars().any(char::is_control), "{err:?}");
+        let long = format!("[nand]\nchannels = \"{}\"\n", "x".repeat(5000));
+        let err = Config::from_toml_str(&long, "c.toml", &[]).unwrap_err().to_string();
+        assert!(err.starts_with("c.toml:2: nand.channels = ") && err.len() < 1500, "{} bytes", err.len());
+        let err = Config::from_toml_str("a = \"\"\"\n", "c.toml", &[]).unwrap_err().to_string();
+        assert!(err.starts_with("c.toml:1: "), "the only line: {err}");
+        let unknown = "[nand]\n\"a\\u0007b\" = 1\n";
+        let err = Config::from_toml_str(unknown, "c.toml", &[]).unwrap_err().to_string();
+        assert!(err.contains("unknown field") && !err.chars().any(char::is_control), "{err:?}");
+    }
 
     #[test]
     fn finds_keys_in_tables_and_arrays_of_tables() {
