@@ -53,7 +53,8 @@ fn presets() -> Vec<(String, String)> {
     out
 }
 
-/// Valid workloads: the shipped example, and one of each other kind of flow and key.
+/// Valid workloads: the shipped example, and flows using every other key (a trace flow, a
+/// column-mapped one, a synthetic one).
 fn workloads() -> Vec<String> {
     let example = std::fs::read_to_string(Path::new(ROOT).join("examples/read-qd16.toml")).expect("example");
     let trace = "seed = 7\n\n[precondition]\noccupancy = 0.5\npattern = \"sequential\"\n\n[[flows]]\nname = \"t\"\n\
@@ -63,7 +64,10 @@ fn workloads() -> Vec<String> {
                  address = \"hotcold\"\nhot_fraction = 0.1\nhot_access = 0.9\nrequest_bytes_choices = [[4096, 1.0], [65536, 0.5]]\n\
                  align_bytes = 4096\nfootprint = 0.5\nstart_bytes = 0\nrate_iops = 1000.0\nduration_ms = 10.0\n\
                  priority = \"low\"\nqueue_depth = 8\nseed = 3\n";
-    vec![example, trace.to_string(), mixed.to_string()]
+    let columns = "[[flows]]\nname = \"c\"\ntype = \"trace\"\npath = \"t.csv\"\n\
+                   columns = \"time=1:us,op=4,offset=5:sectors,size=6:bytes,device=2\"\nops = \"28=read,2a=write\"\n\
+                   separator = \";\"\nheader = true\nskip_lines = 2\ndevice = 3\n";
+    vec![example, trace.to_string(), mixed.to_string(), columns.to_string()]
 }
 
 /// A scratch directory, removed on drop.
@@ -624,5 +628,18 @@ proptest! {
             let msg = e.to_string();
             prop_assert!(msg.starts_with(&format!("{name}:")) || msg.starts_with("--set:"), "{msg}");
         }
+    }
+}
+
+/// The texts the near-valid properties edit are valid as they are.
+#[test]
+fn the_edited_presets_and_workloads_are_valid() {
+    for (name, text) in presets() {
+        Config::from_toml_str(&text, &name, &[]).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let dir = Scratch::new("valid");
+    for (i, text) in workloads().iter().enumerate() {
+        let path = dir.write(&format!("w{i}.toml"), text.as_bytes());
+        WorkloadSpec::load(&path).unwrap_or_else(|e| panic!("{e}"));
     }
 }
