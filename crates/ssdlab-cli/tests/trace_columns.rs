@@ -122,6 +122,7 @@ fn convert_writes_any_format_compressed_by_name_and_reads_back() {
                 .join("\n")
         };
         assert_eq!(info(&["trace", "info", o, "--format", "csv"]), info(&["trace", "info", HM0]), "{ext}");
+        assert_eq!(info(&["trace", "info", o]), info(&["trace", "info", HM0]), "{ext}: detected by its header");
     }
 }
 

@@ -44,6 +44,8 @@
 //! ties. It never guesses silently: an unrecognised shape is [`TraceError::UnknownFormat`] and
 //! an undecidable one is [`TraceError::Ambiguous`] (pass `--format`).
 //!
+//! 0. The first line is ssdlab's own CSV header (`time_ns,device,op,offset_bytes,size_bytes`):
+//!    `csv` (what `trace convert --to csv` writes). Other column-mapped files need `--columns`.
 //! 1. First field `major,minor` followed by at least five more blank-separated fields: `blkparse`.
 //! 2. Comma separated: 7 fields with `Read`/`Write` in field 4: `msr`; 5 or more fields with a
 //!    single `r`/`w` letter in field 4: `umass`; 5 numeric fields with `0`/`1` in field 4:
@@ -276,6 +278,9 @@ fn detect_sample(sample: &[(usize, &str)], file_name: &str) -> Result<Detection,
     let inner = stream::inner_name(file_name);
     let ext = Path::new(inner).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let found = |format, reason: &str| Ok(Detection { format, reason: reason.to_string() });
+    if first == columns::SSDLAB_HEADER {
+        return found(Format::Csv, "ssdlab's own CSV header (`trace convert --to csv`)");
+    }
     let words: Vec<&str> = first.split_whitespace().collect();
     if words.len() >= 6 && parse_maj_min(words[0]).is_some() {
         return found(Format::Blkparse, "first field `major,minor` and six or more fields");

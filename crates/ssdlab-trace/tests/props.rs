@@ -22,7 +22,7 @@
 //! 3. [`check_round_trip`]: records → `write(format)` → `parse_str(format)` preserves every
 //!    request up to what the format cannot express (see [`expected_round_trip`]); detection
 //!    of the written text finds a format that reads it the same (with the documented
-//!    exceptions of decimal-time sector formats, and csv, which is never detected).
+//!    exceptions of decimal-time sector formats; csv is detected by ssdlab's own header only).
 //! 5. [`check_column_map`]: any `--columns`/`--ops`/`--separator` text makes a map or an
 //!    error, and any text read with a map gives well-formed requests or a `file:LINE:` error.
 //! 4. [`check_compressed`]: a trace compressed with gzip, bzip2, zstd or xz (named by its
@@ -1156,12 +1156,10 @@ fn check_round_trip(parse: Reader, records: &[Record], format: Format) -> Result
     prop_assert_eq!(&back.lines, &lines);
     // Detection reads it the same, except that a decimal-time sector trace (disksim,
     // replayer_sectors) whose sampled values all happen to be multiples of 512 reads as
-    // replayer (bytes), replayer_sectors is otherwise ambiguous with disksim, and csv is
-    // never detected.
+    // replayer (bytes), and replayer_sectors is otherwise ambiguous with disksim; csv is
+    // detected by ssdlab's own header, which `write` puts first.
     match (format, detect_str(&text, name)) {
         (Format::Disksim | Format::ReplayerSectors, Ok(Format::Replayer)) => {}
-        // Column-mapped text is read only when asked for (`--format csv`, `--columns`).
-        (Format::Csv, Err(TraceError::UnknownFormat { line: 1, .. })) => {}
         (Format::ReplayerSectors, Err(TraceError::Ambiguous { .. })) => {}
         (_, Ok(found)) => {
             let again = parse(&text, found, name).map_err(|e| TestCaseError::fail(format!("as {found}: {e}")))?;
