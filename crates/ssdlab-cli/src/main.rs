@@ -95,22 +95,24 @@ struct ColumnArgs {
 }
 
 impl ColumnArgs {
-    /// The map, if `--columns` is given; the other options without it are an error.
+    /// The map, if `--columns` is given; the other options without it are an error. The
+    /// rules are a trace flow's (`FlowSpec::column_map`), reported with the option names.
     fn map(&self) -> Result<Option<ssdlab_trace::ColumnMap>, InputError> {
-        let Some(columns) = &self.columns else {
-            if self.ops.is_some() || self.separator.is_some() || self.header || self.skip_lines > 0 {
-                return Err(InputError("--ops, --separator, --header and --skip-lines need --columns".into()));
-            }
-            return Ok(None);
+        let flow = ssdlab::host::FlowSpec {
+            columns: self.columns.clone(),
+            ops: self.ops.clone(),
+            separator: self.separator.clone(),
+            header: self.header,
+            skip_lines: self.skip_lines,
+            ..Default::default()
         };
-        let map = ssdlab_trace::ColumnMap::parse(
-            columns,
-            self.ops.as_deref(),
-            self.separator.as_deref(),
-            self.header,
-            self.skip_lines,
-        );
-        map.map(Some).map_err(|m| InputError(format!("--columns {columns:?}: {m}")))
+        flow.column_map().map_err(|(_, m)| {
+            let m = m.replace(
+                "ops, separator, header and skip_lines need columns",
+                "--ops, --separator, --header and --skip-lines need --columns",
+            );
+            InputError(m.replacen("columns = ", "--columns ", 1))
+        })
     }
 }
 
