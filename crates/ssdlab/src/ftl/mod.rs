@@ -384,8 +384,10 @@ impl Ftl {
     /// transactions queued or running per chip (for dynamic allocation).
     pub fn write_plane(&mut self, lpn: Lpn, chip_load: &[u32], now: Ps) -> u32 {
         if let Some(p) = &mut self.partition {
+            let (blocks, reserve) = (&self.blocks, self.gc.limits.user_reserve_blocks);
+            let room = |plane: u32| blocks.free_blocks(plane) > reserve;
             let plane = if lpn < self.logical_pages {
-                p.write_plane(lpn, self.map.get(lpn), chip_load, now)
+                p.write_plane(lpn, self.map.get(lpn), chip_load, now, room)
             } else {
                 // A translation page: no history, not a host write — any channel [I].
                 p.any_plane(chip_load)

@@ -173,8 +173,10 @@ pub struct ChannelPartition {
     /// Per channel: host pages read and written there.
     load: Vec<ChannelLoad>,
     /// Host writes with a prediction that went to the other type's channels (all of their
-    /// own were busy).
+    /// own were busy, or the plane chosen had no room).
     spilled: u64,
+    /// Host writes sent to the other type's channels because the plane chosen had no room.
+    full_spills: u64,
     /// The relabellings, in order (the first [`RELABEL_LOG`]).
     relabel_log: Vec<Relabel>,
 }
@@ -225,6 +227,7 @@ impl ChannelPartition {
             migrated_idle: 0,
             load: vec![ChannelLoad::default(); geo.channels as usize],
             spilled: 0,
+            full_spills: 0,
             relabel_log: Vec::new(),
         }
     }
@@ -282,31 +285,54 @@ impl ChannelPartition {
     }
 
     /// The plane a host write of `lpn` (now at `old`, or NONE) goes to at `now`; the write
-    /// is recorded in its history.
-    pub fn write_plane(&mut self, lpn: Lpn, old: Ppn, load: &[u32], now: Ps) -> u32 {
+    /// is recorded in its history. A plane without `room` for host writes (its free blocks
+    /// down to GC's reserve) is passed over for the other type's channels [I]: a static split
+    /// whose Write channels hold more live data than they can store would otherwise wait for
+    /// GC that finds nothing to free.
+    pub fn write_plane(&mut self, lpn: Lpn, old: Ppn, load: &[u32], now: Ps, room: impl Fn(u32) -> bool) -> u32 {
         let old_channel = (old != crate::nand::NONE).then(|| self.channel_of(old));
         let old_on_write = old_channel.is_some_and(|c| !self.part.is_read(c));
         let Some(trh) = &mut self.trh else {
-            let plane = choose_plane(ChannelSet::Write, &self.part, &self.geo, load, &mut self.rot);
+            let plane = self.plane_with_room(ChannelSet::Write, load, &room);
             self.count_write(plane);
             return plane;
         };
         let pred = trh.predict(lpn);
         let set = channel_set(pred, old_on_write, &self.part, &self.geo, load);
-        let plane = choose_plane(set, &self.part, &self.geo, load, &mut self.rot);
         if let (Some(c), Some(w)) = (old_channel, counted(trh, lpn)) {
             self.part.removed(c, w);
         }
         trh.record(lpn, true, old_on_write);
+        let plane = self.plane_with_room(set, load, &room);
         let channel = self.geo.channel_of_chip(self.geo.chip_of_plane(plane));
-        if let Some(w) = counted(trh, lpn) {
+        if let Some(w) = self.trh.as_ref().and_then(|t| counted(t, lpn)) {
             self.part.placed(channel, w);
         }
         self.count_write(plane);
-        let spilled =
-            matches!((pred, set), (Prediction::Read, ChannelSet::Write) | (Prediction::Write, ChannelSet::Read));
-        self.spilled += u64::from(spilled);
+        let on_read = self.part.is_read(channel);
+        let spilled = matches!((pred, on_read), (Prediction::Read, false) | (Prediction::Write, true));
+        self.spilled += u64::from(spilled && set != ChannelSet::Any);
         self.tick(now);
+        plane
+    }
+
+    /// Dynamic allocation in `set`; if that plane has no room, in the other type's channels
+    /// (counted as a full-set spill), else the first choice all the same.
+    fn plane_with_room(&mut self, set: ChannelSet, load: &[u32], room: &impl Fn(u32) -> bool) -> u32 {
+        let plane = choose_plane(set, &self.part, &self.geo, load, &mut self.rot);
+        let other = match set {
+            ChannelSet::Read => ChannelSet::Write,
+            ChannelSet::Write => ChannelSet::Read,
+            ChannelSet::Any => return plane,
+        };
+        if room(plane) {
+            return plane;
+        }
+        let instead = choose_plane(other, &self.part, &self.geo, load, &mut self.rot);
+        if room(instead) {
+            self.full_spills += 1;
+            return instead;
+        }
         plane
     }
 
@@ -375,6 +401,7 @@ impl ChannelPartition {
             trh_predicted: predicted,
             trh_accuracy: accuracy,
             spilled_writes: self.spilled,
+            full_spills: self.full_spills,
             channels: self.load.clone(),
             relabel_log: self.relabel_log.clone(),
         }
@@ -402,6 +429,9 @@ pub struct PartitionReport {
     /// Host writes predicted read (write) that went to a Write (Read) channel because every
     /// channel of their own type was busy (Algorithm 1's spill-over).
     pub spilled_writes: u64,
+    /// Host writes sent to the other type's channels because the plane dynamic allocation
+    /// chose had no room (free blocks down to GC's reserve) [I]; Lv's included.
+    pub full_spills: u64,
     /// Per channel (by index): host pages read and written there, in all and while the
     /// channel was labelled Read.
     pub channels: Vec<ChannelLoad>,

@@ -172,12 +172,12 @@ fn host_accesses_spills_and_relabellings_are_counted_where_they_happen() {
     let mut load = vec![0u32; 8];
     let channel = |p: u32| geo.channel_of_chip(geo.chip_of_plane(p));
     // Page 1: no history → any channel (rotation from 0: channel 0, a Read channel).
-    let first = p.write_plane(1, crate::nand::NONE, &load, 1_000_000);
+    let first = p.write_plane(1, crate::nand::NONE, &load, 1_000_000, |_| true);
     assert_eq!(channel(first), 0);
     // Page 1 predicted write; both Write channels (2, 3) busy → spilled to a Read channel.
     load[4..8].fill(1);
     let ppn = first * geo.pages_per_plane();
-    let second = p.write_plane(1, ppn, &load, 2_000_000);
+    let second = p.write_plane(1, ppn, &load, 2_000_000, |_| true);
     assert!(p.part.is_read(channel(second)));
     p.host_read(1, second * geo.pages_per_plane(), 3_000_000);
     let r = p.report();
