@@ -125,6 +125,58 @@ enum Command {
         #[arg(long, hide = true)]
         scenario: Option<String>,
     },
+    /// Integrity soak: random overwrites of a 90%-full drive, with the integrity oracle on,
+    /// through every mapping, allocation scheme, cache mode and GC unit.
+    ///
+    /// Four axes: every ftl.mapping (full, dftl, cdftl, tpftl, fmmu); one allocation scheme
+    /// of each kind (CWDP, CWD, CW, C, dynamic, dynamic_rr, lv_partition, pacp); the cache
+    /// modes (off, lru, eager, evicted, spd, baseline_d, baseline_p); the GC modes (plane,
+    /// copyback, wear_level, die, die_buffer, twin, para). Of their cross product, the
+    /// combinations Config::validate accepts on the drive; of those, enough to hold every
+    /// pair of values that validates together (all pairs), or with --every all of them.
+    /// Then every other static and hybrid allocation order once (full map, cache off, plane
+    /// GC). Pairs and orders that never validate are listed with the reason.
+    ///
+    /// The writes are split evenly over the combinations that run (the first ones take one
+    /// more). Each combination preconditions the drive randomly to 90% of its logical space,
+    /// then runs one closed-loop flow at queue depth 32 of uniformly random 4 and 8 KiB
+    /// requests, 10% of them reads: it issues writes × 10/9 requests, so its write count is
+    /// met on average, not exactly. Each prints a line as it finishes.
+    ///
+    /// Exit 0 when every combination passes; 1 when the oracle finds a violation, a run
+    /// fails or an invariant breaks, naming the combination; 2 for bad input. Docs:
+    /// README.md, "Integrity soak".
+    Soak {
+        /// Writes in all, split evenly over the combinations (at least one each).
+        #[arg(long, required_unless_present = "list")]
+        writes: Option<u64>,
+        /// Seed; each combination mixes it with its name, so a combination run alone with
+        /// --only draws the same requests as in the whole soak.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Combinations run in parallel (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
+        /// The drive (TOML), used as given; default: presets/mqsim-default.toml shrunk to
+        /// 4 channels x 2 chips x 2 dies x 2 planes x 256 blocks x 16 pages (1 GiB) with a
+        /// 2 MiB cache.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Override a key of the drive before each combination sets its own (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Run only the combinations whose name (mapping/allocation/cache/gc) contains this
+        /// as whole parts: dftl, CW/lru, full/CWDP/off/plane.
+        #[arg(long, value_name = "NAME")]
+        only: Option<String>,
+        /// Run every combination that validates (the whole cross product, about 830 on the
+        /// default drive) instead of all pairs (about 125).
+        #[arg(long)]
+        every: bool,
+        /// List the combinations and the skipped ones with their reasons; run nothing.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -223,7 +275,93 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             ssdlab::bench::config(&set)?;
             bench_all(only.as_deref(), &set, json, repeat)
         }
+        Command::Soak { writes, seed, threads, config, set, only, every, list } => {
+            let threads = threads.map_or_else(ssdlab::reproduce::default_threads, |t| t as usize);
+            soak(SoakArgs { writes, seed, threads, config, set, only, every, list })
+        }
     }
+}
+
+struct SoakArgs {
+    writes: Option<u64>,
+    seed: u64,
+    threads: usize,
+    config: Option<PathBuf>,
+    set: Vec<String>,
+    only: Option<String>,
+    every: bool,
+    list: bool,
+}
+
+/// `ssdlab soak`: plan, say what is skipped, run with a line per combination, sum up. A
+/// broken invariant panics inside a run: the hook names the combination and exits with 1.
+fn soak(args: SoakArgs) -> Result<(), InputError> {
+    use ssdlab::soak;
+    let (drive, about) = soak::drive(args.config.as_deref(), &args.set)?;
+    let selection = if args.every { soak::Selection::Every } else { soak::Selection::AllPairs };
+    let plan = soak::plan(&drive, selection, args.only.as_deref());
+    if plan.runs.is_empty() {
+        let only = args.only.as_deref().map(|o| format!(" named by --only {o}")).unwrap_or_default();
+        return Err(InputError(format!("soak: no combination{only} validates on {about}")));
+    }
+    if args.list {
+        plan.runs.iter().for_each(|r| outln!("{}", r.combination.name()));
+        plan.skipped.iter().for_each(|s| outln!("skip {}: {}", s.what, s.reason));
+        return Ok(());
+    }
+    let writes = args.writes.ok_or_else(|| InputError("soak: --writes N is required".into()))?;
+    let shares = soak::shares(writes, plan.runs.len())?;
+    let (least, most) = (shares[shares.len() - 1], shares[0]);
+    let each = if least == most { format!("{most}") } else { format!("{least} to {most}") };
+    outln!("drive: {about}");
+    outln!(
+        "{writes} writes over {} combinations ({each} each), seed {}, {} threads, --check on",
+        plan.runs.len(),
+        args.seed,
+        args.threads
+    );
+    if !plan.skipped.is_empty() {
+        out!("{}", soak::skipped_summary(&plan.skipped));
+    }
+    // What a rerun of one combination needs besides its name, writes and seed.
+    let mut drive_args: String = args.config.iter().map(|c| format!(" --config {}", c.display())).collect();
+    drive_args.extend(args.set.iter().map(|s| format!(" --set {s}")));
+    drive_args += if args.every { " --every" } else { "" };
+    name_the_combination_on_panic(drive_args.clone());
+    let wall = std::time::Instant::now();
+    let n = plan.runs.len();
+    let results =
+        soak::run_all(&plan.runs, &shares, args.seed, args.threads, |k, r| outln!("[{k:>3}/{n}] {}", r.line()));
+    out!("{}", soak::summary(&results, wall.elapsed().as_secs_f64()));
+    if let Some(r) = results.iter().find(|r| !r.passed()) {
+        let writes = plan.runs.iter().position(|p| p.combination.name() == r.name).map_or(0, |i| shares[i]);
+        let alone = soak::Running { name: r.name.clone(), writes, seed: args.seed };
+        eprintln!("error: soak failed in {}; {}", r.name, run_alone(&alone, &drive_args));
+        // Exit code 1, not bad input's 2: the drive lost data or broke an invariant.
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// How to run one combination of a soak again, alone: `drive_args` are the soak's
+/// `--config`, `--set` and `--every`.
+fn run_alone(r: &ssdlab::soak::Running, drive_args: &str) -> String {
+    format!("run it alone with: ssdlab soak --writes {} --seed {}{drive_args} --only {}", r.writes, r.seed, r.name)
+}
+
+/// A panic on a soak thread (a broken invariant) prints its message, then the combination,
+/// and ends the process with exit code 1 (release builds abort on panic, so it cannot be
+/// caught and returned).
+fn name_the_combination_on_panic(drive_args: String) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        if let Some(r) = ssdlab::soak::running() {
+            let alone = run_alone(&r, &drive_args);
+            eprintln!("error: soak failed in {}: a run panicked (an invariant broke); {alone}", r.name);
+            std::process::exit(1);
+        }
+    }));
 }
 
 fn reproduce(
