@@ -176,6 +176,14 @@ enum Command {
         /// List the combinations and the skipped ones with their reasons; run nothing.
         #[arg(long)]
         list: bool,
+        /// Seconds a combination may run before it is killed as hung (default: 60, plus 1 per
+        /// 200 of its writes).
+        #[arg(long, value_name = "SECONDS")]
+        timeout_s: Option<u64>,
+        /// Internal: run the one combination --only names, with all of --writes, in this
+        /// process and print its result as JSON.
+        #[arg(long, hide = true, requires = "only")]
+        child: bool,
     },
 }
 
@@ -275,9 +283,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             ssdlab::bench::config(&set)?;
             bench_all(only.as_deref(), &set, json, repeat)
         }
-        Command::Soak { writes, seed, threads, config, set, only, every, list } => {
+        Command::Soak { writes, seed, threads, config, set, only, every, list, timeout_s, child } => {
             let threads = threads.map_or_else(ssdlab::reproduce::default_threads, |t| t as usize);
-            soak(SoakArgs { writes, seed, threads, config, set, only, every, list })
+            soak(SoakArgs { writes, seed, threads, config, set, only, every, list, timeout_s, child })
         }
     }
 }
@@ -291,10 +299,29 @@ struct SoakArgs {
     only: Option<String>,
     every: bool,
     list: bool,
+    timeout_s: Option<u64>,
+    child: bool,
 }
 
-/// `ssdlab soak`: plan, say what is skipped, run with a line per combination, sum up. A
-/// broken invariant panics inside a run: the hook names the combination and exits with 1.
+impl SoakArgs {
+    /// The arguments that choose the drive and the combinations, as given (for a child
+    /// process and for the command that reruns one combination).
+    fn drive_args(&self) -> Vec<String> {
+        let mut args: Vec<String> = Vec::new();
+        if let Some(c) = &self.config {
+            args.extend(["--config".into(), c.display().to_string()]);
+        }
+        self.set.iter().for_each(|s| args.extend(["--set".into(), s.clone()]));
+        if self.every {
+            args.push("--every".into());
+        }
+        args
+    }
+}
+
+/// `ssdlab soak`: plan, say what is skipped, run each combination in a child process (so a
+/// broken invariant's panic fails that combination, not the soak), a line per combination,
+/// then the totals.
 fn soak(args: SoakArgs) -> Result<(), InputError> {
     use ssdlab::soak;
     let (drive, about) = soak::drive(args.config.as_deref(), &args.set)?;
@@ -310,58 +337,115 @@ fn soak(args: SoakArgs) -> Result<(), InputError> {
         return Ok(());
     }
     let writes = args.writes.ok_or_else(|| InputError("soak: --writes N is required".into()))?;
+    if args.child {
+        let result = soak::run_one(&plan.runs[0], writes, args.seed);
+        outln!("{}", serde_json::to_string(&result)?);
+        return Ok(());
+    }
     let shares = soak::shares(writes, plan.runs.len())?;
     let (least, most) = (shares[shares.len() - 1], shares[0]);
     let each = if least == most { format!("{most}") } else { format!("{least} to {most}") };
     outln!("drive: {about}");
+    let n = plan.runs.len();
     outln!(
-        "{writes} writes over {} combinations ({each} each), seed {}, {} threads, --check on",
-        plan.runs.len(),
+        "{writes} writes over {n} combinations ({each} each), seed {}, {} threads, --check on",
         args.seed,
         args.threads
     );
     if !plan.skipped.is_empty() {
         out!("{}", soak::skipped_summary(&plan.skipped));
     }
-    // What a rerun of one combination needs besides its name, writes and seed.
-    let mut drive_args: String = args.config.iter().map(|c| format!(" --config {}", c.display())).collect();
-    drive_args.extend(args.set.iter().map(|s| format!(" --set {s}")));
-    drive_args += if args.every { " --every" } else { "" };
-    name_the_combination_on_panic(drive_args.clone());
+    let exe = std::env::current_exe()?;
     let wall = std::time::Instant::now();
-    let n = plan.runs.len();
-    let results =
-        soak::run_all(&plan.runs, &shares, args.seed, args.threads, |k, r| outln!("[{k:>3}/{n}] {}", r.line()));
+    let run = |p: &soak::Planned, w: u64| soak_child(&exe, &args, &p.combination.name(), w);
+    let results = soak::run_all(&plan.runs, &shares, args.threads, run, |k, r| outln!("[{k:>3}/{n}] {}", r.line()));
     out!("{}", soak::summary(&results, wall.elapsed().as_secs_f64()));
-    if let Some(r) = results.iter().find(|r| !r.passed()) {
-        let writes = plan.runs.iter().position(|p| p.combination.name() == r.name).map_or(0, |i| shares[i]);
-        let alone = soak::Running { name: r.name.clone(), writes, seed: args.seed };
-        eprintln!("error: soak failed in {}; {}", r.name, run_alone(&alone, &drive_args));
-        // Exit code 1, not bad input's 2: the drive lost data or broke an invariant.
-        std::process::exit(1);
+    let failed: Vec<&soak::SoakResult> = results.iter().filter(|r| !r.passed()).collect();
+    if failed.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    for r in &failed {
+        let w = shares[plan.runs.iter().position(|p| p.combination.name() == r.name).unwrap_or(0)];
+        let mut again = vec!["ssdlab soak --writes".to_string(), w.to_string(), "--seed".into(), args.seed.to_string()];
+        again.extend(args.drive_args());
+        again.extend(["--only".into(), r.name.clone()]);
+        eprintln!("error: soak failed in {}; run it alone with: {}", r.name, again.join(" "));
+    }
+    // Exit code 1, not bad input's 2: the drive lost data, broke an invariant or failed a run.
+    std::process::exit(1);
 }
 
-/// How to run one combination of a soak again, alone: `drive_args` are the soak's
-/// `--config`, `--set` and `--every`.
-fn run_alone(r: &ssdlab::soak::Running, drive_args: &str) -> String {
-    format!("run it alone with: ssdlab soak --writes {} --seed {}{drive_args} --only {}", r.writes, r.seed, r.name)
-}
-
-/// A panic on a soak thread (a broken invariant) prints its message, then the combination,
-/// and ends the process with exit code 1 (release builds abort on panic, so it cannot be
-/// caught and returned).
-fn name_the_combination_on_panic(drive_args: String) {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        default(info);
-        if let Some(r) = ssdlab::soak::running() {
-            let alone = run_alone(&r, &drive_args);
-            eprintln!("error: soak failed in {}: a run panicked (an invariant broke); {alone}", r.name);
-            std::process::exit(1);
+/// Run one combination in a child `ssdlab soak --child` and read its result. A child that
+/// ends without one (a panic: exit 101, or SIGABRT in a release build) fails the combination
+/// with the panic's message, and its whole stderr is passed on; one still running after
+/// the time limit (a hang) is killed and fails the combination.
+fn soak_child(exe: &Path, args: &SoakArgs, name: &str, writes: u64) -> ssdlab::soak::SoakResult {
+    use ssdlab::soak::SoakResult;
+    let wall = std::time::Instant::now();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["soak", "--child", "--writes", &writes.to_string(), "--seed", &args.seed.to_string(), "--only", name]);
+    cmd.args(args.drive_args());
+    let limit_s = args.timeout_s.unwrap_or_else(|| ssdlab::soak::time_limit_s(writes));
+    let (status, stdout, stderr) = match output_within(&mut cmd, limit_s) {
+        Ok(out) => out,
+        Err(e) => return SoakResult::failed(name, format!("could not run: {e}"), 0.0),
+    };
+    let wall_s = wall.elapsed().as_secs_f64();
+    let Some(status) = status else {
+        return SoakResult::failed(name, format!("no result after {limit_s} s (a hang?): killed"), wall_s);
+    };
+    if status.success() {
+        if let Ok(r) = serde_json::from_slice::<SoakResult>(&stdout) {
+            return r;
         }
-    }));
+    }
+    let stderr = String::from_utf8_lossy(&stderr);
+    eprintln!("--- {name}: stderr of the failed run ---\n{stderr}--- end of {name} ---");
+    // The panic's message is the line after `panicked at FILE:LINE:COL:`.
+    let mut lines = stderr.lines().skip_while(|l| !l.contains("panicked at"));
+    let panic = lines.nth(1).map(|m| m.chars().take(200).collect::<String>());
+    let why = match (panic, status.code()) {
+        (Some(m), _) => format!("panicked: {m}"),
+        (None, Some(code)) => format!("exited with code {code}"),
+        (None, None) => "killed by a signal".to_string(),
+    };
+    SoakResult::failed(name, why, wall_s)
+}
+
+/// A child's exit status (None if killed at its time limit), stdout and stderr.
+type Collected = (Option<std::process::ExitStatus>, Vec<u8>, Vec<u8>);
+
+/// Run `cmd` and collect its stdout and stderr, killing it after `limit_s` seconds. The
+/// outputs are read while it runs, so a full pipe never stalls it.
+fn output_within(cmd: &mut std::process::Command, limit_s: u64) -> std::io::Result<Collected> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(limit_s);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            child.kill()?;
+            child.wait()?;
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let joined = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
+    Ok((status, joined(stdout), joined(stderr)))
 }
 
 fn reproduce(

@@ -24,12 +24,13 @@
 //! [`READ_PERCENT`] % of them reads so that the oracle checks reads while GC runs. The `N`
 //! writes are split evenly over the combinations that run ([`shares`]).
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
 
 use crate::cache::config::{CacheConfig, CachePolicy, Destage, SlotRelease};
 use crate::config::{Config, FtlConfig};
@@ -492,8 +493,18 @@ pub fn seed_for(seed: u64, name: &str) -> u64 {
     seed ^ fnv
 }
 
+/// Seconds a combination of `writes` writes may run before it counts as hung: 60, plus one
+/// per 200 writes. On the default drive (release build, oracle on) 80,000 writes take
+/// 0.3 s to 30 s alone, the slowest being a demand-based map with static wear levelling
+/// (some 6 GC invocations per write); the limit, 460 s for them, leaves a margin of 15 for
+/// a loaded machine, and a livelock (simulated time advancing, no request finishing) is
+/// still caught within minutes.
+pub fn time_limit_s(writes: u64) -> u64 {
+    60 + writes / 200
+}
+
 /// What one combination did.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SoakResult {
     pub name: String,
     pub writes: u64,
@@ -502,12 +513,26 @@ pub struct SoakResult {
     /// Reads the oracle compared, host reads and the final sweep over every logical page.
     pub reads_checked: u64,
     pub violations: u64,
-    /// The first violation, or the run's error: `None` when it passed.
+    /// The first violation, or why the run failed: `None` when it passed.
     pub failure: Option<String>,
     pub wall_s: f64,
 }
 
 impl SoakResult {
+    /// A run of `name` that ended without results.
+    pub fn failed(name: &str, failure: String, wall_s: f64) -> SoakResult {
+        SoakResult {
+            name: name.to_string(),
+            writes: 0,
+            reads: 0,
+            gc_invocations: 0,
+            reads_checked: 0,
+            violations: 0,
+            failure: Some(failure),
+            wall_s,
+        }
+    }
+
     pub fn passed(&self) -> bool {
         self.failure.is_none()
     }
@@ -525,73 +550,46 @@ impl SoakResult {
     }
 }
 
-/// A combination at work on some thread: what it takes to run it alone.
-#[derive(Debug, Clone)]
-pub struct Running {
-    pub name: String,
-    pub writes: u64,
-    pub seed: u64,
-}
-
-thread_local! {
-    /// The combination this thread is running, for a panic's message ([`running`]).
-    static RUNNING: RefCell<Option<Running>> = const { RefCell::new(None) };
-}
-
-/// The combination the calling thread is running, if any: a panic hook calls this to name
-/// the combination whose invariant broke.
-pub fn running() -> Option<Running> {
-    RUNNING.with(|r| r.borrow().clone())
-}
-
-/// Run one combination for `writes` writes with the oracle on.
+/// Run one combination in this thread for `writes` writes with the oracle on. A broken
+/// invariant panics here (the CLI runs each combination in a process of its own, so that a
+/// panic fails that combination only).
 pub fn run_one(planned: &Planned, writes: u64, seed: u64) -> SoakResult {
     let name = planned.combination.name();
-    RUNNING.with(|r| *r.borrow_mut() = Some(Running { name: name.clone(), writes, seed }));
     let wall = Instant::now();
     let opts = RunOptions { check: true, ..RunOptions::default() };
-    let outcome =
-        Simulation::new(&planned.config, &workload(writes, seed_for(seed, &name)), seed_for(seed, &name), &opts)
-            .and_then(|sim| sim.run());
-    RUNNING.with(|r| *r.borrow_mut() = None);
-    let mut result = SoakResult {
-        name,
-        writes: 0,
-        reads: 0,
-        gc_invocations: 0,
-        reads_checked: 0,
-        violations: 0,
-        failure: None,
-        wall_s: wall.elapsed().as_secs_f64(),
-    };
+    let seed = seed_for(seed, &name);
+    let outcome = Simulation::new(&planned.config, &workload(writes, seed), seed, &opts).and_then(|sim| sim.run());
+    let wall_s = wall.elapsed().as_secs_f64();
     let o = match outcome {
         Ok(o) => o,
-        Err(e) => {
-            result.failure = Some(format!("run failed: {e}"));
-            return result;
-        }
+        Err(e) => return SoakResult::failed(&name, format!("run failed: {e}"), wall_s),
     };
     let check = o.check.expect("a run with check on reports its check");
-    result.writes = o.stats.write.count();
-    result.reads = o.stats.read.count();
-    result.gc_invocations = o.stats.gc_invocations;
-    result.reads_checked = check.reads_checked;
-    result.violations = check.violations;
-    if check.violations > 0 {
+    let failure = (check.violations > 0).then(|| {
         let first = check.first_violation.unwrap_or_default();
-        result.failure = Some(format!("{} integrity violations; first: {first}", check.violations));
+        format!("{} integrity violations; first: {first}", check.violations)
+    });
+    SoakResult {
+        name,
+        writes: o.stats.write.count(),
+        reads: o.stats.read.count(),
+        gc_invocations: o.stats.gc_invocations,
+        reads_checked: check.reads_checked,
+        violations: check.violations,
+        failure,
+        wall_s,
     }
-    result
 }
 
-/// Run every planned combination with its share of `writes` ([`shares`]) on up to `threads`
-/// threads, calling `done` with each result as it finishes (one call at a time, with the
-/// number finished so far); returns the results in plan order.
+/// Run every planned combination with its share of the writes (`shares[i]` for `runs[i]`)
+/// through `run` (in this process: [`run_one`] with a seed), on up to `threads` threads,
+/// calling `done` with each result as it finishes (one call at a time, with the number
+/// finished so far); returns the results in plan order.
 pub fn run_all(
     runs: &[Planned],
     shares: &[u64],
-    seed: u64,
     threads: usize,
+    run: impl Fn(&Planned, u64) -> SoakResult + Sync,
     done: impl Fn(usize, &SoakResult) + Sync,
 ) -> Vec<SoakResult> {
     assert_eq!(runs.len(), shares.len(), "one share of the writes per combination");
@@ -604,7 +602,7 @@ pub fn run_all(
                 if i >= runs.len() {
                     break;
                 }
-                let r = run_one(&runs[i], shares[i], seed);
+                let r = run(&runs[i], shares[i]);
                 let mut all = results.lock().expect("no soak thread panicked holding the results");
                 all[i] = Some(r);
                 let finished = all.iter().filter(|r| r.is_some()).count();
