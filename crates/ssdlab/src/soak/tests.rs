@@ -214,3 +214,25 @@ fn only_keeps_the_combinations_it_names() {
     assert!(p.runs.iter().all(|r| r.config.ftl.mapping == MappingKind::Dftl));
     assert!(p.skipped.iter().all(|s| s.example.mapping == MappingKind::Dftl));
 }
+
+/// Two short runs in this process: each reported once, in plan order, passing, with about
+/// its writes and the final sweep over every logical page among the reads checked.
+#[test]
+fn run_all_reports_each_combination_once_with_its_counts() {
+    let (drive, _) = drive(None, &[]).unwrap();
+    let mut runs = plan(&drive, Selection::AllPairs, Some("full/CWDP/off/plane")).runs;
+    runs.extend(plan(&drive, Selection::AllPairs, Some("fmmu")).runs.into_iter().take(1));
+    let calls = Mutex::new(Vec::new());
+    let results =
+        run_all(&runs, &[900, 900], 2, |r, w| run_one(r, w, 1), |k, r| calls.lock().unwrap().push((k, r.name.clone())));
+    let mut calls = calls.into_inner().unwrap();
+    calls.sort();
+    assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), vec![1, 2]);
+    let logical = crate::ftl::logical_pages(&crate::nand::Geometry::from_config(&drive), 0.07) as u64;
+    for (r, p) in results.iter().zip(&runs) {
+        assert_eq!(r.name, p.combination.name());
+        assert!(r.passed(), "{}", r.line());
+        assert!((800..=1000).contains(&r.writes), "{}", r.line());
+        assert!(r.reads_checked >= logical, "{} checked, {logical} logical pages", r.reads_checked);
+    }
+}
