@@ -48,7 +48,8 @@ use crate::spd::die_gc::DieLeftover;
 /// per plane cannot shrink much further: the blocks GC keeps free (5 %, rounded up) and open
 /// must leave room for the logical pages, which fails at 128 per plane (`Config::validate`),
 /// so the pages per block and the chips shrink instead. 90 % full, GC runs from the first
-/// few thousand writes of a combination on (README.md, "Integrity soak", has the figures). A
+/// few thousand writes of a combination on, and 80,000 writes program the drive's pages
+/// about three times over (README.md, "Integrity soak", has the figures). A
 /// 2 MiB cache (256 pages, of the preset's 256 MiB) fills at once and writes back all the
 /// time.
 pub const SMALL_DRIVE: [&str; 5] = [
