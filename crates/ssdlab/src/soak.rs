@@ -2,9 +2,9 @@
 //! full, so GC runs all the time, through every mapping and allocation scheme, the write
 //! cache's modes and every GC unit, with the integrity oracle ([`crate::check`]: every read
 //! returns the last data written, and a final sweep reads every logical page) and the FTL's
-//! invariant checks on. Not a test (it runs for a minute or more) and not a benchmark (its
-//! wall times are for the operator): a command that passes or names the combination that
-//! lost data.
+//! invariant checks on. Not a test (10 million writes take minutes) and not a benchmark (its
+//! wall times are for the operator): a command that passes or names each combination that
+//! lost data, broke an invariant or stalled.
 //!
 //! Where to start: [`plan`] chooses what runs on a drive and says why it skips the rest,
 //! [`run_all`] runs it, [`drive`] is the drive.
@@ -308,10 +308,11 @@ pub fn cross() -> Vec<Point> {
 /// All-pairs selection, greedy as in AETG (Cohen et al., "The AETG System", IEEE TSE 23(7),
 /// 1997, §III), over the valid points in order instead of random candidates: take the first
 /// point that holds the most pairs not yet covered, until every pair some valid point holds
-/// is covered. The full cross product on the default drive is 771 combinations, about
-/// 13,000 writes each out of 10 million; all pairs is about 60, so each runs long enough to
-/// rewrite the drive several times over. A bug that needs three values together may be
-/// missed; one that needs two is not.
+/// is covered. On the default drive the valid points are 771, about 12,000 writes each out
+/// of 10 million (with the order sweep); all pairs are 65, about 80,000 each, enough to
+/// program the drive's pages three times over. A bug that needs three values together may
+/// be missed; one that needs two is not. Each round covers at least one pair (every pair
+/// left is held by some valid point), so it ends after at most as many rounds as pairs.
 pub fn all_pairs(valid: &[Point]) -> Vec<Point> {
     let mut uncovered: BTreeSet<Pair> = valid.iter().flat_map(pairs).collect();
     let mut chosen = Vec::new();
@@ -340,8 +341,8 @@ pub struct Planned {
 }
 
 /// What is not run, and `validate`'s message: a pair of values no valid point holds (`what`
-/// is `dftl + die`, `example` the pair on the first point, `full/CWDP/off/plane`), or an
-/// allocation order of the sweep (`what` is its name).
+/// is `dftl + die`, `example` the pair set on the first point, `full/CWDP/off/plane`), or
+/// an allocation order of the sweep (`what` is its name).
 #[derive(Debug, Clone)]
 pub struct Skipped {
     pub what: String,
@@ -376,8 +377,8 @@ pub enum Selection {
 /// What runs on `base`: the `selection` of the cross product, then every other allocation
 /// order ([`every_order`]) on the full map with the cache off and plane GC; with `only`,
 /// just the combinations it names ([`Combination::matches`]). Skipped: the pairs no valid
-/// point holds, with the message of the pair on the first point (whose other values
-/// validate with anything), and the orders that do not validate.
+/// point holds, each with `validate`'s message for the pair set on the first point
+/// (`full/CWDP/off/plane`), and the orders that do not validate.
 pub fn plan(base: &Config, selection: Selection, only: Option<&str>) -> Plan {
     let valid: Vec<Point> = cross().into_iter().filter(|&p| rejection(&at(p).apply(base)).is_none()).collect();
     let chosen = match selection {
