@@ -40,6 +40,7 @@ pub mod report;
 pub mod reproduce;
 pub mod sim;
 pub mod slab;
+pub mod soak;
 pub mod spd;
 pub mod stats;
 pub mod timeline;

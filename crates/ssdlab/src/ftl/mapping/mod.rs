@@ -47,6 +47,17 @@ pub enum MappingKind {
 }
 
 impl MappingKind {
+    /// The name a config spells it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingKind::Full => "full",
+            MappingKind::Dftl => "dftl",
+            MappingKind::Cdftl => "cdftl",
+            MappingKind::Tpftl => "tpftl",
+            MappingKind::Fmmu => "fmmu",
+        }
+    }
+
     /// A demand-based scheme's defaults; None for the full table.
     pub fn defaults(self) -> Option<&'static SchemeDefaults> {
         match self {
