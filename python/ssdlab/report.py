@@ -152,6 +152,13 @@ class Report:
     def time_series(self) -> pd.DataFrame:
         return pd.DataFrame(self.data["sim"]["time_series"])
 
+    def plot_latency_cdf(self, classes=("all", "read", "write"), ax=None):
+        """The latency CDF from the report's quantiles (see :func:`ssdlab.plot.latency_cdf`);
+        returns the matplotlib Axes."""
+        from .plot import latency_cdf
+
+        return latency_cdf(self.data, classes, ax=ax)
+
     def __repr__(self) -> str:
         s = self.summary
         return (f"<ssdlab.Report {s['requests_completed']} requests, {s['iops']:.0f} IOPS, "

@@ -238,7 +238,7 @@ def sweep(
 
 
 class SweepTable:
-    """A sweep's results: :attr:`df`, one row per run."""
+    """A sweep's results: :attr:`df`, one row per run, and :meth:`plot`."""
 
     def __init__(self, df: pd.DataFrame):
         self.df = df
@@ -261,6 +261,12 @@ class SweepTable:
     def read(cls, out: str | os.PathLike) -> "SweepTable":
         """A finished sweep's table, from ``OUT/results.parquet``."""
         return cls(pd.read_parquet(pathlib.Path(out) / "results.parquet"))
+
+    def plot(self, x: str, y: str, hue: str | None = None, ax=None, **kwargs):
+        """`y` against `x`, one line per value of `hue` (matplotlib); returns the Axes."""
+        from .plot import sweep_lines
+
+        return sweep_lines(self.df, x, y, hue, ax=ax, **kwargs)
 
     def __len__(self) -> int:
         return len(self.df)
