@@ -40,3 +40,19 @@ def test_sweep_table_plot_averages_over_the_other_columns():
     assert list(lines["s = b"].get_ydata()) == [10.0, 20.0]
     with pytest.raises(KeyError, match="no column `z`"):
         ssdlab.SweepTable(df).plot(x="x", y="z")
+
+
+def test_the_sprinkler_example_draws_its_figure(repo, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "fig15"
+    p = subprocess.run([sys.executable, "examples/sprinkler_fig15.py", "--out", str(out)],
+                       cwd=repo, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert (out / "fig15_64chips.png").stat().st_size > 10_000
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == 25
+    # Sprinkler's point: at small transfers, VAS leaves most planes idle and SPK3 does not.
+    small = table[table["workload"].str.contains("random-4k")].set_index("hil.scheduler")
+    assert small.loc["spk3", "plane_utilization"] > 2 * small.loc["vas", "plane_utilization"]
