@@ -78,11 +78,11 @@ def test_local_and_ray_give_identical_tables(repo, tmp_path):
 
 
 def test_a_killed_sweep_resumes_and_runs_each_run_once(repo, tmp_path):
-    g = grid(repo, requests=40_000)
+    g = grid(repo, requests=100_000)
     g["workload"] = tmp_path / "w.toml"
     flow = g["workload"]
     flow.write_text('[[flows]]\nname = "mix"\ntype = "synthetic"\nread_ratio = 0.6\naddress = "uniform"\n'
-                    'request_bytes = 8192\nqueue_depth = 8\nrequests = 40000\n')
+                    'request_bytes = 8192\nqueue_depth = 8\nrequests = 100000\n')
     gfile = tmp_path / "grid.toml"
     gfile.write_text(
         f'config = "{g["config"]}"\nworkload = "w.toml"\nseed = [1, 2]\n[set]\n'
