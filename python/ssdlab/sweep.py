@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
+from ._ssdlab import SsdlabError
 from .report import Report, resolve_config, run
 
 #: The table's parameter columns come first, then these from each report's summary.
@@ -138,10 +139,24 @@ def expand(grid: Mapping[str, Any] | str | os.PathLike) -> list[Run]:
     return runs
 
 
-def _run_task(task: tuple) -> str:
-    """One simulation in a worker: the report's JSON text."""
+def _run_task(task: tuple) -> tuple[bool, str]:
+    """One simulation in a worker: (True, the report's JSON text), or (False, the message)
+    for bad input, so that one bad run does not stop the others on any backend."""
     config, workload, seed, over = task
-    return run(config, workload, seed=seed, set=over).to_json()
+    try:
+        return True, run(config, workload, seed=seed, set=over).to_json()
+    except SsdlabError as e:
+        return False, str(e)
+
+
+class SweepError(ValueError):
+    """Runs that failed on bad input (a workload or trace): ``failed`` maps each one's name to
+    its message. The others' reports are kept; a sweep started again retries only these."""
+
+    def __init__(self, failed: dict[str, str]):
+        self.failed = failed
+        lines = [f"{name}: {message}" for name, message in failed.items()]
+        super().__init__(f"{len(failed)} runs failed:\n  " + "\n  ".join(lines))
 
 
 def _write_atomic(path: pathlib.Path, text: str | bytes) -> None:
@@ -154,8 +169,8 @@ def _write_atomic(path: pathlib.Path, text: str | bytes) -> None:
     os.replace(tmp, path)
 
 
-def _local(tasks: list[tuple[str, tuple]], workers: int | None) -> Iterable[tuple[str, str]]:
-    """(name, report JSON) as each run finishes, on a process pool."""
+def _local(tasks: list[tuple[str, tuple]], workers: int | None) -> Iterable[tuple[str, tuple[bool, str]]]:
+    """(name, what `_run_task` returned) as each run finishes, on a process pool."""
     workers = workers or os.cpu_count() or 1
     with ProcessPoolExecutor(max_workers=min(workers, max(len(tasks), 1))) as pool:
         futures = {pool.submit(_run_task, t): name for name, t in tasks}
@@ -163,8 +178,10 @@ def _local(tasks: list[tuple[str, tuple]], workers: int | None) -> Iterable[tupl
             yield futures[fut], fut.result()
 
 
-def _ray(tasks: list[tuple[str, tuple]], address: str | None, workers: int | None) -> Iterable[tuple[str, str]]:
-    """(name, report JSON) as each Ray task finishes. Without an address, a local Ray instance
+def _ray(
+    tasks: list[tuple[str, tuple]], address: str | None, workers: int | None
+) -> Iterable[tuple[str, tuple[bool, str]]]:
+    """(name, what `_run_task` returned) as each Ray task finishes. Without an address, a local Ray instance
     with `workers` CPUs (default: all) is started for the sweep and stopped after it."""
     try:
         import ray
@@ -204,7 +221,8 @@ def sweep(
     ``config``, ``workload``, ``seed``, each ``set`` key) then the report's summary
     (:attr:`Report.summary`) without ``wall_s``, so that the same grid gives the same table
     on every backend. Progress (one line per finished run) goes to `progress`, default
-    stderr. A failing run raises after the runs already finished are kept.
+    stderr. Runs that fail on bad input raise :class:`SweepError` once every run has ended,
+    the others' reports kept; bad configs and overrides raise before any run starts.
     """
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     runs = expand(grid)
@@ -228,9 +246,16 @@ def sweep(
     else:
         raise ValueError(f"sweep: unknown backend `{backend}`; known: local, ray")
     start = time.perf_counter()
-    for k, (name, text) in enumerate(finished, 1):
-        _write_atomic(out / "runs" / f"{name}.json", text)
-        say(f"  [{k}/{len(todo)}] {name} ({time.perf_counter() - start:.1f} s)")
+    failed: dict[str, str] = {}
+    for k, (name, (ok, text)) in enumerate(finished, 1):
+        if ok:
+            _write_atomic(out / "runs" / f"{name}.json", text)
+            say(f"  [{k}/{len(todo)}] {name} ({time.perf_counter() - start:.1f} s)")
+        else:
+            failed[name] = text
+            say(f"  [{k}/{len(todo)}] {name} FAILED: {text}")
+    if failed:
+        raise SweepError(failed)
     table = SweepTable.from_reports(runs, out)
     _write_atomic(out / "results.csv", table.df.to_csv(index=False))
     _write_atomic(out / "results.parquet", table.df.to_parquet(index=False))

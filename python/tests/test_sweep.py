@@ -144,3 +144,33 @@ def test_the_cli_runs_the_same_sweep(repo, cli, tmp_path, monkeypatch):
     assert "[12/12]" in p.stderr
     sweep(grid_file, out=tmp_path / "py", progress=lambda _: None)
     assert (tmp_path / "cli" / "results.csv").read_bytes() == (tmp_path / "py" / "results.csv").read_bytes()
+
+
+def test_a_bad_run_fails_alone_and_is_retried_alone(repo, tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text('[[flows]]\ntype = "synthetic"\nread_ratio = 0.5\nrequests = 300\n')
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[flows]]\ntype = "synthetic"\nread_ratio = 5.0\nrequests = 300\n')
+    g = {"config": str(repo / "presets" / "mqsim-default.toml"), "workload": [str(good), str(bad)],
+         "seed": [1, 2]}
+    out = tmp_path / "out"
+    with pytest.raises(ssdlab.SweepError) as e:
+        sweep(g, out=out, workers=2, progress=lambda _: None)
+    assert set(e.value.failed) == {"mqsim-default__bad__seed-1", "mqsim-default__bad__seed-2"}
+    assert "read_ratio = 5: must be in [0, 1]" in e.value.failed["mqsim-default__bad__seed-1"]
+    assert sorted(f.stem for f in (out / "runs").glob("*.json")) == ["mqsim-default__good__seed-1",
+                                                                     "mqsim-default__good__seed-2"]
+    assert not (out / "results.csv").exists()
+    bad.write_text(good.read_text())
+    lines: list[str] = []
+    table = sweep(g, out=out, progress=lines.append)
+    assert lines[0].startswith("sweep: 2 of 4 runs already done")
+    assert len(table) == 4
+
+
+def test_a_bad_config_fails_before_any_run(repo, tmp_path):
+    g = grid(repo)
+    g["set"] = {"nand.channels": [4, 0]}
+    with pytest.raises(ssdlab.SsdlabError, match="nand.channels = 0"):
+        sweep(g, out=tmp_path, progress=lambda _: None)
+    assert not list((tmp_path / "runs").glob("*.json"))
