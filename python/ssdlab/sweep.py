@@ -22,11 +22,15 @@ local or Ray, return the report's text.
 
 Backends: ``local`` runs on all cores with a process pool (``workers`` to choose); ``ray``
 runs each simulation as a Ray task on the cluster at ``address`` (``None``: a local Ray
-instance, started and stopped here; the workers need this package installed).
+instance, started and stopped here). On a cluster, the nodes need this package installed
+and the grid's config, workload and trace paths readable where the tasks run (a shared
+file system); the reports come back to the caller, which alone writes ``OUT``. One sweep
+at a time per ``OUT``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -72,7 +76,11 @@ def _listify(v: Any) -> list:
 
 
 def _stem(value: Any) -> str:
-    """A parameter value as it appears in a run's name."""
+    """A parameter value as it appears in a run's name: a path's file name without its
+    extension, a dict or TOML text as `inline-` and a hash of its content, else the value."""
+    if isinstance(value, Mapping) or (isinstance(value, str) and "\n" in value):
+        text = json.dumps(value, sort_keys=True)
+        return "inline-" + hashlib.sha256(text.encode()).hexdigest()[:12]
     if isinstance(value, str) and ("/" in value or value.endswith((".toml", ".trace", ".csv"))):
         value = pathlib.PurePath(value).name
         for ext in (".toml", ".trace", ".csv", ".gz"):
