@@ -58,7 +58,7 @@ runs=(
   "reads-flin|--config presets/mqsim-default.toml --workload $train/reads.toml --set tsu.policy=flin"
   "mixed|--config presets/mqsim-default.toml --workload $train/mixed.toml"
   "cache|--config presets/mqsim-default.toml --workload $train/gc-writes-small.toml $small --set cache.enabled=true --set ftl.gc.copyback=true --set nand.suspension.enabled=true"
-  "fairness|--config presets/flin.toml --workload $train/reads.toml --set hil.scheduler=spk3 --set hil.fairness=wa_bc"
+  "fairness|--config presets/flin.toml --workload $train/reads.toml --set hil.scheduler=spk3 --set hil.fairness=wa_bc --set hil.plane_slots=4"
 )
 if [ -d "$traces/mqsim" ]; then
   runs+=(

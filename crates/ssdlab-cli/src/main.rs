@@ -154,6 +154,25 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Run a grid of simulations (experiments/*.toml) with the Python package's sweep engine:
+    /// a report per run in --out/runs, results.csv and results.parquet; started again, it
+    /// runs only what is missing. Needs `pip install ./python` (README, Python).
+    Sweep {
+        /// The grid: config, workload, seed and [set] lists (python/ssdlab/sweep.py).
+        grid: PathBuf,
+        /// Folder for runs/*.json, results.csv and results.parquet (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Where the runs go: local (a process pool on all cores) or ray (a Ray task each).
+        #[arg(long, default_value = "local", value_parser = ["local", "ray"])]
+        backend: String,
+        /// Ray cluster address (ray://HOST:PORT); default: a local Ray instance.
+        #[arg(long)]
+        address: Option<String>,
+        /// Parallel runs (default: all cores).
+        #[arg(long)]
+        workers: Option<usize>,
+    },
     /// Measure speed and memory on fixed scenarios (mqsim-default drive).
     Bench {
         /// Print a JSON list instead of a table.
@@ -337,6 +356,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             Ok(())
         }
         Command::Trace { command } => trace(command),
+        Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
         Command::Bench { json, only, repeat, set, scenario } => {
             if let Some(name) = scenario {
                 let r = ssdlab::bench::run_scenario(&name, &set)?;
@@ -554,6 +574,44 @@ fn reproduce(
         }
     }
     Ok(())
+}
+
+/// `ssdlab sweep`: hands over to `python -m ssdlab sweep` (the interpreter in
+/// `$SSDLAB_PYTHON`, else `python3`), the one sweep engine, which the Python API and its
+/// Ray backend share; its exit code is this command's.
+fn sweep(
+    grid: &Path,
+    out: &Path,
+    backend: &str,
+    address: Option<String>,
+    workers: Option<usize>,
+) -> Result<(), InputError> {
+    let python = std::env::var_os("SSDLAB_PYTHON").unwrap_or_else(|| "python3".into());
+    let has_package = std::process::Command::new(&python)
+        .args(["-c", "import ssdlab.sweep"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_package {
+        return Err(InputError(format!(
+            "sweep needs the ssdlab Python package in {}: pip install ./python (README, Python), or set SSDLAB_PYTHON",
+            python.to_string_lossy()
+        )));
+    }
+    let mut cmd = std::process::Command::new(&python);
+    cmd.args(["-m", "ssdlab", "sweep"]).arg(grid).arg("--out").arg(out).args(["--backend", backend]);
+    if let Some(a) = address {
+        cmd.args(["--address", &a]);
+    }
+    if let Some(w) = workers {
+        cmd.args(["--workers", &w.to_string()]);
+    }
+    let status = cmd.status()?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(code) => std::process::exit(code),
+        None => Err(InputError(format!("sweep: python ended by a signal ({status})"))),
+    }
 }
 
 /// The workload of `run`, with the command line's trace options applied to its trace flows.

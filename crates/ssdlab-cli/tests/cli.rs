@@ -1470,3 +1470,18 @@ fn closed_stdout_ends_quietly() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `sweep` is the Python package's engine: without an interpreter that has it, it says how to
+/// get one and exits 2. (The sweep itself is tested by python/tests/test_sweep.py.)
+#[test]
+fn sweep_without_the_python_package_says_how_to_install_it() {
+    let out = Command::new(BIN)
+        .args(["sweep", "experiments/scheduler-channels.toml", "--out", "unused"])
+        .env("SSDLAB_PYTHON", "/nonexistent/python3")
+        .output()
+        .expect("run ssdlab");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pip install ./python"), "{stderr}");
+    assert!(stderr.contains("/nonexistent/python3"), "{stderr}");
+}

@@ -325,11 +325,15 @@ impl WorkloadSpec {
             return Ok(WorkloadSpec::single_trace(path, Replay::Timestamps));
         }
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let file = path.display().to_string();
-        let mut spec: WorkloadSpec = toml::from_str(&text).map_err(|e| Error::toml(&file, &text, e))?;
-        // Trace paths are relative to the workload file, unless that does not exist and the
-        // path does relative to the working directory.
         let dir = path.parent().unwrap_or(Path::new("."));
+        WorkloadSpec::from_toml_str(&text, &path.display().to_string(), dir)
+    }
+
+    /// A workload from TOML text; `file` names it in messages. Trace paths are relative to
+    /// `dir` (the workload file's folder), unless that does not exist and the path does
+    /// relative to the working directory.
+    pub fn from_toml_str(text: &str, file: &str, dir: &Path) -> Result<WorkloadSpec> {
+        let mut spec: WorkloadSpec = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
         for f in &mut spec.flows {
             if let Some(p) = &f.path {
                 let rel = dir.join(p);
@@ -338,10 +342,10 @@ impl WorkloadSpec {
                 }
             }
         }
-        spec.source = file.clone();
-        spec.validate(&file).map_err(|e| match e {
+        spec.source = file.to_string();
+        spec.validate(file).map_err(|e| match e {
             Error::Config { file, key, message, .. } => {
-                Error::Config { line: crate::error::line_of_key(&text, &key), file, key, message }
+                Error::Config { line: crate::error::line_of_key(text, &key), file, key, message }
             }
             other => other,
         })?;

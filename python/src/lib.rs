@@ -1,0 +1,138 @@
+//! Python bindings of ssdlab: the `ssdlab._ssdlab` extension module, under the `ssdlab`
+//! Python package (`python/ssdlab/__init__.py`, which is where to start reading).
+//!
+//! Thin on purpose: it turns Python's inputs into a [`Config`] and a [`WorkloadSpec`] the way
+//! the CLI's `run` does, runs the library with the GIL released, and hands back the report's
+//! JSON (the same serde serialisation `ssdlab run --out` writes). DataFrames, sweeps and
+//! plots live in Python. Bad input raises `ssdlab.SsdlabError` with the library's message,
+//! the text the CLI prints after `error: `.
+
+use std::path::{Path, PathBuf};
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use ssdlab::{Config, RunOptions, WorkloadSpec};
+
+create_exception!(
+    ssdlab,
+    SsdlabError,
+    PyValueError,
+    "Bad input (a config, workload or trace): the message names the file, line, key and value, as the CLI's does."
+);
+
+/// Where a config or a workload comes from, as the Python side resolved it.
+enum Source {
+    /// A file: a config, a workload TOML, or a trace replayed at its timestamps.
+    Path(PathBuf),
+    /// TOML text, named `name` in messages.
+    Toml { text: String, name: &'static str },
+}
+
+impl Source {
+    /// `kind` is "path", "toml" or "json" (a dict, serialised by the Python side).
+    fn new(kind: &str, value: String, name: &'static str) -> Result<Source, String> {
+        match kind {
+            "path" => Ok(Source::Path(PathBuf::from(value))),
+            "toml" => Ok(Source::Toml { text: value, name }),
+            "json" => {
+                let json: serde_json::Value = serde_json::from_str(&value).map_err(|e| format!("{name}: {e}"))?;
+                // TOML has no null: a None in the dict is named here rather than dropped.
+                let table = toml::Table::try_from(json).map_err(|e| format!("{name}: not a TOML table: {e}"))?;
+                let text = toml::to_string(&table).map_err(|e| format!("{name}: {e}"))?;
+                Ok(Source::Toml { text, name })
+            }
+            other => Err(format!("{name}: unknown source kind `{other}`")),
+        }
+    }
+}
+
+/// The config, with `--set` overrides, as `ssdlab run --config` reads it.
+fn config(source: &Source, set: &[String]) -> ssdlab::Result<Config> {
+    match source {
+        Source::Path(p) => Config::load(p, set),
+        Source::Toml { text, name } => Config::from_toml_str(text, name, set),
+    }
+}
+
+/// The workload, as `ssdlab run --workload` reads it: a TOML file, or any other file as a
+/// trace replayed at its timestamps. Trace paths in TOML text are relative to the working
+/// directory.
+fn workload(source: &Source) -> ssdlab::Result<WorkloadSpec> {
+    match source {
+        Source::Path(p) => WorkloadSpec::load(p),
+        Source::Toml { text, name } => WorkloadSpec::from_toml_str(text, name, Path::new(".")),
+    }
+}
+
+/// Everything one run needs, checked before the GIL is released.
+struct Job {
+    config: Config,
+    workload: WorkloadSpec,
+    seed: Option<u64>,
+    check: bool,
+    fairness: bool,
+}
+
+impl Job {
+    /// What `ssdlab run` does after reading its inputs, returning the JSON report.
+    fn run(&self) -> Result<String, String> {
+        let opts = RunOptions { check: self.check, timeline: None, progress: false };
+        let report = if self.fairness {
+            let threads = ssdlab::reproduce::default_threads();
+            ssdlab::run_with_fairness(&self.config, &self.workload, self.seed, &opts, threads)
+        } else {
+            ssdlab::run(&self.config, &self.workload, self.seed, &opts)
+        }
+        .map_err(|e| e.to_string())?;
+        match &report.check {
+            Some(c) if c.violations > 0 => Err(format!("--check found {} integrity violations", c.violations)),
+            _ => Ok(report.to_json()),
+        }
+    }
+}
+
+/// Run one simulation; returns the report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (config_kind, config_value, workload_kind, workload_value, seed=None, set=Vec::new(), check=false, fairness=false))]
+#[allow(clippy::too_many_arguments)]
+fn run_json(
+    py: Python<'_>,
+    config_kind: &str,
+    config_value: String,
+    workload_kind: &str,
+    workload_value: String,
+    seed: Option<u64>,
+    set: Vec<String>,
+    check: bool,
+    fairness: bool,
+) -> PyResult<String> {
+    let err = |m: String| SsdlabError::new_err(m);
+    let config_source = Source::new(config_kind, config_value, "<config>").map_err(err)?;
+    let workload_source = Source::new(workload_kind, workload_value, "<workload>").map_err(err)?;
+    // Read in the order the CLI reads them, so the first error is the CLI's first error.
+    let config = config(&config_source, &set).map_err(|e| err(e.to_string()))?;
+    let workload = workload(&workload_source).map_err(|e| err(e.to_string()))?;
+    let job = Job { config, workload, seed, check, fairness };
+    // The simulation touches no Python object: other Python threads run meanwhile.
+    py.detach(|| job.run()).map_err(err)
+}
+
+/// The fully resolved config (every key with its value) as TOML, like `ssdlab validate
+/// --print`.
+#[pyfunction]
+#[pyo3(signature = (config_kind, config_value, set=Vec::new()))]
+fn resolve_config(config_kind: &str, config_value: String, set: Vec<String>) -> PyResult<String> {
+    let err = |m: String| SsdlabError::new_err(m);
+    let source = Source::new(config_kind, config_value, "<config>").map_err(err)?;
+    Ok(config(&source, &set).map_err(|e| err(e.to_string()))?.to_toml())
+}
+
+#[pymodule]
+fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    Ok(())
+}

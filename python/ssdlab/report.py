@@ -1,0 +1,165 @@
+"""One simulation: :func:`run` and its :class:`Report`."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Mapping
+
+import pandas as pd
+
+from . import _ssdlab
+
+#: A config or workload as :func:`run` takes it.
+Source = "str | os.PathLike | Mapping[str, Any]"
+
+
+def _source(value: Any, what: str) -> tuple[str, str]:
+    """(kind, text) for the extension: a path, TOML text or a dict.
+
+    A ``pathlib.Path`` (any ``os.PathLike``) is a path. A dict is the TOML document's tables
+    as a dict (``{"nand": {"channels": 16}}``). A ``str`` is a path if such a file exists,
+    else TOML text if it holds a newline or an ``=``, else a path (whose absence the
+    library then reports, as the CLI would).
+    """
+    if isinstance(value, os.PathLike):
+        return "path", os.fspath(value)
+    if isinstance(value, Mapping):
+        return "json", json.dumps(value)
+    if isinstance(value, str):
+        if os.path.exists(value) or not ("\n" in value or "=" in value):
+            return "path", value
+        return "toml", value
+    raise TypeError(f"{what}: expected a path, a TOML string or a dict, not {type(value).__name__}")
+
+
+def _set_list(set: Mapping[str, Any] | None) -> list[str]:
+    """``{"nand.channels": 16}`` → ``["nand.channels=16"]``, the CLI's ``--set`` form."""
+    if not set:
+        return []
+    out = []
+    for key, value in set.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, str):
+            value = json.dumps(value)  # a TOML basic string: quoted, escaped
+        out.append(f"{key}={value}")
+    return out
+
+
+def run(
+    config: Any,
+    workload: Any,
+    seed: int | None = None,
+    set: Mapping[str, Any] | None = None,
+    *,
+    check: bool = False,
+    fairness: bool = False,
+) -> "Report":
+    """Run one simulation, as ``ssdlab run --config CONFIG --workload WORKLOAD``.
+
+    ``config`` and ``workload`` are each a path, a TOML string or a dict; a workload file
+    that is not ``.toml`` is a trace replayed at its timestamps as one flow. ``seed``
+    overrides the workload's seed (``--seed``); ``set`` overrides config keys
+    (``{"hil.scheduler": "spk3"}`` is ``--set hil.scheduler=spk3``); ``check`` and
+    ``fairness`` are ``--check`` and ``--fairness``. Bad input raises :class:`SsdlabError`
+    with the message the CLI prints after ``error:``. The simulation releases the GIL.
+    """
+    ck, cv = _source(config, "config")
+    wk, wv = _source(workload, "workload")
+    text = _ssdlab.run_json(ck, cv, wk, wv, seed, _set_list(set), check, fairness)
+    return Report(text)
+
+
+def resolve_config(config: Any, set: Mapping[str, Any] | None = None) -> str:
+    """The fully resolved config as TOML (``ssdlab validate --print``); raises on bad input."""
+    kind, value = _source(config, "config")
+    return _ssdlab.resolve_config(kind, value, _set_list(set))
+
+
+class Report:
+    """A simulation's report: the JSON ``ssdlab run --out`` writes, and views of it.
+
+    - ``data``: the whole report as a dict (README, "Reading the report").
+    - ``summary``: a flat dict of the main numbers (see :meth:`summary`).
+    - ``latency``: one row per request class (``all``, ``read``, ``write``); columns
+      ``count``, ``mean``, ``p50``, ``p99``, ``p999``, ``max``, in µs (``sim.latency_us``).
+    - ``flows``: one row per flow (``sim.flows``), its ``latency_us`` spread into
+      ``latency_{mean,p50,p99,p999,max}_us`` and ``latency_count``.
+    - ``time_series``: one row per ``stats.interval_us`` sample (``sim.time_series``).
+    """
+
+    def __init__(self, text: str):
+        self._text = text
+        self.data: dict[str, Any] = json.loads(text)
+
+    def to_json(self) -> str:
+        """The report's JSON text, byte for byte what ``ssdlab run --out`` writes."""
+        return self._text
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The main numbers, flat.
+
+        ``requests_completed``, ``iops``, ``bandwidth_mb_s``, ``read_bandwidth_mb_s``,
+        ``write_bandwidth_mb_s``, ``host_wait_us_mean``, ``device_us_mean``,
+        ``queue_stall_s`` (``sim.host``); ``sim_time_s``; ``latency_{mean,p50,p99,p999,max}_us``
+        and ``read_latency_…``, ``write_latency_…`` (``sim.latency_us``);
+        ``chip_utilization``, ``plane_utilization``, ``inter_chip_idleness``,
+        ``intra_chip_idleness``, ``transaction_reduction`` (``sim.flash``); ``waf``,
+        ``gc_invocations``, ``gc_pages_moved``, ``gc_erases`` (``sim.gc``);
+        ``cache_hit_ratio``; ``scheduler``, ``tsu``, ``seed``; ``wall_s``.
+        """
+        d, s = self.data, self.data["sim"]
+        out: dict[str, Any] = {
+            "scheduler": d["config"]["hil"]["scheduler"],
+            "tsu": d["config"]["tsu"]["policy"],
+            "seed": d["seed"],
+            "sim_time_s": s["sim_time_ps"] / 1e12,
+        }
+        out.update(s["host"])
+        for cls, prefix in (("all", ""), ("read", "read_"), ("write", "write_")):
+            for k, v in s["latency_us"][cls].items():
+                if k != "count":
+                    out[f"{prefix}latency_{k}_us"] = v
+        f = s["flash"]
+        for k in ("chip_utilization", "plane_utilization", "inter_chip_idleness", "intra_chip_idleness",
+                  "transaction_reduction"):
+            out[k] = f[k]
+        g = s["gc"]
+        out.update(waf=g["waf"], gc_invocations=g["invocations"], gc_pages_moved=g["pages_moved"],
+                   gc_erases=g["erases"])
+        out["cache_hit_ratio"] = s["cache"]["hit_ratio"]
+        out["wall_s"] = d["run"]["wall_s"]
+        return out
+
+    @property
+    def latency(self) -> pd.DataFrame:
+        lat = self.data["sim"]["latency_us"]
+        return pd.DataFrame.from_dict(lat, orient="index").rename_axis("class")
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        rows = []
+        for f in self.data["sim"]["flows"]:
+            row = {k: v for k, v in f.items() if k != "latency_us"}
+            for k, v in f["latency_us"].items():
+                row["latency_count" if k == "count" else f"latency_{k}_us"] = v
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def time_series(self) -> pd.DataFrame:
+        return pd.DataFrame(self.data["sim"]["time_series"])
+
+    def plot_latency_cdf(self, classes=("all", "read", "write"), ax=None):
+        """The latency CDF from the report's quantiles (see :func:`ssdlab.plot.latency_cdf`);
+        returns the matplotlib Axes."""
+        from .plot import latency_cdf
+
+        return latency_cdf(self.data, classes, ax=ax)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<ssdlab.Report {s['requests_completed']} requests, {s['iops']:.0f} IOPS, "
+                f"mean latency {s['latency_mean_us']:.1f} us>")

@@ -1,0 +1,188 @@
+"""ssdlab.run: the report's DataFrames against its JSON, inputs as paths, TOML text and dicts,
+errors with the CLI's messages, and the GIL released during the simulation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+
+import pytest
+
+import ssdlab
+
+PRESET = "presets/mqsim-default.toml"
+
+# A small synthetic workload: mixed reads and writes, so every latency class has requests.
+MIXED = {
+    "seed": 7,
+    "flows": [
+        {"name": "a", "type": "synthetic", "read_ratio": 0.7, "address": "uniform",
+         "request_bytes": 8192, "queue_depth": 8, "requests": 3000},
+        {"name": "b", "type": "synthetic", "read_ratio": 0.2, "address": "uniform",
+         "request_bytes": 4096, "queue_depth": 4, "requests": 2000},
+    ],
+}
+
+
+def without_run(report_json: str) -> dict:
+    """The report minus `run` (wall time, RSS): what depends only on the inputs."""
+    d = json.loads(report_json)
+    d.pop("run")
+    return d
+
+
+def test_the_readme_command_completes_every_tpcc_request(repo, tpcc, monkeypatch):
+    monkeypatch.chdir(repo)
+    r = ssdlab.run(PRESET, str(tpcc))
+    # The trace's request count (`ssdlab trace info`), all replayed.
+    assert r.summary["requests_completed"] == 6999
+    assert r.data["sim"]["host"]["requests_completed"] == 6999
+
+
+def test_dataframes_match_the_json_report(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    r = ssdlab.run(PRESET, MIXED, set={"stats.interval_us": 2000})
+    d = json.loads(r.to_json())
+    sim = d["sim"]
+
+    assert list(r.latency.index) == ["all", "read", "write"]
+    for cls in ("all", "read", "write"):
+        for k, v in sim["latency_us"][cls].items():
+            assert r.latency.loc[cls, k] == v
+    assert r.latency.loc["read", "count"] + r.latency.loc["write", "count"] == r.latency.loc["all", "count"]
+
+    assert list(r.flows["name"]) == ["a", "b"]
+    for i, f in enumerate(sim["flows"]):
+        row = r.flows.iloc[i]
+        assert row["requests_completed"] == f["requests_completed"]
+        assert row["iops"] == f["iops"]
+        assert row["latency_mean_us"] == f["latency_us"]["mean"]
+        assert row["latency_p99_us"] == f["latency_us"]["p99"]
+        assert row["latency_count"] == f["latency_us"]["count"]
+    assert r.flows["requests_completed"].sum() == 5000
+
+    ts = r.time_series
+    assert len(ts) == len(sim["time_series"]) > 1
+    assert list(ts.columns) == list(sim["time_series"][0].keys())
+    for i, sample in enumerate(sim["time_series"]):
+        for k, v in sample.items():
+            assert ts.iloc[i][k] == v
+    # Every request completes in some interval.
+    assert ts["requests"].sum() == 5000
+
+    s = r.summary
+    assert s["requests_completed"] == sim["host"]["requests_completed"] == 5000
+    assert s["latency_p99_us"] == sim["latency_us"]["all"]["p99"]
+    assert s["write_latency_mean_us"] == sim["latency_us"]["write"]["mean"]
+    assert s["waf"] == sim["gc"]["waf"]
+    assert s["sim_time_s"] == sim["sim_time_ps"] / 1e12
+    assert s["seed"] == 7
+
+
+def test_path_toml_text_and_dict_give_the_same_report(repo, tmp_path, monkeypatch):
+    monkeypatch.chdir(repo)
+    config_text = (repo / PRESET).read_text()
+    workload_text = (repo / "examples" / "read-qd16.toml").read_text().replace("100000", "2000")
+    wpath = tmp_path / "w.toml"
+    wpath.write_text(workload_text)
+    import tomllib
+
+    by_path = ssdlab.run(PRESET, wpath)
+    by_text = ssdlab.run(config_text, workload_text)
+    by_dict = ssdlab.run(tomllib.loads(config_text), tomllib.loads(workload_text))
+    a, b, c = (without_run(r.to_json()) for r in (by_path, by_text, by_dict))
+    # Only the workload's name for messages may differ; it is not serialised.
+    assert a == b == c
+    assert a["sim"]["host"]["requests_completed"] == 4000
+
+
+def test_seed_and_set_are_the_clis(repo, cli, tpcc, tmp_path, monkeypatch):
+    monkeypatch.chdir(repo)
+    out = tmp_path / "cli.json"
+    subprocess.run(
+        [cli, "run", "--config", PRESET, "--workload", "examples/read-qd16.toml", "--seed", "5",
+         "--set", "hil.scheduler=spk3", "--set", "nand.channels=4", "--out", out],
+        check=True, capture_output=True,
+    )
+    workload = (repo / "examples" / "read-qd16.toml")
+    r = ssdlab.run(PRESET, workload, seed=5, set={"hil.scheduler": "spk3", "nand.channels": 4})
+    assert without_run(r.to_json()) == without_run(out.read_text())
+    assert r.data["config"]["nand"]["channels"] == 4
+    assert r.summary["scheduler"] == "spk3"
+
+
+def cli_error(cli, *args) -> str:
+    """The CLI's message for bad input: its stderr line after `error: `, exit code 2."""
+    p = subprocess.run([cli, *args], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    line = [l for l in p.stderr.splitlines() if l.startswith("error: ")][-1]
+    return line.removeprefix("error: ")
+
+
+def test_bad_config_raises_with_the_clis_message(repo, cli, tpcc, tmp_path, monkeypatch):
+    monkeypatch.chdir(repo)
+    bad = tmp_path / "bad.toml"
+    bad.write_text((repo / PRESET).read_text().replace('policy = "ooo"', 'policy = "bogus"', 1))
+    assert "bogus" in bad.read_text()
+    expected = cli_error(cli, "run", "--config", bad, "--workload", tpcc)
+    assert "bogus" in expected and str(bad) in expected
+    with pytest.raises(ssdlab.SsdlabError) as e:
+        ssdlab.run(bad, tpcc)
+    assert str(e.value) == expected
+
+    # An impossible --set value, an unknown key, a missing file: the same message each time.
+    cases = [
+        (["--set", "nand.channels=0"], {"set": {"nand.channels": 0}}, PRESET),
+        (["--set", "nand.no_such_key=1"], {"set": {"nand.no_such_key": 1}}, PRESET),
+        ([], {}, "presets/no-such-preset.toml"),
+    ]
+    for args, kwargs, config in cases:
+        expected = cli_error(cli, "run", "--config", config, "--workload", tpcc, *args)
+        with pytest.raises(ssdlab.SsdlabError) as e:
+            ssdlab.run(config, tpcc, **kwargs)
+        assert str(e.value) == expected
+
+
+def test_bad_input_without_the_cli(repo, tpcc, monkeypatch):
+    monkeypatch.chdir(repo)
+    with pytest.raises(ssdlab.SsdlabError, match=r"--set: nand.channels = 0: must be at least 1"):
+        ssdlab.run(PRESET, tpcc, set={"nand.channels": 0})
+    # A bad key in a dict names the key, in TOML text it also names the line.
+    with pytest.raises(ssdlab.SsdlabError, match=r"<config>:\d+: .*tsu.policy = \"bogus\""):
+        ssdlab.run({"tsu": {"policy": "bogus"}}, tpcc)
+    with pytest.raises(ssdlab.SsdlabError, match=r"<workload>:3: flows\[0\]: read_ratio = 2: must be in \[0, 1\]"):
+        ssdlab.run(PRESET, '[[flows]]\ntype = "synthetic"\nread_ratio = 2.0\nrequests = 10\n')
+    with pytest.raises(ssdlab.SsdlabError, match="not a TOML table"):
+        ssdlab.run({"nand": {"channels": None}}, tpcc)
+    with pytest.raises(TypeError):
+        ssdlab.run(42, tpcc)
+    # It is a ValueError, so generic handlers catch it.
+    assert issubclass(ssdlab.SsdlabError, ValueError)
+
+
+def test_the_simulation_releases_the_gil(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    big = {"flows": [{"name": "r", "type": "synthetic", "read_ratio": 1.0, "address": "uniform",
+                      "request_bytes": 4096, "queue_depth": 32, "requests": 150_000}]}
+    ticks = 0
+    done = threading.Event()
+
+    def ticker():
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    start = time.perf_counter()
+    r = ssdlab.run(PRESET, big)
+    wall = time.perf_counter() - start
+    done.set()
+    t.join()
+    assert r.summary["requests_completed"] == 150_000
+    # Holding the GIL for the whole run would leave the ticker at a tick or two.
+    assert wall > 0.05
+    assert ticks >= 10, f"{ticks} ticks in {wall:.3f} s"
