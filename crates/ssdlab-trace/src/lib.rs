@@ -3,7 +3,7 @@
 //! **For:** turning the common text trace formats into one uniform list of [`Record`]s (arrival
 //! time in picoseconds relative to the first request, device, operation, byte offset and byte
 //! size), summarising them ([`summarize`]) and writing them back out in any of those formats
-//! ([`write`], used by `trace convert`).
+//! ([`write()`], used by `trace convert`).
 //!
 //! **Not for:** binary traces, or fitting addresses to a drive: offsets are returned as found,
 //! and wrapping, rescaling or rejecting out-of-range addresses is the caller's choice. A file is
@@ -65,7 +65,7 @@ mod columns;
 mod stream;
 mod write;
 
-pub use columns::{ColumnMap, Separator, TimeUnit};
+pub use columns::{ColumnMap, Separator, TimeUnit, SSDLAB_HEADER};
 pub use stream::{create, Compression};
 pub use write::write;
 
