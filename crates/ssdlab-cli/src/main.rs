@@ -153,6 +153,11 @@ enum Command {
         /// Parallel runs (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Pick an interrupted reproduction up: use the reports in --out/runs made from the
+        /// same config, workload and seed instead of running them again. Not after changing
+        /// ssdlab itself: a report is matched by its inputs, not by the code that made it.
+        #[arg(long)]
+        resume: bool,
     },
     /// Run a grid of simulations (experiments/*.toml) with the Python package's sweep engine:
     /// a report per run in --out/runs, results.csv and results.parquet; started again, it
@@ -339,7 +344,10 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
-        Command::Reproduce { paper, out, quick, traces, threads } => reproduce(&paper, out, quick, traces, threads),
+        Command::Reproduce { paper, out, quick, traces, threads, resume } => {
+            let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
+            reproduce(&paper, ssdlab::reproduce::Options { out, quick, traces, threads, resume })
+        }
         Command::Run(args) => run(args),
         Command::Validate { config, workload, set, print } => {
             let cfg = Config::load(&config, &set)?;
@@ -532,15 +540,8 @@ fn output_within(cmd: &mut std::process::Command, limit_s: u64) -> std::io::Resu
     Ok((status, joined(stdout), joined(stderr)))
 }
 
-fn reproduce(
-    paper: &str,
-    out: PathBuf,
-    quick: bool,
-    traces: PathBuf,
-    threads: Option<usize>,
-) -> Result<(), InputError> {
-    let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
-    let opts = ssdlab::reproduce::Options { out: out.clone(), quick, traces, threads };
+fn reproduce(paper: &str, opts: ssdlab::reproduce::Options) -> Result<(), InputError> {
+    let out = opts.out.clone();
     match paper {
         "flin" => {
             let rows = ssdlab::reproduce::flin::reproduce(&opts)?;

@@ -43,6 +43,7 @@ pub mod slab;
 pub mod soak;
 pub mod spd;
 pub mod stats;
+pub mod sweep;
 pub mod timeline;
 pub mod tsu;
 pub mod twinblk;

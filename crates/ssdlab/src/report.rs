@@ -4,7 +4,7 @@
 //! Everything in the report outside `run` depends only on config, workload and seed; `run`
 //! holds what the host machine did (wall time, events per second, peak memory).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::engine::Ps;
@@ -12,7 +12,7 @@ use crate::host::WorkloadSpec;
 use crate::sim::{CheckResult, Outcome};
 use crate::stats::{Latency, Sample, Stats, WriteCase, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub ssdlab_version: String,
     pub seed: u64,
@@ -24,7 +24,7 @@ pub struct Report {
     pub run: RunReport,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SimReport {
     pub sim_time_ps: u64,
     pub host: HostReport,
@@ -45,7 +45,7 @@ pub struct SimReport {
 /// sharing the drive divided by its mean response time when it runs alone (same config, same
 /// seed, same preconditioning). Unfairness = max / min slowdown; fairness = 1 / unfairness;
 /// weighted speedup = Σ alone / shared.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FairnessReport {
     pub fairness: f64,
     pub unfairness: f64,
@@ -73,7 +73,7 @@ impl FairnessReport {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HostReport {
     pub requests_completed: u64,
     pub iops: f64,
@@ -88,14 +88,14 @@ pub struct HostReport {
     pub queue_stall_s: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LatencyGroup {
     pub all: LatencySummary,
     pub read: LatencySummary,
     pub write: LatencySummary,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LatencySummary {
     pub count: u64,
     pub mean: f64,
@@ -118,7 +118,7 @@ impl LatencySummary {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlowReport {
     pub name: String,
     pub requests_completed: u64,
@@ -135,7 +135,7 @@ pub struct FlowReport {
     pub gc_charged_us: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlashReport {
     pub chip_utilization: f64,
     /// Plane-time in running commands / (planes × simulated time) (SPD's `plane_util_time`).
@@ -164,7 +164,7 @@ pub struct FlashReport {
     pub readdressed_reads: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlpReport {
     pub single: f64,
     pub die_interleave: f64,
@@ -173,14 +173,14 @@ pub struct FlpReport {
 }
 
 /// Die-level programs by write case (`stats::WriteCase`), the host's and GC's apart.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WriteCasesReport {
     pub user: WriteCaseCounts,
     pub gc: WriteCaseCounts,
 }
 
 /// Die-level programs of one kind: how many in each case, and each case's share of `dies`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WriteCaseCounts {
     /// Die-level programs classified (a program command counts once per die it uses).
     pub dies: u64,
@@ -191,7 +191,7 @@ pub struct WriteCaseCounts {
     pub share: WriteCaseShares,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WriteCaseShares {
     pub single: f64,
     pub mixed: f64,
@@ -236,7 +236,7 @@ impl WriteCaseCounts {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GcReport {
     pub invocations: u64,
     pub pages_moved: u64,
@@ -266,7 +266,7 @@ pub struct GcReport {
     pub cost_per_invocation_us: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CacheReport {
     /// Pages the cache holds (`cache.capacity_bytes`, or `cache.capacity_footprint_fraction`
     /// of the workload's footprint).
@@ -286,7 +286,7 @@ pub struct CacheReport {
     pub hit_ratio: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FtlReport {
     pub logical_pages: u64,
     pub physical_pages: u64,
@@ -313,7 +313,7 @@ pub struct FtlReport {
 }
 
 /// The FTL's servers and how busy they were.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FirmwareReport {
     pub cores: u32,
     pub hardware_units: u32,
@@ -324,7 +324,7 @@ pub struct FirmwareReport {
 }
 
 /// Busy time / (units × simulated time) of each part on a request's path (FMMU Fig. 12).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Utilization {
     /// The host link, the busier direction.
     pub host_link: f64,
@@ -337,7 +337,7 @@ pub struct Utilization {
     pub ftl: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     pub wall_s: f64,
     pub events: u64,

@@ -186,7 +186,7 @@ pub const RELABEL_LOG: usize = 10_000;
 
 /// Host pages read and written on one channel, and how many of them while it was labelled
 /// Read.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct ChannelLoad {
     pub host_reads: u64,
     pub host_writes: u64,
@@ -195,7 +195,7 @@ pub struct ChannelLoad {
 }
 
 /// One relabelling: when, which channel, and the type it became.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Relabel {
     pub t_us: f64,
     pub channel: u32,
@@ -409,7 +409,7 @@ impl ChannelPartition {
 }
 
 /// `sim.ftl.partition` of a report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PartitionReport {
     /// Channels labelled Read at the end of the run, and which.
     pub read_channels_end: u32,

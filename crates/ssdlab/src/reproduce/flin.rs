@@ -33,7 +33,7 @@ use rand_pcg::Pcg64Mcg;
 
 mod intensity;
 
-use super::{io_err, mean, plot, run_jobs, shared_trace, Job, Options};
+use super::{io_err, mean, plot, run_all, shared_trace, Job, Options};
 use crate::error::Result;
 use crate::ftl::precondition::Pattern;
 use crate::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
@@ -367,7 +367,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let reports = {
         let n = plan.jobs.len();
         eprintln!("  reproduce flin: {n} runs (shared and alone) ...");
-        run_jobs(plan.jobs, opts.threads, None, Some("reproduce flin"))?
+        run_all("reproduce flin", plan.jobs, opts)?
     };
     let rows: Vec<Row> = plan.cases.iter().map(|c| case_row(c, &reports, duration_ms)).collect();
 

@@ -555,7 +555,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     plan_synthetic(opts, &base, &mut plan)?;
     plan_scaling(opts, &base, &mut plan)?;
     eprintln!("  reproduce fmmu: {} runs ...", plan.jobs.len());
-    let reports = run_all("reproduce fmmu", plan.jobs, opts.threads)?;
+    let reports = run_all("reproduce fmmu", plan.jobs, opts)?;
     let mut rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
     // Synthetic rows first in the outputs, as the paper's figures go.
     rows.sort_by_key(|r| ["synthetic", "trace", "scaling"].iter().position(|e| *e == r.experiment));

@@ -2,9 +2,10 @@
 //! CSV row per run, a PNG per figure and a REPORT.md that sets every result beside the
 //! paper's number.
 //!
-//! Runs are independent and go in parallel on the machine's cores; each one is itself
-//! deterministic, and rows are written in the grid's order, so the CSV does not depend on
-//! which core finished first.
+//! Runs are independent and go on the sweep engine ([`crate::sweep`]) in parallel on the
+//! machine's cores, each one's report kept in `OUT/runs` as it ends (`--resume` picks an
+//! interrupted reproduction up from there). Each run is deterministic, and rows are written
+//! in the grid's order, so the CSV does not depend on which core finished first.
 
 pub mod flin;
 pub mod fmmu;
@@ -15,11 +16,10 @@ pub mod sprinkler;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::{Config, Report, RunOptions, WorkloadSpec};
+use crate::sweep::{self, Item, Store};
+use crate::{Config, Report, WorkloadSpec};
 
 /// What every reproduction takes.
 pub struct Options {
@@ -31,6 +31,9 @@ pub struct Options {
     pub traces: PathBuf,
     /// Parallel runs.
     pub threads: usize,
+    /// Use the reports already in `out/runs` that were made from the same inputs (a
+    /// reproduction interrupted and started again).
+    pub resume: bool,
 }
 
 /// A file error of a reproduction's output or inputs.
@@ -75,46 +78,71 @@ pub struct Job {
     pub workload: WorkloadSpec,
 }
 
-/// Run every job, on up to `threads` cores, returning reports in job order. Progress goes to
-/// stderr.
-pub fn run_all(label: &str, jobs: Vec<Job>, threads: usize) -> Result<Vec<Report>> {
-    run_jobs(jobs, threads, None, Some(label))
+/// Run every job of the reproduction `label` ("reproduce sprinkler") on the sweep engine
+/// ([`crate::sweep`]), on `opts.threads` cores, returning reports in job order. Each report
+/// is kept in `OUT/runs/<label>-<index>.json` as its run ends ("sprinkler-0007"); with
+/// `opts.resume`, a report already there from the same config, workload and seed is used
+/// instead of running again (without it, every job runs and its report replaces the one
+/// there). Progress goes to stderr.
+pub fn run_all(label: &str, jobs: Vec<Job>, opts: &Options) -> Result<Vec<Report>> {
+    let dir = opts.out.join("runs");
+    let store = Store::open(&dir)?.reusing(opts.resume);
+    let paper = label.trim_start_matches("reproduce ").replace(' ', "-");
+    let items: Vec<Item> = jobs
+        .into_iter()
+        .enumerate()
+        .map(|(i, j)| Item { name: format!("{paper}-{i:04}"), config: j.config, workload: j.workload, seed: None })
+        .collect();
+    let progress = Counter { label: Some(label), dir: Some(&dir), tty: std::io::stderr().is_terminal() };
+    finish(sweep::execute(&items, Some(&store), opts.threads, &progress)?)
 }
 
 /// Run every job (with `seed` overriding the workloads' seeds when given), on up to `threads`
-/// cores, returning reports in job order; with a `label`, progress goes to stderr.
+/// cores, returning reports in job order; with a `label`, progress goes to stderr. Nothing
+/// is stored.
 pub fn run_jobs(jobs: Vec<Job>, threads: usize, seed: Option<u64>, label: Option<&str>) -> Result<Vec<Report>> {
-    let n = jobs.len();
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Report>>>> = Mutex::new((0..n).map(|_| None).collect());
-    // On a terminal the count rewrites one line; into a log, a line per tenth of the runs.
-    let tty = std::io::stderr().is_terminal();
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1).min(n.max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let job = &jobs[i];
-                let r = crate::run(&job.config, &job.workload, seed, &RunOptions::default());
-                results.lock().expect("no worker panicked")[i] = Some(r);
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(label) = label {
-                    if tty {
-                        eprint!("\r  {label}: {d}/{n} runs   ");
-                    } else if d * 10 / n != (d - 1) * 10 / n {
-                        eprintln!("  {label}: {d}/{n} runs");
-                    }
-                }
-            });
+    let items: Vec<Item> = jobs
+        .into_iter()
+        .enumerate()
+        .map(|(i, j)| Item { name: i.to_string(), config: j.config, workload: j.workload, seed })
+        .collect();
+    let progress = Counter { label, dir: None, tty: std::io::stderr().is_terminal() };
+    finish(sweep::execute(&items, None, threads, &progress)?)
+}
+
+/// The reports, or the first run's error in job order.
+fn finish(done: std::result::Result<Vec<Result<Report>>, sweep::Stopped>) -> Result<Vec<Report>> {
+    done.expect("a reproduction's progress never stops it").into_iter().collect()
+}
+
+/// A reproduction's progress on stderr: on a terminal the count rewrites one line; into a
+/// log, a line per tenth of the runs.
+struct Counter<'a> {
+    label: Option<&'a str>,
+    dir: Option<&'a Path>,
+    tty: bool,
+}
+
+impl sweep::Progress for Counter<'_> {
+    fn start(&self, items: usize, reused: usize) {
+        if let (Some(label), Some(dir), true) = (self.label, self.dir, reused > 0) {
+            eprintln!("  {label}: {reused} of {items} runs already done in {}", dir.display());
         }
-    });
-    if label.is_some() && tty {
-        eprintln!();
     }
-    results.into_inner().expect("no worker panicked").into_iter().map(|r| r.expect("every job ran")).collect()
+
+    fn finished(&self, run: &sweep::Finished) -> bool {
+        let Some(label) = self.label else { return true };
+        let (d, n) = (run.done, run.todo);
+        if self.tty {
+            eprint!("\r  {label}: {d}/{n} runs   ");
+            if d == n {
+                eprintln!();
+            }
+        } else if d * 10 / n != (d - 1) * 10 / n {
+            eprintln!("  {label}: {d}/{n} runs");
+        }
+        true
+    }
 }
 
 /// Cores to use: all the machine has.

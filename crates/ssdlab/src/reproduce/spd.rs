@@ -315,7 +315,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let base = preset()?;
     let plan = plan(opts, &base)?;
     eprintln!("  reproduce spd: {} runs ...", plan.jobs.len());
-    let reports = run_all("reproduce spd", plan.jobs, opts.threads)?;
+    let reports = run_all("reproduce spd", plan.jobs, opts)?;
     let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
     write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
     let figures = figures(&opts.out, &rows);

@@ -363,9 +363,9 @@ impl Plan {
         Ok(())
     }
 
-    /// Run every job; the rows in plan order.
-    fn run(self, threads: usize) -> Result<Vec<Row>> {
-        let reports = run_all("reproduce sprinkler", self.jobs, threads)?;
+    /// Run every job; the rows in plan order. `label` names the runs (`OUT/runs`).
+    fn run(self, label: &str, opts: &Options) -> Result<Vec<Row>> {
+        let reports = run_all(label, self.jobs, opts)?;
         Ok(self.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect())
     }
 }
@@ -386,11 +386,11 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     plan_sensitivity_runs(&workloads, &mut plan)?;
     plan_transfer_size_runs(opts, &mut plan)?;
     plan_gc_runs(opts, &wl_dir, span, &mut plan)?;
-    let mut rows = plan.run(opts.threads)?;
+    let mut rows = plan.run("reproduce sprinkler", opts)?;
     // Open loop needs VAS's closed-loop throughput on each workload first.
     let mut open = Plan::default();
     plan_open_loop_runs(&workloads, &rows, &mut open)?;
-    rows.extend(open.run(opts.threads)?);
+    rows.extend(open.run("reproduce sprinkler open-loop", opts)?);
     write_outputs(opts, &rows, wall, &base)?;
     Ok(rows)
 }

@@ -92,7 +92,7 @@ pub struct Outcome {
     pub gc_charged_us: Option<Vec<f64>>,
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CheckResult {
     pub reads_checked: u64,
     pub violations: u64,

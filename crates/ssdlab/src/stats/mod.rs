@@ -164,7 +164,7 @@ pub struct FlowStats {
 }
 
 /// One row of the time series.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     pub t_us: f64,
     pub requests: u64,

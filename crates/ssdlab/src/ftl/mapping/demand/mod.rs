@@ -97,7 +97,7 @@ struct TpState {
 }
 
 /// Counters the report shows.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MapStats {
     pub cmt_hits: u64,
     pub cmt_misses: u64,
