@@ -3,9 +3,12 @@
 //!
 //! Thin on purpose: it turns Python's inputs into a [`Config`] and a [`WorkloadSpec`] the way
 //! the CLI's `run` does, runs the library with the GIL released, and hands back the report's
-//! JSON (the same serde serialisation `ssdlab run --out` writes). DataFrames, sweeps and
-//! plots live in Python. Bad input raises `ssdlab.SsdlabError` with the library's message,
-//! the text the CLI prints after `error: `.
+//! JSON (the same serde serialisation `ssdlab run --out` writes). Sweeps run on the library's
+//! sweep engine ([`ssdlab::sweep`], see `sweep.rs`), the one `ssdlab reproduce` uses.
+//! DataFrames, the Ray backend and plots live in Python. Bad input raises
+//! `ssdlab.SsdlabError` with the library's message, the text the CLI prints after `error: `.
+
+mod sweep;
 
 use std::path::{Path, PathBuf};
 
@@ -128,11 +131,21 @@ fn resolve_config(config_kind: &str, config_value: String, set: Vec<String>) -> 
     Ok(config(&source, &set).map_err(|e| err(e.to_string()))?.to_toml())
 }
 
+/// A report's main numbers ([`ssdlab::sweep::table::summary`]) as JSON pairs, in order.
+#[pyfunction]
+fn summary(report_json: &str) -> PyResult<String> {
+    let report: ssdlab::Report =
+        serde_json::from_str(report_json).map_err(|e| SsdlabError::new_err(format!("not an ssdlab report: {e}")))?;
+    Ok(serde_json::to_string(&ssdlab::sweep::table::summary(&report)).expect("JSON values serialise"))
+}
+
 #[pymodule]
 fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(summary, m)?)?;
+    sweep::register(m)?;
     Ok(())
 }

@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     except (SsdlabError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: the runs that ended are kept in {args.out}/runs; run again to resume", file=sys.stderr)
+        return 130
     print(f"{len(table)} runs; results in {args.out}: results.csv, results.parquet, runs/*.json")
     return 0
 

@@ -108,30 +108,10 @@ class Report:
         ``chip_utilization``, ``plane_utilization``, ``inter_chip_idleness``,
         ``intra_chip_idleness``, ``transaction_reduction`` (``sim.flash``); ``waf``,
         ``gc_invocations``, ``gc_pages_moved``, ``gc_erases`` (``sim.gc``);
-        ``cache_hit_ratio``; ``scheduler``, ``tsu``, ``seed``; ``wall_s``.
+        ``cache_hit_ratio``; ``scheduler``, ``tsu``, ``seed``; ``wall_s``. Defined once, in
+        the library (``ssdlab::sweep::table::summary``), for the sweep table too.
         """
-        d, s = self.data, self.data["sim"]
-        out: dict[str, Any] = {
-            "scheduler": d["config"]["hil"]["scheduler"],
-            "tsu": d["config"]["tsu"]["policy"],
-            "seed": d["seed"],
-            "sim_time_s": s["sim_time_ps"] / 1e12,
-        }
-        out.update(s["host"])
-        for cls, prefix in (("all", ""), ("read", "read_"), ("write", "write_")):
-            for k, v in s["latency_us"][cls].items():
-                if k != "count":
-                    out[f"{prefix}latency_{k}_us"] = v
-        f = s["flash"]
-        for k in ("chip_utilization", "plane_utilization", "inter_chip_idleness", "intra_chip_idleness",
-                  "transaction_reduction"):
-            out[k] = f[k]
-        g = s["gc"]
-        out.update(waf=g["waf"], gc_invocations=g["invocations"], gc_pages_moved=g["pages_moved"],
-                   gc_erases=g["erases"])
-        out["cache_hit_ratio"] = s["cache"]["hit_ratio"]
-        out["wall_s"] = d["run"]["wall_s"]
-        return out
+        return dict(json.loads(_ssdlab.summary(self._text)))
 
     @property
     def latency(self) -> pd.DataFrame:

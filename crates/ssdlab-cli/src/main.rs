@@ -159,16 +159,17 @@ enum Command {
         #[arg(long)]
         resume: bool,
     },
-    /// Run a grid of simulations (experiments/*.toml) with the Python package's sweep engine:
-    /// a report per run in --out/runs, results.csv and results.parquet; started again, it
-    /// runs only what is missing. Needs `pip install ./python` (README, Python).
+    /// Run a grid of simulations (experiments/*.toml) on the sweep engine `reproduce` uses,
+    /// through the Python package (which writes the Parquet table and has the Ray backend): a
+    /// report per run in --out/runs, results.csv and results.parquet; started again, it runs
+    /// only what is missing. Needs `pip install ./python` (README, Python).
     Sweep {
-        /// The grid: config, workload, seed and [set] lists (python/ssdlab/sweep.py).
+        /// The grid: config, workload, seed and [set] lists (crates/ssdlab/src/sweep/grid.rs).
         grid: PathBuf,
         /// Folder for runs/*.json, results.csv and results.parquet (created if missing).
         #[arg(long)]
         out: PathBuf,
-        /// Where the runs go: local (a process pool on all cores) or ray (a Ray task each).
+        /// Where the runs go: local (all cores, the library's thread pool) or ray (a Ray task each).
         #[arg(long, default_value = "local", value_parser = ["local", "ray"])]
         backend: String,
         /// Ray cluster address (ray://HOST:PORT); default: a local Ray instance.
@@ -578,8 +579,9 @@ fn reproduce(paper: &str, opts: ssdlab::reproduce::Options) -> Result<(), InputE
 }
 
 /// `ssdlab sweep`: hands over to `python -m ssdlab sweep` (the interpreter in
-/// `$SSDLAB_PYTHON`, else `python3`), the one sweep engine, which the Python API and its
-/// Ray backend share; its exit code is this command's.
+/// `$SSDLAB_PYTHON`, else `python3`), so that the command line, the Python API and its Ray
+/// backend give the same outputs (the engine itself is the library's, `ssdlab::sweep`); its
+/// exit code is this command's.
 fn sweep(
     grid: &Path,
     out: &Path,

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-pub use store::Store;
+pub use store::{write_atomic, Store};
 
 use crate::error::Result;
 use crate::{Config, Report, RunOptions, WorkloadSpec};

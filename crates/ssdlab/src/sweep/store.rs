@@ -74,16 +74,22 @@ impl Store {
     /// Store `json` as the report of `name`: written to a temporary file beside it, flushed
     /// to disk, then renamed over it, so a report present is a report complete.
     pub fn save(&self, name: &str, json: &str) -> Result<()> {
-        let path = self.path(name);
-        let tmp = self.dir.join(format!(".{name}.json.tmp-{}", std::process::id()));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(json.as_bytes())?;
-            f.sync_all()
-        };
-        write().map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+        write_atomic(&self.path(name), json.as_bytes())
     }
+}
+
+/// Write `bytes` to `path` whole or not at all: to a temporary file beside it (`.NAME.tmp-PID`,
+/// which [`Store::open`] removes if a kill left it), flushed to disk, then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).expect("a file name");
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    };
+    write().map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
 fn json<T: serde::Serialize>(value: &T) -> serde_json::Value {
