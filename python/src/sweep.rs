@@ -107,7 +107,14 @@ impl Progress for Lines {
 /// exception from `progress`) lets the runs under way finish and be stored, then raises.
 /// Returns the failed runs as JSON pairs (name, message), in grid order.
 #[pyfunction]
-fn sweep_local(py: Python<'_>, kind: &str, value: &str, out: &str, workers: usize, progress: Py<PyAny>) -> PyResult<String> {
+fn sweep_local(
+    py: Python<'_>,
+    kind: &str,
+    value: &str,
+    out: &str,
+    workers: usize,
+    progress: Py<PyAny>,
+) -> PyResult<String> {
     let (_, items) = read(kind, value)?;
     let store = store(out)?;
     let (tx, rx) = mpsc::channel();

@@ -7,14 +7,12 @@ from typing import Any
 
 import pandas as pd
 
-#: The quantiles a report keeps (``sim.latency_us``): name and fraction of requests.
-QUANTILES = (("p50", 0.5), ("p99", 0.99), ("p999", 0.999), ("max", 1.0))
-
-
 def latency_cdf(data: dict[str, Any], classes=("all", "read", "write"), ax=None):
-    """The latency CDF of a report (``Report.data``) from the quantiles it keeps (p50, p99,
-    p99.9, max), one line per request class that has requests. The y axis is the tail, log
-    scaled (1 − fraction: 0.5, 0.01, 0.001), where SSD latencies differ. Returns the Axes."""
+    """The latency distribution of a report (``Report.data``), one line per request class
+    that has requests, from the CDF the report keeps (``sim.latency_us.<class>.cdf``: the
+    smallest latency, every hundredth, 0.999, 0.9999, 0.99999, the largest). The y axis is
+    the tail, log scaled (1 − fraction, down to one request: 1 / count), where SSD latencies
+    differ. Returns the Axes."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -24,14 +22,12 @@ def latency_cdf(data: dict[str, Any], classes=("all", "read", "write"), ax=None)
         q = lat[cls]
         if q["count"] == 0:
             continue
-        xs = [q[name] for name, _ in QUANTILES[:-1]]
-        # The maximum is one request: plotted at 1 / count of the tail.
-        tail = [1 - f for _, f in QUANTILES[:-1]]
-        xs.append(q["max"])
-        tail.append(1 / q["count"])
-        ax.plot(xs, tail, marker="o", label=f"{cls} ({q['count']} requests)")
+        one = 1 / q["count"]
+        xs = [us for us, _ in q["cdf"]]
+        tail = [max(1 - f, one) for _, f in q["cdf"]]
+        ax.plot(xs, tail, label=f"{cls} ({q['count']} requests)")
+    ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.invert_yaxis()
     ax.set_xlabel("response time (µs)")
     ax.set_ylabel("fraction of requests slower (1 − CDF)")
     ax.grid(True, which="both", alpha=0.3)

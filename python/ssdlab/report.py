@@ -84,6 +84,8 @@ class Report:
     - ``summary``: a flat dict of the main numbers (see :meth:`summary`).
     - ``latency``: one row per request class (``all``, ``read``, ``write``); columns
       ``count``, ``mean``, ``p50``, ``p99``, ``p999``, ``max``, in µs (``sim.latency_us``).
+    - ``latency_cdf``: each class's distribution, one row per point (``class``,
+      ``fraction``, ``latency_us``).
     - ``flows``: one row per flow (``sim.flows``), its ``latency_us`` spread into
       ``latency_{mean,p50,p99,p999,max}_us`` and ``latency_count``.
     - ``time_series``: one row per ``stats.interval_us`` sample (``sim.time_series``).
@@ -116,7 +118,16 @@ class Report:
     @property
     def latency(self) -> pd.DataFrame:
         lat = self.data["sim"]["latency_us"]
-        return pd.DataFrame.from_dict(lat, orient="index").rename_axis("class")
+        rows = {cls: {k: v for k, v in q.items() if k != "cdf"} for cls, q in lat.items()}
+        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("class")
+
+    @property
+    def latency_cdf(self) -> pd.DataFrame:
+        """One row per point of each class's CDF: ``class``, ``fraction`` (of requests at or
+        below), ``latency_us``; no rows for a class without requests."""
+        rows = [{"class": cls, "fraction": f, "latency_us": us}
+                for cls, q in self.data["sim"]["latency_us"].items() for us, f in q.get("cdf", [])]
+        return pd.DataFrame(rows, columns=["class", "fraction", "latency_us"])
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -133,8 +144,8 @@ class Report:
         return pd.DataFrame(self.data["sim"]["time_series"])
 
     def plot_latency_cdf(self, classes=("all", "read", "write"), ax=None):
-        """The latency CDF from the report's quantiles (see :func:`ssdlab.plot.latency_cdf`);
-        returns the matplotlib Axes."""
+        """The latency distribution, its tail on a log scale (see
+        :func:`ssdlab.plot.latency_cdf`); returns the matplotlib Axes."""
         from .plot import latency_cdf
 
         return latency_cdf(self.data, classes, ax=ax)

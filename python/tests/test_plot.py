@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 import ssdlab  # noqa: E402
 
 
-def test_latency_cdf_draws_the_reports_quantiles(repo, monkeypatch):
+def test_latency_cdf_draws_the_reports_distribution(repo, monkeypatch):
     monkeypatch.chdir(repo)
     r = ssdlab.run("presets/mqsim-default.toml", "examples/read-qd16.toml",
                    set={"nand.channels": 2}, seed=3)
@@ -21,8 +21,18 @@ def test_latency_cdf_draws_the_reports_quantiles(repo, monkeypatch):
     # read-qd16 only reads: `all` and `read` are drawn, `write` (no requests) is not.
     assert [l.get_label().split(" ")[0] for l in lines] == ["all", "read"]
     q = r.data["sim"]["latency_us"]["all"]
-    assert list(lines[0].get_xdata()) == [q["p50"], q["p99"], q["p999"], q["max"]]
-    assert list(lines[0].get_ydata()) == pytest.approx([0.5, 0.01, 0.001, 1 / q["count"]])
+    cdf = dict((f, us) for us, f in q["cdf"])
+    # The CDF agrees with the report's quantiles, read from the same histogram.
+    assert (cdf[0.5], cdf[0.99], cdf[0.999], cdf[1.0]) == (q["p50"], q["p99"], q["p999"], q["max"])
+    assert len(q["cdf"]) == 104 and q["cdf"][0][1] == 0.0
+    assert list(lines[0].get_xdata()) == [us for us, _ in q["cdf"]]
+    # The tail: 1 − fraction, down to one request (1 / count).
+    n = q["count"]
+    assert list(lines[0].get_ydata()) == pytest.approx([max(1 - f, 1 / n) for _, f in q["cdf"]])
+    assert list(lines[0].get_ydata())[:3] == pytest.approx([1.0, 0.99, 0.98])
+    df = r.latency_cdf
+    assert len(df) == 2 * 104 and set(df["class"]) == {"all", "read"}
+    assert df[df["class"] == "read"]["latency_us"].is_monotonic_increasing
 
 
 def test_sweep_table_plot_averages_over_the_other_columns():

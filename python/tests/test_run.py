@@ -50,7 +50,10 @@ def test_dataframes_match_the_json_report(repo, monkeypatch):
     assert list(r.latency.index) == ["all", "read", "write"]
     for cls in ("all", "read", "write"):
         for k, v in sim["latency_us"][cls].items():
-            assert r.latency.loc[cls, k] == v
+            if k != "cdf":  # its points are `latency_cdf`'s rows
+                assert r.latency.loc[cls, k] == v
+        points = r.latency_cdf[r.latency_cdf["class"] == cls]
+        assert [[us, f] for us, f in zip(points["latency_us"], points["fraction"])] == sim["latency_us"][cls]["cdf"]
     assert r.latency.loc["read", "count"] + r.latency.loc["write", "count"] == r.latency.loc["all", "count"]
 
     assert list(r.flows["name"]) == ["a", "b"]

@@ -103,6 +103,10 @@ pub struct LatencySummary {
     pub p99: f64,
     pub p999: f64,
     pub max: f64,
+    /// Of the three classes (not of flows): the distribution as [latency µs, fraction] at
+    /// `stats::CDF_FRACTIONS` (min, every hundredth, 0.999, 0.9999, 0.99999, max).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cdf: Vec<[f64; 2]>,
 }
 
 impl LatencySummary {
@@ -114,7 +118,13 @@ impl LatencySummary {
             p99: l.quantile_us(0.99),
             p999: l.quantile_us(0.999),
             max: l.max_us(),
+            cdf: Vec::new(),
         }
+    }
+
+    /// With the distribution ([`Latency::cdf_us`]).
+    fn with_cdf(l: &Latency) -> LatencySummary {
+        LatencySummary { cdf: l.cdf_us(), ..LatencySummary::of(l) }
     }
 }
 
@@ -512,9 +522,9 @@ impl Report {
                 sim_time_ps: o.sim_time_ps,
                 host: HostReport::of(s, secs),
                 latency_us: LatencyGroup {
-                    all: LatencySummary::of(&s.all),
-                    read: LatencySummary::of(&s.read),
-                    write: LatencySummary::of(&s.write),
+                    all: LatencySummary::with_cdf(&s.all),
+                    read: LatencySummary::with_cdf(&s.read),
+                    write: LatencySummary::with_cdf(&s.write),
                 },
                 flows,
                 utilization: Utilization::of(o, &flash),

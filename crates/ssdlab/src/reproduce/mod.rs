@@ -167,3 +167,51 @@ pub fn geomean(xs: &[f64]) -> f64 {
         (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{run_all, Job, Options};
+    use crate::{Config, WorkloadSpec};
+    use std::path::Path;
+
+    fn jobs() -> Vec<Job> {
+        let preset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../presets/mqsim-default.toml");
+        let small = ["nand.blocks_per_plane=128", "nand.pages_per_block=64", "ftl.overprovisioning_ratio=0.25"];
+        let config = Config::load(&preset, &small.map(String::from)).unwrap();
+        (1..=2)
+            .map(|seed| {
+                let text =
+                    format!("seed = {seed}\n[[flows]]\ntype = \"synthetic\"\nread_ratio = 0.5\nrequests = 200\n");
+                Job {
+                    config: config.clone(),
+                    workload: WorkloadSpec::from_toml_str(&text, "w", Path::new(".")).unwrap(),
+                }
+            })
+            .collect()
+    }
+
+    /// Reports are kept as `runs/<label>-NNNN.json`; `--resume` reuses them (a stored report
+    /// marked by hand comes back as it is), and without it every job runs again.
+    #[test]
+    fn reproductions_keep_their_reports_and_resume_from_them() {
+        let out = std::env::temp_dir().join(format!("ssdlab-reproduce-resume-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let mut opts = Options { out: out.clone(), quick: true, traces: out.clone(), threads: 2, resume: false };
+        let first = run_all("reproduce test two", jobs(), &opts).unwrap();
+        assert_eq!(first.iter().map(|r| r.seed).collect::<Vec<_>>(), [1, 2]);
+        let stored = out.join("runs/test-two-0001.json");
+        let marked =
+            std::fs::read_to_string(&stored).unwrap().replacen("\"wall_s\": ", "\"wall_s\": 12345.0, \"was\": ", 1);
+        std::fs::write(&stored, marked).unwrap();
+        assert!(out.join("runs/test-two-0000.json").exists());
+
+        opts.resume = true;
+        let resumed = run_all("reproduce test two", jobs(), &opts).unwrap();
+        assert_eq!(resumed[1].run.wall_s, 12345.0, "reused");
+        assert_eq!(resumed[1].sim.host.requests_completed, 200);
+        opts.resume = false;
+        let again = run_all("reproduce test two", jobs(), &opts).unwrap();
+        assert_ne!(again[1].run.wall_s, 12345.0, "run again");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}

@@ -148,7 +148,43 @@ impl Latency {
             self.hist.max() as f64 / 1000.0
         }
     }
+
+    /// The distribution as points (latency in µs, fraction of requests at or below it) at
+    /// [`CDF_FRACTIONS`], from the histogram (3 significant digits); the first point is the
+    /// smallest latency, the last the largest. Empty with no request.
+    pub fn cdf_us(&self) -> Vec<[f64; 2]> {
+        if self.count() == 0 {
+            return Vec::new();
+        }
+        CDF_FRACTIONS
+            .iter()
+            .map(|&q| {
+                let ns = match q {
+                    0.0 => self.hist.min(),
+                    1.0 => self.hist.max(),
+                    q => self.hist.value_at_quantile(q),
+                };
+                [ns as f64 / 1000.0, q]
+            })
+            .collect()
+    }
 }
+
+/// Where a report's latency CDF is sampled: 0, every hundredth, then the tail at 0.999,
+/// 0.9999, 0.99999 and 1.
+pub const CDF_FRACTIONS: [f64; 104] = {
+    let mut f = [0.0; 104];
+    let mut i = 1;
+    while i < 100 {
+        f[i] = i as f64 / 100.0;
+        i += 1;
+    }
+    f[100] = 0.999;
+    f[101] = 0.9999;
+    f[102] = 0.99999;
+    f[103] = 1.0;
+    f
+};
 
 #[derive(Default)]
 pub struct FlowStats {
@@ -418,5 +454,30 @@ impl Stats {
         let kind = usize::from(dies > 1) | usize::from(pages > dies) << 1;
         self.flp_commands[kind] += 1;
         self.flp_pages[kind] += pages as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Latency, CDF_FRACTIONS};
+
+    /// 1, 2, …, 1000 µs: the q-quantile is 1000·q µs, to the histogram's 3 significant digits.
+    #[test]
+    fn the_cdf_samples_the_distribution_at_its_fractions() {
+        let mut l = Latency::default();
+        for us in 1..=1000u64 {
+            l.record(us * 1_000_000);
+        }
+        let cdf = l.cdf_us();
+        assert_eq!(cdf.len(), CDF_FRACTIONS.len());
+        assert_eq!(cdf[0], [1.0, 0.0]);
+        // The largest is the top of its bucket, as the report's `max` is.
+        assert_eq!(cdf.last().unwrap()[0], l.max_us());
+        for &[us, q] in &cdf[1..] {
+            let want = (1000.0 * q).ceil();
+            assert!((us - want).abs() <= want * 1e-3 + 1e-9, "at {q}: {us} µs, want {want}");
+        }
+        assert!(cdf.windows(2).all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
+        assert!(Latency::default().cdf_us().is_empty());
     }
 }
