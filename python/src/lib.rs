@@ -139,6 +139,25 @@ fn summary(report_json: &str) -> PyResult<String> {
     Ok(serde_json::to_string(&ssdlab::sweep::table::summary(&report)).expect("JSON values serialise"))
 }
 
+/// Run a paper's reproduction (`ssdlab reproduce`) with the GIL released; returns its check
+/// table and the line saying where the results are, as `ssdlab reproduce` prints them.
+#[pyfunction]
+#[pyo3(signature = (paper, out, quick=false, traces="../shared/traces".to_string(), threads=None, resume=false))]
+fn reproduce(
+    py: Python<'_>,
+    paper: &str,
+    out: String,
+    quick: bool,
+    traces: String,
+    threads: Option<usize>,
+    resume: bool,
+) -> PyResult<(String, String)> {
+    let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
+    let opts = ssdlab::reproduce::Options { out: out.into(), quick, traces: traces.into(), threads, resume };
+    let done = py.detach(|| ssdlab::reproduce::run(paper, &opts)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    Ok((done.check, done.summary))
+}
+
 #[pymodule]
 fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
@@ -146,6 +165,7 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(summary, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     sweep::register(m)?;
     Ok(())
 }

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from ._ssdlab import SsdlabError, __version__
 from .report import Report, resolve_config, run
+from .reproduce import Reproduction, reproduce
 from .sweep import SweepError, SweepTable, sweep
 
-__all__ = ["run", "sweep", "resolve_config", "Report", "SweepTable", "SweepError", "SsdlabError", "__version__"]
+__all__ = ["run", "sweep", "reproduce", "resolve_config", "Report", "Reproduction", "SweepTable", "SweepError",
+           "SsdlabError", "__version__"]

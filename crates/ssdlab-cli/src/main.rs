@@ -542,39 +542,9 @@ fn output_within(cmd: &mut std::process::Command, limit_s: u64) -> std::io::Resu
 }
 
 fn reproduce(paper: &str, opts: ssdlab::reproduce::Options) -> Result<(), InputError> {
-    let out = opts.out.clone();
-    match paper {
-        "flin" => {
-            let rows = ssdlab::reproduce::flin::reproduce(&opts)?;
-            outln!("{}", ssdlab::reproduce::flin::check_table(&rows));
-            outln!("{} cases; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-        }
-        "sprinkler" => {
-            let rows = ssdlab::reproduce::sprinkler::reproduce(&opts)?;
-            outln!("{}", ssdlab::reproduce::sprinkler::msr_check(&rows));
-            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-        }
-        "fmmu" => {
-            let rows = ssdlab::reproduce::fmmu::reproduce(&opts)?;
-            outln!("{}", ssdlab::reproduce::fmmu::check_table(&rows));
-            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-        }
-        "spd" => {
-            let rows = ssdlab::reproduce::spd::reproduce(&opts)?;
-            outln!("{}", ssdlab::reproduce::spd::check_table(&rows));
-            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-        }
-        "pacp" => {
-            let rows = ssdlab::reproduce::pacp::reproduce(&opts)?;
-            outln!("{}", ssdlab::reproduce::pacp::check_table(&rows));
-            outln!("{} runs; results in {}: results.csv, REPORT.md, *.png", rows.len(), out.display());
-        }
-        _ => {
-            return Err(InputError(format!(
-                "reproduce {paper}: unknown paper; known: sprinkler, flin, fmmu, spd, pacp"
-            )))
-        }
-    }
+    let done = ssdlab::reproduce::run(paper, &opts)?;
+    outln!("{}", done.check);
+    outln!("{}", done.summary);
     Ok(())
 }
 

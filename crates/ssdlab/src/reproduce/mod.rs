@@ -36,6 +36,50 @@ pub struct Options {
     pub resume: bool,
 }
 
+/// The papers `reproduce` knows.
+pub const PAPERS: [&str; 5] = ["sprinkler", "flin", "fmmu", "spd", "pacp"];
+
+/// What a reproduction ended with: its check table (the paper's claims beside ours, the
+/// text `ssdlab reproduce` prints) and a line saying where the results are.
+pub struct Done {
+    pub check: String,
+    pub summary: String,
+}
+
+/// Run the reproduction of `paper` (one of [`PAPERS`]): `opts.out` gets results.csv, a PNG
+/// per figure, REPORT.md and `runs/`. The one entry of the command line and of Python.
+pub fn run(paper: &str, opts: &Options) -> Result<Done> {
+    let out = opts.out.display();
+    let (check, rows, unit) = match paper {
+        "flin" => {
+            let rows = flin::reproduce(opts)?;
+            (flin::check_table(&rows), rows.len(), "cases")
+        }
+        "sprinkler" => {
+            let rows = sprinkler::reproduce(opts)?;
+            (sprinkler::msr_check(&rows), rows.len(), "runs")
+        }
+        "fmmu" => {
+            let rows = fmmu::reproduce(opts)?;
+            (fmmu::check_table(&rows), rows.len(), "runs")
+        }
+        "spd" => {
+            let rows = spd::reproduce(opts)?;
+            (spd::check_table(&rows), rows.len(), "runs")
+        }
+        "pacp" => {
+            let rows = pacp::reproduce(opts)?;
+            (pacp::check_table(&rows), rows.len(), "runs")
+        }
+        _ => {
+            let message = format!("unknown paper `{paper}`; known: {}", PAPERS.join(", "));
+            return Err(Error::config("reproduce", 0, paper, &message));
+        }
+    };
+    let summary = format!("{rows} {unit}; results in {out}: results.csv, REPORT.md, *.png, runs/*.json");
+    Ok(Done { check, summary })
+}
+
 /// A file error of a reproduction's output or inputs.
 fn io_err(path: &Path, e: std::io::Error) -> Error {
     Error::Io { file: path.display().to_string(), source: e }
