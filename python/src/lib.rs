@@ -141,6 +141,7 @@ fn summary(report_json: &str) -> PyResult<String> {
 
 /// Run a paper's reproduction (`ssdlab reproduce`) with the GIL released; returns its check
 /// table and the line saying where the results are, as `ssdlab reproduce` prints them.
+/// Ctrl-C lets the runs under way end (kept in `out/runs`, for `resume`), then raises.
 #[pyfunction]
 #[pyo3(signature = (paper, out, quick=false, traces="../shared/traces".to_string(), threads=None, resume=false))]
 fn reproduce(
@@ -152,9 +153,38 @@ fn reproduce(
     threads: Option<usize>,
     resume: bool,
 ) -> PyResult<(String, String)> {
+    use std::sync::atomic::{AtomicBool, Ordering};
     let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
-    let opts = ssdlab::reproduce::Options { out: out.into(), quick, traces: traces.into(), threads, resume };
-    let done = py.detach(|| ssdlab::reproduce::run(paper, &opts)).map_err(|e| SsdlabError::new_err(e.to_string()))?;
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let opts = ssdlab::reproduce::Options {
+        out: out.into(),
+        quick,
+        traces: traces.into(),
+        threads,
+        resume,
+        stop: Some(stop.clone()),
+    };
+    let (interrupt, done) = std::thread::scope(|s| {
+        let worker = s.spawn(|| ssdlab::reproduce::run(paper, &opts));
+        let mut interrupt = None;
+        while !worker.is_finished() {
+            py.detach(|| std::thread::sleep(std::time::Duration::from_millis(100)));
+            if interrupt.is_none() {
+                interrupt = py.check_signals().err();
+                if interrupt.is_some() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        (interrupt, py.detach(move || worker.join()))
+    });
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    let done = match done {
+        Ok(done) => done.map_err(|e| SsdlabError::new_err(e.to_string()))?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     Ok((done.check, done.summary))
 }
 

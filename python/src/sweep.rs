@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use serde_json::{json, Value};
 use ssdlab::sweep::grid::{Grid, Point, Source};
 use ssdlab::sweep::table::Table;
-use ssdlab::sweep::{self, Finished, Item, Progress, Store};
+use ssdlab::sweep::{self, Finished, Item, Progress, Store, Stored};
 
 use crate::SsdlabError;
 
@@ -40,10 +40,11 @@ fn read(kind: &str, value: &str) -> PyResult<(Grid, Vec<Item>)> {
     Ok((grid, items))
 }
 
-/// ("path", p) or ("toml", text): what `run_json` takes.
+/// ("path", p) or ("toml", text): what `run_json` takes. Paths absolute, so that a task on
+/// another machine of a cluster (with the same shared file system) finds them.
 fn source(s: &Source) -> Value {
     match s {
-        Source::Path(p) => json!(["path", p.display().to_string()]),
+        Source::Path(p) => json!(["path", std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string()]),
         Source::Toml(text) => json!(["toml", text]),
     }
 }
@@ -85,27 +86,28 @@ fn sweep_plan(kind: &str, value: &str, out: Option<&str>) -> PyResult<String> {
 
 /// Progress of the local backend: each finished run's line goes to the Python thread, which
 /// alone may call Python; `stop` is set when that thread saw Ctrl-C or a failing callback.
-struct Lines {
+struct Lines<'a> {
     tx: mpsc::Sender<String>,
-    stop: AtomicBool,
+    stop: &'a AtomicBool,
 }
 
-impl Progress for Lines {
+impl Progress for Lines<'_> {
     fn finished(&self, run: &Finished) -> bool {
         let head = format!("  [{}/{}] {}", run.done, run.todo, run.name);
         let line = match run.error {
             None => format!("{head} ({:.1} s)", run.elapsed_s),
             Some(e) => format!("{head} FAILED: {e}"),
         };
-        let _ = self.tx.send(line); // the receiver gone: the sweep is stopping
+        let _ = self.tx.send(line); // the receiver is there until the engine has ended
         !self.stop.load(Ordering::Relaxed)
     }
 }
 
 /// The local backend: every run not already stored, on `workers` threads of the library's
-/// pool, the GIL released. Each finished run's line is passed to `progress`; Ctrl-C (or an
-/// exception from `progress`) lets the runs under way finish and be stored, then raises.
-/// Returns the failed runs as JSON pairs (name, message), in grid order.
+/// pool, the GIL released. Each finished run's line is passed to `progress`. Ctrl-C (or an
+/// exception from `progress`) lets the runs under way finish and be stored (their lines still
+/// passed on after Ctrl-C), then raises. Returns the failed runs as JSON pairs (name,
+/// message), in grid order.
 #[pyfunction]
 fn sweep_local(
     py: Python<'_>,
@@ -119,66 +121,74 @@ fn sweep_local(
     let store = store(out)?;
     let (tx, rx) = mpsc::channel();
     let rx = std::sync::Mutex::new(rx); // borrowed by the GIL-free waits, which must be Send
-    let lines = Lines { tx, stop: AtomicBool::new(false) };
-    std::thread::scope(|s| {
-        let engine = s.spawn(|| sweep::execute(&items, Some(&store), workers, &lines));
-        let mut raised: Option<PyErr> = None;
+    let stop = AtomicBool::new(false);
+    let (interrupt, callback_error, done) = std::thread::scope(|s| {
+        // The engine owns the sender: the channel disconnects when the engine has ended.
+        let engine = s.spawn(|| {
+            let lines = Lines { tx, stop: &stop };
+            sweep::execute(&items, Some(&store), workers, &lines)
+        });
+        let (mut interrupt, mut callback_error) = (None, None);
         loop {
-            let finished = engine.is_finished(); // then every line is in the channel already
-            let wait = if finished { Duration::ZERO } else { Duration::from_millis(100) };
-            match py.detach(|| rx.lock().expect("one reader").recv_timeout(wait)) {
-                Ok(line) if raised.is_none() => raised = progress.call1(py, (line,)).err(),
-                Ok(_) => {}
-                Err(_) if finished => break,
-                Err(_) => {}
+            match py.detach(|| rx.lock().expect("one reader").recv_timeout(Duration::from_millis(100))) {
+                Ok(line) if callback_error.is_none() => callback_error = progress.call1(py, (line,)).err(),
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            if raised.is_none() {
-                raised = py.check_signals().err();
+            if interrupt.is_none() {
+                interrupt = py.check_signals().err();
             }
-            if raised.is_some() {
-                lines.stop.store(true, Ordering::Relaxed);
+            if interrupt.is_some() || callback_error.is_some() {
+                stop.store(true, Ordering::Relaxed);
             }
         }
-        let done = py.detach(move || engine.join()).expect("the sweep engine does not panic").map_err(err)?;
-        if let Some(e) = raised {
-            return Err(e);
-        }
-        let results = done.expect("only an exception stops the engine");
-        let failed: Vec<Value> = items
-            .iter()
-            .zip(results)
-            .filter_map(|(item, r)| r.err().map(|e| json!([item.name, e.to_string()])))
-            .collect();
-        Ok(Value::Array(failed).to_string())
-    })
+        let done = py.detach(move || engine.join()).expect("the sweep engine catches the runs' panics");
+        (interrupt, callback_error, done)
+    });
+    if let Some(e) = interrupt.or(callback_error) {
+        return Err(e);
+    }
+    let results = done.map_err(err)?.expect("only Ctrl-C or an exception stops the engine");
+    let failed: Vec<Value> =
+        items.iter().zip(results).filter_map(|(item, r)| r.err().map(|e| json!([item.name, e.to_string()]))).collect();
+    Ok(Value::Array(failed).to_string())
 }
 
-/// Store the report a Ray task made for the run `name`.
+/// Store the report a Ray task made for the run `name`, after checking that it is that run's
+/// (a worker with other ssdlab code, or other files under the same paths, would make another).
 #[pyfunction]
-fn sweep_save(out: &str, name: &str, report_json: &str) -> PyResult<()> {
+fn sweep_save(kind: &str, value: &str, out: &str, name: &str, report_json: &str) -> PyResult<()> {
+    let (_, items) = read(kind, value)?;
+    let Some(item) = items.iter().find(|i| i.name == name) else {
+        return Err(SsdlabError::new_err(format!("sweep: no run named `{name}` in the grid")));
+    };
+    let report: ssdlab::Report = serde_json::from_str(report_json)
+        .map_err(|e| SsdlabError::new_err(format!("{name}: the task's report does not read: {e}")))?;
+    if let Some(why) = sweep::difference(&report, item) {
+        return Err(SsdlabError::new_err(format!("{name}: the task's report was {why}")));
+    }
     store(out)?.save(name, report_json).map_err(err)
 }
 
-/// The results table from the stored reports, as JSON {columns, rows}; also written to
-/// `out/results.csv`. Raises if a run has no report (from the same inputs).
+/// The results table from the stored reports, as JSON {columns, rows, csv}: `csv` is the
+/// table as `results.csv` holds it (the caller writes it, beside the Parquet file). Raises if
+/// a run has no report made from its inputs, saying why.
 #[pyfunction]
 fn sweep_table(kind: &str, value: &str, out: &str) -> PyResult<String> {
     let (grid, items) = read(kind, value)?;
     let store = store(out)?;
     let mut reports = Vec::with_capacity(items.len());
     for item in &items {
-        match store.reusable(item).map_err(err)? {
-            Some(r) => reports.push(r),
-            None => {
-                let path = store.path(&item.name);
-                return Err(SsdlabError::new_err(format!("{}: no report of this run", path.display())));
-            }
+        let path = store.path(&item.name);
+        match store.lookup(item).map_err(err)? {
+            Stored::Same(r) => reports.push(*r),
+            Stored::Missing => return Err(SsdlabError::new_err(format!("{}: no report of this run", path.display()))),
+            Stored::Other(why) => return Err(SsdlabError::new_err(format!("{}: {why}", path.display()))),
         }
     }
     let table = Table::of(&grid.points, &reports);
-    let csv = PathBuf::from(out).join("results.csv");
-    sweep::write_atomic(&csv, table.to_csv().as_bytes()).map_err(err)?;
-    Ok(serde_json::to_string(&table).expect("JSON values serialise"))
+    let csv = table.to_csv();
+    Ok(json!({"columns": table.columns, "rows": table.rows, "csv": csv}).to_string())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

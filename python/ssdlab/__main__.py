@@ -11,6 +11,16 @@ from . import SsdlabError
 from .sweep import sweep
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of parallel runs, at least 1")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ssdlab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -19,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="folder for runs/*.json, results.csv and results.parquet")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--address", default=None, help="Ray cluster address (ray://HOST:PORT); default a local instance")
-    p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
+    p.add_argument("--workers", type=_positive, default=None, help="parallel runs (default: all cores)")
     args = parser.parse_args(argv)
     try:
         table = sweep(args.grid, backend=args.backend, out=args.out, address=args.address, workers=args.workers)

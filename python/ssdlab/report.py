@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from . import _ssdlab
+from ._values import plain, set_list
 
 #: A config or workload as :func:`run` takes it.
 Source = "str | os.PathLike | Mapping[str, Any]"
@@ -25,26 +26,12 @@ def _source(value: Any, what: str) -> tuple[str, str]:
     if isinstance(value, os.PathLike):
         return "path", os.fspath(value)
     if isinstance(value, Mapping):
-        return "json", json.dumps(value)
+        return "json", json.dumps(plain(value, what))
     if isinstance(value, str):
         if os.path.exists(value) or not ("\n" in value or "=" in value):
             return "path", value
         return "toml", value
     raise TypeError(f"{what}: expected a path, a TOML string or a dict, not {type(value).__name__}")
-
-
-def _set_list(set: Mapping[str, Any] | None) -> list[str]:
-    """``{"nand.channels": 16}`` → ``["nand.channels=16"]``, the CLI's ``--set`` form."""
-    if not set:
-        return []
-    out = []
-    for key, value in set.items():
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        elif isinstance(value, str):
-            value = json.dumps(value)  # a TOML basic string: quoted, escaped
-        out.append(f"{key}={value}")
-    return out
 
 
 def run(
@@ -67,14 +54,14 @@ def run(
     """
     ck, cv = _source(config, "config")
     wk, wv = _source(workload, "workload")
-    text = _ssdlab.run_json(ck, cv, wk, wv, seed, _set_list(set), check, fairness)
+    text = _ssdlab.run_json(ck, cv, wk, wv, seed, set_list(set), check, fairness)
     return Report(text)
 
 
 def resolve_config(config: Any, set: Mapping[str, Any] | None = None) -> str:
     """The fully resolved config as TOML (``ssdlab validate --print``); raises on bad input."""
     kind, value = _source(config, "config")
-    return _ssdlab.resolve_config(kind, value, _set_list(set))
+    return _ssdlab.resolve_config(kind, value, set_list(set))
 
 
 class Report:

@@ -49,6 +49,7 @@ import pandas as pd
 
 from . import _ssdlab
 from ._ssdlab import SsdlabError
+from ._values import flat, plain
 
 #: A grid as :func:`sweep` takes it.
 Grid = "Mapping[str, Any] | str | os.PathLike"
@@ -75,18 +76,28 @@ class Run:
 
 
 def _grid_source(grid: Grid) -> tuple[str, str]:
-    """("path", a grid file) or ("json", a dict's JSON, paths as text)."""
+    """("path", a grid file) or ("json", a dict's JSON: paths as text, numpy values as
+    Python's, nested ``set`` dicts as dotted keys in order)."""
     if isinstance(grid, Mapping):
-        return "json", json.dumps(grid, default=_path_text)
+        data = {k: plain(v, k) for k, v in grid.items() if k != "set"}
+        if "set" in grid:
+            if not isinstance(grid["set"], Mapping):
+                raise ValueError("set: a dict of config keys, each a value or a list of values")
+            data["set"] = {k: plain(v, f"set.{k}") for k, v in flat(grid["set"], "").items()}
+        return "json", json.dumps(data)
     if isinstance(grid, (str, os.PathLike)):
         return "path", os.fspath(grid)
     raise TypeError(f"sweep grid: expected a dict or a path, not {type(grid).__name__}")
 
 
-def _path_text(value: Any) -> str:
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    raise TypeError(f"sweep grid: {type(value).__name__} is not a TOML value")
+def _write_atomic(path: pathlib.Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, flush it to disk, rename it over `path`."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def expand(grid: Grid, out: str | os.PathLike | None = None) -> list[Run]:
@@ -100,11 +111,16 @@ def expand(grid: Grid, out: str | os.PathLike | None = None) -> list[Run]:
 
 def _run_task(task: tuple) -> tuple[bool, str]:
     """One simulation in a Ray task: (True, the report's JSON text), or (False, the message)
-    for bad input found while running, so that one bad run does not stop the others."""
+    for bad input found while running or a broken invariant (a panic), so that one bad run
+    does not stop the others."""
     try:
         return True, _ssdlab.run_json(*task)
     except SsdlabError as e:
         return False, str(e)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # pyo3's PanicException is a BaseException
+        return False, f"internal error (a bug in ssdlab; please report it): {e}"
 
 
 class SweepError(ValueError):
@@ -119,7 +135,8 @@ class SweepError(ValueError):
 
 
 def _ray(
-    runs: list[Run], out: str, address: str | None, workers: int | None, say: Callable[[str], None]
+    runs: list[Run], grid: tuple[str, str], out: str, address: str | None, workers: int | None,
+    say: Callable[[str], None],
 ) -> dict[str, str]:
     """Each run as a Ray task; each report stored as its task ends. Without an address, a
     local Ray instance with `workers` CPUs (default: all) is started for the sweep and stopped
@@ -141,7 +158,7 @@ def _ray(
         start = time.perf_counter()
         for k, (name, (ok, text)) in enumerate(_as_completed(ray, pending), 1):
             if ok:
-                _ssdlab.sweep_save(out, name, text)
+                _ssdlab.sweep_save(*grid, out, name, text)
                 say(f"  [{k}/{len(runs)}] {name} ({time.perf_counter() - start:.1f} s)")
             else:
                 failed[name] = text
@@ -153,8 +170,10 @@ def _ray(
 
 
 def _as_completed(ray, pending: dict) -> Iterable[tuple[str, tuple[bool, str]]]:
-    while pending:
-        done, _ = ray.wait(list(pending), num_returns=1)
+    """(name, result) of each task as it ends."""
+    waiting = list(pending)
+    while waiting:
+        done, waiting = ray.wait(waiting, num_returns=1)
         for ref in done:
             yield pending.pop(ref), ray.get(ref)
 
@@ -181,11 +200,16 @@ def sweep(
     """
     if backend not in ("local", "ray"):
         raise ValueError(f"sweep: unknown backend `{backend}`; known: local, ray")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"sweep: workers = {workers!r}: a number of parallel runs, at least 1")
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     kind, value = _grid_source(grid)
     out_text = os.fspath(out)
     runs = expand(grid, out)
     todo = [r for r in runs if not r.done]
+    # The table of an earlier sweep in OUT is not this one's: gone until this one is built.
+    for old in ("results.csv", "results.parquet"):
+        pathlib.Path(out, old).unlink(missing_ok=True)
     if len(todo) < len(runs):
         say(f"sweep: {len(runs) - len(todo)} of {len(runs)} runs already done in {out_text}; running {len(todo)}")
     else:
@@ -196,15 +220,13 @@ def sweep(
         pairs = json.loads(_ssdlab.sweep_local(kind, value, out_text, workers or os.cpu_count() or 1, say))
         failed = dict(pairs)
     else:
-        failed = _ray(todo, out_text, address, workers, say)
+        failed = _ray(todo, (kind, value), out_text, address, workers, say)
     if failed:
         raise SweepError(failed)
     table = json.loads(_ssdlab.sweep_table(kind, value, out_text))
     df = pd.DataFrame(table["rows"], columns=table["columns"])
-    parquet = pathlib.Path(out) / "results.parquet"
-    tmp = parquet.with_name(f".{parquet.name}.tmp-{os.getpid()}")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, parquet)
+    _write_atomic(pathlib.Path(out) / "results.parquet", df.to_parquet(index=False))
+    _write_atomic(pathlib.Path(out) / "results.csv", table["csv"].encode())
     return SweepTable(df)
 
 

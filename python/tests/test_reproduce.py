@@ -41,3 +41,26 @@ def test_a_reproduction_runs_on_the_sweep_engine_and_resumes(repo, cli, tmp_path
 def test_an_unknown_paper_is_an_error():
     with pytest.raises(ssdlab.SsdlabError, match="unknown paper `nope`; known: sprinkler, flin, fmmu, spd, pacp"):
         ssdlab.reproduce("nope", "unused")
+
+
+def test_ctrl_c_stops_a_reproduction_and_resume_finishes_it(repo, tmp_path):
+    import signal
+    import sys
+    import time
+
+    if not (TRACES / "msr").exists():
+        pytest.skip(f"shared traces not at {TRACES}")
+    out = tmp_path / "spd"
+    code = f"import ssdlab; ssdlab.reproduce('spd', {str(out)!r}, quick=True, traces={str(TRACES)!r}, threads=1)"
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=repo, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((out / "runs").glob("*.json")):
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+    kept = len(list((out / "runs").glob("spd-*.json")))
+    assert 1 <= kept < 100, kept
+    assert not (out / "results.csv").exists()
+    r = ssdlab.reproduce("spd", out, quick=True, traces=TRACES, resume=True)
+    assert len(list(r.runs.glob("spd-*.json"))) == len(r.results)

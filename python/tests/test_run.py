@@ -157,8 +157,10 @@ def test_bad_input_without_the_cli(repo, tpcc, monkeypatch):
         ssdlab.run({"tsu": {"policy": "bogus"}}, tpcc)
     with pytest.raises(ssdlab.SsdlabError, match=r"<workload>:3: flows\[0\]: read_ratio = 2: must be in \[0, 1\]"):
         ssdlab.run(PRESET, '[[flows]]\ntype = "synthetic"\nread_ratio = 2.0\nrequests = 10\n')
-    with pytest.raises(ssdlab.SsdlabError, match="not a TOML table"):
+    with pytest.raises(ValueError, match=r"config.nand.channels: None is not a value \(TOML has no null\)"):
         ssdlab.run({"nand": {"channels": None}}, tpcc)
+    with pytest.raises(ValueError, match="nand.channels: nan is not a finite number"):
+        ssdlab.run(PRESET, tpcc, set={"nand": {"channels": float("nan")}})
     with pytest.raises(TypeError):
         ssdlab.run(42, tpcc)
     # It is a ValueError, so generic handlers catch it.

@@ -209,3 +209,62 @@ def test_a_bad_config_fails_before_any_run(repo, tmp_path):
     with pytest.raises(ssdlab.SsdlabError, match="nand.channels = 0"):
         sweep(g, out=tmp_path, progress=lambda _: None)
     assert not list((tmp_path / "runs").glob("*.json"))
+
+
+def test_grid_values_convert_as_run_does_and_bad_ones_are_named(repo, tmp_path):
+    import numpy as np
+
+    g = grid(repo, requests=200)
+    # A nested dict is dotted keys; numpy values are their Python values.
+    g["set"] = {"hil": {"scheduler": ["direct"]}, "nand.channels": np.array([2, 4])}
+    g["seed"] = np.int64(3)
+    runs = expand(g)
+    assert [r.name.split("__", 2)[2] for r in runs] == [
+        "seed-3__hil.scheduler-direct__nand.channels-2", "seed-3__hil.scheduler-direct__nand.channels-4"]
+    with pytest.raises(ValueError, match=r"set.nand.channels\[1\]: None is not a value"):
+        expand(dict(g, set={"nand.channels": [2, None]}))
+    with pytest.raises(ValueError, match="nand.channels: set twice"):
+        expand(dict(g, set={"nand": {"channels": [2]}, "nand.channels": [4]}))
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValueError, match="at least 1"):
+            sweep(g, out=tmp_path, workers=bad, progress=lambda _: None)
+
+
+def test_a_failing_progress_callback_stops_the_sweep_keeping_what_ended(repo, tmp_path):
+    g = grid(repo, requests=200)
+    calls = []
+
+    def progress(line):
+        calls.append(line)
+        if len(calls) == 2:  # the header, then the first run's line
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        sweep(g, out=tmp_path, workers=1, progress=progress)
+    kept = list((tmp_path / "runs").glob("*.json"))
+    # The run whose line raised, and at most the one under way then.
+    assert 1 <= len(kept) <= 2
+    assert not (tmp_path / "results.csv").exists()
+    table = sweep(g, out=tmp_path, workers=1, progress=lambda _: None)
+    assert len(table) == 12
+
+
+def test_reports_of_another_grid_in_out_are_not_reused(repo, tmp_path):
+    # Same run names, another config: every run is made again.
+    w = tmp_path / "w.toml"
+    w.write_text('[[flows]]\ntype = "synthetic"\nread_ratio = 0.5\nrequests = 300\n')
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    base = (repo / "presets" / "mqsim-default.toml").read_text()
+    (tmp_path / "a" / "drive.toml").write_text(base)
+    (tmp_path / "b" / "drive.toml").write_text(base.replace("channels = 8", "channels = 4", 1))
+    out = tmp_path / "out"
+    first = sweep({"config": str(tmp_path / "a" / "drive.toml"), "workload": str(w)}, out=out,
+                  progress=lambda _: None)
+    lines: list[str] = []
+    second = sweep({"config": str(tmp_path / "b" / "drive.toml"), "workload": str(w)}, out=out,
+                   progress=lines.append)
+    assert lines[0] == "sweep: 1 runs, backend local"
+    assert first.df["run"].tolist() == second.df["run"].tolist() == ["drive__w"]
+    report = ssdlab.Report((out / "runs" / "drive__w.json").read_text())
+    assert report.data["config"]["nand"]["channels"] == 4

@@ -350,7 +350,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
         Command::Reproduce { paper, out, quick, traces, threads, resume } => {
             let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
-            reproduce(&paper, ssdlab::reproduce::Options { out, quick, traces, threads, resume })
+            reproduce(&paper, ssdlab::reproduce::Options { out, quick, traces, threads, resume, stop: None })
         }
         Command::Run(args) => run(args),
         Command::Validate { config, workload, set, print } => {

@@ -18,6 +18,13 @@ pub enum Error {
     /// A request that does not fit the drive (address past the end, zero size).
     #[error("{file}{}: {message}", line_suffix(*line))]
     Request { file: String, line: usize, message: String },
+    /// A run of a sweep that broke an internal invariant (where a panic unwinds: in Python).
+    /// Not bad input: a bug, reported as the failure of that run alone.
+    #[error("{run}: internal error (a bug in ssdlab; please report it): {message}")]
+    Internal { run: String, message: String },
+    /// A sweep or reproduction stopped (Ctrl-C in Python) before its last run.
+    #[error("interrupted: the runs that ended are kept in {dir}; run again to resume")]
+    Interrupted { dir: String },
 }
 
 fn line_suffix(line: usize) -> String {

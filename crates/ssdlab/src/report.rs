@@ -15,6 +15,10 @@ use crate::stats::{Latency, Sample, Stats, WriteCase, FLP_BOTH, FLP_DIE_INTERLEA
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub ssdlab_version: String,
+    /// A hash of the simulator's source (`build.rs`): reports of the same source and inputs
+    /// are the same report.
+    #[serde(default)]
+    pub ssdlab_source: String,
     pub seed: u64,
     pub config: Config,
     pub workload: WorkloadSpec,
@@ -515,6 +519,7 @@ impl Report {
         let flash = FlashReport::of(s, g.chips() as f64, g.planes_per_die, g.planes_per_chip() as f64, o.sim_time_ps);
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            ssdlab_source: env!("SSDLAB_SOURCE_HASH").to_string(),
             seed: o.seed,
             config: o.config.clone(),
             workload: o.workload.clone(),

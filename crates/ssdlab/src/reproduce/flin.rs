@@ -375,7 +375,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let figures = figures(&opts.out, &rows, policies);
     let md = report_md(opts, &rows, &pool, policies, &figures, wall.elapsed().as_secs_f64());
     let path = opts.out.join("REPORT.md");
-    std::fs::write(&path, md).map_err(|e| io_err(&path, e))?;
+    crate::sweep::write_atomic(&path, md.as_bytes())?;
     Ok(rows)
 }
 
@@ -545,7 +545,7 @@ fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
         );
     }
     let path = out.join("results.csv");
-    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
+    crate::sweep::write_atomic(&path, csv.as_bytes())
 }
 
 fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {

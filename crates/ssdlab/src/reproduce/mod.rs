@@ -34,6 +34,9 @@ pub struct Options {
     /// Use the reports already in `out/runs` that were made from the same inputs (a
     /// reproduction interrupted and started again).
     pub resume: bool,
+    /// Set from another thread to stop: no run starts after it, and the reproduction returns
+    /// [`Error::Interrupted`] once the runs under way have ended (and are kept).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The papers `reproduce` knows.
@@ -106,14 +109,12 @@ fn write_results_csv(out: &Path, header: &str, rows: impl Iterator<Item = String
         csv += &r;
         csv.push('\n');
     }
-    let path = out.join("results.csv");
-    std::fs::write(&path, csv).map_err(|e| io_err(&path, e))
+    sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
 }
 
 /// Write DIR/REPORT.md.
 fn write_report(out: &Path, md: String) -> Result<()> {
-    let path = out.join("REPORT.md");
-    std::fs::write(&path, md).map_err(|e| io_err(&path, e))
+    sweep::write_atomic(&out.join("REPORT.md"), md.as_bytes())
 }
 
 /// One simulation of a reproduction grid.
@@ -137,8 +138,16 @@ pub fn run_all(label: &str, jobs: Vec<Job>, opts: &Options) -> Result<Vec<Report
         .enumerate()
         .map(|(i, j)| Item { name: format!("{paper}-{i:04}"), config: j.config, workload: j.workload, seed: None })
         .collect();
-    let progress = Counter { label: Some(label), dir: Some(&dir), tty: std::io::stderr().is_terminal() };
-    finish(sweep::execute(&items, Some(&store), opts.threads, &progress)?)
+    let progress = Counter {
+        label: Some(label),
+        dir: Some(&dir),
+        tty: std::io::stderr().is_terminal(),
+        stop: opts.stop.as_deref(),
+    };
+    match sweep::execute(&items, Some(&store), opts.threads, &progress)? {
+        Ok(reports) => reports.into_iter().collect(),
+        Err(sweep::Stopped) => Err(Error::Interrupted { dir: dir.display().to_string() }),
+    }
 }
 
 /// Run every job (with `seed` overriding the workloads' seeds when given), on up to `threads`
@@ -150,13 +159,9 @@ pub fn run_jobs(jobs: Vec<Job>, threads: usize, seed: Option<u64>, label: Option
         .enumerate()
         .map(|(i, j)| Item { name: i.to_string(), config: j.config, workload: j.workload, seed })
         .collect();
-    let progress = Counter { label, dir: None, tty: std::io::stderr().is_terminal() };
-    finish(sweep::execute(&items, None, threads, &progress)?)
-}
-
-/// The reports, or the first run's error in job order.
-fn finish(done: std::result::Result<Vec<Result<Report>>, sweep::Stopped>) -> Result<Vec<Report>> {
-    done.expect("a reproduction's progress never stops it").into_iter().collect()
+    let progress = Counter { label, dir: None, tty: std::io::stderr().is_terminal(), stop: None };
+    let done = sweep::execute(&items, None, threads, &progress)?;
+    done.expect("a progress without a stop flag never stops").into_iter().collect()
 }
 
 /// A reproduction's progress on stderr: on a terminal the count rewrites one line; into a
@@ -165,6 +170,7 @@ struct Counter<'a> {
     label: Option<&'a str>,
     dir: Option<&'a Path>,
     tty: bool,
+    stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 impl sweep::Progress for Counter<'_> {
@@ -175,7 +181,8 @@ impl sweep::Progress for Counter<'_> {
     }
 
     fn finished(&self, run: &sweep::Finished) -> bool {
-        let Some(label) = self.label else { return true };
+        let go_on = !self.stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+        let Some(label) = self.label else { return go_on };
         let (d, n) = (run.done, run.todo);
         if self.tty {
             eprint!("\r  {label}: {d}/{n} runs   ");
@@ -185,7 +192,7 @@ impl sweep::Progress for Counter<'_> {
         } else if d * 10 / n != (d - 1) * 10 / n {
             eprintln!("  {label}: {d}/{n} runs");
         }
-        true
+        go_on
     }
 }
 
@@ -240,7 +247,8 @@ mod tests {
     fn reproductions_keep_their_reports_and_resume_from_them() {
         let out = std::env::temp_dir().join(format!("ssdlab-reproduce-resume-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&out);
-        let mut opts = Options { out: out.clone(), quick: true, traces: out.clone(), threads: 2, resume: false };
+        let mut opts =
+            Options { out: out.clone(), quick: true, traces: out.clone(), threads: 2, resume: false, stop: None };
         let first = run_all("reproduce test two", jobs(), &opts).unwrap();
         assert_eq!(first.iter().map(|r| r.seed).collect::<Vec<_>>(), [1, 2]);
         let stored = out.join("runs/test-two-0001.json");

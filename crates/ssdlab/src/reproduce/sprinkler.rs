@@ -550,11 +550,11 @@ fn write_outputs(opts: &Options, rows: &[Row], wall: std::time::Instant, base: &
         csv.push('\n');
     }
     let csv_path = out.join("results.csv");
-    std::fs::write(&csv_path, csv).map_err(|e| io_err(&csv_path, e))?;
+    crate::sweep::write_atomic(&csv_path, csv.as_bytes())?;
     let figures = figures(out, rows);
     let report = report_md(opts, rows, &figures, wall.elapsed().as_secs_f64(), base);
     let md = out.join("REPORT.md");
-    std::fs::write(&md, report).map_err(|e| io_err(&md, e))?;
+    crate::sweep::write_atomic(&md, report.as_bytes())?;
     Ok(())
 }
 

@@ -72,6 +72,10 @@ impl Point {
             Source::Path(p) => WorkloadSpec::load(p)?,
             Source::Toml(text) => WorkloadSpec::from_toml_str(text, &self.workload.label, Path::new("."))?,
         };
+        // A missing trace would otherwise fail only when its run starts.
+        for path in workload.flows.iter().filter_map(|f| f.path.as_deref()) {
+            std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        }
         Ok(Item { name: self.name.clone(), config, workload, seed: self.seed })
     }
 
@@ -101,23 +105,20 @@ impl Grid {
     pub fn load(path: &Path) -> Result<Grid> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let file = path.display().to_string();
-        let mut raw: RawGrid = toml::from_str(&text).map_err(|e| Error::toml(&file, &text, e))?;
-        // The TOML reader hands tables over in key order: put `set` back in the file's.
-        raw.set.0.sort_by_key(|(k, _)| match crate::error::line_of_key(&text, &format!("set.{k}")) {
-            0 => usize::MAX,
-            line => line,
-        });
-        Grid::build(raw, &file, path.parent())
+        let raw: RawGrid = toml::from_str(&text).map_err(|e| Error::toml(&file, &text, e))?;
+        Grid::build(raw, &file, path.parent(), Some(&text))
     }
 
     /// A grid as JSON (the Python package's dicts); relative paths from the working directory.
     pub fn from_json(text: &str, name: &str) -> Result<Grid> {
         let raw: RawGrid = serde_json::from_str(text).map_err(|e| Error::config(name, 0, "", &e.to_string()))?;
-        Grid::build(raw, name, None)
+        Grid::build(raw, name, None, None)
     }
 
-    fn build(raw: RawGrid, file: &str, base: Option<&Path>) -> Result<Grid> {
-        let bad = |key: &str, message: &str| Error::config(file, 0, key, &format!("{key}: {message}"));
+    /// `text`: the grid file's, for line numbers and the order of `set`'s keys.
+    fn build(raw: RawGrid, file: &str, base: Option<&Path>, text: Option<&str>) -> Result<Grid> {
+        let line = |key: &str| text.map_or(0, |t| crate::error::line_of_key(t, key));
+        let bad = |key: &str, message: &str| Error::config(file, line(key), key, &format!("{key}: {message}"));
         let input =
             |key: &str, v: &toml::Value| Input::of(v, base).ok_or_else(|| bad(key, "a path, a table or TOML text"));
         let configs = raw.config.into_vec().iter().map(|v| input("config", v)).collect::<Result<Vec<_>>>()?;
@@ -134,27 +135,27 @@ impl Grid {
         for (key, values) in raw.set.0 {
             flatten(key, values, &mut set);
         }
+        // The TOML reader hands tables over in key order: put `set` back in the file's.
+        if text.is_some() {
+            set.sort_by_key(|(k, _)| match line(&format!("set.{k}")) {
+                0 => usize::MAX,
+                n => n,
+            });
+        }
+        check_set_keys(&set, &|key, message| bad(&format!("set.{key}"), message))?;
         let lists = [("config", configs.len()), ("workload", workloads.len()), ("seed", seeds.len())];
-        for (key, n) in lists.into_iter().chain(set.iter().map(|(k, v)| (k.as_str(), v.len()))) {
+        let set_lists = set.iter().map(|(k, v)| (format!("set.{k}"), v.len()));
+        for (key, n) in lists.into_iter().map(|(k, n)| (k.to_string(), n)).chain(set_lists) {
             if n == 0 {
-                return Err(bad(key, "an empty list: the grid would have no run"));
+                return Err(bad(&key, "an empty list or table: the grid would have no run"));
             }
         }
-        let mut points = Vec::new();
-        for config in &configs {
-            for workload in &workloads {
-                for &seed in &seeds {
-                    for combo in product(&set) {
-                        points.push(Point::new(config, workload, seed, combo));
-                    }
-                }
-            }
-        }
+        let points = points(&configs, &workloads, &seeds, &set);
         let mut names: Vec<&str> = points.iter().map(|p| p.name.as_str()).collect();
         names.sort_unstable();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
             let message = format!(
-                "two runs would both be named `{}` (configs or workloads of the same file name in different folders?)",
+                "two runs would both be named `{}`: configs or workloads of the same file name in different folders, or values that differ only in characters a name replaces by `_`",
                 w[0]
             );
             return Err(Error::config(file, 0, "", &message));
@@ -166,6 +167,40 @@ impl Grid {
     pub fn items(&self) -> Result<Vec<Item>> {
         self.points.iter().map(Point::item).collect()
     }
+}
+
+/// The product, in order: config, workload, seed, then the `set` keys, the last fastest.
+fn points(
+    configs: &[Input],
+    workloads: &[Input],
+    seeds: &[Option<u64>],
+    set: &[(String, Vec<toml::Value>)],
+) -> Vec<Point> {
+    let mut points = Vec::new();
+    for config in configs {
+        for workload in workloads {
+            for &seed in seeds {
+                for combo in product(set) {
+                    points.push(Point::new(config, workload, seed, combo));
+                }
+            }
+        }
+    }
+    points
+}
+
+/// Each `set` key a config key (dotted names of letters, digits and `_`), and each once.
+fn check_set_keys(set: &[(String, Vec<toml::Value>)], bad: &dyn Fn(&str, &str) -> Error) -> Result<()> {
+    for (i, (key, _)) in set.iter().enumerate() {
+        let part_ok = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !key.split('.').all(part_ok) {
+            return Err(bad(&ssdlab_trace::echo(key), "not a config key (dotted names of letters, digits and `_`)"));
+        }
+        if set[..i].iter().any(|(k, _)| k == key) {
+            return Err(bad(key, "set twice (a quoted key and the same key unquoted, or a table and a dotted key)"));
+        }
+    }
+    Ok(())
 }
 
 impl Point {
@@ -211,6 +246,7 @@ fn seed(value: &toml::Value) -> Option<u64> {
 /// `[set]` with its keys dotted: `hil.scheduler = [..]` unquoted is a table `hil` in TOML.
 fn flatten(key: String, values: OneOrMany<toml::Value>, out: &mut Vec<(String, Vec<toml::Value>)>) {
     match values {
+        OneOrMany::One(toml::Value::Table(t)) if t.is_empty() => out.push((key, Vec::new())),
         OneOrMany::One(toml::Value::Table(t)) => {
             for (k, v) in t {
                 let v = match v {
@@ -261,8 +297,16 @@ fn value_stem(value: &toml::Value) -> String {
 }
 
 /// Letters, digits and `._+-` kept; any other character becomes `_`.
+/// A name's first character is never `.` (a hidden file, which the store keeps for itself).
 fn safe(text: &str) -> String {
-    text.chars().map(|c| if c.is_ascii_alphanumeric() || "._+-".contains(c) { c } else { '_' }).collect()
+    let keep = |(i, c): (usize, char)| {
+        if c.is_ascii_alphanumeric() || (i > 0 && c == '.') || "_+-".contains(c) {
+            c
+        } else {
+            '_'
+        }
+    };
+    text.chars().enumerate().map(keep).collect()
 }
 
 /// Every combination of the `set` lists, the last key varying fastest.

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-pub use store::{write_atomic, Store};
+pub use store::{difference, write_atomic, Store, Stored};
 
 use crate::error::Result;
 use crate::{Config, Report, RunOptions, WorkloadSpec};
@@ -143,9 +143,18 @@ fn run_pending(
     made.into_inner().expect("no worker panicked")
 }
 
-/// One simulation, its report saved to the store.
+/// One simulation, its report saved to the store. Where panics unwind (the Python
+/// extension), a broken invariant fails this run alone ([`crate::Error::Internal`]).
 fn run_one(item: &Item, store: Option<&Store>) -> Result<Report> {
-    let report = crate::run(&item.config, &item.workload, item.seed, &RunOptions::default())?;
+    let run = || crate::run(&item.config, &item.workload, item.seed, &RunOptions::default());
+    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|panic| {
+        let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+            (Some(s), _) => s.to_string(),
+            (_, Some(s)) => s.clone(),
+            _ => "a panic without a message".to_string(),
+        };
+        crate::Error::Internal { run: item.name.clone(), message }
+    })??;
     if let Some(store) = store {
         store.save(&item.name, &report.to_json())?;
     }

@@ -7,17 +7,29 @@ use super::Item;
 use crate::error::{Error, Result};
 use crate::Report;
 
-/// The folder of a sweep's reports. One sweep at a time may write to it.
+/// The folder of a sweep's reports, locked (`DIR/.lock`) while open: one sweep at a time.
 pub struct Store {
     dir: PathBuf,
     reuse: bool,
+    /// Held open for its lock.
+    _lock: std::fs::File,
+}
+
+/// What the store holds for a run.
+pub enum Stored {
+    Missing,
+    /// A report of this name made from other inputs, and which.
+    Other(String),
+    /// A report made by this code from the run's inputs.
+    Same(Box<Report>),
 }
 
 impl Store {
-    /// Open `dir` (created if absent), removing the temporary files of a sweep that was killed
-    /// while writing a report.
+    /// Open `dir` (created if absent) and lock it, then remove the temporary files of a sweep
+    /// that was killed while writing a report. Another sweep holding it is an error.
     pub fn open(dir: &Path) -> Result<Store> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let lock = lock(dir)?;
         for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
             let path = entry.map_err(|e| Error::io(dir, e))?.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -25,7 +37,7 @@ impl Store {
                 std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
             }
         }
-        Ok(Store { dir: dir.to_path_buf(), reuse: true })
+        Ok(Store { dir: dir.to_path_buf(), reuse: true, _lock: lock })
     }
 
     /// With `false`, no stored report is reused: every run is done again and its report
@@ -43,39 +55,66 @@ impl Store {
         self.dir.join(format!("{name}.json"))
     }
 
-    /// Whether a report is stored under `name` (made from any inputs).
-    pub fn has(&self, name: &str) -> bool {
-        self.path(name).exists()
+    /// The stored report of `item`, if there is one made by this code (the same
+    /// `ssdlab_source`) from the same config, workload and seed, and newer than the workload's
+    /// trace files. Any other is not reused: the run is done again and its report replaces it.
+    pub fn reusable(&self, item: &Item) -> Result<Option<Report>> {
+        match self.lookup(item)? {
+            Stored::Same(r) if self.reuse => Ok(Some(*r)),
+            _ => Ok(None),
+        }
     }
 
-    /// The stored report of `item`, if there is one made by this version of ssdlab from the
-    /// same config, workload and seed. A report made from other inputs (a preset edited since,
-    /// a `--quick` grid where a full one is asked) is not reused: the run is done again and
-    /// its report replaces it.
-    pub fn reusable(&self, item: &Item) -> Result<Option<Report>> {
-        if !self.reuse {
-            return Ok(None);
-        }
+    /// What the store holds for `item` (reuse allowed or not).
+    pub fn lookup(&self, item: &Item) -> Result<Stored> {
         let path = self.path(&item.name);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Stored::Missing),
             Err(e) => return Err(Error::io(&path, e)),
         };
-        // A report of another shape (an older ssdlab) does not parse: made again.
-        let Ok(report) = serde_json::from_str::<Report>(&text) else { return Ok(None) };
-        let same = report.ssdlab_version == env!("CARGO_PKG_VERSION")
-            && report.seed == item.seed()
-            && json(&report.config) == json(&item.config)
-            && json(&report.workload) == json(&item.workload);
-        Ok(same.then_some(report))
+        let written = std::fs::metadata(&path).and_then(|m| m.modified()).map_err(|e| Error::io(&path, e))?;
+        Ok(match serde_json::from_str::<Report>(&text) {
+            // A report of another shape (an older ssdlab) does not parse.
+            Err(_) => Stored::Other("not a report of this version of ssdlab".into()),
+            Ok(report) => match difference(&report, item).or_else(|| trace_changed(item, written)) {
+                Some(why) => Stored::Other(why),
+                None => Stored::Same(Box::new(report)),
+            },
+        })
     }
 
-    /// Store `json` as the report of `name`: written to a temporary file beside it, flushed
-    /// to disk, then renamed over it, so a report present is a report complete.
+    /// Store `json` as the report of `name` ([`write_atomic`]).
     pub fn save(&self, name: &str, json: &str) -> Result<()> {
         write_atomic(&self.path(name), json.as_bytes())
     }
+}
+
+/// How `report` was not made from `item`'s inputs by this code, if it was not.
+pub fn difference(report: &Report, item: &Item) -> Option<String> {
+    if report.ssdlab_source != env!("SSDLAB_SOURCE_HASH") {
+        Some(format!(
+            "made by other ssdlab code (source {}, this is {})",
+            report.ssdlab_source,
+            env!("SSDLAB_SOURCE_HASH")
+        ))
+    } else if report.seed != item.seed() {
+        Some(format!("made with seed {}, not {}", report.seed, item.seed()))
+    } else if json(&report.config) != json(&item.config) {
+        Some("made from another config".into())
+    } else if json(&report.workload) != json(&item.workload) {
+        Some("made from another workload".into())
+    } else {
+        None
+    }
+}
+
+/// A trace file of `item` modified after `written`, the time its report was written.
+fn trace_changed(item: &Item, written: std::time::SystemTime) -> Option<String> {
+    item.workload.flows.iter().filter_map(|f| f.path.as_deref()).find_map(|p| {
+        let modified = std::fs::metadata(p).and_then(|m| m.modified()).ok()?;
+        (modified > written).then(|| format!("{} changed since", p.display()))
+    })
 }
 
 /// Write `bytes` to `path` whole or not at all: to a temporary file beside it (`.NAME.tmp-PID`,
@@ -90,6 +129,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     };
     write().map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+/// An exclusive lock on `dir/.lock`, or an error if another process holds it.
+fn lock(dir: &Path) -> Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let path = dir.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    // SAFETY: flock on a descriptor this function owns; no memory is passed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = std::io::Error::last_os_error();
+        let message = if e.kind() == std::io::ErrorKind::WouldBlock {
+            "another sweep or reproduction is writing to this folder; one at a time".to_string()
+        } else {
+            format!("cannot lock it: {e}")
+        };
+        return Err(Error::config(&path.display().to_string(), 0, "", &message));
+    }
+    Ok(file)
 }
 
 fn json<T: serde::Serialize>(value: &T) -> serde_json::Value {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::grid::{Grid, Source};
 use super::table::Table;
-use super::{execute, Finished, Item, Progress, Quiet, Store};
+use super::{execute, Finished, Item, Progress, Quiet, Store, Stored};
 use crate::{Config, Report, WorkloadSpec};
 
 fn repo() -> PathBuf {
@@ -159,6 +159,10 @@ fn a_stopped_sweep_resumes_running_each_run_once() {
     let first = StopAfter { after: 2, ran: Mutex::default(), reused: AtomicUsize::new(0) };
     assert!(execute(&items, Some(&store), 1, &first).unwrap().is_err(), "stopped");
     assert_eq!(*first.ran.lock().unwrap(), ["run-1", "run-2"]);
+    // One sweep at a time: the store is locked while open.
+    let e = Store::open(&dir).err().expect("locked").to_string();
+    assert!(e.contains(".lock: another sweep or reproduction is writing to this folder"), "{e}");
+    drop(store);
     // A killed sweep's half-written report is removed when the store opens again.
     std::fs::write(dir.join(".run-3.json.tmp-1"), "{").unwrap();
     let store = Store::open(&dir).unwrap();
@@ -181,19 +185,71 @@ fn a_stopped_sweep_resumes_running_each_run_once() {
 #[test]
 fn a_stored_report_is_reused_only_for_the_same_inputs() {
     let dir = scratch("reuse");
-    let mut items = items(1);
+    let items = items(1);
     let store = Store::open(&dir).unwrap();
     execute(&items, Some(&store), 1, &Quiet).unwrap().unwrap();
     assert!(store.reusable(&items[0]).unwrap().is_some());
     assert!(store.reusing(false).reusable(&items[0]).unwrap().is_none());
     let store = Store::open(&dir).unwrap();
-    items[0].seed = Some(99);
-    assert!(store.reusable(&items[0]).unwrap().is_none(), "another seed");
-    items[0].seed = Some(1);
-    items[0].config.nand.channels = 4;
-    assert!(store.reusable(&items[0]).unwrap().is_none(), "another config");
-    std::fs::write(dir.join("run-1.json"), "{\"not\": \"a report\"}").unwrap();
-    assert!(store.reusable(&items[0]).unwrap().is_none(), "unreadable: made again");
+    let why = |store: &Store, item: &Item| match store.lookup(item).unwrap() {
+        Stored::Other(why) => why,
+        Stored::Same(_) => "same".into(),
+        Stored::Missing => "missing".into(),
+    };
+    let mut other = Item {
+        name: items[0].name.clone(),
+        config: items[0].config.clone(),
+        workload: items[0].workload.clone(),
+        seed: Some(99),
+    };
+    assert_eq!(why(&store, &other), "made with seed 1, not 99");
+    other.seed = Some(1);
+    other.config.nand.channels = 4;
+    assert_eq!(why(&store, &other), "made from another config");
+    // Made by other code: another source hash.
+    let path = dir.join("run-1.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let source = format!("\"ssdlab_source\": \"{}\"", env!("SSDLAB_SOURCE_HASH"));
+    std::fs::write(&path, text.replace(&source, "\"ssdlab_source\": \"0123\"")).unwrap();
+    assert!(why(&store, &items[0]).starts_with("made by other ssdlab code (source 0123"), "{}", why(&store, &items[0]));
+    std::fs::write(&path, "{\"not\": \"a report\"}").unwrap();
+    assert_eq!(why(&store, &items[0]), "not a report of this version of ssdlab");
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(why(&store, &items[0]), "missing");
+}
+
+/// A trace written after the report: the report is not that trace's.
+#[test]
+fn a_report_older_than_its_trace_is_not_reused() {
+    let dir = scratch("trace");
+    let trace = dir.join("t.trace");
+    std::fs::write(&trace, "0 0 100 8 1\n10000 0 200 8 1\n").unwrap();
+    let item =
+        Item { name: "t".into(), config: small_config(), workload: WorkloadSpec::load(&trace).unwrap(), seed: None };
+    let store = Store::open(&dir.join("runs")).unwrap();
+    execute(std::slice::from_ref(&item), Some(&store), 1, &Quiet).unwrap().unwrap();
+    assert!(store.reusable(&item).unwrap().is_some());
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options().write(true).open(&trace).unwrap().set_modified(later).unwrap();
+    match store.lookup(&item).unwrap() {
+        Stored::Other(why) => assert_eq!(why, format!("{} changed since", trace.display())),
+        _ => panic!("reused a report older than its trace"),
+    }
+}
+
+#[test]
+fn set_keys_are_config_keys_given_once_and_names_are_never_hidden_files() {
+    let dir = scratch("keys");
+    let head = "config = \".mine.toml\"\nworkload = \"w.toml\"\n[set]\n";
+    let e = grid(&dir, &format!("{head}\"nand.channels\" = [2]\nnand.channels = [4]\n")).unwrap_err().to_string();
+    assert!(e.contains("set.nand.channels: set twice"), "{e}");
+    let e = grid(&dir, &format!("{head}\"nand.channels=8 #\" = [4]\n")).unwrap_err().to_string();
+    assert!(e.contains("grid.toml: set.nand.channels=8 #: not a config key"), "{e}");
+    let e = grid(&dir, &format!("{head}hil = {{}}\n")).unwrap_err().to_string();
+    assert!(e.contains("set.hil: an empty list or table"), "{e}");
+    let g = grid(&dir, &format!("{head}\"hil.scheduler\" = \"spk3\"\nnand.channels = 4\n")).unwrap();
+    // File order, the quoted and the dotted key alike; the config's leading dot replaced.
+    assert_eq!(g.points[0].name, "_mine__w__hil.scheduler-spk3__nand.channels-4");
 }
 
 #[test]
