@@ -111,7 +111,11 @@ fn bad_grids_are_named_errors() {
     let e = grid(&dir, "config = [\"a/x.toml\", \"b/x.toml\"]\nworkload = \"w.toml\"\n").unwrap_err().to_string();
     assert!(e.contains("both be named `x__w`"), "{e}");
     let e = grid(&dir, "config = 3\nworkload = \"w.toml\"\n").unwrap_err().to_string();
-    assert!(e.contains("config: a path, a table or TOML text"), "{e}");
+    assert!(e.contains("grid.toml:1: config: a path, a table or TOML text"), "{e}");
+    // A missing trace fails when the grid's inputs are read, before any run.
+    let g = grid(&dir, &format!("config = \"{}\"\nworkload = \"gone.trace\"\n", preset())).unwrap();
+    let e = g.items().err().expect("no such trace").to_string();
+    assert!(e.starts_with("gone.trace: No such file"), "{e}");
 }
 
 /// FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c (the published test vector); the label keeps its
