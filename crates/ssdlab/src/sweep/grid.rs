@@ -210,7 +210,7 @@ impl Point {
             parts.push(format!("seed-{s}"));
         }
         parts.extend(set.iter().map(|(k, v)| format!("{}-{}", safe(k), value_stem(v))));
-        Point { name: parts.join("__"), config: config.clone(), workload: workload.clone(), seed, set }
+        Point { name: bounded(parts.join("__")), config: config.clone(), workload: workload.clone(), seed, set }
     }
 }
 
@@ -258,6 +258,20 @@ fn flatten(key: String, values: OneOrMany<toml::Value>, out: &mut Vec<(String, V
         }
         values => out.push((key, values.into_vec())),
     }
+}
+
+/// Characters of a run's name kept whole: its file, `<name>.json` and the temporary
+/// `.<name>.json.tmp-<pid>`, stays within the 255 bytes a file name may have.
+const NAME_CHARS: usize = 200;
+
+/// `name`, or past [`NAME_CHARS`] its first 187 characters, `~` and a hash of the whole (the
+/// name is ASCII: [`safe`] kept nothing else).
+fn bounded(name: String) -> String {
+    if name.len() <= NAME_CHARS {
+        return name;
+    }
+    let hash = inline_label(&name);
+    format!("{}~{}", &name[..NAME_CHARS - 13], &hash["inline-".len()..])
 }
 
 /// A relative path from the grid's folder when the file is there, else as written.

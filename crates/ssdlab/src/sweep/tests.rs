@@ -254,6 +254,12 @@ fn set_keys_are_config_keys_given_once_and_names_are_never_hidden_files() {
     let g = grid(&dir, &format!("{head}\"hil.scheduler\" = \"spk3\"\nnand.channels = 4\n")).unwrap();
     // File order, the quoted and the dotted key alike; the config's leading dot replaced.
     assert_eq!(g.points[0].name, "_mine__w__hil.scheduler-spk3__nand.channels-4");
+    // A name too long for a file name: cut, with a hash of the whole.
+    let long = "x".repeat(300);
+    let g = grid(&dir, &format!("{head}\"host.a\" = [\"{long}\", \"{long}y\"]\n")).unwrap();
+    let names: Vec<&str> = g.points.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.iter().all(|n| n.len() == 200 && n.as_bytes()[187] == b'~'), "{names:?}");
+    assert_ne!(names[0], names[1]);
 }
 
 #[test]
