@@ -278,6 +278,22 @@ enum TraceCommand {
         #[arg(long, value_name = "N")]
         device: Option<u32>,
     },
+    /// The first requests as ssdlab reads them, in replay order (by arrival; times from the
+    /// earliest), each with its line in the file: to check a format or a column map before a
+    /// run.
+    Head {
+        file: PathBuf,
+        /// Requests to show.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        lines: usize,
+        #[arg(long)]
+        format: Option<String>,
+        #[command(flatten)]
+        columns: ColumnArgs,
+        /// Only this device's (volume's) requests.
+        #[arg(long, value_name = "N")]
+        device: Option<u32>,
+    },
     /// Convert a trace to another format (written to stdout or --out; compressed when --out
     /// ends in .gz, .bz2, .zst or .xz).
     Convert {
@@ -636,8 +652,27 @@ fn read_trace(
     Ok(t)
 }
 
+/// `ssdlab trace head`: a line per request, in replay order, with its line in the file.
+fn trace_head(t: &ssdlab_trace::Trace, n: usize) {
+    outln!("{:>8}  {:>14}  {:>6}  {:<5}  {:>16}  {:>9}", "line", "time_us", "device", "op", "offset_bytes", "bytes");
+    for (r, line) in t.records.iter().zip(&t.lines).take(n) {
+        let op = match r.op {
+            ssdlab_trace::Op::Read => "read",
+            ssdlab_trace::Op::Write => "write",
+            ssdlab_trace::Op::Trim => "trim",
+        };
+        let us = r.arrival_ps as f64 / 1e6;
+        outln!("{line:>8}  {us:>14.3}  {:>6}  {op:<5}  {:>16}  {:>9}", r.device, r.offset_bytes, r.size_bytes);
+    }
+}
+
 fn trace(cmd: TraceCommand) -> Result<(), InputError> {
     match cmd {
+        TraceCommand::Head { file, lines, format, columns, device } => {
+            let t = read_trace(&file, parse_format(format.as_deref())?, &columns, device)?;
+            trace_head(&t, lines);
+            Ok(())
+        }
         TraceCommand::Info { file, format, columns, device } => {
             let format = parse_format(format.as_deref())?;
             let t = read_trace(&file, format, &columns, device)?;

@@ -152,3 +152,31 @@ fn a_workload_maps_a_multi_device_trace_to_one_flow_per_device() {
     assert_eq!(code, 2);
     assert!(err.contains("two.trace: device = 7: no request of that device; the trace has devices 0, 1"), "{err}");
 }
+
+/// `trace head` shows what the map read, in replay (arrival) order, each request with its
+/// line: times from the earliest (10.5 µs), sectors × 512, ops from the hex codes.
+#[test]
+fn trace_head_shows_each_request_as_read_with_its_line() {
+    let d = dir("head");
+    let trace = d.join("scsi.csv");
+    std::fs::write(&trace, SCSI).unwrap();
+    let t = trace.to_str().unwrap();
+    let map = ["--columns", SCSI_COLUMNS, "--ops", "28=read,2a=write", "--separator", ";", "--header"];
+    let mut args = vec!["trace", "head", t];
+    args.extend(map);
+    let (code, out, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = out.lines().skip(1).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(
+        rows,
+        [
+            ["2", "0.000", "3", "read", "4096", "4096"],
+            ["4", "0.500", "4", "write", "51200", "512"],
+            ["3", "1.750", "3", "write", "8192", "8192"],
+        ]
+    );
+    args.extend(["--device", "3", "-n", "1"]);
+    let (_, out, _) = ssdlab(&args);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.lines().nth(1).unwrap().split_whitespace().eq(["2", "0.000", "3", "read", "4096", "4096"]));
+}
