@@ -262,55 +262,50 @@ enum Command {
     },
 }
 
+/// A trace to read: the file and how to read it (`trace info`, `head` and `convert`).
+#[derive(Args)]
+struct TraceInput {
+    file: PathBuf,
+    /// Format (msr, replayer = replayer_bytes, replayer_sectors, ssdsim, disksim, mqsim, umass,
+    /// tencent, blkparse, csv); detected if omitted. Compressed files (gzip, bzip2, zstd, xz)
+    /// are read directly.
+    #[arg(long)]
+    format: Option<String>,
+    #[command(flatten)]
+    columns: ColumnArgs,
+    /// Only this device's (volume's) requests.
+    #[arg(long, value_name = "N")]
+    device: Option<u32>,
+}
+
 #[derive(Subcommand)]
 enum TraceCommand {
     /// Requests, read %, average sizes, time span and largest address of a trace.
     Info {
-        file: PathBuf,
-        /// Format (msr, replayer = replayer_bytes, replayer_sectors, ssdsim, disksim, mqsim, umass,
-        /// tencent, blkparse, csv); detected if omitted. Compressed files (gzip, bzip2, zstd, xz)
-        /// are read directly.
-        #[arg(long)]
-        format: Option<String>,
         #[command(flatten)]
-        columns: ColumnArgs,
-        /// Only this device's (volume's) requests.
-        #[arg(long, value_name = "N")]
-        device: Option<u32>,
+        input: TraceInput,
     },
     /// The first requests as ssdlab reads them, in replay order (by arrival; times from the
     /// earliest), each with its line in the file: to check a format or a column map before a
     /// run.
     Head {
-        file: PathBuf,
+        #[command(flatten)]
+        input: TraceInput,
         /// Requests to show.
         #[arg(short = 'n', long, default_value_t = 10)]
         lines: usize,
-        #[arg(long)]
-        format: Option<String>,
-        #[command(flatten)]
-        columns: ColumnArgs,
-        /// Only this device's (volume's) requests.
-        #[arg(long, value_name = "N")]
-        device: Option<u32>,
     },
     /// Convert a trace to another format (written to stdout or --out; compressed when --out
     /// ends in .gz, .bz2, .zst or .xz).
     Convert {
-        file: PathBuf,
+        #[command(flatten)]
+        input: TraceInput,
         /// Output format: any readable one; `csv` is ssdlab's own CSV (time_ns, device, op,
         /// offset_bytes, size_bytes, with a header).
         #[arg(long)]
         to: String,
         #[arg(long)]
-        format: Option<String>,
-        #[arg(long)]
         out: Option<PathBuf>,
-        #[command(flatten)]
-        columns: ColumnArgs,
-        /// Only this device's (volume's) requests.
-        #[arg(long, value_name = "N")]
-        device: Option<u32>,
     },
 }
 
@@ -632,12 +627,9 @@ fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputEr
 }
 
 /// A trace read with the command line's format, column map and device choice.
-fn read_trace(
-    file: &std::path::Path,
-    format: Option<ssdlab_trace::Format>,
-    columns: &ColumnArgs,
-    device: Option<u32>,
-) -> Result<ssdlab_trace::Trace, InputError> {
+fn read_trace(input: &TraceInput) -> Result<ssdlab_trace::Trace, InputError> {
+    let TraceInput { file, format, columns, device } = input;
+    let (format, device) = (parse_format(format.as_deref())?, *device);
     let map = columns.map()?;
     let mut t = ssdlab_trace::read_with(file, format, map.as_ref())?;
     if let Some(d) = device {
@@ -668,14 +660,15 @@ fn trace_head(t: &ssdlab_trace::Trace, n: usize) {
 
 fn trace(cmd: TraceCommand) -> Result<(), InputError> {
     match cmd {
-        TraceCommand::Head { file, lines, format, columns, device } => {
-            let t = read_trace(&file, parse_format(format.as_deref())?, &columns, device)?;
+        TraceCommand::Head { input, lines } => {
+            let t = read_trace(&input)?;
             trace_head(&t, lines);
             Ok(())
         }
-        TraceCommand::Info { file, format, columns, device } => {
-            let format = parse_format(format.as_deref())?;
-            let t = read_trace(&file, format, &columns, device)?;
+        TraceCommand::Info { input } => {
+            let t = read_trace(&input)?;
+            let TraceInput { file, columns, .. } = input;
+            let format = parse_format(input.format.as_deref())?;
             let s = ssdlab_trace::summarize(&t.records);
             outln!("file           {}", file.display());
             match (format, &columns.columns) {
@@ -722,10 +715,10 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             );
             Ok(())
         }
-        TraceCommand::Convert { file, to, format, out, columns, device } => {
+        TraceCommand::Convert { input, to, out } => {
             let to: ssdlab_trace::Format = to.parse().map_err(|e| InputError(format!("--to: {e}")))?;
             let out = out.as_deref().map(OutputFile::check).transpose()?;
-            let t = read_trace(&file, parse_format(format.as_deref())?, &columns, device)?;
+            let t = read_trace(&input)?;
             match out {
                 Some(file) => {
                     let compression = ssdlab_trace::Compression::of_name(&file.path);
