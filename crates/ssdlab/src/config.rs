@@ -263,16 +263,6 @@ impl Config {
     fn validate_partition_channels(&self, file: &str) -> Result<()> {
         let Some(scheme) = self.ftl.allocation.partition() else { return Ok(()) };
         let name = self.ftl.allocation.to_string();
-        if self.ftl.gc.unit == crate::ftl::gc::GcUnit::Die {
-            // Found by `ssdlab soak`: at 90% occupancy both schemes livelock under Die-GC
-            // (simulated time runs on, no request finishes); TwinBlk and ParaGC pass.
-            return reject(
-                file,
-                "ftl.gc.unit",
-                "die",
-                &format!("is not built for ftl.allocation = \"{name}\": Die-GC over a read/write channel partition livelocks at high occupancy (use plane, twin or para)"),
-            );
-        }
         let channels = self.nand.channels;
         if channels < 2 {
             return reject(

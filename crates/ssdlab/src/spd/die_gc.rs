@@ -27,10 +27,10 @@ pub enum DieLeftover {
 }
 
 /// The victim set of `die`: the block index whose blocks are closed on every plane of the
-/// die, with the fewest valid pages in all, if they hold an invalid page [I: greedy over the
-/// set, §11.3 item 6]; ties go to the lowest index.
-pub fn aligned_victim(geo: &Geometry, die: u32, blocks: &Blocks) -> Option<u32> {
-    let (n, bpp, ppb) = (geo.planes_per_die, geo.blocks_per_plane, geo.pages_per_block);
+/// die, with the fewest valid pages in all, if they hold at most `max_valid` [I: greedy over
+/// the set, §11.3 item 6]; ties go to the lowest index. See [`max_valid`] for the bound.
+pub fn aligned_victim(geo: &Geometry, die: u32, blocks: &Blocks, max_valid: u32) -> Option<u32> {
+    let (n, bpp) = (geo.planes_per_die, geo.blocks_per_plane);
     let planes = die * n..(die + 1) * n;
     let valid_in_set = |b: u32| -> Option<u32> {
         planes.clone().try_fold(0u32, |total, p| {
@@ -38,7 +38,26 @@ pub fn aligned_victim(geo: &Geometry, die: u32, blocks: &Blocks) -> Option<u32> 
             (blocks.state[x] == BlockState::Closed).then(|| total + blocks.valid[x] as u32)
         })
     };
-    (0..bpp).filter_map(|b| valid_in_set(b).filter(|&v| v < n * ppb).map(|v| (v, b))).min().map(|(_, b)| b)
+    (0..bpp).filter_map(|b| valid_in_set(b).filter(|&v| v <= max_valid).map(|v| (v, b))).min().map(|(_, b)| b)
+}
+
+/// The most valid pages an aligned set may hold and still be collected: one GC of it must
+/// free a page. A set of N blocks of `ppb` pages frees N × `ppb`. TwinBlk moves each page
+/// within its plane, and Die-GC with `die_leftover = "buffer"` sends its last partial group
+/// to the write buffer (unless a page of it is being written back), so any set with an
+/// invalid page frees some: N × `ppb` − 1. Die-GC
+/// with `die_leftover = "pad"` programs its v moves as ⌈v / N⌉ full N-plane groups, the
+/// last padded, so a set frees a page only if ⌈v / N⌉ < `ppb`: v ≤ N × (`ppb` − 1). A set
+/// past that (e.g. 31 valid of 2 × 16) is rewritten into a set just as full — one GC after
+/// another frees nothing, and a die that needs GC livelocks on it (found by `ssdlab soak`
+/// with a read/write channel partition, whose full channels hold such sets only).
+pub fn max_valid(geo: &Geometry, unit: crate::ftl::GcUnit, leftover: DieLeftover) -> u32 {
+    let (n, ppb) = (geo.planes_per_die, geo.pages_per_block);
+    if unit == crate::ftl::GcUnit::Die && leftover == DieLeftover::Pad {
+        n * (ppb - 1)
+    } else {
+        n * ppb - 1
+    }
 }
 
 /// Die-GC's moves between their read and their program: per die, the moves whose read found

@@ -144,7 +144,7 @@ fn die_gc_takes_the_closed_aligned_set_with_the_fewest_valid_pages() {
         b.fill_block(8 + index, &pages(v1), 1);
     }
     b.fill_block(3, &[0, 1, 2, 3], 1);
-    assert_eq!(die_gc::aligned_victim(&geo, 0, &b), Some(1));
+    assert_eq!(die_gc::aligned_victim(&geo, 0, &b, 7), Some(1));
 }
 
 /// Moves leave in groups of N = 2: two live reads make a group; a dead read in between
@@ -186,4 +186,26 @@ fn spd_pads_a_partial_group_when_asked_and_stalls_otherwise() {
     }
     assert_eq!(evict(&mut stall), []);
     assert_eq!(evict(&mut pad), [(0, Some(0)), (crate::nand::NONE, Some(1))]);
+}
+
+/// Die-GC with its last group padded collects a set only if it frees a page: of 2 planes ×
+/// 4 pages, a set of 7 valid pages becomes ⌈7 / 2⌉ = 4 padded groups, 8 pages, so the most
+/// it may hold is 6. TwinBlk and Die-GC into the buffer move the pages 1 for 1: 7.
+#[test]
+fn die_gc_with_padding_passes_over_a_set_it_would_rewrite_just_as_full() {
+    use crate::ftl::{Blocks, GcUnit};
+    use crate::nand::NONE;
+    let geo = geometry(1, 2);
+    let pad = die_gc::max_valid(&geo, GcUnit::Die, die_gc::DieLeftover::Pad);
+    assert_eq!(pad, 6);
+    assert_eq!(die_gc::max_valid(&geo, GcUnit::Die, die_gc::DieLeftover::Buffer), 7);
+    assert_eq!(die_gc::max_valid(&geo, GcUnit::Twin, die_gc::DieLeftover::Pad), 7);
+    let mut b = Blocks::new(&geo, false);
+    b.fill_block(0, &[0, 1, 2, 3], 1);
+    b.fill_block(8, &[4, 5, 6, NONE], 1);
+    assert_eq!(die_gc::aligned_victim(&geo, 0, &b, pad), None);
+    assert_eq!(die_gc::aligned_victim(&geo, 0, &b, 7), Some(0));
+    b.fill_block(1, &[7, 8, 9, NONE], 1);
+    b.fill_block(9, &[10, 11, 12, NONE], 1);
+    assert_eq!(die_gc::aligned_victim(&geo, 0, &b, pad), Some(1));
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ftl::{BlockState, Blocks, LivePage};
 use crate::nand::{FlashOp, Geometry, NONE};
-use crate::spd::die_gc::{aligned_victim, DieGcMoves};
+use crate::spd::die_gc::{aligned_victim, max_valid, DieGcMoves};
 
 /// GC victim choice (`ftl.gc.policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,6 +117,8 @@ pub struct Gc {
     unit: GcUnit,
     /// Die-GC's moves between read and program.
     die_moves: DieGcMoves,
+    /// The most valid pages an aligned set may hold to be collected ([`max_valid`]).
+    set_max_valid: u32,
     scratch: Vec<LivePage>,
 }
 
@@ -140,6 +142,7 @@ impl Gc {
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
             unit: config.ftl.gc.unit,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
+            set_max_valid: max_valid(geo, config.ftl.gc.unit, config.ftl.gc.die_leftover),
             scratch: Vec::new(),
         }
     }
@@ -220,7 +223,7 @@ impl Gc {
         if planes.clone().any(|q| self.victim[q as usize] != NONE) {
             return None;
         }
-        let Some(index) = aligned_victim(&self.geo, die, blocks) else {
+        let Some(index) = aligned_victim(&self.geo, die, blocks, self.set_max_valid) else {
             self.starve(plane);
             return None;
         };
