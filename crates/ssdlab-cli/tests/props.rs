@@ -7,7 +7,7 @@
 //! far more inputs in-process.
 
 use proptest::prelude::*;
-use proptest::test_runner::{RngSeed, TestCaseError};
+use proptest::test_runner::TestCaseError;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -19,14 +19,12 @@ const CASES: u32 = 16;
 /// A child running longer than this is treated as hung (a garbage trace fails in milliseconds).
 const TIMEOUT: Duration = Duration::from_secs(120);
 
+#[path = "../../ssdlab-trace/tests/common/fixed_config.rs"]
+mod fixed_config;
+
+/// [`fixed_config::config`] with this file's shrinking budget.
 fn config(cases: u32) -> ProptestConfig {
-    let base = ProptestConfig::default();
-    let rng_seed = match base.rng_seed {
-        RngSeed::Random => RngSeed::Fixed(0x55d1_ab20),
-        fixed => fixed,
-    };
-    let cases = if std::env::var_os("PROPTEST_CASES").is_some() { base.cases } else { cases };
-    ProptestConfig { cases, failure_persistence: None, rng_seed, max_shrink_iters: 32, ..base }
+    fixed_config::config(cases, 32)
 }
 
 /// A scratch directory, removed on drop.

@@ -38,7 +38,7 @@
 //! A true endless loop would show as a test that never finishes.
 
 use proptest::prelude::*;
-use proptest::test_runner::{RngSeed, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestError, TestRunner};
 use ssdlab_trace::{
     create, detect_str, echo, parse_str, parse_str_with, read, write, ColumnMap, Compression, Format, Op, Record,
     Trace, TraceError, MAX_LINE_BYTES, MAX_REQUEST_BYTES, SECTOR_BYTES,
@@ -57,16 +57,12 @@ const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
 /// characters (up to 4 bytes each) and prose.
 const MAX_MESSAGE_BYTES: usize = 4096;
 
-/// The fixed test configuration: `cases` cases, no failure files, a fixed seed. To explore
-/// further by hand, `PROPTEST_CASES` and `PROPTEST_RNG_SEED` override the budget and seed.
+#[path = "common/fixed_config.rs"]
+mod fixed_config;
+
+/// [`fixed_config::config`] with this file's shrinking budget.
 fn config(cases: u32) -> ProptestConfig {
-    let base = ProptestConfig::default();
-    let rng_seed = match base.rng_seed {
-        RngSeed::Random => RngSeed::Fixed(0x55d1_ab20),
-        fixed => fixed,
-    };
-    let cases = if std::env::var_os("PROPTEST_CASES").is_some() { base.cases } else { cases };
-    ProptestConfig { cases, failure_persistence: None, rng_seed, max_shrink_iters: 256, ..base }
+    fixed_config::config(cases, 256)
 }
 
 /// A scratch directory, removed on drop.

@@ -15,21 +15,19 @@
 //! fixed. `PROPTEST_CASES` / `PROPTEST_RNG_SEED` explore further by hand.
 
 use proptest::prelude::*;
-use proptest::test_runner::{RngSeed, TestCaseError};
+use proptest::test_runner::TestCaseError;
 use ssdlab::{Config, WorkloadSpec};
 use std::path::{Path, PathBuf};
 
 /// Cases per property; the whole file runs in a few seconds.
 const CASES: u32 = 256;
 
+#[path = "../../ssdlab-trace/tests/common/fixed_config.rs"]
+mod fixed_config;
+
+/// [`fixed_config::config`] with this file's shrinking budget.
 fn config(cases: u32) -> ProptestConfig {
-    let base = ProptestConfig::default();
-    let rng_seed = match base.rng_seed {
-        RngSeed::Random => RngSeed::Fixed(0x55d1_ab20),
-        fixed => fixed,
-    };
-    let cases = if std::env::var_os("PROPTEST_CASES").is_some() { base.cases } else { cases };
-    ProptestConfig { cases, failure_persistence: None, rng_seed, max_shrink_iters: 256, ..base }
+    fixed_config::config(cases, 256)
 }
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
@@ -205,15 +203,7 @@ fn toml_value() -> impl Strategy<Value = String> {
         0.0..1.0f64,
         -1.0..0.0f64,
     ]
-    .prop_map(|f| {
-        if f.is_nan() {
-            "nan".to_string()
-        } else if f.is_infinite() {
-            if f > 0.0 { "inf" } else { "-inf" }.to_string()
-        } else {
-            format!("{f:?}")
-        }
-    });
+    .prop_map(toml_float);
     let string = prop_oneof![
         ".{0,16}",
         prop::sample::select(vec!["mlc", "slc", "tlc", "ooo", "flin", "cwdp", "full", "dftl", "greedy", "lru", "spd"])
@@ -367,17 +357,20 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+/// `f` as a TOML float (`nan`, `inf`, `-inf` for the non-finite).
+fn toml_float(f: f64) -> String {
+    if f.is_nan() {
+        "nan".to_string()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{f:?}")
+    }
+}
+
 /// Another value of the type of the TOML value `old` (see [`Edit::SameType`]).
 fn same_type(old: &str, x: f64, k: usize) -> String {
-    let float = |f: f64| {
-        if f.is_nan() {
-            "nan".to_string()
-        } else if f.is_infinite() {
-            if f > 0.0 { "inf" } else { "-inf" }.to_string()
-        } else {
-            format!("{f:?}")
-        }
-    };
+    let float = toml_float;
     if old == "true" || old == "false" {
         return (old == "false").to_string();
     }

@@ -133,11 +133,7 @@ pub fn run_all(label: &str, jobs: Vec<Job>, opts: &Options) -> Result<Vec<Report
     let dir = opts.out.join("runs");
     let store = Store::open(&dir)?.reusing(opts.resume);
     let paper = label.trim_start_matches("reproduce ").replace(' ', "-");
-    let items: Vec<Item> = jobs
-        .into_iter()
-        .enumerate()
-        .map(|(i, j)| Item { name: format!("{paper}-{i:04}"), config: j.config, workload: j.workload, seed: None })
-        .collect();
+    let items = items(jobs, &paper, None);
     let progress = Counter {
         label: Some(label),
         dir: Some(&dir),
@@ -154,14 +150,17 @@ pub fn run_all(label: &str, jobs: Vec<Job>, opts: &Options) -> Result<Vec<Report
 /// cores, returning reports in job order; with a `label`, progress goes to stderr. Nothing
 /// is stored.
 pub fn run_jobs(jobs: Vec<Job>, threads: usize, seed: Option<u64>, label: Option<&str>) -> Result<Vec<Report>> {
-    let items: Vec<Item> = jobs
-        .into_iter()
-        .enumerate()
-        .map(|(i, j)| Item { name: i.to_string(), config: j.config, workload: j.workload, seed })
-        .collect();
+    let items = items(jobs, "job", seed);
     let progress = Counter { label, dir: None, tty: std::io::stderr().is_terminal(), stop: None };
     let done = sweep::execute(&items, None, threads, &progress)?;
     done.expect("a progress without a stop flag never stops").into_iter().collect()
+}
+
+/// The jobs as sweep items named `<prefix>-<index>` (`sprinkler-0007`).
+fn items(jobs: Vec<Job>, prefix: &str, seed: Option<u64>) -> Vec<Item> {
+    let item =
+        |(i, j): (usize, Job)| Item { name: format!("{prefix}-{i:04}"), config: j.config, workload: j.workload, seed };
+    jobs.into_iter().enumerate().map(item).collect()
 }
 
 /// A reproduction's progress on stderr: on a terminal the count rewrites one line; into a
