@@ -11,6 +11,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::ftl::mapping::Mapping;
+use crate::ftl::Ftl;
 use crate::nand::{Lpn, Ppn, NONE};
 
 /// Content of a page that was erased or never programmed.
@@ -157,6 +158,24 @@ impl Oracle {
 
     /// At the end of a run: every logical page, read from where the map says it is (and
     /// the cache), holds what was written last.
+    /// An oracle that knows `ftl`'s preconditioned data: every mapped page holds version 0.
+    pub fn for_ftl(ftl: &Ftl) -> Oracle {
+        let geo = ftl.geo();
+        let mut o = Oracle::new(ftl.logical_pages(), geo.pages(), geo.sectors_per_page());
+        for lpn in 0..ftl.logical_pages() {
+            let ppn = ftl.page_map().get(lpn);
+            if ppn != NONE {
+                o.preconditioned(ppn);
+            }
+        }
+        o
+    }
+
+    /// Check every page `ftl` maps.
+    pub fn verify_ftl(&mut self, ftl: &Ftl) {
+        self.verify_all(ftl.page_map());
+    }
+
     pub fn verify_all(&mut self, map: &dyn Mapping) {
         let full = if self.spp == 64 { u64::MAX } else { (1u64 << self.spp) - 1 };
         let pages = (self.expected.len() / self.spp) as Lpn;

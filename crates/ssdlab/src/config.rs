@@ -25,6 +25,8 @@ use std::fmt::Debug;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::validate::reject;
+pub use crate::validate::{ns_to_ps, us_to_ps};
 
 pub use crate::cache::config::{CacheConfig, Destage};
 pub use crate::ftl::config::{FirmwareConfig, FtlConfig, GcConfig, WearLevelingConfig};
@@ -47,49 +49,6 @@ pub struct Config {
     pub hil: HilConfig,
     pub hif: HifConfig,
     pub stats: StatsConfig,
-}
-
-/// Largest time a config key may hold, in the key's unit (µs or ns; 1e9 µs is 1000 s), so
-/// sums of picoseconds cannot overflow.
-const TIME_MAX: f64 = 1e9;
-
-/// The error for a value a section's `validate` rejects: `key = value: why`. The line is
-/// filled in by [`Config::from_toml_str`], which knows the text.
-pub(crate) fn reject<T: Debug>(file: &str, key: &str, value: T, why: &str) -> Result<()> {
-    Err(Error::config(file, 0, key, &format!("{key} = {value:?}: {why}")))
-}
-
-/// Each `(key, count)` is at least 1; the first that is not is the error.
-pub(crate) fn require_nonzero(file: &str, counts: &[(&str, u32)]) -> Result<()> {
-    match counts.iter().find(|(_, v)| *v == 0) {
-        Some(&(key, v)) => reject(file, key, v, "must be at least 1"),
-        None => Ok(()),
-    }
-}
-
-/// Each `(key, count, max)` has count ≤ max.
-pub(crate) fn require_at_most(file: &str, counts: &[(&str, u32, u32)]) -> Result<()> {
-    match counts.iter().find(|(_, v, max)| v > max) {
-        Some(&(key, v, max)) => reject(file, key, v, &format!("at most {max}")),
-        None => Ok(()),
-    }
-}
-
-/// Each `(key, time)` is finite, non-negative and at most [`TIME_MAX`].
-pub(crate) fn require_times(file: &str, times: &[(&str, f64)]) -> Result<()> {
-    match times.iter().find(|(_, t)| !(t.is_finite() && (0.0..=TIME_MAX).contains(t))) {
-        Some(&(key, t)) => reject(file, key, t, &format!("must be between 0 and {TIME_MAX:e}")),
-        None => Ok(()),
-    }
-}
-
-/// Each `(key, value, lo, hi)` is finite and in [lo, hi]: rates and bandwidths whose
-/// transfer times fit in picoseconds.
-pub(crate) fn require_range(file: &str, values: &[(&str, f64, f64, f64)]) -> Result<()> {
-    match values.iter().find(|(_, v, lo, hi)| !(v.is_finite() && (*lo..=*hi).contains(v))) {
-        Some(&(key, v, lo, hi)) => reject(file, key, v, &format!("must be between {lo} and {hi:e}")),
-        None => Ok(()),
-    }
 }
 
 /// Parse `value` of a `--set key=value` as a TOML value; a bare word is a string.
@@ -216,7 +175,7 @@ impl Config {
         use crate::ftl::{AllocationScheme, Level};
         let policy = self.cache.policy;
         let pad = self.cache.spd_fallback == SpdFallback::Pad;
-        let leftover_to_buffer = self.ftl.gc.die_leftover == crate::spd::die_gc::DieLeftover::Buffer;
+        let leftover_to_buffer = self.ftl.gc.die_leftover == crate::ftl::gc::die_gc::DieLeftover::Buffer;
         if leftover_to_buffer && !(self.cache.enabled && policy == CachePolicy::Spd) {
             return reject(
                 file,
@@ -248,7 +207,7 @@ impl Config {
         if policy != CachePolicy::Spd && !is_static {
             return reject(file, "ftl.allocation", allocation, &format!("cache.policy = \"{name}\" evicts by each page's die and plane as a static allocation order fixes them: use one, such as CWDP"));
         }
-        let geo = crate::nand::Geometry::from_config(self);
+        let geo = crate::nand::Geometry::from_config(&self.nand);
         let (n, dies) = (geo.planes_per_die as u64, (geo.chips() * geo.dies_per_chip) as u64);
         let pages = self.cache.capacity_bytes / self.nand.page_bytes as u64;
         let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
@@ -277,8 +236,8 @@ impl Config {
             let why = format!(
                 "must leave a Write channel: below nand.channels ({channels}); 0 picks it ({})",
                 match scheme {
-                    crate::pacp::Scheme::Lv => "from the workload's read and write demand",
-                    crate::pacp::Scheme::Pacp => "half the channels",
+                    crate::ftl::alloc::pacp::Scheme::Lv => "from the workload's read and write demand",
+                    crate::ftl::alloc::pacp::Scheme::Pacp => "half the channels",
                 }
             );
             return reject(file, "ftl.partition.n_read", n, &why);
@@ -290,8 +249,8 @@ impl Config {
     /// must fit in what is left, or GC can never catch up. Needs a valid geometry.
     fn validate_gc_room(&self, file: &str) -> Result<()> {
         let op = self.ftl.overprovisioning_ratio;
-        let geo = crate::nand::Geometry::from_config(self);
-        let ftl_limits = crate::ftl::Limits::new(self);
+        let geo = crate::nand::Geometry::from_config(&self.nand);
+        let ftl_limits = crate::ftl::Limits::new(&self.ftl, self.nand.blocks_per_plane);
         let logical = crate::ftl::logical_pages(&geo, op) as u64;
         let holdable = ftl_limits.data_blocks_per_plane(&geo) as u64 * geo.planes() as u64 * geo.pages_per_block as u64;
         if logical >= holdable {
@@ -315,11 +274,6 @@ impl Config {
     }
 }
 
-/// Nanoseconds (as written in a config) to integer picoseconds.
-pub fn ns_to_ps(ns: f64) -> u64 {
-    (ns * 1000.0).round() as u64
-}
-
 /// `cache.capacity_bytes` and a nonzero `cache.capacity_footprint_fraction` both size the
 /// cache: a config (with its overrides) that sets both is rejected rather than one ignored.
 fn reject_two_cache_sizes(table: &toml::Table, text: &str, file: &str) -> Result<()> {
@@ -337,11 +291,6 @@ fn reject_two_cache_sizes(table: &toml::Table, text: &str, file: &str) -> Result
         ));
     }
     Ok(())
-}
-
-/// Microseconds (as written in a config) to integer picoseconds.
-pub fn us_to_ps(us: f64) -> u64 {
-    (us * 1_000_000.0).round() as u64
 }
 
 #[cfg(test)]

@@ -34,19 +34,18 @@ pub mod hil;
 pub mod host;
 pub mod mem;
 pub mod nand;
-pub mod pacp;
-pub mod paragc;
 pub mod report;
 pub mod reproduce;
 pub mod sim;
 pub mod slab;
 pub mod soak;
-pub mod spd;
 pub mod stats;
 pub mod sweep;
-pub mod timeline;
+
 pub mod tsu;
-pub mod twinblk;
+pub mod validate;
+
+pub use nand::timeline;
 
 pub use config::Config;
 pub use error::{Error, Result};

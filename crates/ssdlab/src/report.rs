@@ -322,7 +322,7 @@ pub struct FtlReport {
     /// `ftl.allocation = "lv_partition"` or `"pacp"`: the channel labels at the end, the
     /// relabellings, and the history's prediction accuracy.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partition: Option<crate::pacp::PartitionReport>,
+    pub partition: Option<crate::ftl::alloc::pacp::PartitionReport>,
     pub firmware: FirmwareReport,
 }
 
@@ -389,13 +389,13 @@ impl FlashReport {
     fn of(s: &Stats, chips: f64, planes_per_die: u32, planes_per_chip: f64, sim_time_ps: Ps) -> FlashReport {
         let commands = s.commands as f64;
         let pages = |k: usize| ratio(s.flp_pages[k] as f64, s.page_ops as f64);
-        let plane_busy_ps = (s.busy_plane_capacity_ps - s.idle_plane_ps) as f64;
+        let plane_busy_ps = (s.phy.busy_plane_capacity_ps - s.phy.idle_plane_ps) as f64;
         FlashReport {
             chip_utilization: ratio(s.busy_chip_ps as f64, chips * sim_time_ps as f64).min(1.0),
             plane_utilization: ratio(plane_busy_ps, chips * planes_per_chip * sim_time_ps as f64).min(1.0),
-            plane_utilization_busy: s.array_use.busy_utilization(planes_per_die),
+            plane_utilization_busy: s.phy.array_use.busy_utilization(planes_per_die),
             inter_chip_idleness: ratio(s.idle_while_work_ps as f64, chips * s.work_ps as f64),
-            intra_chip_idleness: ratio(s.idle_plane_ps as f64, s.busy_plane_capacity_ps as f64),
+            intra_chip_idleness: ratio(s.phy.idle_plane_ps as f64, s.phy.busy_plane_capacity_ps as f64),
             memory_requests: s.page_ops,
             transactions: s.commands,
             transaction_reduction: if s.page_ops == 0 { 0.0 } else { 1.0 - commands / s.page_ops as f64 },
@@ -415,7 +415,7 @@ impl FlashReport {
                 user: WriteCaseCounts::of(&s.write_cases.user),
                 gc: WriteCaseCounts::of(&s.write_cases.gc),
             },
-            suspensions: s.suspensions,
+            suspensions: s.phy.suspensions,
             read_modify_writes: s.rmw_reads,
             readdressed_reads: s.readdressed,
         }
@@ -440,9 +440,9 @@ impl GcReport {
                 (s.user_pages_programmed + s.gc_pages_programmed) as f64 / s.user_pages_programmed as f64
             },
             effective_spare_factor: o.effective_spare_factor,
-            chip_time_fraction: ratio(s.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
-            cost_s: s.gc_chip_ps as f64 / 1e12,
-            cost_per_invocation_us: ratio(s.gc_chip_ps as f64 / 1e6, s.gc_invocations as f64),
+            chip_time_fraction: ratio(s.phy.gc_chip_ps as f64, chips * o.sim_time_ps as f64).min(1.0),
+            cost_s: s.phy.gc_chip_ps as f64 / 1e12,
+            cost_per_invocation_us: ratio(s.phy.gc_chip_ps as f64 / 1e6, s.gc_invocations as f64),
         }
     }
 }

@@ -35,12 +35,12 @@ use serde::{Deserialize, Serialize};
 use crate::cache::config::{CacheConfig, CachePolicy, Destage, SlotRelease};
 use crate::config::{Config, FtlConfig};
 use crate::error::{Error, Result};
+use crate::ftl::gc::die_gc::DieLeftover;
 use crate::ftl::precondition::Pattern;
 use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit, MappingKind};
 use crate::hil::Hazards;
 use crate::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
 use crate::sim::{RunOptions, Simulation};
-use crate::spd::die_gc::DieLeftover;
 
 /// The default drive: `presets/mqsim-default.toml` with these keys, 4 channels × 2 chips (of
 /// 8 × 4) × 2 dies × 2 planes × 256 blocks (of 2048) × 16 pages (of 256): 131,072 pages of

@@ -172,7 +172,7 @@ fn a_suspended_program_lets_one_read_through_and_resumes_with_the_time_it_had_le
     let mut on = cfg.clone();
     on.nand.suspension.enabled = true;
     let o = run(&on, &wl);
-    assert_eq!(o.stats.suspensions, 1);
+    assert_eq!(o.stats.phy.suspensions, 1);
     // The read waits t_suspend (20 us), then runs as on an idle chip.
     let t_suspend = 20_000_000u128;
     assert_eq!(o.stats.read.sum_ps, t_suspend + r0, "suspended-for read");
@@ -373,7 +373,7 @@ fn background_gc_cleans_in_idle_time_and_shortens_bursts() {
 fn erase_spread(static_threshold: u32) -> (u32, u64) {
     let mut cfg = gc_lab(VictimPolicy::Greedy);
     cfg.ftl.wear_leveling.static_threshold = static_threshold;
-    let mut ftl = Ftl::new(&cfg, 1);
+    let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, 1);
     let u = ftl.logical_pages() as u64;
     let hot = u / 10;
     let mut moved = 0u64;

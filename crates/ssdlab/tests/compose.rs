@@ -139,7 +139,7 @@ fn flin_keeps_fairness_above_ooo_with_spk3_fmmu_and_pacp_on() {
 fn pacp_keeps_read_latency_below_dynamic_allocation_with_spk3_flin_and_fmmu_on() {
     let extra = ["nand.blocks_per_plane=128", "nand.pages_per_block=64", "ftl.overprovisioning_ratio=0.25"];
     let cfg = four("pacp.toml", &extra, &["ftl.partition.preload=read_channels", "ftl.partition.n_read=4"]);
-    let logical = ssdlab::ftl::logical_pages(&ssdlab::nand::Geometry::from_config(&cfg), 0.25) as u64;
+    let logical = ssdlab::ftl::logical_pages(&ssdlab::nand::Geometry::from_config(&cfg.nand), 0.25) as u64;
     let reads = FlowSpec { rate_iops: 3000.0, requests: 12_000, ..flow("reads", 1.0, 4096, 0.2) };
     let start_bytes = logical / 2 * 4096;
     let writes = FlowSpec { rate_iops: 1500.0, requests: 6000, start_bytes, ..flow("writes", 0.0, 4096, 0.005) };

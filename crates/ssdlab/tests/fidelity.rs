@@ -298,7 +298,7 @@ fn assert_intact(o: &Outcome) {
     assert!(c.reads_checked > 100_000, "only {} reads checked", c.reads_checked);
     assert!(o.stats.gc_invocations > 1000, "GC must be working: {} invocations", o.stats.gc_invocations);
     // GC commands took chip time, but not more than chips were busy.
-    assert!(o.stats.gc_chip_ps > 0 && o.stats.gc_chip_ps <= o.stats.busy_chip_ps);
+    assert!(o.stats.phy.gc_chip_ps > 0 && o.stats.phy.gc_chip_ps <= o.stats.busy_chip_ps);
 }
 
 #[test]
@@ -332,7 +332,7 @@ fn e_write_cache_keeps_data() {
     let o = run(&cfg, &integrity_workload(6_900_000), true);
     assert_intact(&o);
     assert!(o.stats.cache_write_hits > 0 && o.stats.cache_read_hits > 0);
-    assert!(o.stats.suspensions > 0, "suspension must fire");
+    assert!(o.stats.phy.suspensions > 0, "suspension must fire");
 }
 
 // (g) ----------------------------------------------------------------------------------

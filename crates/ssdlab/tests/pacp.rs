@@ -65,7 +65,7 @@ fn check_holds_through_relabelling_and_gc_migration() {
     let mut wl = mixed();
     let half = {
         let cfg = drive("pacp");
-        let geo = ssdlab::nand::Geometry::from_config(&cfg);
+        let geo = ssdlab::nand::Geometry::from_config(&cfg.nand);
         ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 / 2 * 8192
     };
     wl.flows[1].start_bytes = half;
@@ -143,7 +143,7 @@ fn spk3_flin_fmmu_and_pacp_compose_under_check() {
     let mut wl = mixed();
     wl.flows[1].start_bytes = {
         let cfg = drive("pacp");
-        let geo = ssdlab::nand::Geometry::from_config(&cfg);
+        let geo = ssdlab::nand::Geometry::from_config(&cfg.nand);
         ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 / 2 * 8192
     };
     let set = [

@@ -149,7 +149,7 @@ fn die_gc_leftovers_go_through_the_buffer_lists() {
     cfg.nand.blocks_per_plane = 16;
     cfg.ftl.overprovisioning_ratio = 0.3;
     cfg.ftl.gc.unit = GcUnit::Die;
-    cfg.ftl.gc.die_leftover = ssdlab::spd::die_gc::DieLeftover::Buffer;
+    cfg.ftl.gc.die_leftover = ssdlab::ftl::gc::die_gc::DieLeftover::Buffer;
     let mut wl = writes();
     wl.flows[0].requests = 20_000;
     cfg.validate("test").expect("valid test config");

@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{reject, require_nonzero, require_range, require_times};
 use crate::error::Result;
+use crate::validate::{reject, require_nonzero, require_range, require_times};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -67,7 +67,7 @@ pub enum SpdFallback {
 }
 
 /// Which dirty pages a write-back takes (`cache.policy`). All but `lru` keep the dirty pages
-/// in per-die lists (`crate::spd`).
+/// in per-die lists (`crate::cache::spd`).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CachePolicy {

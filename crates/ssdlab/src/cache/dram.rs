@@ -13,8 +13,8 @@
 //!   `mqsim-compat`). ssdlab makes one access per page a request moves; MQSim one per request.
 
 use super::config::{CacheConfig, DdrConfig, DramModel};
-use crate::config::ns_to_ps;
 use crate::engine::Ps;
+use crate::validate::ns_to_ps;
 
 /// The DRAM timing a cache uses, and when its channel is next free.
 #[derive(Debug, Clone)]

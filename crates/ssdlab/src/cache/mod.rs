@@ -19,10 +19,11 @@
 //!
 //! With `cache.policy` other than `lru`, dirty pages also sit in per-die lists and a
 //! write-back takes a group of them: SPD's Die-Write or its baselines' evictions
-//! ([`crate::spd`]).
+//! ([`crate::cache::spd`]).
 
 pub mod config;
 pub mod dram;
+pub mod spd;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -31,10 +32,10 @@ use dram::Dram;
 
 use rustc_hash::FxHashMap;
 
+use crate::cache::spd::DieLists;
 use crate::engine::Ps;
 use crate::ftl::{static_plane, Level};
 use crate::nand::{Geometry, Lpn, NONE};
-use crate::spd::DieLists;
 
 #[derive(Debug, Clone)]
 struct Entry {

@@ -10,21 +10,13 @@ use std::collections::VecDeque;
 
 use crate::ftl::BlockAlignment;
 use crate::nand::{Geometry, Lpn, Ppn, NONE};
+pub use crate::tsu::Stream;
 
 /// A page holding live data: where it is and which logical page it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LivePage {
     pub ppn: Ppn,
     pub lpn: Lpn,
-}
-
-/// Write streams with separate frontiers: user data, GC-moved data, and translation pages
-/// (a demand-based map's translation blocks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    User = 0,
-    Gc = 1,
-    Map = 2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,7 +198,7 @@ impl Blocks {
         let fresh = self.fresh_cursor[p]..(self.fresh_cursor[p] + 1).min(bpp);
         let erased = self.erased[p].iter().map(|&b| b % bpp);
         let free_here = fresh.chain(erased);
-        let index = crate::spd::aligned_block(&self.geo, plane, sibling, free_here, |q, i| self.can_take(q, i));
+        let index = aligned_block(&self.geo, plane, sibling, free_here, |q, i| self.can_take(q, i));
         if index.is_none() {
             self.unaligned_opens += 1;
         }
@@ -359,4 +351,25 @@ impl Blocks {
             }
         }
     }
+}
+
+/// The block a plane of an aligned die opens next: the in-plane index `sibling` already
+/// opened on another plane of the die, if it is free here; else the first of `free_here`
+/// (this plane's free indices, in the order the plane would take them) that is free on every
+/// plane of the die (`free_on(plane, index)`); else None (no aligned set is free: the plane
+/// takes its own next block and the die's write points part until a later set).
+pub fn aligned_block(
+    geo: &Geometry,
+    plane: u32,
+    sibling: Option<u32>,
+    free_here: impl Iterator<Item = u32>,
+    free_on: impl Fn(u32, u32) -> bool,
+) -> Option<u32> {
+    let n = geo.planes_per_die;
+    let first = plane / n * n;
+    if let Some(b) = sibling.filter(|&b| free_on(plane, b)) {
+        return Some(b);
+    }
+    let mut free_here = free_here;
+    free_here.find(|&b| (first..first + n).all(|p| p == plane || free_on(p, b)))
 }

@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::firmware::MapUnit;
 pub use super::mapping::demand::config::MapCacheConfig;
 use super::{AllocationScheme, BlockAlignment, GcUnit, MappingKind, UnwrittenRead, VictimPolicy};
-use crate::config::{reject, require_at_most, require_nonzero, require_times};
 use crate::error::Result;
-use crate::pacp::PartitionConfig;
-use crate::spd::die_gc::DieLeftover;
+use crate::ftl::alloc::pacp::PartitionConfig;
+use crate::ftl::gc::die_gc::DieLeftover;
+use crate::validate::{reject, require_at_most, require_nonzero, require_times};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]

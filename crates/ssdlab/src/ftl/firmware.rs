@@ -15,8 +15,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ns_to_ps, Config};
 use crate::engine::Ps;
+use crate::ftl::config::FirmwareConfig;
+use crate::validate::ns_to_ps;
 
 /// Where map work runs (`ftl.firmware.map_unit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,8 +58,7 @@ pub struct Firmware {
 }
 
 impl Firmware {
-    pub fn new(config: &Config) -> Firmware {
-        let f = &config.ftl.firmware;
+    pub fn new(f: &FirmwareConfig) -> Firmware {
         Firmware {
             cores: vec![0; f.cores as usize],
             unit: 0,
@@ -126,6 +126,7 @@ impl Firmware {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     /// Two cores of 1 µs: requests at 0, 0, 0 and 2.5 µs finish at 1, 1, 2 and 3.5 µs (the
     /// third waits for core 0, the fourth finds core 1 free since 1 µs).
@@ -134,12 +135,12 @@ mod tests {
         let mut c = Config::default();
         c.ftl.firmware.cores = 2;
         c.ftl.firmware.op_cost_ns = 1000.0;
-        let mut f = Firmware::new(&c);
+        let mut f = Firmware::new(&c.ftl.firmware);
         let us = 1_000_000;
         let ends: Vec<Option<Ps>> = [0, 0, 0, 2 * us + us / 2].iter().map(|&t| f.request_done_at(t)).collect();
         assert_eq!(ends, vec![Some(us), Some(us), Some(2 * us), Some(3 * us + us / 2)]);
         c.ftl.firmware.op_cost_ns = 0.0;
-        assert_eq!(Firmware::new(&c).request_done_at(5), None);
+        assert_eq!(Firmware::new(&c.ftl.firmware).request_done_at(5), None);
     }
 
     /// M/D/k by hand: k = 3 cores, D = 1.5 µs lookups, one arrival every 0.4 µs (a
@@ -153,7 +154,7 @@ mod tests {
         let mut c = Config::default();
         c.ftl.firmware.cores = 3;
         c.ftl.firmware.hit_ns = 1500.0;
-        let mut f = Firmware::new(&c);
+        let mut f = Firmware::new(&c.ftl.firmware);
         let ns = 1000;
         let ends: Vec<Ps> = (0..10).map(|i| f.map_work(i * 400 * ns, MapWork::Hit).unwrap()).collect();
         let starts = [0, 400, 800, 1500, 1900, 2300, 3000, 3400, 3800, 4500];
@@ -171,7 +172,7 @@ mod tests {
         c.ftl.firmware.flush_ns = 1000.0;
         c.ftl.firmware.flush_block_ns = 10.0;
         c.ftl.firmware.op_cost_ns = 200.0;
-        let mut f = Firmware::new(&c);
+        let mut f = Firmware::new(&c.ftl.firmware);
         assert_eq!(f.map_work(0, MapWork::Hit), Some(160_000));
         assert_eq!(f.map_work(0, MapWork::Flush { blocks: 4 }), Some(160_000 + 1_040_000));
         assert_eq!(f.request_done_at(0), Some(200_000), "the core was not touched by map work");

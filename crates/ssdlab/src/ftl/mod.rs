@@ -26,12 +26,12 @@ pub mod precondition;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::Oracle;
-use crate::config::Config;
 use crate::engine::Ps;
+use crate::ftl::alloc::pacp::ChannelPartition;
+use crate::ftl::config::FtlConfig;
+use crate::ftl::gc::die_gc::DieLeftover;
+use crate::nand::config::NandConfig;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
-use crate::pacp::ChannelPartition;
-use crate::spd::die_gc::DieLeftover;
 use crate::tsu::builder::FtlView;
 use alloc::Allocator;
 pub use alloc::{static_plane, AllocationScheme, Level};
@@ -66,7 +66,7 @@ pub enum BlockAlignment {
     None,
     /// The planes of a die open blocks of the same index (an aligned block set, SPD §3.2):
     /// the index another plane of the die opened, else one free on every plane of the die
-    /// (`crate::spd::aligned_block`).
+    /// (`crate::ftl::blocks::aligned_block`).
     Die,
 }
 
@@ -108,16 +108,15 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(config: &Config, seed: u64) -> Ftl {
-        let geo = Geometry::from_config(config);
-        let f = &config.ftl;
+    pub fn new(nand: &NandConfig, f: &FtlConfig, seed: u64) -> Ftl {
+        let geo = Geometry::from_config(nand);
         let logical = logical_pages(&geo, f.overprovisioning_ratio);
         let demand = f.mapping.defaults().map(|_| {
-            let p = f.map_cache.resolve("", f.mapping, config.nand.page_bytes).expect("validated map cache");
+            let p = f.map_cache.resolve("", f.mapping, nand.page_bytes).expect("validated map cache");
             Box::new(DemandMap::new(p, logical, geo.planes()))
         });
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
-        let firmware = Firmware::new(config);
+        let firmware = Firmware::new(&f.firmware);
         let times_map_work = firmware.times_map_work();
         let partition = f.allocation.partition().map(|scheme| {
             let n_read = if f.partition.n_read > 0 { f.partition.n_read } else { geo.channels / 2 };
@@ -131,7 +130,7 @@ impl Ftl {
             demand,
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment),
             alloc: Allocator::new(&geo, f.allocation.clone()),
-            gc: Gc::new(config, &geo, seed),
+            gc: Gc::new(f, &geo, seed),
             firmware,
             unwritten_read: f.unwritten_read,
             charged: (0, 0),
@@ -670,21 +669,9 @@ impl Ftl {
 
     // ------------------------------------------------------------ checking
 
-    /// An integrity oracle that knows the preconditioned data.
-    pub fn new_oracle(&self) -> Oracle {
-        let mut o = Oracle::new(self.logical_pages(), self.geo.pages(), self.geo.sectors_per_page());
-        for lpn in 0..self.logical_pages() {
-            let ppn = self.map.get(lpn);
-            if ppn != NONE {
-                o.preconditioned(ppn);
-            }
-        }
-        o
-    }
-
-    /// Check every mapped page's data with the oracle.
-    pub fn verify(&self, oracle: &mut Oracle) {
-        oracle.verify_all(&self.map);
+    /// The logical-to-physical page map (the integrity oracle checks it).
+    pub fn page_map(&self) -> &PageMap {
+        &self.map
     }
 
     /// Check map ↔ reverse map agreement and the block manager's books.

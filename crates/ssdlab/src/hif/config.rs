@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Arbitration, Interface};
-use crate::config::{reject, require_at_most, require_nonzero, require_range, require_times};
 use crate::error::Result;
+use crate::validate::{reject, require_at_most, require_nonzero, require_range, require_times};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]

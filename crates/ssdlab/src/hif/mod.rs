@@ -19,8 +19,8 @@ pub mod queues;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
 use crate::engine::Ps;
+use crate::hif::config::HifConfig;
 
 /// The host interface (`hif.interface`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,18 +56,18 @@ pub struct Link {
 const SECTOR_TABLE: u64 = 256;
 
 impl Link {
-    pub fn from_config(c: &Config) -> Link {
-        let sector_bytes = c.nand.sector_bytes as u64;
-        let mut link = match c.hif.interface {
+    pub fn from_config(hif: &HifConfig, sector_bytes: u32) -> Link {
+        let sector_bytes = sector_bytes as u64;
+        let mut link = match hif.interface {
             Interface::Sata => Link {
-                bytes_per_s: (c.hif.sata.bandwidth_mb_s * 1e6).round() as u128,
+                bytes_per_s: (hif.sata.bandwidth_mb_s * 1e6).round() as u128,
                 payload_bytes: 8192,
                 overhead_bytes: 0,
                 sector_bytes,
                 sector_ps: Vec::new(),
             },
             Interface::Nvme => {
-                let p = &c.hif.pcie;
+                let p = &hif.pcie;
                 Link {
                     bytes_per_s: (p.lane_gb_s * 1e9).round() as u128 * p.lanes as u128,
                     payload_bytes: p.tlp_payload_bytes as u64,
@@ -117,13 +117,13 @@ enum Mode {
 }
 
 impl Arbiter {
-    pub fn from_config(c: &Config) -> Arbiter {
-        let mode = match (c.hif.interface, c.hif.arbitration) {
+    pub fn from_config(hif: &HifConfig) -> Arbiter {
+        let mode = match (hif.interface, hif.arbitration) {
             (Interface::Sata, _) => Mode::Single,
             (Interface::Nvme, Arbitration::RoundRobin) => Mode::RoundRobin,
             (Interface::Nvme, Arbitration::WeightedRoundRobin) => Mode::Weighted,
         };
-        let w = &c.hif.wrr_weights;
+        let w = &hif.wrr_weights;
         Arbiter { mode, rr: 0, class: 1, credit: w[0], weights: [w[0], w[1], w[2]] }
     }
 
@@ -168,11 +168,12 @@ impl Arbiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     #[test]
     fn pcie_transfer_counts_packet_overhead() {
         let c = Config::default(); // 4 lanes × 1 GB/s, 256 B payload + 24 B overhead
-        let link = Link::from_config(&c);
+        let link = Link::from_config(&c.hif, c.nand.sector_bytes);
         // 4096 B = 16 packets: 4096 + 16 × 24 = 4480 wire bytes at 4 × 10^9 B/s = 1120 ns.
         assert_eq!(link.transfer_ps(4096), 1_120_000);
         // 100 B = 1 packet: 124 wire bytes = 31 ns.
@@ -184,7 +185,7 @@ mod tests {
         let mut c = Config::default();
         c.hif.arbitration = Arbitration::WeightedRoundRobin;
         c.hif.wrr_weights = vec![4, 2, 1];
-        let mut a = Arbiter::from_config(&c);
+        let mut a = Arbiter::from_config(&c.hif);
         let prio = [1u8, 2, 3];
         let busy = [Some(0), Some(0), Some(0)];
         let mut count = [0; 3];

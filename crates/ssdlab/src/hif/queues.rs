@@ -3,9 +3,10 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{ns_to_ps, Config, ReadData};
 use crate::engine::Ps;
+use crate::hif::config::{HifConfig, ReadData};
 use crate::hif::{Arbiter, Link};
+use crate::validate::ns_to_ps;
 
 /// A command waiting in a submission queue.
 #[derive(Debug, Clone, Copy)]
@@ -48,21 +49,21 @@ pub struct HostInterface {
 
 impl HostInterface {
     /// `priorities[f]`: flow f's NVMe priority class (0 urgent .. 3 low).
-    pub fn new(cfg: &Config, priorities: Vec<u8>) -> HostInterface {
+    pub fn new(hif: &HifConfig, sector_bytes: u32, priorities: Vec<u8>) -> HostInterface {
         let flows = priorities.len();
         HostInterface {
             queues: (0..flows).map(|_| VecDeque::new()).collect(),
             waiting: 0,
-            arbiter: Arbiter::from_config(cfg),
+            arbiter: Arbiter::from_config(hif),
             heads: vec![None; flows],
             priorities,
-            link: Link::from_config(cfg),
+            link: Link::from_config(hif, sector_bytes),
             to_device_free_ps: 0,
             to_host_free_ps: 0,
             link_busy_ps: [0; 2],
-            command_latency_ps: ns_to_ps(cfg.hif.command_latency_ns),
-            messages: cfg.hif.nvme.messages.then(|| {
-                let m = &cfg.hif.nvme;
+            command_latency_ps: ns_to_ps(hif.command_latency_ns),
+            messages: hif.nvme.messages.then(|| {
+                let m = &hif.nvme;
                 Messages {
                     doorbell: m.doorbell_bytes as u64,
                     read_request: m.read_request_bytes as u64,
@@ -71,7 +72,7 @@ impl HostInterface {
                     interrupt: m.interrupt_bytes as u64,
                 }
             }),
-            whole_request_reads: cfg.hif.read_data == ReadData::WholeRequest,
+            whole_request_reads: hif.read_data == ReadData::WholeRequest,
         }
     }
 
@@ -197,6 +198,7 @@ impl HostInterface {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     /// 4 lanes × 1 GB/s, 128-byte packets with 28 bytes of framing: 250 ps per wire byte.
     fn with_messages() -> HostInterface {
@@ -205,7 +207,7 @@ mod tests {
         c.hif.pcie.tlp_overhead_bytes = 28;
         c.hif.nvme.messages = true;
         c.hif.read_data = ReadData::WholeRequest;
-        HostInterface::new(&c, vec![1, 1])
+        HostInterface::new(&c.hif, c.nand.sector_bytes, vec![1, 1])
     }
 
     #[test]

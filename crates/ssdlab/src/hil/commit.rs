@@ -7,11 +7,12 @@
 //! the flash side works, the loop reports a request's first command starting, its data
 //! moving to another plane, and its flash work finishing.
 
-use crate::config::{us_to_ps, Config};
+use crate::hil::config::HilConfig;
 use crate::hil::wa_bc::WaBc;
 use crate::hil::{Board, DeviceScheduler, Fairness, MemoryRequest, MrOp, Occupancy};
 use crate::nand::{Geometry, Lpn, Timing};
 use crate::slab::Slab;
+use crate::validate::us_to_ps;
 
 pub struct Committer {
     geo: Geometry,
@@ -29,14 +30,20 @@ pub struct Committer {
 }
 
 impl Committer {
-    pub fn new(cfg: &Config, geo: &Geometry, sched: Box<dyn DeviceScheduler>, flows: usize) -> Committer {
+    pub fn new(
+        hil: &HilConfig,
+        geo: &Geometry,
+        timing: &Timing,
+        sched: Box<dyn DeviceScheduler>,
+        flows: usize,
+    ) -> Committer {
         Committer {
             geo: geo.clone(),
             sched,
             occ: Occupancy::new(geo),
-            wa_bc: match cfg.hil.fairness {
+            wa_bc: match hil.fairness {
                 Fairness::None => None,
-                Fairness::WaBc => Some(wa_bc(cfg, geo, flows)),
+                Fairness::WaBc => Some(wa_bc(hil, geo, timing, flows)),
             },
             flow_ready: vec![0; flows],
             flow_pending: vec![false; flows],
@@ -157,13 +164,12 @@ impl Committer {
 
 /// WA-BC's budgets: a round of `hil.wa_bc_round_us` per chip; a page read costs a mean tR
 /// plus its transfer, a page written a mean tPROG plus its transfer.
-fn wa_bc(cfg: &Config, geo: &Geometry, flows: usize) -> WaBc {
-    let t = Timing::from_config(cfg);
+fn wa_bc(hil: &HilConfig, geo: &Geometry, t: &Timing, flows: usize) -> WaBc {
     let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
     let xfer = t.bus_transfer_ps(geo.page_bytes as u64);
     WaBc::new(
         flows,
-        us_to_ps(cfg.hil.wa_bc_round_us) * geo.chips() as u64,
+        us_to_ps(hil.wa_bc_round_us) * geo.chips() as u64,
         mean(&t.t_read_ps) + xfer,
         mean(&t.t_program_ps) + xfer,
     )

@@ -50,7 +50,7 @@ impl Harness {
         cfg.nand.chips_per_channel = 3;
         cfg.nand.dies_per_chip = 2;
         cfg.nand.planes_per_die = 2;
-        let geo = Geometry::from_config(&cfg);
+        let geo = Geometry::from_config(&cfg.nand);
         let sched = kind.build(&geo, 32, true, 1);
         let mut h = Harness { occ: Occupancy::new(&geo), geo, mrs: Vec::new(), sched };
         for (k, &(io, chip, pic)) in EXAMPLE.iter().enumerate() {

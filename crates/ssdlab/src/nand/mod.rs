@@ -11,8 +11,10 @@
 
 pub mod config;
 pub mod phy;
+pub mod timeline;
 
-use crate::config::{ns_to_ps, us_to_ps, BusTiming, Config, NvDdr2Config, ProgramDataIn};
+use crate::nand::config::{BusTiming, NandConfig, NvDdr2Config, ProgramDataIn};
+use crate::validate::{ns_to_ps, us_to_ps};
 
 /// Flat physical page number.
 pub type Ppn = u32;
@@ -92,8 +94,7 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    pub fn from_config(c: &Config) -> Geometry {
-        let n = &c.nand;
+    pub fn from_config(n: &NandConfig) -> Geometry {
         Geometry {
             channels: n.channels,
             chips_per_channel: n.chips_per_channel,
@@ -283,8 +284,7 @@ impl NvDdr2Ps {
 }
 
 impl Timing {
-    pub fn from_config(c: &Config) -> Timing {
-        let n = &c.nand;
+    pub fn from_config(n: &NandConfig) -> Timing {
         let ideal = n.ideal == config::Ideal::NoRwInterference;
         // Transfers per second is rate_mt_s × 10^6; keep it exact for fractional rates
         // written with up to three decimals (333.333 MT/s).
@@ -370,12 +370,13 @@ impl Timing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn timing_at(rate: f64, width: u32) -> Timing {
         let mut c = Config::default();
         c.nand.bus.rate_mt_s = rate;
         c.nand.bus.width_bits = width;
-        Timing::from_config(&c)
+        Timing::from_config(&c.nand)
     }
 
     #[test]
@@ -404,7 +405,7 @@ mod tests {
         c.nand.planes_per_die = 4;
         c.nand.blocks_per_plane = 16;
         c.nand.pages_per_block = 8;
-        let g = Geometry::from_config(&c);
+        let g = Geometry::from_config(&c.nand);
         let plane = g.plane_index(2, 1, 1, 3);
         assert_eq!(plane, ((2 * 2 + 1) * 2 + 1) * 4 + 3);
         let ppn = g.ppn(plane, 5, 7);
@@ -442,7 +443,7 @@ mod tests {
         c.nand.cell = crate::config::CellType::Tlc;
         c.nand.t_read_us = vec![50.0, 70.0, 90.0];
         c.nand.t_program_us = vec![500.0, 2000.0, 3000.0];
-        let t = Timing::from_config(&c);
+        let t = Timing::from_config(&c.nand);
         assert_eq!(t.t_read(0), 50_000_000);
         assert_eq!(t.t_read(4), 70_000_000);
         assert_eq!(t.t_program(5), 3_000_000_000);

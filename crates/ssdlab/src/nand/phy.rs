@@ -20,12 +20,72 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{BusArbitration, Config};
 use crate::engine::{Event, EventQueue, Ps};
-use crate::nand::{FlashOp, Geometry, Timing};
-use crate::stats::{ArrayUse, Stats};
-use crate::timeline::Timeline;
-use crate::tsu::{Transaction, TxKind};
+use crate::nand::config::{BusArbitration, NandConfig};
+use crate::nand::timeline::Timeline;
+use crate::nand::{FlashOp, Geometry, Ppn, Timing};
+
+/// What the PHY reads of one page operation of a command, looked up by its transaction id
+/// through [`PageOps`]: the TSU's transaction table implements it, so the PHY sees these
+/// fields and nothing else of the layers above.
+#[derive(Debug, Clone, Copy)]
+pub struct PageOp {
+    /// The page read or programmed (an erase: the block's first page).
+    pub ppn: Ppn,
+    /// A copyback's source page.
+    pub src_ppn: Ppn,
+    /// The plane's index within its chip.
+    pub plane_in_chip: u32,
+    /// Sectors of the page the operation carries (bit i = sector i).
+    pub sector_mask: u64,
+    /// GC work: its chip time counts as GC's.
+    pub gc: bool,
+}
+
+/// The commands' page operations, by transaction id.
+pub trait PageOps {
+    fn page_op(&self, tx: u32) -> PageOp;
+}
+
+/// Array time of die-level operations, for the busy plane utilization: Σ array time, and
+/// Σ array time × planes used, over each die's part of each command.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayUse {
+    pub die_ps: u128,
+    pub plane_ps: u128,
+}
+
+impl ArrayUse {
+    /// A die's part of a command: `planes` planes for `array_ps`.
+    #[inline(always)]
+    pub fn add(&mut self, array_ps: Ps, planes: u64) {
+        self.die_ps += array_ps as u128;
+        self.plane_ps += array_ps as u128 * planes as u128;
+    }
+
+    /// Planes used / `planes_per_die`, weighted by array time (0 with no operation).
+    pub fn busy_utilization(&self, planes_per_die: u32) -> f64 {
+        if self.die_ps == 0 {
+            0.0
+        } else {
+            self.plane_ps as f64 / (self.die_ps as f64 * planes_per_die as f64)
+        }
+    }
+}
+
+/// The PHY's own counters, read into the statistics at the end of a run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct PhyCounters {
+    pub array_use: ArrayUse,
+    /// Σ over command segments of duration × planes of the chip not in the command.
+    pub idle_plane_ps: u128,
+    /// Σ over command segments of duration × planes per chip.
+    pub busy_plane_capacity_ps: u128,
+    /// Chip time of commands that were GC work.
+    pub gc_chip_ps: u128,
+    /// Programs and erases suspended for reads.
+    pub suspensions: u64,
+}
 
 /// The command a chip runs (one per chip at a time).
 #[derive(Default)]
@@ -96,7 +156,7 @@ pub struct Phy {
     /// Channel-bus time in command, data-in and data-out phases, summed over channels.
     pub bus_busy_ps: u64,
     /// Array time of each die's part of each command, and how many planes it used.
-    pub array_use: ArrayUse,
+    pub counters: PhyCounters,
     /// `nand.bus.arbitration = "commands_first"` (else read data out goes first).
     commands_first: bool,
     /// `nand.suspension.enabled`.
@@ -106,19 +166,19 @@ pub struct Phy {
 }
 
 impl Phy {
-    pub fn new(cfg: &Config, geo: &Geometry, timeline: Option<Timeline>) -> Phy {
-        let ideal = cfg.nand.ideal == crate::nand::config::Ideal::NoRwInterference;
+    pub fn new(nand: &NandConfig, geo: &Geometry, timeline: Option<Timeline>) -> Phy {
+        let ideal = nand.ideal == crate::nand::config::Ideal::NoRwInterference;
         Phy {
             geo: geo.clone(),
-            timing: Timing::from_config(cfg),
+            timing: Timing::from_config(nand),
             chips: (0..geo.chips()).map(|_| Chip::default()).collect(),
             buses: (0..geo.channels).map(|_| ChannelBus::default()).collect(),
             busy_chips: 0,
             bus_busy_ps: 0,
-            array_use: ArrayUse::default(),
-            commands_first: cfg.nand.bus.arbitration == BusArbitration::CommandsFirst,
-            suspension: cfg.nand.suspension.enabled || ideal,
-            max_suspends: if ideal { u32::MAX } else { cfg.nand.suspension.max_per_op },
+            counters: PhyCounters::default(),
+            commands_first: nand.bus.arbitration == BusArbitration::CommandsFirst,
+            suspension: nand.suspension.enabled || ideal,
+            max_suspends: if ideal { u32::MAX } else { nand.suspension.max_per_op },
             timeline,
         }
     }
@@ -164,7 +224,14 @@ impl Phy {
     /// Start a command (the chip was reserved). `txs` moves into the chip's command (the
     /// vector is swapped, not copied); the caller gets back an empty one.
     #[inline(always)]
-    pub fn start(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>, records: &[Transaction], q: &mut EventQueue) {
+    pub fn start<R: PageOps + ?Sized>(
+        &mut self,
+        chip: u32,
+        op: FlashOp,
+        txs: &mut Vec<u32>,
+        ops: &R,
+        q: &mut EventQueue,
+    ) {
         let now = q.now();
         let c = &mut self.chips[chip as usize];
         debug_assert!(c.busy, "chip {chip} starts a command without being reserved");
@@ -183,16 +250,16 @@ impl Phy {
         // chips working. Data first (MQSim): every command waits behind read data out.
         let first = self.commands_first && op != FlashOp::Program;
         let gen = c.gen;
-        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Phase { chip, gen }, first, records, q);
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Phase { chip, gen }, first, ops, q);
     }
 
     /// Ask for the channel bus; granted now if it is free and nobody waits, else in turn.
     #[inline(always)]
-    fn request_bus(&mut self, ch: u32, req: BusRequest, first: bool, records: &[Transaction], q: &mut EventQueue) {
+    fn request_bus<R: PageOps + ?Sized>(&mut self, ch: u32, req: BusRequest, first: bool, ops: &R, q: &mut EventQueue) {
         let now = q.now();
         let b = &mut self.buses[ch as usize];
         if b.free_ps <= now && b.first.is_empty() && b.rest.is_empty() {
-            self.grant_bus(ch, req, records, q);
+            self.grant_bus(ch, req, ops, q);
             return;
         }
         if first {
@@ -208,19 +275,19 @@ impl Phy {
     }
 
     /// A holder's event at the moment its transfer ended: pass the bus on if anyone waits.
-    fn bus_handoff(&mut self, ch: u32, records: &[Transaction], q: &mut EventQueue) {
+    fn bus_handoff<R: PageOps + ?Sized>(&mut self, ch: u32, ops: &R, q: &mut EventQueue) {
         let b = &mut self.buses[ch as usize];
         if b.handoff && b.free_ps == q.now() {
             b.handoff = false;
             if !b.wake_scheduled && (!b.first.is_empty() || !b.rest.is_empty()) {
-                self.bus_free(ch, records, q);
+                self.bus_free(ch, ops, q);
             }
         }
     }
 
     /// The bus of `ch` may be free: grant it to the next waiter.
     #[inline(always)]
-    pub fn bus_free(&mut self, ch: u32, records: &[Transaction], q: &mut EventQueue) {
+    pub fn bus_free<R: PageOps + ?Sized>(&mut self, ch: u32, ops: &R, q: &mut EventQueue) {
         let now = q.now();
         let b = &mut self.buses[ch as usize];
         b.wake_scheduled = false;
@@ -233,7 +300,7 @@ impl Phy {
         loop {
             let b = &mut self.buses[ch as usize];
             let Some(req) = b.first.pop_front().or_else(|| b.rest.pop_front()) else { return };
-            if self.grant_bus(ch, req, records, q) {
+            if self.grant_bus(ch, req, ops, q) {
                 break;
             }
         }
@@ -247,20 +314,20 @@ impl Phy {
 
     /// Run a bus request now. False if it is stale (its command was suspended meanwhile).
     #[inline(always)]
-    fn grant_bus(&mut self, ch: u32, req: BusRequest, records: &[Transaction], q: &mut EventQueue) -> bool {
+    fn grant_bus<R: PageOps + ?Sized>(&mut self, ch: u32, req: BusRequest, ops: &R, q: &mut EventQueue) -> bool {
         self.buses[ch as usize].handoff = false;
         match req {
             BusRequest::Phase { chip, gen } => {
                 if self.chips[chip as usize].gen != gen {
                     return false;
                 }
-                self.command_phase(ch, chip, records, q);
+                self.command_phase(ch, chip, ops, q);
             }
             BusRequest::Out { chip, gen } => {
                 if self.chips[chip as usize].gen != gen {
                     return false;
                 }
-                self.data_out(ch, chip, records, q);
+                self.data_out(ch, chip, ops, q);
             }
         }
         true
@@ -268,7 +335,7 @@ impl Phy {
 
     /// The array time of one plane's part of a command.
     #[inline(always)]
-    fn cell_ps(&self, op: FlashOp, tr: &Transaction) -> Ps {
+    fn cell_ps(&self, op: FlashOp, tr: &PageOp) -> Ps {
         let page = self.geo.page_in_block(tr.ppn);
         match op {
             FlashOp::Read => self.timing.t_read(page),
@@ -283,7 +350,7 @@ impl Phy {
     /// program each plane's data in; each die starts its array operation when its part of
     /// the phase ends.
     #[inline(always)]
-    fn command_phase(&mut self, ch: u32, chip: u32, records: &[Transaction], q: &mut EventQueue) {
+    fn command_phase<R: PageOps + ?Sized>(&mut self, ch: u32, chip: u32, ops: &R, q: &mut EventQueue) {
         let now = q.now();
         let op = self.chips[chip as usize].cmd.op.expect("a command in its bus phase has an op");
         let spp = self.geo.sectors_per_page() as u64;
@@ -291,7 +358,7 @@ impl Phy {
         let mut dies = std::mem::take(&mut self.chips[chip as usize].cmd.dies);
         let txs = &self.chips[chip as usize].cmd.txs;
         let n = txs.len();
-        let mut tr = &records[txs[0] as usize];
+        let mut tr = ops.page_op(txs[0]);
         let mut i = 0;
         while i < n {
             let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32);
@@ -304,19 +371,19 @@ impl Phy {
                         if self.timing.written_sectors_only { tr.sector_mask.count_ones() as u64 } else { spp };
                     data_in += self.timing.bus_transfer_sectors_ps(sectors);
                 }
-                cell = cell.max(self.cell_ps(op, tr));
+                cell = cell.max(self.cell_ps(op, &tr));
                 planes += 1;
                 i += 1;
                 if i == n {
                     break;
                 }
-                tr = &records[txs[i] as usize];
+                tr = ops.page_op(txs[i]);
                 if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) != die {
                     break;
                 }
             }
             t += self.timing.die_phase_ps(op, planes) + data_in;
-            self.array_use.add(cell, planes);
+            self.counters.array_use.add(cell, planes);
             if let Some(tl) = &mut self.timeline {
                 tl.cell(chip, die, t, t + cell, op);
             }
@@ -348,17 +415,17 @@ impl Phy {
 
     /// A die of a read command finished its array time: ask for the bus to send its data.
     #[inline(always)]
-    pub fn cell_done(&mut self, chip: u32, gen: u32, records: &[Transaction], q: &mut EventQueue) {
+    pub fn cell_done<R: PageOps + ?Sized>(&mut self, chip: u32, gen: u32, ops: &R, q: &mut EventQueue) {
         if self.chips[chip as usize].gen != gen {
             return;
         }
         let first = !self.commands_first;
-        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Out { chip, gen }, first, records, q);
+        self.request_bus(self.geo.channel_of_chip(chip), BusRequest::Out { chip, gen }, first, ops, q);
     }
 
     /// Data out of the next die of a read command (dies go in the order their reads end).
     #[inline(always)]
-    fn data_out(&mut self, ch: u32, chip: u32, records: &[Transaction], q: &mut EventQueue) {
+    fn data_out<R: PageOps + ?Sized>(&mut self, ch: u32, chip: u32, ops: &R, q: &mut EventQueue) {
         let now = q.now();
         let ci = chip as usize;
         let cmd = &mut self.chips[ci].cmd;
@@ -367,7 +434,7 @@ impl Phy {
         let die = cmd.dies[k].die;
         let mut sectors = 0u64;
         for &tx in &cmd.txs {
-            let tr = &records[tx as usize];
+            let tr = ops.page_op(tx);
             if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) == die {
                 sectors += tr.sector_mask.count_ones() as u64;
             }
@@ -387,24 +454,25 @@ impl Phy {
     }
 
     /// Chip time of the part of a command that ran until `now` (from `segment_start_ps`,
-    /// on `planes_used` planes; `first_tx` tells whether it was GC), for the statistics.
-    fn account_segment(&self, cmd: &Command, first_tx: u32, now: Ps, records: &[Transaction], stats: &mut Stats) {
-        stats.command_segment(now - cmd.segment_start_ps, cmd.planes_used, self.geo.planes_per_chip());
-        if records[first_tx as usize].kind == TxKind::Gc {
-            stats.gc_chip_ps += (now - cmd.segment_start_ps) as u128;
+    /// on `planes_used` planes; `gc` if it was GC work), for the counters.
+    fn account_segment(counters: &mut PhyCounters, planes_per_chip: u32, cmd: &Command, gc: bool, now: Ps) {
+        let dur = (now - cmd.segment_start_ps) as u128;
+        counters.idle_plane_ps += dur * (planes_per_chip - cmd.planes_used) as u128;
+        counters.busy_plane_capacity_ps += dur * planes_per_chip as u128;
+        if gc {
+            counters.gc_chip_ps += dur;
         }
     }
 
     /// A `CommandDone` event: if it is the chip's current command, the chip is free and the
     /// command's transactions are swapped into `done` (cleared first). Returns the command's
     /// operation, or None for a stale event.
-    pub fn finish(
+    pub fn finish<R: PageOps + ?Sized>(
         &mut self,
         chip: u32,
         gen: u32,
         done: &mut Vec<u32>,
-        records: &[Transaction],
-        stats: &mut Stats,
+        ops: &R,
         now: Ps,
     ) -> Option<FlashOp> {
         let ci = chip as usize;
@@ -415,7 +483,8 @@ impl Phy {
         let op = cmd.op.take().expect("a running command has an op");
         done.clear();
         std::mem::swap(done, &mut cmd.txs);
-        self.account_segment(&self.chips[ci].cmd, done[0], now, records, stats);
+        let gc = ops.page_op(done[0]).gc;
+        Self::account_segment(&mut self.counters, self.geo.planes_per_chip(), &self.chips[ci].cmd, gc, now);
         let c = &mut self.chips[ci];
         c.gen = c.gen.wrapping_add(1);
         self.set_busy(chip, false);
@@ -424,8 +493,8 @@ impl Phy {
 
     /// After a finished command's work is routed: a read's last data-out ended now, so the
     /// channel goes to its waiters.
-    pub fn hand_bus_on(&mut self, chip: u32, records: &[Transaction], q: &mut EventQueue) {
-        self.bus_handoff(self.geo.channel_of_chip(chip), records, q);
+    pub fn hand_bus_on<R: PageOps + ?Sized>(&mut self, chip: u32, ops: &R, q: &mut EventQueue) {
+        self.bus_handoff(self.geo.channel_of_chip(chip), ops, q);
     }
 
     /// A `ChipFree` event: a suspension took effect. True if the chip is now free for reads.
@@ -440,14 +509,14 @@ impl Phy {
     /// User reads wait for a busy chip: with suspension on, suspend its program or erase if
     /// that is allowed and worth it.
     #[inline]
-    pub fn reads_waiting(&mut self, chip: u32, records: &[Transaction], stats: &mut Stats, q: &mut EventQueue) {
+    pub fn reads_waiting<R: PageOps + ?Sized>(&mut self, chip: u32, ops: &R, q: &mut EventQueue) {
         if self.suspension {
-            self.maybe_suspend(chip, records, stats, q);
+            self.maybe_suspend(chip, ops, q);
         }
     }
 
     #[cold]
-    fn maybe_suspend(&mut self, chip: u32, records: &[Transaction], stats: &mut Stats, q: &mut EventQueue) {
+    fn maybe_suspend<R: PageOps + ?Sized>(&mut self, chip: u32, ops: &R, q: &mut EventQueue) {
         let ci = chip as usize;
         let now = q.now();
         let c = &self.chips[ci];
@@ -463,9 +532,10 @@ impl Phy {
         if end <= now + self.timing.t_suspend_ps {
             return;
         }
-        stats.suspensions += 1;
+        self.counters.suspensions += 1;
         let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
-        self.account_segment(&cmd, cmd.txs[0], now, records, stats);
+        let gc = ops.page_op(cmd.txs[0]).gc;
+        Self::account_segment(&mut self.counters, self.geo.planes_per_chip(), &cmd, gc, now);
         cmd.suspends += 1;
         for d in &mut cmd.dies {
             d.end_ps = d.end_ps.saturating_sub(now);

@@ -309,7 +309,7 @@ pub fn scaling_points(quick: bool) -> Vec<(u32, u32)> {
 
 /// Map RAM that holds every translation page of `cfg`'s drive in the CTP beside the CMT.
 pub fn whole_map_ram_bytes(cfg: &Config) -> u64 {
-    let geo = Geometry::from_config(cfg);
+    let geo = Geometry::from_config(&cfg.nand);
     let logical = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64;
     let entries_per_tp = (cfg.nand.page_bytes / cfg.ftl.map_cache.entry_bytes.unwrap_or(4)) as u64;
     let cmt = cfg.ftl.map_cache.cmt_bytes.unwrap_or(fmmu::CMT_BYTES);

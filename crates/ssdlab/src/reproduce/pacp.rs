@@ -23,12 +23,12 @@ mod report;
 
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use crate::error::Result;
+use crate::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
 use crate::ftl::precondition::Pattern;
 use crate::ftl::AllocationScheme;
 use crate::host::{Address, AddressMode, FlowSpec, PreconditionSpec, Replay};
 use crate::nand::config::Ideal;
 use crate::nand::Geometry;
-use crate::pacp::{ChannelLoad, PartitionConfig, Preload};
 use crate::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/pacp.toml");
@@ -138,7 +138,7 @@ pub fn region_sizes(shares: &Shares, requests: u64) -> [(u64, u64); 3] {
 /// [`RATE_IOPS`] × their share), 4 KiB requests uniform within their region, the regions
 /// side by side from logical address 0 and equal in bytes at every channel count.
 pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64) -> WorkloadSpec {
-    let geo = Geometry::from_config(cfg);
+    let geo = Geometry::from_config(&cfg.nand);
     let page_bytes = cfg.nand.page_bytes as u64;
     let logical_bytes = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as f64 * page_bytes as f64;
     let shares = Shares::of(s.read_ratio);

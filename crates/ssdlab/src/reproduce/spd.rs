@@ -27,10 +27,10 @@ mod report;
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use crate::cache::config::{CachePolicy, SlotRelease, SpdFallback};
 use crate::error::Result;
+use crate::ftl::gc::die_gc::DieLeftover;
 use crate::ftl::precondition::Pattern;
 use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit};
 use crate::host::{AddressMode, PreconditionSpec, Replay};
-use crate::spd::die_gc::DieLeftover;
 use crate::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/spd.toml");

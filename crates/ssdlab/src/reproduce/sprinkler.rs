@@ -377,7 +377,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let wl_dir = out.join("workloads");
     std::fs::create_dir_all(&wl_dir).map_err(|e| io_err(&wl_dir, e))?;
     let base = config(&[])?;
-    let geo = Geometry::from_config(&base);
+    let geo = Geometry::from_config(&base.nand);
     let span = crate::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64 * geo.page_bytes as u64;
 
     let workloads = main_workloads(opts, &wl_dir, span)?;

@@ -5,10 +5,10 @@
 
 use super::Simulation;
 use crate::engine::Event;
+use crate::ftl::gc::die_gc::DieLeftover;
 use crate::ftl::{GcUnit, LivePage, MapIo, Stream, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, Ppn, NONE};
-use crate::spd::die_gc::DieLeftover;
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
@@ -43,7 +43,7 @@ impl Simulation {
             if !self.phy.is_busy(chip) {
                 self.try_start(chip);
             } else if self.tsu.has_user_reads(chip) {
-                self.phy.reads_waiting(chip, self.tsu.records(), &mut self.stats, &mut self.q);
+                self.phy.reads_waiting(chip, self.tsu.records(), &mut self.q);
             }
         }
         chips.clear();
@@ -120,7 +120,7 @@ impl Simulation {
         } else if !self.phy.is_busy(chip) {
             self.try_start(chip);
         } else if at.user_read {
-            self.phy.reads_waiting(chip, self.tsu.records(), &mut self.stats, &mut self.q);
+            self.phy.reads_waiting(chip, self.tsu.records(), &mut self.q);
         }
     }
 
@@ -416,7 +416,7 @@ impl Simulation {
     pub(super) fn command_done(&mut self, chip: u32, gen: u32) {
         let now = self.q.now();
         let mut txs = std::mem::take(&mut self.done);
-        let Some(op) = self.phy.finish(chip, gen, &mut txs, self.tsu.records(), &mut self.stats, now) else {
+        let Some(op) = self.phy.finish(chip, gen, &mut txs, self.tsu.records(), now) else {
             self.done = txs;
             return;
         };
@@ -607,16 +607,16 @@ impl Simulation {
     }
 }
 
-/// GC over a die's planes: SPD's Die-GC (`ftl.gc.unit = "die"`, [`crate::spd::die_gc`]) —
+/// GC over a die's planes: SPD's Die-GC (`ftl.gc.unit = "die"`, [`crate::ftl::gc::die_gc`]) —
 /// an aligned block set collected at once, its moves N at a time as aligned N-plane
-/// programs, its blocks erased together —, TwinBlk's (`"twin"`, [`crate::twinblk`]) — the
-/// same set, its moves within their planes — and ParaGC's (`"para"`, [`crate::paragc`]).
+/// programs, its blocks erased together —, TwinBlk's (`"twin"`, [`crate::ftl::gc::twinblk`]) — the
+/// same set, its moves within their planes — and ParaGC's (`"para"`, [`crate::ftl::gc::paragc`]).
 impl Simulation {
     /// ParaGC: `plane` needs GC, so every plane of its die that is not collecting starts
     /// too, each on its own victim.
     fn start_para_gc(&mut self, plane: u32) {
         self.start_plane_gc(plane);
-        for sibling in crate::paragc::siblings(&self.geo, plane) {
+        for sibling in crate::ftl::gc::paragc::siblings(&self.geo, plane) {
             if self.ftl.gc_victim(sibling) == NONE {
                 self.start_plane_gc(sibling);
             }

@@ -28,6 +28,7 @@ use crate::check::Oracle;
 use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
+use crate::ftl::alloc::pacp::Preload;
 use crate::ftl::precondition::precondition;
 use crate::ftl::AllocationScheme;
 use crate::ftl::{Ftl, LivePage, MapIo, Waiter};
@@ -40,8 +41,7 @@ use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
 use crate::host::{build_flows, footprint_pages, read_first_pages, read_write_pages, Flow, IoRequest, WorkloadSpec};
 use crate::nand::phy::Phy;
-use crate::nand::Geometry;
-use crate::pacp::Preload;
+use crate::nand::{Geometry, Timing};
 use crate::slab::Slab;
 use crate::stats::Stats;
 use crate::timeline::Timeline;
@@ -83,7 +83,7 @@ pub struct Outcome {
     /// The map cache's counters (demand-based maps).
     pub map: Option<crate::ftl::MapStats>,
     /// The read/write channel partition (`lv_partition`, `pacp`).
-    pub partition: Option<crate::pacp::PartitionReport>,
+    pub partition: Option<crate::ftl::alloc::pacp::PartitionReport>,
     /// Firmware servers and their busy time: cores, hardware units, core ps, unit ps.
     pub firmware: (u32, u32, u128, u128),
     pub check: Option<CheckResult>,
@@ -181,7 +181,7 @@ fn size_partition(cfg: &Config, geo: &Geometry, flows: &[Flow], ftl: &mut Ftl) {
     let (read, write) = read_write_pages(flows, geo.sectors_per_page() as u64);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (t_read, t_prog) = (mean(&cfg.nand.t_read_us), mean(&cfg.nand.t_program_us));
-    ftl.size_partition(crate::pacp::lv_read_channels(geo.channels, read, write, t_read, t_prog));
+    ftl.size_partition(crate::ftl::alloc::pacp::lv_read_channels(geo.channels, read, write, t_read, t_prog));
 }
 
 /// The workload's preconditioning, if any: the pages written. With `ftl.partition.preload =
@@ -201,7 +201,7 @@ fn fill(
         preload.then(|| read_first_pages(flows, geo.sectors_per_page() as u64, ftl.logical_pages() as u64, seed));
     if let Some(f) = first.as_ref().filter(|_| cfg.ftl.allocation == AllocationScheme::Pacp) {
         if cfg.ftl.partition.n_read == 0 {
-            ftl.size_partition(crate::pacp::preload_read_channels(geo.channels, f.reads, f.writes));
+            ftl.size_partition(crate::ftl::alloc::pacp::preload_read_channels(geo.channels, f.reads, f.writes));
         }
     }
     let read_first = first.as_ref().map(|f| f.read_first.as_slice());
@@ -213,8 +213,8 @@ fn fill(
 
 impl Simulation {
     pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
-        let geo = Geometry::from_config(cfg);
-        let mut ftl = Ftl::new(cfg, seed);
+        let geo = Geometry::from_config(&cfg.nand);
+        let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, seed);
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
@@ -229,19 +229,19 @@ impl Simulation {
                 "--check needs hil.hazards = \"strict\": with \"war\" or \"none\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
             ));
         }
-        let oracle = opts.check.then(|| ftl.new_oracle());
+        let oracle = opts.check.then(|| Oracle::for_ftl(&ftl));
         let tenants = Tenants::new(flows);
         let priorities = tenants.priorities();
         let nflows = tenants.len();
-        let tsu_policy = cfg.tsu.policy.build(cfg, &priorities);
+        let tsu_policy = cfg.tsu.policy.build(&cfg.nand, &cfg.tsu.flin, &priorities);
         let sched = cfg.hil.scheduler.build(&geo, cfg.hil.max_bypass, cfg.hil.readdressing, cfg.hil.plane_slots);
         let tags = if cfg.hif.interface == Interface::Sata { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
         let timeline = opts.timeline.map(|(a, b)| Timeline::new(a, b));
         Ok(Simulation {
             q: EventQueue::new(),
-            hif: HostInterface::new(cfg, priorities),
+            hif: HostInterface::new(&cfg.hif, cfg.nand.sector_bytes, priorities),
             device_queue: DeviceQueue::new(tags, hazards),
-            committer: Committer::new(cfg, &geo, sched, nflows),
+            committer: Committer::new(&cfg.hil, &geo, &Timing::from_config(&cfg.nand), sched, nflows),
             cache: cfg.cache.enabled.then(|| {
                 WriteCache::from_config(&cfg.cache, cache_pages as u32).with_die_lists(
                     &cfg.cache,
@@ -252,8 +252,8 @@ impl Simulation {
             writeback_group: Vec::new(),
             die_gc_group: Vec::new(),
             idle: idle::IdleMigration::default(),
-            tsu: Tsu::new(cfg, &geo, tsu_policy),
-            phy: Phy::new(cfg, &geo, timeline),
+            tsu: Tsu::new(&cfg.nand, &cfg.tsu, &geo, tsu_policy),
+            phy: Phy::new(&cfg.nand, &geo, timeline),
             tenants,
             ftl,
             ios: Slab::new(),
@@ -376,7 +376,7 @@ impl Simulation {
         let sim_time_ps = self.last_completion_ps;
         self.stats.finish();
         self.stats.unaligned_block_opens = self.ftl.unaligned_block_opens();
-        self.stats.array_use = self.phy.array_use;
+        self.stats.phy = self.phy.counters;
         if self.interval_ps > 0 {
             // The last, partial window, so the series accounts for every request.
             let end = sim_time_ps.max(self.q.now());
@@ -392,7 +392,7 @@ impl Simulation {
         );
         let check = self.oracle.take().map(|mut o| {
             self.ftl.check();
-            self.ftl.verify(&mut o);
+            o.verify_ftl(&self.ftl);
             CheckResult { reads_checked: o.reads_checked, violations: o.violations, first_violation: o.first_violation }
         });
         Outcome {

@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{reject, require_times};
 use crate::error::Result;
+use crate::validate::{reject, require_times};
 
 /// Finest time-series interval: 1 µs. No host request completes faster than that (a PCIe
 /// round trip and the shortest flash read take microseconds), so a finer window holds no

@@ -17,7 +17,7 @@
 //! - busy plane utilization (SPD's `plane_util_busy`, §11.4) = over every die-level array
 //!   operation (each die's part of each command), planes used / planes per die, weighted by
 //!   the part's array time (tR, tPROG, tBERS; tR + tPROG for a copyback): how wide the array
-//!   works while it works, whatever the idle time. See [`ArrayUse`].
+//!   works while it works, whatever the idle time. See [`crate::nand::phy::ArrayUse`].
 //! - write cases (SPD, Gao et al. MSST 2019 slide 9; §3.1): each die a program command
 //!   uses, classified when the command starts — see [`WriteCase`].
 //! - GC cost = chip time of GC commands (reads, programs, copybacks, erases, from the
@@ -44,21 +44,8 @@ use hdrhistogram::Histogram;
 
 use crate::engine::Ps;
 use crate::host::{IoOp, IoRequest};
-
-/// The four cases of a die-level program (SPD, Gao et al., MSST 2019, slide 9; TECHNIQUES.md
-/// §3.1, §11.4). When a program command starts, each die it uses is one case: with k of the
-/// die's N planes in the command, `Aligned` if k = N; otherwise `Unaligned` if a plane of the
-/// die outside the command has a program (user, GC or translation page) queued on the chip
-/// (the same operation was there but could not join: another offset), else `Mixed` if such a
-/// plane has a read or erase queued (another operation type), else `Single`. Only case 4
-/// uses every plane; SPD's goal is to make it the norm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteCase {
-    Single = 0,
-    Mixed = 1,
-    Unaligned = 2,
-    Aligned = 3,
-}
+use crate::nand::phy::PhyCounters;
+pub use crate::tsu::WriteCase;
 
 /// Die-level programs by [`WriteCase`] (indexed by `case as usize`), for the host's programs
 /// (cache write-backs included) and GC's (moves by program or copyback) apart. Translation-
@@ -67,32 +54,6 @@ pub enum WriteCase {
 pub struct WriteCases {
     pub user: [u64; 4],
     pub gc: [u64; 4],
-}
-
-/// Array time of die-level operations, for the busy plane utilization: Σ array time, and
-/// Σ array time × planes used, over each die's part of each command.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct ArrayUse {
-    pub die_ps: u128,
-    pub plane_ps: u128,
-}
-
-impl ArrayUse {
-    /// A die's part of a command: `planes` planes for `array_ps`.
-    #[inline(always)]
-    pub fn add(&mut self, array_ps: Ps, planes: u64) {
-        self.die_ps += array_ps as u128;
-        self.plane_ps += array_ps as u128 * planes as u128;
-    }
-
-    /// Planes used / `planes_per_die`, weighted by array time (0 with no operation).
-    pub fn busy_utilization(&self, planes_per_die: u32) -> f64 {
-        if self.die_ps == 0 {
-            0.0
-        } else {
-            self.plane_ps as f64 / (self.die_ps as f64 * planes_per_die as f64)
-        }
-    }
 }
 
 /// Latency histogram in nanoseconds (1 ns to ~2.8 h, 3 significant digits; longer values
@@ -235,8 +196,6 @@ pub struct Stats {
     pub idle_while_work_ps: u128,
     pub work_ps: u128,
     pub stall_ps: u128,
-    pub idle_plane_ps: u128,
-    pub busy_plane_capacity_ps: u128,
 
     /// Page-level flash operations executed (user, GC, mapping).
     pub page_ops: u64,
@@ -250,8 +209,9 @@ pub struct Stats {
     pub flp_pages: [u64; 4],
     /// Die-level programs by write case.
     pub write_cases: WriteCases,
-    /// Array time of die-level operations (the PHY's, copied in at the end of the run).
-    pub array_use: ArrayUse,
+    /// The PHY's counters (array time, plane idleness in commands, GC chip time,
+    /// suspensions), copied in at the end of the run.
+    pub phy: PhyCounters,
     pub user_pages_programmed: u64,
     pub gc_pages_programmed: u64,
     /// Translation pages programmed (a demand-based map's write-backs).
@@ -278,9 +238,6 @@ pub struct Stats {
     pub erases: u64,
     /// Erase commands started (a multi-plane erase of several blocks counts once).
     pub erase_commands: u64,
-    /// Chip time spent running GC commands.
-    pub gc_chip_ps: u128,
-    pub suspensions: u64,
     pub rmw_reads: u64,
     /// Uncommitted reads whose target the readdressing callback updated.
     pub readdressed: u64,
@@ -373,13 +330,6 @@ impl Stats {
     pub fn mean_free_blocks(&self, planes: u32) -> Option<f64> {
         let span = self.free_last_ps - self.free_since_ps;
         (span > 0).then(|| self.free_blocks_ps as f64 / span as f64 / planes as f64)
-    }
-
-    /// A command ran `dur` on a chip, using `planes_used` of `planes_per_chip` planes.
-    #[inline]
-    pub fn command_segment(&mut self, dur: Ps, planes_used: u32, planes_per_chip: u32) {
-        self.idle_plane_ps += dur as u128 * (planes_per_chip - planes_used) as u128;
-        self.busy_plane_capacity_ps += dur as u128 * planes_per_chip as u128;
     }
 
     /// A host request completed at `now` (fetched by the device at `fetched_ps`), moving

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::TsuPolicyKind;
-use crate::config::{reject, require_nonzero};
 use crate::error::Result;
+use crate::validate::{reject, require_nonzero};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]

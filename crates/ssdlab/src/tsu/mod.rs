@@ -20,9 +20,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
-use crate::ftl::Stream;
+use crate::nand::phy::{PageOp, PageOps};
 use crate::nand::{FlashOp, Lpn, Ppn, NONE};
-use crate::stats::WriteCase;
 
 /// Who a transaction works for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +29,7 @@ pub enum TxKind {
     User,
     Gc,
     Mapping,
-    /// PACP's idle-time migration (`crate::pacp`): a read-dominant page moved off a Write
+    /// PACP's idle-time migration (`crate::ftl::alloc::pacp`): a read-dominant page moved off a Write
     /// channel while the host is idle; queued and scheduled as GC work, counted apart.
     Migration,
 }
@@ -59,6 +58,30 @@ impl QueueClass {
         QueueClass::MapRead,
         QueueClass::MapWrite,
     ];
+}
+
+/// Write streams with separate frontiers: user data, GC-moved data, and translation pages
+/// (a demand-based map's translation blocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    User = 0,
+    Gc = 1,
+    Map = 2,
+}
+
+/// The four cases of a die-level program (SPD, Gao et al., MSST 2019, slide 9; TECHNIQUES.md
+/// §3.1, §11.4). When a program command starts, each die it uses is one case: with k of the
+/// die's N planes in the command, `Aligned` if k = N; otherwise `Unaligned` if a plane of the
+/// die outside the command has a program (user, GC or translation page) queued on the chip
+/// (the same operation was there but could not join: another offset), else `Mixed` if such a
+/// plane has a read or erase queued (another operation type), else `Single`. Only case 4
+/// uses every plane; SPD's goal is to make it the norm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCase {
+    Single = 0,
+    Mixed = 1,
+    Unaligned = 2,
+    Aligned = 3,
 }
 
 /// One page-level flash operation (or one block erase) waiting for or running on a chip.
@@ -97,6 +120,21 @@ pub struct Transaction {
 }
 
 const _: () = assert!(std::mem::size_of::<Transaction>() == 64, "a transaction should fill one cache line");
+
+/// The PHY reads a command's page operations from the transaction table.
+impl PageOps for [Transaction] {
+    #[inline(always)]
+    fn page_op(&self, tx: u32) -> PageOp {
+        let t = &self[tx as usize];
+        PageOp {
+            ppn: t.ppn,
+            src_ppn: t.src_ppn,
+            plane_in_chip: t.plane_in_chip as u32,
+            sector_mask: t.sector_mask,
+            gc: t.kind == TxKind::Gc,
+        }
+    }
+}
 
 impl Transaction {
     pub fn class(&self) -> QueueClass {
@@ -412,11 +450,16 @@ impl fmt::Display for TsuPolicyKind {
 
 impl TsuPolicyKind {
     /// Build the policy; `flows` holds each flow's NVMe priority (0 urgent .. 3 low).
-    pub fn build(self, cfg: &crate::Config, flows: &[u8]) -> Box<dyn TsuPolicy> {
+    pub fn build(
+        self,
+        nand: &crate::nand::config::NandConfig,
+        flin: &config::FlinConfig,
+        flows: &[u8],
+    ) -> Box<dyn TsuPolicy> {
         match self {
             TsuPolicyKind::Fifo => Box::new(Fifo),
             TsuPolicyKind::Ooo => Box::new(OutOfOrder),
-            TsuPolicyKind::Flin => Box::new(flin::Flin::new(cfg, flows)),
+            TsuPolicyKind::Flin => Box::new(flin::Flin::new(nand, flin, flows)),
         }
     }
 }

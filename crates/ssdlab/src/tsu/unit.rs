@@ -6,13 +6,14 @@
 //! transactions to launch plus what the build settled on the way (GC moves found stale,
 //! reads that followed their data elsewhere), to route on.
 
-use crate::config::Config;
 use crate::engine::Ps;
-use crate::ftl::Stream;
+use crate::nand::config::NandConfig;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::slab::Slab;
-use crate::stats::WriteCase;
 use crate::tsu::builder::{Builder, ChipWork, FtlView, Rules};
+use crate::tsu::config::TsuConfig;
+use crate::tsu::Stream;
+use crate::tsu::WriteCase;
 use crate::tsu::{
     ChipQueues, GcUrgency, Pick, PickContext, Place, QueueClass, QueueEntry, Transaction, TsuPolicy, TxKind,
     QUEUE_CLASSES,
@@ -77,15 +78,15 @@ pub struct Enqueued {
 
 impl Tsu {
     /// `policy` is built by the caller (see [`crate::tsu::TsuPolicyKind::build`]).
-    pub fn new(cfg: &Config, geo: &Geometry, policy: Box<dyn TsuPolicy>) -> Tsu {
+    pub fn new(nand: &NandConfig, tsu: &TsuConfig, geo: &Geometry, policy: Box<dyn TsuPolicy>) -> Tsu {
         let chips = geo.chips() as usize;
         Tsu {
             geo: geo.clone(),
             rules: Rules {
-                multiplane: cfg.nand.multiplane,
-                multiplane_same_block: cfg.nand.multiplane_same_block,
-                die_interleave: cfg.nand.die_interleave,
-                scan_limit: cfg.tsu.scan_limit as usize,
+                multiplane: nand.multiplane,
+                multiplane_same_block: nand.multiplane_same_block,
+                die_interleave: nand.die_interleave,
+                scan_limit: tsu.scan_limit as usize,
             },
             policy,
             txs: Slab::new(),

@@ -6,6 +6,7 @@
 //! partition relabelled at run time) keeps its state here: the loop only asks for a plane and
 //! reports when the write given it is programmed.
 
+pub mod pacp;
 #[cfg(test)]
 mod tests;
 
@@ -45,14 +46,14 @@ pub enum AllocationScheme {
     Dynamic,
     /// Dynamic allocation as PACP's paper describes its baseline (Tavakkol et al. 2016):
     /// channel, chip, die and plane in rotation, a busy channel or chip skipped for the next
-    /// (`crate::pacp::choose_plane` over every channel) — PACP's own allocation without a
+    /// (`crate::ftl::alloc::pacp::choose_plane` over every channel) — PACP's own allocation without a
     /// partition.
     DynamicRr,
     /// Lv et al. (DAC 2020): channels split into Read and Write ones for the run; host
-    /// writes go to the Write channels (`crate::pacp`).
+    /// writes go to the Write channels (`crate::ftl::alloc::pacp`).
     LvPartition,
     /// PACP (Electronics 2022): the split follows the pages' predicted types; Algorithm 1
-    /// places each write by its page's history (`crate::pacp`).
+    /// places each write by its page's history (`crate::ftl::alloc::pacp`).
     Pacp,
 }
 
@@ -124,10 +125,10 @@ impl AllocationScheme {
     }
 
     /// Lv et al.'s or PACP's read/write channel partition, if this is one.
-    pub fn partition(&self) -> Option<crate::pacp::Scheme> {
+    pub fn partition(&self) -> Option<crate::ftl::alloc::pacp::Scheme> {
         match self {
-            AllocationScheme::LvPartition => Some(crate::pacp::Scheme::Lv),
-            AllocationScheme::Pacp => Some(crate::pacp::Scheme::Pacp),
+            AllocationScheme::LvPartition => Some(crate::ftl::alloc::pacp::Scheme::Lv),
+            AllocationScheme::Pacp => Some(crate::ftl::alloc::pacp::Scheme::Pacp),
             _ => None,
         }
     }
@@ -199,14 +200,14 @@ pub struct Allocator {
     /// Per plane: writes given this plane and not yet programmed (hybrid allocation).
     unprogrammed: Vec<u32>,
     /// `dynamic_rr`: the rotation points.
-    rotation: crate::pacp::Rotation,
+    rotation: crate::ftl::alloc::pacp::Rotation,
 }
 
 impl Allocator {
     pub fn new(geo: &Geometry, scheme: AllocationScheme) -> Allocator {
         let planes = geo.planes() as usize;
         Allocator {
-            rotation: crate::pacp::Rotation::new(geo),
+            rotation: crate::ftl::alloc::pacp::Rotation::new(geo),
             geo: geo.clone(),
             scheme,
             rr_chip: 0,
@@ -231,18 +232,18 @@ impl Allocator {
             }
             AllocationScheme::Dynamic => self.dynamic_plane(chip_load),
             AllocationScheme::DynamicRr => {
-                let any = crate::pacp::ChannelSet::Any;
-                crate::pacp::rotate_within(any, |_| true, &self.geo, chip_load, &mut self.rotation)
+                let any = crate::ftl::alloc::pacp::ChannelSet::Any;
+                crate::ftl::alloc::pacp::rotate_within(any, |_| true, &self.geo, chip_load, &mut self.rotation)
             }
             AllocationScheme::LvPartition | AllocationScheme::Pacp => {
-                unreachable!("the FTL places writes on a partitioned drive (crate::pacp)")
+                unreachable!("the FTL places writes on a partitioned drive (crate::ftl::alloc::pacp)")
             }
         };
         self.unprogrammed[plane as usize] += 1;
         plane
     }
 
-    /// A write whose plane a partitioned scheme chose (`crate::pacp`).
+    /// A write whose plane a partitioned scheme chose (`crate::ftl::alloc::pacp`).
     pub fn given(&mut self, plane: u32) -> u32 {
         self.unprogrammed[plane as usize] += 1;
         plane

@@ -9,15 +9,19 @@
 //! finish and hands the victim back for its erase. Near the hard threshold, where user
 //! writes wait, GC goes first on the chip ([`Gc::critical`]).
 
+pub mod die_gc;
+pub mod paragc;
+pub mod twinblk;
+
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::Config;
+use crate::ftl::config::FtlConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::ftl::{BlockState, Blocks, LivePage};
 use crate::nand::{FlashOp, Geometry, NONE};
-use crate::spd::die_gc::{aligned_victim, max_valid, DieGcMoves};
+use die_gc::{aligned_victim, max_valid, DieGcMoves};
 
 /// GC victim choice (`ftl.gc.policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,12 +48,12 @@ pub enum GcUnit {
     #[default]
     Plane,
     /// SPD's Die-GC: an aligned block set of the die, its moves staged into aligned
-    /// N-plane programs (`crate::spd::die_gc`).
+    /// N-plane programs (`crate::ftl::gc::die_gc`).
     Die,
     /// TwinBlk: the die's twin blocks (an aligned set), moved within their planes and
-    /// erased together (`crate::twinblk`).
+    /// erased together (`crate::ftl::gc::twinblk`).
     Twin,
-    /// ParaGC: every plane of the die at once, each its own victim (`crate::paragc`).
+    /// ParaGC: every plane of the die at once, each its own victim (`crate::ftl::gc::paragc`).
     Para,
 }
 
@@ -72,9 +76,8 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub fn new(config: &Config) -> Limits {
-        let f = &config.ftl;
-        let bpp = config.nand.blocks_per_plane as f64;
+    pub fn new(f: &FtlConfig, blocks_per_plane: u32) -> Limits {
+        let bpp = blocks_per_plane as f64;
         let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
         let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
         Limits {
@@ -123,16 +126,16 @@ pub struct Gc {
 }
 
 impl Gc {
-    pub fn new(config: &Config, geo: &Geometry, seed: u64) -> Gc {
+    pub fn new(f: &FtlConfig, geo: &Geometry, seed: u64) -> Gc {
         use rand::SeedableRng;
         let planes = geo.planes() as usize;
         Gc {
             geo: geo.clone(),
-            policy: config.ftl.gc.policy,
-            d: config.ftl.gc.d,
-            static_wl_threshold: config.ftl.wear_leveling.static_threshold,
-            copyback: config.ftl.gc.copyback,
-            limits: Limits::new(config),
+            policy: f.gc.policy,
+            d: f.gc.d,
+            static_wl_threshold: f.wear_leveling.static_threshold,
+            copyback: f.gc.copyback,
+            limits: Limits::new(f, geo.blocks_per_plane),
             victim: vec![NONE; planes],
             collecting: 0,
             pending: vec![0; planes],
@@ -140,9 +143,9 @@ impl Gc {
             starved_planes: 0,
             wakeups: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
-            unit: config.ftl.gc.unit,
+            unit: f.gc.unit,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
-            set_max_valid: max_valid(geo, config.ftl.gc.unit, config.ftl.gc.die_leftover),
+            set_max_valid: max_valid(geo, f.gc.unit, f.gc.die_leftover),
             scratch: Vec::new(),
         }
     }

@@ -141,7 +141,7 @@ pub fn trace_speedup(cfg: &Config, path: &Path, target: f64) -> Result<(f64, f64
         ..FlowSpec::default()
     };
     let spec = WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition: None, flows: vec![flow] };
-    let geo = Geometry::from_config(cfg);
+    let geo = Geometry::from_config(&cfg.nand);
     let logical_sectors =
         crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 * geo.sectors_per_page() as u64;
     let flows = build_flows(&spec, 1, logical_sectors, geo.sector_bytes)?;

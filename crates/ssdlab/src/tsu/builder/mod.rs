@@ -24,9 +24,9 @@
 #[cfg(test)]
 mod tests;
 
-use crate::ftl::Stream;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::slab::Slab;
+use crate::tsu::Stream;
 use crate::tsu::{ChipQueues, Place, QueueClass, Transaction, TsuPolicy};
 
 /// What the builder needs to know of the FTL: where data lives now and where a program

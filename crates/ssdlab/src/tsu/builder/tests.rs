@@ -52,8 +52,8 @@ struct Case {
 
 impl Case {
     fn new(c: &Config) -> Case {
-        let geo = Geometry::from_config(c);
-        Case { tsu: Tsu::new(c, &geo, Box::new(Fifo)), geo, ftl: FakeFtl::default() }
+        let geo = Geometry::from_config(&c.nand);
+        Case { tsu: Tsu::new(&c.nand, &c.tsu, &geo, Box::new(Fifo)), geo, ftl: FakeFtl::default() }
     }
 
     fn default() -> Case {

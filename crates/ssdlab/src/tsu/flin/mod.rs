@@ -35,9 +35,11 @@
 mod tests;
 
 use super::{GcUrgency, Pick, PickContext, QueueClass, Transaction, TsuPolicy, TxKind};
-use crate::config::{us_to_ps, Config};
 use crate::engine::Ps;
+use crate::nand::config::NandConfig;
 use crate::nand::{FlashOp, Geometry, Timing, NONE};
+use crate::tsu::config::FlinConfig;
+use crate::validate::us_to_ps;
 
 const CLASSES: usize = 4;
 const READ: usize = 0;
@@ -220,10 +222,9 @@ pub struct Scratch {
 }
 
 impl Flin {
-    pub fn new(cfg: &Config, flow_prio: &[u8]) -> Flin {
-        let geo = Geometry::from_config(cfg);
-        let timing = Timing::from_config(cfg);
-        let f = &cfg.tsu.flin;
+    pub fn new(nand: &NandConfig, f: &FlinConfig, flow_prio: &[u8]) -> Flin {
+        let geo = Geometry::from_config(nand);
+        let timing = Timing::from_config(nand);
         let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
         let xfer = timing.bus_transfer_ps(geo.page_bytes as u64);
         let svc_read = timing.cmd_addr_ps(FlashOp::Read) + mean(&timing.t_read_ps) + xfer;

@@ -1,7 +1,8 @@
 //! FLIN's stages on small cases worked by hand.
 
 use super::*;
-use crate::ftl::Stream;
+use crate::config::Config;
+use crate::tsu::Stream;
 use crate::tsu::{ChipQueues, Place, QueueEntry, QUEUE_CLASSES};
 
 fn config() -> Config {
@@ -45,7 +46,7 @@ fn order(f: &Flin, op: usize, class: usize) -> Vec<(u32, u32)> {
 #[test]
 fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
     let cfg = config();
-    let mut f = Flin::new(&cfg, &[1, 1]);
+    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
     f.flow_on_chip(0, 0).low[READ] = false;
     let all: Vec<Transaction> =
         (0..4).map(|k| tx(TxKind::User, FlashOp::Read, if k < 3 { 0 } else { 1 }, k as u64 + 1)).collect();
@@ -55,7 +56,7 @@ fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
     assert_eq!(order(&f, READ, 1), vec![(3, 1), (0, 0), (1, 0), (2, 0)]);
     assert_eq!(f.chips[0].ops[READ].low_len(1), 1);
     // With one flow in the class, stage 1 is first come, first served.
-    let mut single = Flin::new(&cfg, &[1]);
+    let mut single = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1]);
     for (k, t) in all.iter().take(3).enumerate() {
         single.enqueued(0, k as u32, t, 0);
     }
@@ -70,7 +71,7 @@ fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
 #[test]
 fn the_most_slowed_down_flow_jumps_forward_when_the_segment_is_unfair() {
     let cfg = config();
-    let mut f = Flin::new(&cfg, &[1, 1]);
+    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
     f.flows.iter_mut().for_each(|fc| fc.low = [false; 2]);
     let now: Ps = 5_000_000_000;
     let all: Vec<Transaction> =
@@ -94,7 +95,7 @@ fn the_most_slowed_down_flow_jumps_forward_when_the_segment_is_unfair() {
 #[test]
 fn priority_classes_get_their_weighted_shares() {
     let cfg = config();
-    let mut f = Flin::new(&cfg, &[0, 1, 2, 3]);
+    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[0, 1, 2, 3]);
     let mut all = Vec::new();
     let mut queues = ChipQueues::new(1);
     for k in 0..80u32 {
@@ -165,7 +166,7 @@ fn wait_balancing_serves_the_queue_with_the_larger_proportional_wait() {
 #[test]
 fn gc_work_is_charged_to_the_flows_that_wrote() {
     let cfg = config();
-    let mut f = Flin::new(&cfg, &[1, 1]);
+    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
     let mut all: Vec<Transaction> =
         (0..4).map(|k| tx(TxKind::User, FlashOp::Program, (k == 3) as u32, k + 1)).collect();
     all.push(tx(TxKind::Gc, FlashOp::Read, NONE, 5));

@@ -33,7 +33,7 @@ pub fn write(m: &mut String, rows: &[Row], base: &Config, b: &Bounds) {
 
 /// Capacity, over-provisioning and the mapping unit.
 fn drive(m: &mut String, base: &Config) {
-    let geo = Geometry::from_config(base);
+    let geo = Geometry::from_config(&base.nand);
     let logical = crate::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64;
     let entries = (base.nand.page_bytes / base.ftl.map_cache.entry_bytes.unwrap_or(4)) as u64;
     let tps = logical.div_ceil(entries);

@@ -9,7 +9,7 @@ fn geometry() -> Geometry {
     cfg.nand.chips_per_channel = 2;
     cfg.nand.dies_per_chip = 1;
     cfg.nand.planes_per_die = 2;
-    Geometry::from_config(&cfg)
+    Geometry::from_config(&cfg.nand)
 }
 
 /// A 1-bit history predicts from the request before, never from the one being recorded:

@@ -223,7 +223,7 @@ impl ChannelPartition {
             gc_migration: scheme == Scheme::Pacp && cfg.gc_migration.unwrap_or(true),
             migrated_gc: 0,
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
-                .then(|| (crate::config::us_to_ps(cfg.idle_us), cfg.idle_pages)),
+                .then(|| (crate::validate::us_to_ps(cfg.idle_us), cfg.idle_pages)),
             migrated_idle: 0,
             load: vec![ChannelLoad::default(); geo.channels as usize],
             spilled: 0,

@@ -10,7 +10,7 @@
 //!   rotation — the round-robin over planes the slides describe (s.21) [I];
 //! - `ftl.block_alignment = "die"`: a plane opens the twin of the block its sibling opened;
 //! - `ftl.gc.unit = "twin"`: the victim is a twin set (the one with the fewest valid pages
-//!   in all [I], [`crate::spd::die_gc::aligned_victim`]), its valid pages move within their
+//!   in all [I], [`crate::ftl::gc::die_gc::aligned_victim`]), its valid pages move within their
 //!   own planes (so, unlike SPD's Die-GC, the planes' GC write points may part), and the set
 //!   is erased with one multi-plane erase once every move is done.
 //!

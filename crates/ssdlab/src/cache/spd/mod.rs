@@ -10,7 +10,7 @@
 //!   writes page i to plane i of the die, one N-plane program. The die of a page is fixed by
 //!   its logical page number (static channel, chip and die; §11.3 item 1), the plane chosen
 //!   at eviction (`ftl.allocation = "CWD"`, a plane-dynamic scheme).
-//! - **Aligned block sets** ([`aligned_block`]): the planes of a die open the block with the
+//! - **Aligned block sets** ([`crate::ftl::blocks::aligned_block`]): the planes of a die open the block with the
 //!   same index when their write points reach a block's end (`ftl.block_alignment = "die"`),
 //!   so a die's write points stay at equal (block, page) offsets.
 //! - **Die-Read** is the transaction builder's rule for reads (`tsu::builder`): queued reads
@@ -22,7 +22,7 @@
 //! with it, the least recently used page bound to each other plane of the die (planes fixed
 //! by a static allocation order), whatever their write points.
 //!
-//! - **Die-GC** ([`die_gc`], `ftl.gc.unit = "die"`): the victim is an aligned block set,
+//! - **Die-GC** ([`crate::ftl::gc::die_gc`], `ftl.gc.unit = "die"`): the victim is an aligned block set,
 //!   its valid pages move N at a time as aligned N-plane programs (the last, partial group
 //!   padded, or put into the die's buffer list with `ftl.gc.die_leftover = "buffer"`), and
 //!   its N blocks are erased with one multi-plane erase.
@@ -36,33 +36,14 @@
 //! the program ends. At SPD's floor that decides whether a second write must wait
 //! (`reproduce spd` runs both).
 
-pub mod die_gc;
+//! This module holds SPD's part in the write cache (Die-Write and the baselines' buffer
+//! policies); its other parts live in the layer each changes: Die-GC in
+//! [`crate::ftl::gc::die_gc`], aligned block sets in [`crate::ftl::blocks`], Die-Read in the
+//! transaction builder.
+
 mod die_lists;
 
 pub use die_lists::DieLists;
-
-use crate::nand::Geometry;
-
-/// The block a plane of an aligned die opens next: the in-plane index `sibling` already
-/// opened on another plane of the die, if it is free here; else the first of `free_here`
-/// (this plane's free indices, in the order the plane would take them) that is free on every
-/// plane of the die (`free_on(plane, index)`); else None (no aligned set is free: the plane
-/// takes its own next block and the die's write points part until a later set).
-pub fn aligned_block(
-    geo: &Geometry,
-    plane: u32,
-    sibling: Option<u32>,
-    free_here: impl Iterator<Item = u32>,
-    free_on: impl Fn(u32, u32) -> bool,
-) -> Option<u32> {
-    let n = geo.planes_per_die;
-    let first = plane / n * n;
-    if let Some(b) = sibling.filter(|&b| free_on(plane, b)) {
-        return Some(b);
-    }
-    let mut free_here = free_here;
-    free_here.find(|&b| (first..first + n).all(|p| p == plane || free_on(p, b)))
-}
 
 #[cfg(test)]
 mod tests;

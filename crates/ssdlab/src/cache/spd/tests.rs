@@ -3,6 +3,8 @@
 use super::*;
 use crate::cache::config::{CacheConfig, CachePolicy, SpdFallback};
 use crate::cache::{WriteCache, Writeback};
+use crate::ftl::blocks::aligned_block;
+use crate::ftl::gc::die_gc;
 use crate::ftl::AllocationScheme;
 use crate::nand::Geometry;
 
@@ -14,7 +16,7 @@ fn geometry(chips: u32, planes: u32) -> Geometry {
     cfg.nand.planes_per_die = planes;
     cfg.nand.blocks_per_plane = 8;
     cfg.nand.pages_per_block = 4;
-    Geometry::from_config(&cfg)
+    Geometry::from_config(&cfg.nand)
 }
 
 fn cache(policy: CachePolicy, geo: &Geometry, allocation: &str, pages: u32) -> WriteCache {
