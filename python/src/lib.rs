@@ -4,7 +4,7 @@
 //! Thin on purpose: it turns Python's inputs into a [`Config`] and a [`WorkloadSpec`] the way
 //! the CLI's `run` does, runs the library with the GIL released, and hands back the report's
 //! JSON (the same serde serialisation `ssdlab run --out` writes). Sweeps run on the library's
-//! sweep engine ([`ssdlab::sweep`], see `sweep.rs`), the one `ssdlab reproduce` uses.
+//! sweep engine ([`ssdlab_lab::sweep`], see `sweep.rs`), the one `ssdlab reproduce` uses.
 //! DataFrames, the Ray backend and plots live in Python. Bad input raises
 //! `ssdlab.SsdlabError` with the library's message, the text the CLI prints after `error: `.
 
@@ -82,7 +82,7 @@ impl Job {
     fn run(&self) -> Result<String, String> {
         let opts = RunOptions { check: self.check, timeline: None, progress: false };
         let report = if self.fairness {
-            let threads = ssdlab::reproduce::default_threads();
+            let threads = ssdlab_lab::reproduce::default_threads();
             ssdlab::run_with_fairness(&self.config, &self.workload, self.seed, &opts, threads)
         } else {
             ssdlab::run(&self.config, &self.workload, self.seed, &opts)
@@ -131,12 +131,12 @@ fn resolve_config(config_kind: &str, config_value: String, set: Vec<String>) -> 
     Ok(config(&source, &set).map_err(|e| err(e.to_string()))?.to_toml())
 }
 
-/// A report's main numbers ([`ssdlab::sweep::table::summary`]) as JSON pairs, in order.
+/// A report's main numbers ([`ssdlab_lab::sweep::table::summary`]) as JSON pairs, in order.
 #[pyfunction]
 fn summary(report_json: &str) -> PyResult<String> {
     let report: ssdlab::Report =
         serde_json::from_str(report_json).map_err(|e| SsdlabError::new_err(format!("not an ssdlab report: {e}")))?;
-    Ok(serde_json::to_string(&ssdlab::sweep::table::summary(&report)).expect("JSON values serialise"))
+    Ok(serde_json::to_string(&ssdlab_lab::sweep::table::summary(&report)).expect("JSON values serialise"))
 }
 
 /// Run a paper's reproduction (`ssdlab reproduce`) with the GIL released; returns its check
@@ -154,9 +154,9 @@ fn reproduce(
     resume: bool,
 ) -> PyResult<(String, String)> {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
+    let threads = threads.unwrap_or_else(ssdlab_lab::reproduce::default_threads);
     let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let opts = ssdlab::reproduce::Options {
+    let opts = ssdlab_lab::reproduce::Options {
         out: out.into(),
         quick,
         traces: traces.into(),
@@ -165,7 +165,7 @@ fn reproduce(
         stop: Some(stop.clone()),
     };
     let (interrupt, done) = std::thread::scope(|s| {
-        let worker = s.spawn(|| ssdlab::reproduce::run(paper, &opts));
+        let worker = s.spawn(|| ssdlab_lab::reproduce::run(paper, &opts));
         let mut interrupt = None;
         while !worker.is_finished() {
             py.detach(|| std::thread::sleep(std::time::Duration::from_millis(100)));

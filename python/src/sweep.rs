@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use serde_json::{json, Value};
-use ssdlab::sweep::grid::{Grid, Point, Source};
-use ssdlab::sweep::table::Table;
-use ssdlab::sweep::{self, Finished, Item, Progress, Store, Stored};
+use ssdlab_lab::sweep::grid::{Grid, Point, Source};
+use ssdlab_lab::sweep::table::Table;
+use ssdlab_lab::sweep::{self, Finished, Item, Progress, Store, Stored};
 
 use crate::SsdlabError;
 

@@ -360,8 +360,8 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
         Command::Reproduce { paper, out, quick, traces, threads, resume } => {
-            let threads = threads.unwrap_or_else(ssdlab::reproduce::default_threads);
-            reproduce(&paper, ssdlab::reproduce::Options { out, quick, traces, threads, resume, stop: None })
+            let threads = threads.unwrap_or_else(ssdlab_lab::reproduce::default_threads);
+            reproduce(&paper, ssdlab_lab::reproduce::Options { out, quick, traces, threads, resume, stop: None })
         }
         Command::Run(args) => run(args),
         Command::Validate { config, workload, set, print } => {
@@ -382,23 +382,23 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
         Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
         Command::Bench { json, only, repeat, set, scenario } => {
             if let Some(name) = scenario {
-                let r = ssdlab::bench::run_scenario(&name, &set)?;
+                let r = ssdlab_lab::bench::run_scenario(&name, &set)?;
                 outln!("{}", serde_json::to_string(&r)?);
                 return Ok(());
             }
             // Bad overrides fail here, once, with exit code 2.
-            ssdlab::bench::config(&set)?;
+            ssdlab_lab::bench::config(&set)?;
             bench_all(only.as_deref(), &set, json, repeat)
         }
         Command::Soak { writes, seed, threads, config, set, only, every, list, timeout_s, child } => {
-            let threads = threads.map_or_else(ssdlab::reproduce::default_threads, |t| t as usize);
+            let threads = threads.map_or_else(ssdlab_lab::reproduce::default_threads, |t| t as usize);
             soak(SoakArgs { writes, seed, threads, config, set, only, every, list, timeout_s, child })
         }
     }
 }
 
-fn reproduce(paper: &str, opts: ssdlab::reproduce::Options) -> Result<(), InputError> {
-    let done = ssdlab::reproduce::run(paper, &opts)?;
+fn reproduce(paper: &str, opts: ssdlab_lab::reproduce::Options) -> Result<(), InputError> {
+    let done = ssdlab_lab::reproduce::run(paper, &opts)?;
     outln!("{}", done.check);
     outln!("{}", done.summary);
     Ok(())
@@ -406,7 +406,7 @@ fn reproduce(paper: &str, opts: ssdlab::reproduce::Options) -> Result<(), InputE
 
 /// `ssdlab sweep`: hands over to `python -m ssdlab sweep` (the interpreter in
 /// `$SSDLAB_PYTHON`, else `python3`), so that the command line, the Python API and its Ray
-/// backend give the same outputs (the engine itself is the library's, `ssdlab::sweep`); its
+/// backend give the same outputs (the engine itself is the library's, `ssdlab_lab::sweep`); its
 /// exit code is this command's.
 fn sweep(
     grid: &Path,
@@ -492,7 +492,7 @@ fn run(args: RunArgs) -> Result<(), InputError> {
     let mut report = ssdlab::Report::from_outcome(&outcome);
     if args.fairness {
         let seed = args.seed.unwrap_or(wl.seed);
-        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab::reproduce::default_threads())?;
+        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab_lab::reproduce::default_threads())?;
     }
     if let (Some(file), Some(tl)) = (&timeline, &outcome.timeline) {
         file.write(|w| w.write_all(tl.to_json().as_bytes()))?;
@@ -735,10 +735,10 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
 fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Result<(), InputError> {
     let exe = std::env::current_exe()?;
     let names: Vec<&str> =
-        ssdlab::bench::SCENARIOS.iter().copied().filter(|n| only.is_none_or(|o| n.contains(o))).collect();
+        ssdlab_lab::bench::SCENARIOS.iter().copied().filter(|n| only.is_none_or(|o| n.contains(o))).collect();
     // Round by round, every scenario once per round: a machine whose speed drifts over
     // minutes then spreads over each scenario's runs instead of over the scenarios.
-    let mut runs: Vec<Vec<ssdlab::bench::BenchResult>> = vec![Vec::new(); names.len()];
+    let mut runs: Vec<Vec<ssdlab_lab::bench::BenchResult>> = vec![Vec::new(); names.len()];
     for k in 0..repeat {
         for (i, name) in names.iter().enumerate() {
             if !json {
@@ -753,15 +753,15 @@ fn bench_all(only: Option<&str>, set: &[String], json: bool, repeat: u32) -> Res
             if !out.status.success() {
                 return Err(InputError(format!("scenario {name} failed: {}", String::from_utf8_lossy(&out.stderr))));
             }
-            runs[i].push(serde_json::from_slice::<ssdlab::bench::BenchResult>(&out.stdout)?);
+            runs[i].push(serde_json::from_slice::<ssdlab_lab::bench::BenchResult>(&out.stdout)?);
         }
     }
     let mut results = Vec::new();
     if !json {
-        outln!("build: {}", ssdlab::bench::build_kind());
+        outln!("build: {}", ssdlab_lab::bench::build_kind());
     }
     for r in runs {
-        let r = ssdlab::bench::best_of(r);
+        let r = ssdlab_lab::bench::best_of(r);
         if !json {
             outln!(
                 "{:<22} {:>9} req {:>8.2} s {:>12.0} req/s (median {:>9.0}) {:>12.0} events/s  peak RSS {:>7.1} MB  {:>5.2} B/page  (sim {:.0} IOPS)",

@@ -1,5 +1,5 @@
 //! `ssdlab soak`: the integrity soak's command, each combination in a child process (the
-//! soak itself is the library's `ssdlab::soak`).
+//! soak itself is the library's `ssdlab_lab::soak`).
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,7 @@ impl SoakArgs {
 /// broken invariant's panic fails that combination, not the soak), a line per combination,
 /// then the totals.
 pub(crate) fn soak(args: SoakArgs) -> Result<(), InputError> {
-    use ssdlab::soak;
+    use ssdlab_lab::soak;
     let (drive, about) = soak::drive(args.config.as_deref(), &args.set)?;
     let selection = if args.every { soak::Selection::Every } else { soak::Selection::AllPairs };
     let plan = soak::plan(&drive, selection, args.only.as_deref());
@@ -94,13 +94,13 @@ pub(crate) fn soak(args: SoakArgs) -> Result<(), InputError> {
 /// ends without one (a panic: exit 101, or SIGABRT in a release build) fails the combination
 /// with the panic's message, and its whole stderr is passed on; one still running after
 /// the time limit (a hang) is killed and fails the combination.
-fn soak_child(exe: &Path, args: &SoakArgs, name: &str, writes: u64) -> ssdlab::soak::SoakResult {
-    use ssdlab::soak::SoakResult;
+fn soak_child(exe: &Path, args: &SoakArgs, name: &str, writes: u64) -> ssdlab_lab::soak::SoakResult {
+    use ssdlab_lab::soak::SoakResult;
     let wall = std::time::Instant::now();
     let mut cmd = std::process::Command::new(exe);
     cmd.args(["soak", "--child", "--writes", &writes.to_string(), "--seed", &args.seed.to_string(), "--only", name]);
     cmd.args(args.drive_args());
-    let limit_s = args.timeout_s.unwrap_or_else(|| ssdlab::soak::time_limit_s(writes));
+    let limit_s = args.timeout_s.unwrap_or_else(|| ssdlab_lab::soak::time_limit_s(writes));
     let (status, stdout, stderr) = match output_within(&mut cmd, limit_s) {
         Ok(out) => out,
         Err(e) => return SoakResult::failed(name, format!("could not run: {e}"), 0.0),

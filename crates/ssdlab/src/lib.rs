@@ -22,7 +22,6 @@
 //! println!("{}", report.summary());
 //! ```
 
-pub mod bench;
 pub mod cache;
 pub mod check;
 pub mod config;
@@ -35,12 +34,9 @@ pub mod host;
 pub mod mem;
 pub mod nand;
 pub mod report;
-pub mod reproduce;
 pub mod sim;
 pub mod slab;
-pub mod soak;
 pub mod stats;
-pub mod sweep;
 
 pub mod tsu;
 pub mod validate;
@@ -52,6 +48,10 @@ pub use error::{Error, Result};
 pub use host::{IoRequest, WorkloadSpec};
 pub use report::Report;
 pub use sim::{RunOptions, Simulation};
+
+/// A hash of the simulator's source (this crate's and `ssdlab-trace`'s, by `build.rs`):
+/// reports carry it (`ssdlab_source`), so a sweep does not reuse a report other code made.
+pub const SOURCE_HASH: &str = env!("SSDLAB_SOURCE_HASH");
 
 /// Run one simulation and build its report. `seed` overrides the workload's seed.
 pub fn run(config: &Config, workload: &WorkloadSpec, seed: Option<u64>, opts: &RunOptions) -> Result<Report> {
@@ -87,17 +87,17 @@ pub fn add_fairness(
     seed: u64,
     threads: usize,
 ) -> Result<()> {
-    let jobs: Vec<reproduce::Job> = (0..workload.flows.len())
+    let alone: Vec<WorkloadSpec> = (0..workload.flows.len())
         .map(|i| {
             let mut alone = workload.clone();
             let mut flow = alone.flows[i].clone();
             // The seed the flow had in the shared run (see host::build_flows).
             flow.seed = Some(flow.seed.unwrap_or_else(|| host::flow_seed(seed, i)));
             alone.flows = vec![flow];
-            reproduce::Job { config: config.clone(), workload: alone }
+            alone
         })
         .collect();
-    let alone = reproduce::run_jobs(jobs, threads, Some(seed), None)?;
+    let alone = run_each(config, &alone, seed, threads)?;
     let shared: Vec<f64> = report.sim.flows.iter().map(|f| f.latency_us.mean).collect();
     let alone: Vec<f64> = alone.iter().map(|r| r.sim.flows[0].latency_us.mean).collect();
     let (summary, slowdowns) = report::FairnessReport::from_means(&shared, &alone);
@@ -106,6 +106,27 @@ pub fn add_fairness(
     }
     report.sim.fairness = Some(summary);
     Ok(())
+}
+
+/// Run `config` on each workload (seed `seed`), on up to `threads` threads; the reports in
+/// workload order. Each run is deterministic, so the order the threads finish in does not
+/// matter.
+fn run_each(config: &Config, workloads: &[WorkloadSpec], seed: u64, threads: usize) -> Result<Vec<Report>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<Report>>> = (0..workloads.len()).map(|_| None).collect();
+    let slots = std::sync::Mutex::new(&mut results);
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, workloads.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(w) = workloads.get(i) else { break };
+                let r = run(config, w, Some(seed), &RunOptions::default());
+                slots.lock().expect("no run panics while holding the lock")[i] = Some(r);
+            });
+        }
+    });
+    results.into_iter().map(|r| r.expect("every workload ran")).collect()
 }
 
 /// Run one simulation and return the raw outcome (with the timeline, if recorded).

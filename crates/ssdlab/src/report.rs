@@ -519,7 +519,7 @@ impl Report {
         let flash = FlashReport::of(s, g.chips() as f64, g.planes_per_die, g.planes_per_chip() as f64, o.sim_time_ps);
         Report {
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
-            ssdlab_source: env!("SSDLAB_SOURCE_HASH").to_string(),
+            ssdlab_source: crate::SOURCE_HASH.to_string(),
             seed: o.seed,
             config: o.config.clone(),
             workload: o.workload.clone(),

@@ -25,13 +25,13 @@ use std::path::Path;
 mod report;
 
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use crate::cache::config::{CachePolicy, SlotRelease, SpdFallback};
-use crate::error::Result;
-use crate::ftl::gc::die_gc::DieLeftover;
-use crate::ftl::precondition::Pattern;
-use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit};
-use crate::host::{AddressMode, PreconditionSpec, Replay};
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::cache::config::{CachePolicy, SlotRelease, SpdFallback};
+use ssdlab::error::Result;
+use ssdlab::ftl::gc::die_gc::DieLeftover;
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit};
+use ssdlab::host::{AddressMode, PreconditionSpec, Replay};
+use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/spd.toml");
 const PRESET_NAME: &str = "presets/spd.toml";

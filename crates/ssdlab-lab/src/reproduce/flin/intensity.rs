@@ -25,11 +25,11 @@
 
 use std::path::Path;
 
-use crate::engine::Ps;
-use crate::error::{Error, Result};
-use crate::host::{build_flows, AddressMode, FlowKind, FlowSpec, IoOp, IoRequest, Replay, Source, WorkloadSpec};
-use crate::nand::Geometry;
-use crate::Config;
+use ssdlab::engine::Ps;
+use ssdlab::error::{Error, Result};
+use ssdlab::host::{build_flows, AddressMode, FlowKind, FlowSpec, IoOp, IoRequest, Replay, Source, WorkloadSpec};
+use ssdlab::nand::Geometry;
+use ssdlab::Config;
 
 /// The drive's flash resources and times, as the intensity rule counts them.
 #[derive(Debug, Clone, Copy)]
@@ -143,7 +143,7 @@ pub fn trace_speedup(cfg: &Config, path: &Path, target: f64) -> Result<(f64, f64
     let spec = WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition: None, flows: vec![flow] };
     let geo = Geometry::from_config(&cfg.nand);
     let logical_sectors =
-        crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 * geo.sectors_per_page() as u64;
+        ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 * geo.sectors_per_page() as u64;
     let flows = build_flows(&spec, 1, logical_sectors, geo.sector_bytes)?;
     let Some(Source::Trace { requests, period_ps, .. }) = flows.into_iter().next().map(|f| f.source) else {
         unreachable!("a trace flow's source is a trace");

@@ -1,6 +1,6 @@
 //! The integrity soak behind `ssdlab soak --writes N`: random overwrites of a drive kept 90 %
 //! full, so GC runs all the time, through every mapping and allocation scheme, the write
-//! cache's modes and every GC unit, with the integrity oracle ([`crate::check`]: every read
+//! cache's modes and every GC unit, with the integrity oracle ([`ssdlab::check`]: every read
 //! returns the last data written, and a final sweep reads every logical page) and the FTL's
 //! invariant checks on. Not a test (10 million writes take minutes) and not a benchmark (its
 //! wall times are for the operator): a command that passes or names each combination that
@@ -32,15 +32,15 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::config::{CacheConfig, CachePolicy, Destage, SlotRelease};
-use crate::config::{Config, FtlConfig};
-use crate::error::{Error, Result};
-use crate::ftl::gc::die_gc::DieLeftover;
-use crate::ftl::precondition::Pattern;
-use crate::ftl::{AllocationScheme, BlockAlignment, GcUnit, MappingKind};
-use crate::hil::Hazards;
-use crate::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
-use crate::sim::{RunOptions, Simulation};
+use ssdlab::cache::config::{CacheConfig, CachePolicy, Destage, SlotRelease};
+use ssdlab::config::{Config, FtlConfig};
+use ssdlab::error::{Error, Result};
+use ssdlab::ftl::gc::die_gc::DieLeftover;
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit, MappingKind};
+use ssdlab::hil::Hazards;
+use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
+use ssdlab::sim::{RunOptions, Simulation};
 
 /// The default drive: `presets/mqsim-default.toml` with these keys, 4 channels × 2 chips (of
 /// 8 × 4) × 2 dies × 2 planes × 256 blocks (of 2048) × 16 pages (of 256): 131,072 pages of

@@ -5,13 +5,13 @@
 use serde::Serialize;
 use std::time::Instant;
 
-use crate::config::Config;
-use crate::error::{Error, Result};
-use crate::ftl::precondition::{precondition, Pattern};
-use crate::ftl::Ftl;
-use crate::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
-use crate::report::peak_rss_bytes;
-use crate::sim::{RunOptions, Simulation};
+use ssdlab::config::Config;
+use ssdlab::error::{Error, Result};
+use ssdlab::ftl::precondition::{precondition, Pattern};
+use ssdlab::ftl::Ftl;
+use ssdlab::host::{FlowSpec, PreconditionSpec, WorkloadSpec};
+use ssdlab::report::peak_rss_bytes;
+use ssdlab::sim::{RunOptions, Simulation};
 
 /// The preset every scenario runs on, compiled in so `bench` works from any directory.
 pub const MQSIM_DEFAULT: &str = include_str!("../../../presets/mqsim-default.toml");

@@ -22,14 +22,14 @@ use std::path::Path;
 mod report;
 
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use crate::error::Result;
-use crate::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
-use crate::ftl::precondition::Pattern;
-use crate::ftl::AllocationScheme;
-use crate::host::{Address, AddressMode, FlowSpec, PreconditionSpec, Replay};
-use crate::nand::config::Ideal;
-use crate::nand::Geometry;
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::error::Result;
+use ssdlab::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::AllocationScheme;
+use ssdlab::host::{Address, AddressMode, FlowSpec, PreconditionSpec, Replay};
+use ssdlab::nand::config::Ideal;
+use ssdlab::nand::Geometry;
+use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/pacp.toml");
 const PRESET_NAME: &str = "presets/pacp.toml";
@@ -140,7 +140,7 @@ pub fn region_sizes(shares: &Shares, requests: u64) -> [(u64, u64); 3] {
 pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64) -> WorkloadSpec {
     let geo = Geometry::from_config(&cfg.nand);
     let page_bytes = cfg.nand.page_bytes as u64;
-    let logical_bytes = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as f64 * page_bytes as f64;
+    let logical_bytes = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as f64 * page_bytes as f64;
     let shares = Shares::of(s.read_ratio);
     let mut start_bytes = 0;
     let mut flows = Vec::new();

@@ -1,6 +1,6 @@
 use super::*;
 
-use crate::ftl::Level;
+use ssdlab::ftl::Level;
 
 /// Every `ftl.mapping`, listed here apart from [`MAPPINGS`]. The `match` stops compiling when
 /// `MappingKind` gains a variant, so this list cannot silently fall behind the enum.
@@ -228,7 +228,7 @@ fn run_all_reports_each_combination_once_with_its_counts() {
     let mut calls = calls.into_inner().unwrap();
     calls.sort();
     assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), vec![1, 2]);
-    let logical = crate::ftl::logical_pages(&crate::nand::Geometry::from_config(&drive.nand), 0.07) as u64;
+    let logical = ssdlab::ftl::logical_pages(&ssdlab::nand::Geometry::from_config(&drive.nand), 0.07) as u64;
     for (r, p) in results.iter().zip(&runs) {
         assert_eq!(r.name, p.combination.name());
         assert!(r.passed(), "{}", r.line());

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Item;
-use crate::error::{Error, Result};
-use crate::Report;
+use ssdlab::error::{Error, Result};
+use ssdlab::Report;
 
 /// The folder of a sweep's reports, locked (`DIR/.lock`) while open: one sweep at a time.
 pub struct Store {
@@ -92,12 +92,8 @@ impl Store {
 
 /// How `report` was not made from `item`'s inputs by this code, if it was not.
 pub fn difference(report: &Report, item: &Item) -> Option<String> {
-    if report.ssdlab_source != env!("SSDLAB_SOURCE_HASH") {
-        Some(format!(
-            "made by other ssdlab code (source {}, this is {})",
-            report.ssdlab_source,
-            env!("SSDLAB_SOURCE_HASH")
-        ))
+    if report.ssdlab_source != ssdlab::SOURCE_HASH {
+        Some(format!("made by other ssdlab code (source {}, this is {})", report.ssdlab_source, ssdlab::SOURCE_HASH))
     } else if report.seed != item.seed() {
         Some(format!("made with seed {}, not {}", report.seed, item.seed()))
     } else if json(&report.config) != json(&item.config) {

@@ -28,8 +28,8 @@ use std::time::Instant;
 
 pub use store::{difference, write_atomic, Store, Stored};
 
-use crate::error::Result;
-use crate::{Config, Report, RunOptions, WorkloadSpec};
+use ssdlab::error::Result;
+use ssdlab::{Config, Report, RunOptions, WorkloadSpec};
 
 /// One simulation of a sweep.
 pub struct Item {
@@ -55,7 +55,7 @@ pub struct Finished<'a> {
     pub todo: usize,
     pub name: &'a str,
     /// The run's error (bad input found only while running, such as a trace's bad line).
-    pub error: Option<&'a crate::Error>,
+    pub error: Option<&'a ssdlab::Error>,
     /// Seconds since the first run started.
     pub elapsed_s: f64,
 }
@@ -144,16 +144,16 @@ fn run_pending(
 }
 
 /// One simulation, its report saved to the store. Where panics unwind (the Python
-/// extension), a broken invariant fails this run alone ([`crate::Error::Internal`]).
+/// extension), a broken invariant fails this run alone ([`ssdlab::Error::Internal`]).
 fn run_one(item: &Item, store: Option<&Store>) -> Result<Report> {
-    let run = || crate::run(&item.config, &item.workload, item.seed, &RunOptions::default());
+    let run = || ssdlab::run(&item.config, &item.workload, item.seed, &RunOptions::default());
     let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|panic| {
         let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
             (Some(s), _) => s.to_string(),
             (_, Some(s)) => s.clone(),
             _ => "a panic without a message".to_string(),
         };
-        crate::Error::Internal { run: item.name.clone(), message }
+        ssdlab::Error::Internal { run: item.name.clone(), message }
     })??;
     if let Some(store) = store {
         store.save(&item.name, &report.to_json())?;

@@ -26,8 +26,8 @@ use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::Item;
-use crate::error::{Error, Result};
-use crate::{Config, WorkloadSpec};
+use ssdlab::error::{Error, Result};
+use ssdlab::{Config, WorkloadSpec};
 
 /// A config or a workload of the grid.
 #[derive(Debug, Clone)]
@@ -117,7 +117,7 @@ impl Grid {
 
     /// `text`: the grid file's, for line numbers and the order of `set`'s keys.
     fn build(raw: RawGrid, file: &str, base: Option<&Path>, text: Option<&str>) -> Result<Grid> {
-        let line = |key: &str| text.map_or(0, |t| crate::error::line_of_key(t, key));
+        let line = |key: &str| text.map_or(0, |t| ssdlab::error::line_of_key(t, key));
         let bad = |key: &str, message: &str| Error::config(file, line(key), key, &format!("{key}: {message}"));
         let input =
             |key: &str, v: &toml::Value| Input::of(v, base).ok_or_else(|| bad(key, "a path, a table or TOML text"));

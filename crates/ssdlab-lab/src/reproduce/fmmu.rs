@@ -30,18 +30,18 @@ mod report;
 pub use report::check_table;
 
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use crate::error::Result;
-use crate::ftl::config::{FirmwareConfig, MapCacheConfig};
-use crate::ftl::firmware::MapUnit;
-use crate::ftl::mapping::demand::blocks::Replacement;
-use crate::ftl::mapping::demand::config::{GcUpdate, UpdateOrder};
-use crate::ftl::mapping::fmmu;
-use crate::ftl::precondition::Pattern;
-use crate::ftl::MappingKind;
-use crate::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
-use crate::nand::Geometry;
-use crate::stats::Sample;
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::error::Result;
+use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
+use ssdlab::ftl::firmware::MapUnit;
+use ssdlab::ftl::mapping::demand::blocks::Replacement;
+use ssdlab::ftl::mapping::demand::config::{GcUpdate, UpdateOrder};
+use ssdlab::ftl::mapping::fmmu;
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::ftl::MappingKind;
+use ssdlab::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
+use ssdlab::nand::Geometry;
+use ssdlab::stats::Sample;
+use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/fmmu.toml");
 const PRESET_NAME: &str = "presets/fmmu.toml";
@@ -310,7 +310,7 @@ pub fn scaling_points(quick: bool) -> Vec<(u32, u32)> {
 /// Map RAM that holds every translation page of `cfg`'s drive in the CTP beside the CMT.
 pub fn whole_map_ram_bytes(cfg: &Config) -> u64 {
     let geo = Geometry::from_config(&cfg.nand);
-    let logical = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64;
+    let logical = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64;
     let entries_per_tp = (cfg.nand.page_bytes / cfg.ftl.map_cache.entry_bytes.unwrap_or(4)) as u64;
     let cmt = cfg.ftl.map_cache.cmt_bytes.unwrap_or(fmmu::CMT_BYTES);
     cmt + logical.div_ceil(entries_per_tp) * cfg.nand.page_bytes as u64
@@ -470,7 +470,7 @@ impl Row {
 /// Share of map lookups and updates answered from RAM: CMT hits, and CMT misses found in the
 /// CTP or in a translation page not on flash yet, over every lookup and update. 1 without a
 /// map cache or lookups.
-pub fn map_hit_ratio(m: Option<&crate::ftl::MapStats>) -> f64 {
+pub fn map_hit_ratio(m: Option<&ssdlab::ftl::MapStats>) -> f64 {
     let Some(m) = m else { return 1.0 };
     let all = m.cmt_hits + m.cmt_misses;
     if all == 0 {
@@ -507,7 +507,7 @@ pub fn data_reads(memory_requests: u64, programs: u64, erases: u64, tp_reads: u6
 fn row(meta: &Meta, r: &Report) -> Row {
     let s = &r.sim;
     let m = s.ftl.map_cache.as_ref();
-    let get = |f: fn(&crate::ftl::MapStats) -> u64| m.map_or(0, f);
+    let get = |f: fn(&ssdlab::ftl::MapStats) -> u64| m.map_or(0, f);
     let programs = s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed + s.ftl.map_pages_programmed;
     let sim_time_s = s.sim_time_ps as f64 / 1e12;
     let steady_iops =
@@ -706,7 +706,7 @@ mod tests {
     #[test]
     fn hit_ratio_and_data_reads_by_hand() {
         let m =
-            crate::ftl::MapStats { cmt_hits: 30, cmt_misses: 70, ctp_hits: 20, buffer_hits: 5, ..Default::default() };
+            ssdlab::ftl::MapStats { cmt_hits: 30, cmt_misses: 70, ctp_hits: 20, buffer_hits: 5, ..Default::default() };
         assert!((map_hit_ratio(Some(&m)) - 0.55).abs() < 1e-12);
         assert_eq!(map_hit_ratio(None), 1.0);
         assert_eq!(data_reads(1000, 300, 10, 90), 600);

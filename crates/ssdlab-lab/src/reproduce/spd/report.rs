@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{pick, traces_in, vs_baseline, Row, Scheme, GC_FILL, SCHEMES};
 use crate::reproduce::{geomean, Options};
-use crate::Config;
+use ssdlab::Config;
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)

@@ -34,11 +34,11 @@ use rand_pcg::Pcg64Mcg;
 mod intensity;
 
 use super::{io_err, mean, plot, run_all, shared_trace, Job, Options};
-use crate::error::Result;
-use crate::ftl::precondition::Pattern;
-use crate::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
-use crate::report::FairnessReport;
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::error::Result;
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
+use ssdlab::report::FairnessReport;
+use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/flin.toml");
 const PRESET_NAME: &str = "presets/flin.toml";
@@ -493,7 +493,7 @@ fn plan_mixes(
 /// for `duration_ms`.
 fn case_row(c: &Case, reports: &[Report], duration_ms: f64) -> Row {
     let shared = &reports[c.shared];
-    let alone: Vec<&crate::report::FlowReport> = c.alone.iter().map(|&j| &reports[j].sim.flows[0]).collect();
+    let alone: Vec<&ssdlab::report::FlowReport> = c.alone.iter().map(|&j| &reports[j].sim.flows[0]).collect();
     let s: Vec<f64> = shared.sim.flows.iter().map(|f| f.latency_us.mean).collect();
     let a: Vec<f64> = alone.iter().map(|f| f.latency_us.mean).collect();
     let (fr, sd) = FairnessReport::from_means(&s, &a);

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::grid::Point;
-use crate::Report;
+use ssdlab::Report;
 
 /// A report's main numbers, flat, in this order:
 ///

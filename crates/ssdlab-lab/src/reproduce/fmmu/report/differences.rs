@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use super::super::{pick, Row, Synthetic, ISSUE_NS, PER_BLOCK_NS, QUEUE_DEPTH};
 use super::{pct, Bounds};
-use crate::nand::Geometry;
-use crate::Config;
+use ssdlab::nand::Geometry;
+use ssdlab::Config;
 
 /// A synthetic run.
 fn run<'a>(rows: &'a [Row], w: Synthetic, scheme: &str) -> Option<&'a Row> {
@@ -34,7 +34,7 @@ pub fn write(m: &mut String, rows: &[Row], base: &Config, b: &Bounds) {
 /// Capacity, over-provisioning and the mapping unit.
 fn drive(m: &mut String, base: &Config) {
     let geo = Geometry::from_config(&base.nand);
-    let logical = crate::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64;
+    let logical = ssdlab::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64;
     let entries = (base.nand.page_bytes / base.ftl.map_cache.entry_bytes.unwrap_or(4)) as u64;
     let tps = logical.div_ceil(entries);
     let ram = base.ftl.map_cache.ram_bytes.unwrap_or(0);

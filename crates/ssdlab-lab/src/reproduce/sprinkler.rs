@@ -35,11 +35,11 @@ use rand_pcg::Pcg64Mcg;
 use ssdlab_trace::{Format, Op, Record};
 
 use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
-use crate::error::Result;
-use crate::ftl::precondition::Pattern;
-use crate::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
-use crate::nand::Geometry;
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::error::Result;
+use ssdlab::ftl::precondition::Pattern;
+use ssdlab::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
+use ssdlab::nand::Geometry;
+use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/sprinkler-64chip.toml");
 const PRESET_NAME: &str = "presets/sprinkler-64chip.toml";
@@ -274,7 +274,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
     }
 }
 
-fn flp_shares(f: &crate::report::FlpReport) -> [f64; 4] {
+fn flp_shares(f: &ssdlab::report::FlpReport) -> [f64; 4] {
     [f.single, f.die_interleave, f.multi_plane, f.both]
 }
 
@@ -378,7 +378,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     std::fs::create_dir_all(&wl_dir).map_err(|e| io_err(&wl_dir, e))?;
     let base = config(&[])?;
     let geo = Geometry::from_config(&base.nand);
-    let span = crate::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64 * geo.page_bytes as u64;
+    let span = ssdlab::ftl::logical_pages(&geo, base.ftl.overprovisioning_ratio) as u64 * geo.page_bytes as u64;
 
     let workloads = main_workloads(opts, &wl_dir, span)?;
     let mut plan = Plan::default();

@@ -9,7 +9,7 @@ use super::{
     Shares, BLOCKS_PER_PLANE, FIG_CHANNELS, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
 use crate::reproduce::{geomean, mean, Options};
-use crate::Config;
+use ssdlab::Config;
 
 /// A measure of a run (read latency, write latency, ...).
 type Measure = fn(&Row) -> f64;

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{pick, scheme_config, Figure, Kind, Row, Synthetic, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
 use crate::reproduce::{plot, Options};
-use crate::Config;
+use ssdlab::Config;
 
 mod differences;
 

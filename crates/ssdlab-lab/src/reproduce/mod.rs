@@ -17,9 +17,9 @@ pub mod sprinkler;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
 use crate::sweep::{self, Item, Store};
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::error::{Error, Result};
+use ssdlab::{Config, Report, WorkloadSpec};
 
 /// What every reproduction takes.
 pub struct Options {
@@ -221,7 +221,7 @@ pub fn geomean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::{run_all, Job, Options};
-    use crate::{Config, WorkloadSpec};
+    use ssdlab::{Config, WorkloadSpec};
     use std::path::Path;
 
     fn jobs() -> Vec<Job> {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use super::grid::{Grid, Source};
 use super::table::Table;
 use super::{execute, Finished, Item, Progress, Quiet, Store, Stored};
-use crate::{Config, Report, WorkloadSpec};
+use ssdlab::{Config, Report, WorkloadSpec};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -58,7 +58,7 @@ fn outside_run(r: &Report) -> String {
     v.to_string()
 }
 
-fn grid(dir: &Path, text: &str) -> crate::Result<Grid> {
+fn grid(dir: &Path, text: &str) -> ssdlab::Result<Grid> {
     let path = dir.join("grid.toml");
     std::fs::write(&path, text).unwrap();
     Grid::load(&path)
@@ -132,7 +132,7 @@ fn inline_inputs_are_named_by_a_stable_hash() {
 
 #[test]
 fn a_report_reads_back_exactly() {
-    let r = crate::run(&items(1)[0].config, &items(1)[0].workload, Some(3), &Default::default()).unwrap();
+    let r = ssdlab::run(&items(1)[0].config, &items(1)[0].workload, Some(3), &Default::default()).unwrap();
     let text = r.to_json();
     let back: Report = serde_json::from_str(&text).unwrap();
     assert_eq!(back.to_json(), text);
@@ -213,7 +213,7 @@ fn a_stored_report_is_reused_only_for_the_same_inputs() {
     // Made by other code: another source hash.
     let path = dir.join("run-1.json");
     let text = std::fs::read_to_string(&path).unwrap();
-    let source = format!("\"ssdlab_source\": \"{}\"", env!("SSDLAB_SOURCE_HASH"));
+    let source = format!("\"ssdlab_source\": \"{}\"", ssdlab::SOURCE_HASH);
     std::fs::write(&path, text.replace(&source, "\"ssdlab_source\": \"0123\"")).unwrap();
     assert!(why(&store, &items[0]).starts_with("made by other ssdlab code (source 0123"), "{}", why(&store, &items[0]));
     std::fs::write(&path, "{\"not\": \"a report\"}").unwrap();
@@ -274,7 +274,7 @@ fn the_table_is_the_parameters_then_the_summary() {
     );
     let g = Grid::from_json(&json, "<grid>").unwrap();
     let item = g.points[0].item().unwrap();
-    let r = crate::run(&item.config, &item.workload, item.seed, &Default::default()).unwrap();
+    let r = ssdlab::run(&item.config, &item.workload, item.seed, &Default::default()).unwrap();
     let t = Table::of(&g.points, std::slice::from_ref(&r));
     assert_eq!(
         t.columns[..8],
