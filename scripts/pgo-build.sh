@@ -3,7 +3,7 @@
 # paths real runs take, so it runs faster. Results must not change: the script compares two
 # of its training runs' reports between the instrumented and the optimised binary.
 #
-#   bash scripts/pgo-build.sh [TRACES_DIR]      (default ../shared/traces)
+#   bash scripts/pgo-build.sh [TRACES_DIR]      (default traces)
 #
 # Steps: build an instrumented binary, run a fixed set of short training simulations with it
 # (GC-heavy writes, reads, a mix, FLIN, Sprinkler, the write cache, copyback and suspension,
@@ -18,7 +18,7 @@ set -Eeuo pipefail
 trap 'exit 1' ERR
 cd "$(dirname "$0")/.."
 
-traces=${1:-../shared/traces}
+traces=${1:-traces}
 dir=target/pgo
 train=$dir/train
 

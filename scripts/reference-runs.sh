@@ -3,7 +3,7 @@
 # before and after a refactoring) can be shown to simulate identically:
 #
 #   bash scripts/reference-runs.sh BIN OUTDIR [TRACES_DIR]
-#       (TRACES_DIR: relative to the repository, default ../shared/traces)
+#       (TRACES_DIR: relative to the repository, default traces)
 #   bash scripts/compare-reference.sh OUTDIR_A OUTDIR_B
 #
 # BIN runs a fixed set of short simulations (GC-heavy writes, reads, a mix, FLIN with four
@@ -17,7 +17,7 @@
 #   NAME.txt                each run's printed summary without its `run:` line (same reason)
 #   timeline.events.json    the --timeline run's Chrome trace-event JSON
 #   fairness.csv            the --csv row of the --fairness run
-#   repro-*/results.csv     the reproductions' rows; REPORT.md with its wall time masked;
+#   repro-*/results.csv     the reproductions' rows; REPORT.md with its wall time masked; runs/*.json stripped;
 #                           repro-sprinkler/workloads/ (its generated synthetic traces)
 #   workloads/*.toml        the workload files the runs used (inputs, identical by design)
 #
@@ -46,7 +46,7 @@ out=$2
 case $bin in /*) ;; */*) bin=$PWD/$bin ;; esac
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 cd "$(dirname "$0")/.."
-traces=${3:-../shared/traces}
+traces=${3:-traces}
 
 if ! command -v "$bin" >/dev/null 2>&1; then
   echo "error: $bin is not an executable" >&2
@@ -74,10 +74,11 @@ mkdir -p "$out/workloads"
 echo "outputs of scripts/reference-runs.sh; emptied by its next run into this folder" >"$out/.reference-runs"
 wl=$out/workloads
 
-# The report without `run` (wall clock). `run` is the report's last top-level object; the
-# line before it keeps its trailing comma, which is harmless for diffing.
+# The report without `run` (wall clock) and without `ssdlab_source` (the hash of the code that
+# made it, which differs between two builds by design). `run` is the report's last top-level
+# object; the line before it keeps its trailing comma, which is harmless for diffing.
 strip_run() {
-  sed '/^  "run": {/,/^  }/d' "$1" >"$2"
+  sed -e '/^  "run": {/,/^  }/d' -e '/^  "ssdlab_source": /d' "$1" >"$2"
   if grep -q '"wall_s"' "$2"; then
     echo "error: could not strip the run section of $1" >&2
     exit 1
@@ -146,7 +147,7 @@ runs=(
   "spk1-wsrch|--config $spk --workload $wsrch $closed --set hil.scheduler=spk1"
   "pas-tpcc|--config $spk --workload $tpcc --set hil.scheduler=pas"
   "vas-wsrch|--config $spk --workload $wsrch $closed --set hil.scheduler=vas"
-  "spk3-wabc-flin|--config presets/flin.toml --workload $wl/two-tenants.toml $small --set hil.scheduler=spk3 --set hil.fairness=wa_bc"
+  "spk3-wabc-flin|--config presets/flin.toml --workload $wl/two-tenants.toml $small --set hil.scheduler=spk3 --set hil.fairness=wa_bc --set hil.plane_slots=4"
   "fifo-gc|--config $mq --workload $wl/gc-writes-short.toml $small --set tsu.policy=fifo"
   # A 16 MiB cache so that it writes back; with its writes completing at DRAM speed the chips
   # never idle, so GC would only start at the user reserve: raise it to 4% to see GC work.
@@ -197,6 +198,11 @@ for paper in sprinkler flin; do
     echo "error: could not mask the wall time in $dir/REPORT.md" >&2
     exit 1
   fi
+  # Each run's report, kept in runs/ for --resume: strip it like the others.
+  for r in "$dir"/runs/*.json; do
+    strip_run "$r" "$r.stripped"
+    mv "$r.stripped" "$r"
+  done
   # The figures are drawings of results.csv, not simulation output: leave them out.
   rm -f "$dir"/*.png
   printf 'reproduce %-18s %5s s\n' "$paper" "$(elapsed "$t0")" >&2

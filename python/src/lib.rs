@@ -143,7 +143,7 @@ fn summary(report_json: &str) -> PyResult<String> {
 /// table and the line saying where the results are, as `ssdlab reproduce` prints them.
 /// Ctrl-C lets the runs under way end (kept in `out/runs`, for `resume`), then raises.
 #[pyfunction]
-#[pyo3(signature = (paper, out, quick=false, traces="../shared/traces".to_string(), threads=None, resume=false))]
+#[pyo3(signature = (paper, out, quick=false, traces="traces".to_string(), threads=None, resume=false))]
 fn reproduce(
     py: Python<'_>,
     paper: &str,

@@ -1,7 +1,7 @@
 """ssdlab from Python: run the simulator and get its report as pandas DataFrames.
 
     >>> import ssdlab
-    >>> r = ssdlab.run("presets/mqsim-default.toml", "../shared/traces/mqsim/tpcc-small.trace")
+    >>> r = ssdlab.run("presets/mqsim-default.toml", "traces/mqsim/tpcc-small.trace")
     >>> r.summary["requests_completed"]
     6999
 

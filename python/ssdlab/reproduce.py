@@ -38,7 +38,7 @@ def reproduce(
     out: str | os.PathLike,
     *,
     quick: bool = False,
-    traces: str | os.PathLike = "../shared/traces",
+    traces: str | os.PathLike = "traces",
     threads: int | None = None,
     resume: bool = False,
 ) -> Reproduction:

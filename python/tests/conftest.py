@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-TRACES = REPO.parent / "shared" / "traces"
+TRACES = REPO / "traces"
 
 
 def cli_binary() -> pathlib.Path | None:
@@ -31,7 +31,7 @@ def repo() -> pathlib.Path:
 def tpcc() -> pathlib.Path:
     path = TRACES / "mqsim" / "tpcc-small.trace"
     if not path.exists():
-        pytest.skip(f"shared traces not at {TRACES}")
+        pytest.skip(f"traces not at {TRACES}")
     return path
 
 

@@ -12,7 +12,7 @@ from conftest import TRACES
 
 def test_a_reproduction_runs_on_the_sweep_engine_and_resumes(repo, cli, tmp_path, monkeypatch):
     if not (TRACES / "msr").exists():
-        pytest.skip(f"shared traces not at {TRACES}")
+        pytest.skip(f"traces not at {TRACES}")
     monkeypatch.chdir(repo)
     r = ssdlab.reproduce("spd", tmp_path / "py", quick=True, traces=TRACES)
     assert "| s.23 write latency, SPD vs Baseline-D, no GC |" in r.check
@@ -49,7 +49,7 @@ def test_ctrl_c_stops_a_reproduction_and_resume_finishes_it(repo, tmp_path):
     import time
 
     if not (TRACES / "msr").exists():
-        pytest.skip(f"shared traces not at {TRACES}")
+        pytest.skip(f"traces not at {TRACES}")
     out = tmp_path / "spd"
     code = f"import ssdlab; ssdlab.reproduce('spd', {str(out)!r}, quick=True, traces={str(TRACES)!r}, threads=1)"
     p = subprocess.Popen([sys.executable, "-c", code], cwd=repo, stderr=subprocess.PIPE, text=True)

@@ -148,7 +148,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// Folder holding the shared traces (msr/, ...).
-        #[arg(long, default_value = "../shared/traces")]
+        #[arg(long, default_value = "traces")]
         traces: PathBuf,
         /// Parallel runs (default: all cores).
         #[arg(long)]

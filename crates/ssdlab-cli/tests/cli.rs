@@ -1,7 +1,7 @@
 //! End-to-end tests of the `ssdlab` binary.
 //!
 //! Expected values come from outside the simulator: the request counts, read percentages and
-//! average sizes of the shipped traces are those of `shared/traces/README.md`, the drive
+//! average sizes of the shipped traces are those of `traces/README.md`, the drive
 //! geometry is that of `presets/mqsim-default.toml`, and trace spans are computed here from the
 //! trace text. Bad input must exit with code 2 (never 101 = panic, never a signal such as
 //! SIGABRT = 134) and say on stderr which file, line and value are wrong.
@@ -21,7 +21,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_ssdlab");
 const MQSIM_DEFAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/mqsim-default.toml");
 const SPRINKLER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/sprinkler-64chip.toml");
 const EXAMPLE_READ_QD16: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/read-qd16.toml");
-const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces");
+const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces");
 /// A child running longer than this is treated as hung.
 const TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -193,7 +193,7 @@ fn uint(v: &Value, path: &str) -> u64 {
 // 1. `trace info` against the README table of the shipped traces
 // ---------------------------------------------------------------------------------------------
 
-/// One row of the table in `shared/traces/README.md`.
+/// One row of the table in `traces/README.md`.
 struct TraceRow {
     file: &'static str,
     requests: u64,

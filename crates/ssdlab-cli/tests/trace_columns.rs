@@ -10,7 +10,7 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ssdlab");
 const MQSIM_DEFAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/mqsim-default.toml");
-const HM0: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/msr/hm_0.sample1000.csv");
+const HM0: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/msr/hm_0.sample1000.csv");
 
 fn dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ssdlab-cli-columns-{}-{tag}", std::process::id()));

@@ -14,7 +14,7 @@ fn temp_path(name: &str) -> PathBuf {
 }
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces").join(rel)
 }
 
 fn rec(arrival_ps: u64, device: u32, op: Op, offset_bytes: u64, size_bytes: u64) -> Record {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 const KIB: f64 = 1024.0;
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces").join(rel)
 }
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
@@ -19,7 +19,7 @@ fn rec(arrival_ps: u64, device: u32, op: Op, offset_bytes: u64, size_bytes: u64)
     Record { arrival_ps, device, op, offset_bytes, size_bytes }
 }
 
-/// The table of /work/shared/traces/README.md: file, format, requests, read %, avg size in KiB.
+/// The table of traces/README.md: file, format, requests, read %, avg size in KiB.
 const README_TABLE: &str = "
     msr/hm_0.sample1000.csv                             msr       1000  50.8   9.5
     msr/msr.cut.per_10k.rw_20_80.105.trace              replayer 10000  20.2   5.4

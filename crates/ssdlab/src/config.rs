@@ -250,7 +250,7 @@ impl Config {
     fn validate_gc_room(&self, file: &str) -> Result<()> {
         let op = self.ftl.overprovisioning_ratio;
         let geo = crate::nand::Geometry::from_config(&self.nand);
-        let ftl_limits = crate::ftl::Limits::new(&self.ftl, self.nand.blocks_per_plane);
+        let ftl_limits = self.ftl.limits(self.nand.blocks_per_plane);
         let logical = crate::ftl::logical_pages(&geo, op) as u64;
         let holdable = ftl_limits.data_blocks_per_plane(&geo) as u64 * geo.planes() as u64 * geo.pages_per_block as u64;
         if logical >= holdable {

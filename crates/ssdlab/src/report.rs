@@ -257,7 +257,7 @@ pub struct GcReport {
     /// Moves dropped because the host overwrote the page between the GC read and the
     /// move's program (the CondUpdate that lost the race).
     pub moves_dropped: u64,
-    /// Blocks erased by GC: each block of a multi-plane erase counts (TECHNIQUES.md §11.4,
+    /// Blocks erased by GC: each block of a multi-plane erase counts (docs/techniques.md §11.4,
     /// "GC-induced erases").
     pub erases: u64,
     /// Erase commands (a multi-plane erase of several blocks counts once).

@@ -8,7 +8,7 @@
 //!   requests over many chips.
 //! - FLIN (ISCA 2018, §7): against the flash controller's out-of-order scheduler, higher
 //!   fairness (min slowdown / max slowdown) between a high- and a low-intensity flow.
-//! - FMMU (TECHNIQUES.md §9.9): against DFTL, fewer translation-page reads and higher
+//! - FMMU (docs/techniques.md §9.9): against DFTL, fewer translation-page reads and higher
 //!   throughput for random reads over a map larger than the cache.
 //! - PACP (Electronics 2022, Fig. 7): against dynamic allocation, lower read latency when
 //!   read-dominant and write-dominant pages are apart (read pages preloaded onto the Read

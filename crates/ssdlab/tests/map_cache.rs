@@ -199,7 +199,7 @@ fn b_a_cold_read_costs_one_translation_read_plus_the_data_read() {
 }
 
 /// Firmware time on the same cold read (DFTL, one core): the miss holds the core for
-/// `miss_ns` (the victim search and the read's issue, TECHNIQUES.md §9.7: "each step holds
+/// `miss_ns` (the victim search and the read's issue, docs/techniques.md §9.7: "each step holds
 /// its core for the table's cost, then emits flash transactions"), the translation page is
 /// read, and the fill that answers the request takes `hit_ns`. 4.5 µs + 99,670,601 ps +
 /// 1.5 µs on top of the full-map read; the hit of a second lookup of the same entry costs
@@ -399,7 +399,7 @@ fn tiny_cache(kind: MappingKind) -> Config {
 /// moved by GC). Every read must return the last version written (the oracle), the
 /// translation pages must never hold an entry older than the true map's unless a cache
 /// holds the newer one (`DemandMap::check` at the end), and no entry may enter the cache
-/// stale. Again with firmware time on two cores (DFTL's costs, TECHNIQUES.md §9.7: hit
+/// stale. Again with firmware time on two cores (DFTL's costs, docs/techniques.md §9.7: hit
 /// 1.5 µs, miss 4.5 µs, flush 10 µs + 10 ns per block scanned), so translation reads and
 /// writes leave after the firmware work that asked for them.
 #[test]

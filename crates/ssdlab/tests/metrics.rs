@@ -1,4 +1,4 @@
-//! The metrics SPD's evaluation needs (TECHNIQUES.md §11.4), each against values worked out
+//! The metrics SPD's evaluation needs (docs/techniques.md §11.4), each against values worked out
 //! by hand on a tiny drive: the write cases of die-level programs (§3.1, slide 9), plane
 //! utilization weighted by array time, GC cost and GC-induced erases, the cache hit ratio.
 //!

@@ -935,7 +935,7 @@ const ANALYSIS: &str = r#"
   arrivals do not depend on the drive). Closed loop none do: a flow's pace follows the drive.
 - **Groups.** The mixes are grouped by how many of their four flows are high-interference,
   0 to 4 (0–100 %), eight mixes per group in full mode. The seed copy of the paper (talk
-  slides) shows no figure captions; the grouping follows TECHNIQUES.md §1.8, which marks it
+  slides) shows no figure captions; the grouping follows docs/techniques.md §1.8, which marks it
   as recollection to verify against the paper's figures.
 - **Why a load rule.** The paper's mixes are runs its drive serves. A mix that asks for more
   flash time than the drive has is served by no scheduler: queues grow for the whole run and
@@ -978,7 +978,7 @@ const ANALYSIS: &str = r#"
   `direct` device queue is close to FLIN open loop, while Sprinkler (SPK3 over the same `ooo`
   TSU) is not, already in the 0 % group: the device-level scheduler, not the TSU, makes the
   difference there.
-- **FLIN** follows TECHNIQUES.md §1 with the authors' code defaults (epoch 10 ms, α as
+- **FLIN** follows docs/techniques.md §1 with the authors' code defaults (epoch 10 ms, α as
   stated at the top, fairness threshold 0.6); the slowdown estimates leave out the running
   command's remaining time (it shifts every candidate equally). `crates/ssdlab/src/tsu/flin/`
   documents each stage. With α_write = 256 KiB per epoch for the drive, every flow that writes

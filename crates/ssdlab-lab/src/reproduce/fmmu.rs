@@ -1,5 +1,5 @@
 //! `ssdlab reproduce fmmu`: the evaluation of FMMU (Woo & Min, arXiv 1704.03168, 2017, §5;
-//! TECHNIQUES.md §9.7–9.10) on the `fmmu` preset.
+//! docs/techniques.md §9.7–9.10) on the `fmmu` preset.
 //!
 //! - Figures 11 and 12: ideal (FMMU's cache, every firmware cost 0), DFTL and CDFTL at 1, 2
 //!   and 4 cores, FMMU, and two sensitivity rows (one pooled server at the paper's 4-core
@@ -15,7 +15,7 @@
 //!   RAM (the CTP holds the whole map: 100% map hits after the first read of each
 //!   translation page), PCIe 3.0 x32, from 1 channel × 1 way to 32 × 8.
 //!
-//! The baselines are the paper's variants (§5.1, TECHNIQUES.md §9.5.7): the same 4-way,
+//! The baselines are the paper's variants (§5.1, docs/techniques.md §9.5.7): the same 4-way,
 //! 16-entry-block, second-chance CMT with clean-first victims and FMMU's watermarks, program
 //! first then update, but no dirty list, so every flush scans the whole CMT. Their costs
 //! ([`software_costs`]) are §9.7's; k cores are k servers at the 1-core costs.
@@ -35,7 +35,7 @@ use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
 use ssdlab::ftl::firmware::MapUnit;
 use ssdlab::ftl::mapping::demand::blocks::Replacement;
 use ssdlab::ftl::mapping::demand::config::{GcUpdate, UpdateOrder};
-use ssdlab::ftl::mapping::fmmu;
+use ssdlab::ftl::mapping::demand::fmmu;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::MappingKind;
 use ssdlab::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
@@ -182,7 +182,7 @@ fn no_firmware_time(fw: FirmwareConfig) -> FirmwareConfig {
     FirmwareConfig { op_cost_ns: 0.0, hit_ns: 0.0, miss_ns: 0.0, flush_ns: 0.0, flush_block_ns: 0.0, ..fw }
 }
 
-/// The paper's baseline cache (§5.1, TECHNIQUES.md §9.5.7): FMMU's CMT organisation and
+/// The paper's baseline cache (§5.1, docs/techniques.md §9.5.7): FMMU's CMT organisation and
 /// watermarks in the same RAM; DFTL has one level (all 1,088 KiB CMT), CDFTL FMMU's split.
 fn baseline_cache(kind: Kind, preset: &MapCacheConfig) -> MapCacheConfig {
     let d = &fmmu::DEFAULTS;

@@ -96,7 +96,7 @@ fn shared_trace(opts: &Options, file: &str) -> Result<PathBuf> {
             &path.display().to_string(),
             0,
             "--traces",
-            "trace not found: pass --traces DIR, the folder holding msr/, mqsim/ and umass/ (default ../shared/traces)",
+            "trace not found: pass --traces DIR, the folder holding msr/, mqsim/ and umass/ (default traces)",
         ));
     }
     Ok(path)

@@ -1,5 +1,5 @@
 //! `ssdlab reproduce pacp`: the evaluation of PACP (Lim, Shin, Han, Electronics 11(23):4048,
-//! 2022, §4; TECHNIQUES.md §10.7–10.9) on the `pacp` preset (the paper's Table 2).
+//! 2022, §4; docs/techniques.md §10.7–10.9) on the `pacp` preset (the paper's Table 2).
 //!
 //! - Schemes ([`SCHEMES`]): the dynamic-allocation baseline, Ideal (no R/W interference),
 //!   Lv et al.'s static split, PACP without migration, and PACP.

@@ -1,4 +1,4 @@
-//! `ssdlab reproduce spd`: the evaluation of SPD (Gao et al., MSST 2019; TECHNIQUES.md
+//! `ssdlab reproduce spd`: the evaluation of SPD (Gao et al., MSST 2019; docs/techniques.md
 //! §11.5) on the `spd` preset, whose configuration is unverified (§11.1): results are ratios
 //! to Baseline-D on the same drive (§11.6).
 //!

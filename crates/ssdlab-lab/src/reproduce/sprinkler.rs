@@ -3,7 +3,7 @@
 //! starvation guard).
 //!
 //! - Figures 10–14, 16: VAS, PAS, SPK1, SPK2 and SPK3 on the MSR Cambridge traces shipped in
-//!   `../shared/traces/msr` and on synthetic workloads built from Table 1 (transfer sizes,
+//!   `traces/msr` and on synthetic workloads built from Table 1 (transfer sizes,
 //!   request counts, randomness, read/write mix; sizes drawn from an exponential distribution
 //!   of Table 1's mean), replayed closed-loop with the host holding more requests than the
 //!   device queue's tags, so the device queue stays full.
@@ -46,7 +46,7 @@ const PRESET_NAME: &str = "presets/sprinkler-64chip.toml";
 
 pub const SCHEDULERS: [&str; 5] = ["vas", "pas", "spk1", "spk2", "spk3"];
 
-/// The MSR traces of `../shared/traces/msr` (file, short name).
+/// The MSR traces of `traces/msr` (file, short name).
 const MSR_TRACES: [(&str, &str); 4] = [
     ("msr/hm_0.sample1000.csv", "msr-hm0"),
     ("msr/msr.cut.per_10k.rw_20_80.105.trace", "msr-rw20"),

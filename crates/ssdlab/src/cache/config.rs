@@ -52,7 +52,7 @@ pub enum SlotRelease {
 }
 
 /// What SPD's eviction does when no die list holds N pages (`cache.spd_fallback`;
-/// TECHNIQUES.md §11.3 item 3).
+/// docs/techniques.md §11.3 item 3).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum SpdFallback {
@@ -207,14 +207,14 @@ impl CacheConfig {
 
 impl CacheConfig {
     /// The least a footprint-sized cache holds [I]: SPD's floor of (planes per die − 1) ×
-    /// dies plus one pages (TECHNIQUES.md §11.3 item 3), whatever the policy, so that schemes
+    /// dies plus one pages (docs/techniques.md §11.3 item 3), whatever the policy, so that schemes
     /// compared at one fraction get one size.
     pub fn footprint_floor(planes_per_die: u32, dies: u32) -> u64 {
         (planes_per_die as u64 - 1) * dies as u64 + 1
     }
 
     /// Pages a cache of `capacity_footprint_fraction` holds for a workload touching
-    /// `footprint` pages: the fraction, rounded down (TECHNIQUES.md §11.1 item 4), at least
+    /// `footprint` pages: the fraction, rounded down (docs/techniques.md §11.1 item 4), at least
     /// `floor` pages.
     pub fn footprint_pages(&self, footprint: u64, floor: u64) -> u64 {
         ((footprint as f64 * self.capacity_footprint_fraction).floor() as u64).max(floor)

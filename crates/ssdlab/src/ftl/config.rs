@@ -8,13 +8,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::firmware::MapUnit;
+pub use super::firmware::FirmwareConfig;
 pub use super::mapping::demand::config::MapCacheConfig;
-use super::{AllocationScheme, BlockAlignment, GcUnit, MappingKind, UnwrittenRead, VictimPolicy};
+use super::{AllocationScheme, BlockAlignment, GcUnit, MappingKind, UnwrittenRead};
 use crate::error::Result;
 use crate::ftl::alloc::pacp::PartitionConfig;
+pub use crate::ftl::gc::config::GcConfig;
 use crate::ftl::gc::die_gc::DieLeftover;
-use crate::validate::{reject, require_at_most, require_nonzero, require_times};
+use crate::validate::{reject, require_nonzero, require_times};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -42,55 +43,12 @@ pub struct FtlConfig {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct GcConfig {
-    /// greedy | cost_benefit | random | fifo | d_choices
-    pub policy: VictimPolicy,
-    /// GC starts on a plane when its free blocks fall below this fraction of its blocks.
-    pub threshold: f64,
-    /// User writes to a plane wait when its free blocks fall to this fraction (foreground GC);
-    /// at least one block is always kept for GC.
-    pub hard_threshold: f64,
-    /// Background GC: while a chip is idle, clean planes whose free fraction is below this.
-    /// 0 turns background GC off.
-    pub background_threshold: f64,
-    /// Move valid pages with copyback (no data over the bus) instead of read + program.
-    pub copyback: bool,
-    /// Number of random candidates for `d_choices`.
-    pub d: u32,
-    /// plane | die: what one GC collects (die: SPD's Die-GC over an aligned block set).
-    pub unit: GcUnit,
-    /// pad | buffer: where Die-GC's last partial group of moves goes.
-    pub die_leftover: DieLeftover,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
 pub struct WearLevelingConfig {
     /// Dynamic: a plane opens its least-erased free block.
     pub dynamic: bool,
     /// Static: when the erase-count spread of a plane exceeds this, its least-erased full
     /// block is cleaned so cold data moves to a worn block. 0 turns it off.
     pub static_threshold: u32,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct FirmwareConfig {
-    pub cores: u32,
-    /// Time to issue a memory request's flash command, on a core.
-    pub op_cost_ns: f64,
-    /// A map lookup or update answered from RAM; also the fill that answers a request
-    /// waiting for its translation page.
-    pub hit_ns: f64,
-    /// A map lookup or update that must read its translation page (victim search and the
-    /// read's issue).
-    pub miss_ns: f64,
-    /// A flush: fixed part ...
-    pub flush_ns: f64,
-    /// ... plus this per CMT block scanned.
-    pub flush_block_ns: f64,
-    /// cores | hardware (FMMU): where map work runs.
-    pub map_unit: MapUnit,
 }
 
 impl Default for FtlConfig {
@@ -110,38 +68,9 @@ impl Default for FtlConfig {
     }
 }
 
-impl Default for GcConfig {
-    fn default() -> Self {
-        GcConfig {
-            policy: VictimPolicy::Greedy,
-            threshold: 0.05,
-            hard_threshold: 0.005,
-            background_threshold: 0.0,
-            unit: GcUnit::Plane,
-            die_leftover: DieLeftover::Pad,
-            copyback: false,
-            d: 4,
-        }
-    }
-}
-
 impl Default for WearLevelingConfig {
     fn default() -> Self {
         WearLevelingConfig { dynamic: true, static_threshold: 0 }
-    }
-}
-
-impl Default for FirmwareConfig {
-    fn default() -> Self {
-        FirmwareConfig {
-            cores: 1,
-            op_cost_ns: 0.0,
-            hit_ns: 0.0,
-            miss_ns: 0.0,
-            flush_ns: 0.0,
-            flush_block_ns: 0.0,
-            map_unit: MapUnit::Cores,
-        }
     }
 }
 
@@ -220,57 +149,19 @@ impl FtlConfig {
     }
 }
 
-impl GcConfig {
-    /// Thresholds are fractions of a plane's blocks, ordered hard ≤ start < background (or
-    /// background off), and `d_choices` has a candidate.
-    pub fn validate(&self, file: &str) -> Result<()> {
-        for (key, v) in [
-            ("ftl.gc.threshold", self.threshold),
-            ("ftl.gc.hard_threshold", self.hard_threshold),
-            ("ftl.gc.background_threshold", self.background_threshold),
-        ] {
-            if !(0.0..0.5).contains(&v) {
-                return reject(file, key, v, "must be a fraction of a plane's blocks in [0, 0.5)");
-            }
+impl FtlConfig {
+    /// Write points a plane keeps open: user and GC data, and with a demand-based map its
+    /// translation pages.
+    pub fn frontiers(&self) -> u32 {
+        if self.mapping.defaults().is_some() {
+            3
+        } else {
+            2
         }
-        if self.hard_threshold > self.threshold {
-            return reject(
-                file,
-                "ftl.gc.hard_threshold",
-                self.hard_threshold,
-                &format!("must not exceed ftl.gc.threshold ({})", self.threshold),
-            );
-        }
-        if self.background_threshold > 0.0 && self.background_threshold <= self.threshold {
-            return reject(
-                file,
-                "ftl.gc.background_threshold",
-                self.background_threshold,
-                &format!(
-                    "background GC only acts above ftl.gc.threshold ({}): set it higher, or 0 to turn it off",
-                    self.threshold
-                ),
-            );
-        }
-        require_nonzero(file, &[("ftl.gc.d", self.d)])
     }
-}
 
-impl FirmwareConfig {
-    /// At least one core, a bounded number of them, and a time per request the engine can
-    /// hold in picoseconds.
-    pub fn validate(&self, file: &str) -> Result<()> {
-        require_nonzero(file, &[("ftl.firmware.cores", self.cores)])?;
-        require_at_most(file, &[("ftl.firmware.cores", self.cores, 1024)])?;
-        require_times(
-            file,
-            &[
-                ("ftl.firmware.op_cost_ns", self.op_cost_ns),
-                ("ftl.firmware.hit_ns", self.hit_ns),
-                ("ftl.firmware.miss_ns", self.miss_ns),
-                ("ftl.firmware.flush_ns", self.flush_ns),
-                ("ftl.firmware.flush_block_ns", self.flush_block_ns),
-            ],
-        )
+    /// The GC thresholds in blocks of a plane of `blocks_per_plane` blocks.
+    pub fn limits(&self, blocks_per_plane: u32) -> crate::ftl::gc::Limits {
+        crate::ftl::gc::Limits::new(&self.gc, blocks_per_plane, self.frontiers())
     }
 }

@@ -1,5 +1,5 @@
 //! Firmware time: the controller's cores (and, for FMMU, a hardware map unit) as servers
-//! with queues (`[ftl.firmware]`; TECHNIQUES.md §9.7).
+//! with queues (`[ftl.firmware]`; docs/techniques.md §9.7).
 //!
 //! Each piece of FTL work holds one server for its cost: issuing a memory request's flash
 //! command (`op_cost_ns`, on the cores, when the request is committed), a map lookup that
@@ -16,8 +16,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
-use crate::ftl::config::FirmwareConfig;
-use crate::validate::ns_to_ps;
+use crate::error::Result;
+use crate::validate::{ns_to_ps, require_at_most, require_nonzero, require_times};
 
 /// Where map work runs (`ftl.firmware.map_unit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +120,59 @@ impl Firmware {
         self.cores[core] = end;
         self.core_busy_ps += cost as u128;
         end
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FirmwareConfig {
+    pub cores: u32,
+    /// Time to issue a memory request's flash command, on a core.
+    pub op_cost_ns: f64,
+    /// A map lookup or update answered from RAM; also the fill that answers a request
+    /// waiting for its translation page.
+    pub hit_ns: f64,
+    /// A map lookup or update that must read its translation page (victim search and the
+    /// read's issue).
+    pub miss_ns: f64,
+    /// A flush: fixed part ...
+    pub flush_ns: f64,
+    /// ... plus this per CMT block scanned.
+    pub flush_block_ns: f64,
+    /// cores | hardware (FMMU): where map work runs.
+    pub map_unit: MapUnit,
+}
+
+impl Default for FirmwareConfig {
+    fn default() -> Self {
+        FirmwareConfig {
+            cores: 1,
+            op_cost_ns: 0.0,
+            hit_ns: 0.0,
+            miss_ns: 0.0,
+            flush_ns: 0.0,
+            flush_block_ns: 0.0,
+            map_unit: MapUnit::Cores,
+        }
+    }
+}
+
+impl FirmwareConfig {
+    /// At least one core, a bounded number of them, and a time per request the engine can
+    /// hold in picoseconds.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        require_nonzero(file, &[("ftl.firmware.cores", self.cores)])?;
+        require_at_most(file, &[("ftl.firmware.cores", self.cores, 1024)])?;
+        require_times(
+            file,
+            &[
+                ("ftl.firmware.op_cost_ns", self.op_cost_ns),
+                ("ftl.firmware.hit_ns", self.hit_ns),
+                ("ftl.firmware.miss_ns", self.miss_ns),
+                ("ftl.firmware.flush_ns", self.flush_ns),
+                ("ftl.firmware.flush_block_ns", self.flush_block_ns),
+            ],
+        )
     }
 }
 

@@ -95,7 +95,7 @@ pub struct Ftl {
     /// Flushes and scanned blocks already charged to the firmware.
     charged: (u64, u64),
     /// When the map I/O the current call asks for may go out: after the firmware work that
-    /// emits it, a miss's victim search and issue or a flush's scan (TECHNIQUES.md §9.7:
+    /// emits it, a miss's victim search and issue or a flush's scan (docs/techniques.md §9.7:
     /// each step holds its core for its cost, then emits flash transactions).
     io_at: Ps,
     waiters: Vec<Waiter>,
@@ -130,7 +130,7 @@ impl Ftl {
             demand,
             blocks: Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment),
             alloc: Allocator::new(&geo, f.allocation.clone()),
-            gc: Gc::new(f, &geo, seed),
+            gc: Gc::new(&f.gc, f.limits(geo.blocks_per_plane), f.wear_leveling.static_threshold, &geo, seed),
             firmware,
             unwritten_read: f.unwritten_read,
             charged: (0, 0),
@@ -261,7 +261,7 @@ impl Ftl {
         };
         self.charge_flushes(now);
         // A miss searches a victim and asks for the read; a merge only logs itself on the
-        // read in flight, as a hit's work (TECHNIQUES.md §9.4).
+        // read in flight, as a hit's work (docs/techniques.md §9.4).
         let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
         let done = self.firmware.map_work(now, work);
         match (found, done) {

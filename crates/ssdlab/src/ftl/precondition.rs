@@ -7,7 +7,7 @@
 //! Under uniform random overwrites a block loses each valid page at rate k/U per user write
 //! when it holds k valid pages, so it dwells ~U/k writes at level k and the population of
 //! blocks has density ∝ 1/k between the cleaning point k0 and N_p (Desnoyers, SYSTOR 2012;
-//! the same model `../shared/tools/wa_model.py` uses). k0 follows from the plane's
+//! docs/techniques.md §8). k0 follows from the plane's
 //! utilisation: α(1 − x) = −ln x with x = k0 / N_p and α = data pages / valid pages. Each
 //! plane's blocks get valid counts at the quantiles of that density, summing exactly to the
 //! plane's share of the data; the valid pages sit at random offsets in their blocks and the
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn cleaning_point_matches_lrw_write_amplification() {
-        // WAF = 1 / (1 − v): 7.318 at S_f 7%, 2.693 at 20% (TECHNIQUES.md §8 table).
+        // WAF = 1 / (1 − v): 7.318 at S_f 7%, 2.693 at 20% (docs/techniques.md §8 table).
         for (sf, waf) in [(0.07, 7.318), (0.125, 4.182), (0.20, 2.693), (0.28, 1.992)] {
             let v = cleaning_point(1.0 / (1.0 - sf));
             assert!((1.0 / (1.0 - v) - waf).abs() < 0.001, "S_f {sf}: {}", 1.0 / (1.0 - v));

@@ -7,7 +7,7 @@
 //! page costs its flash time: a read tR + transfer, a write tPROG + transfer plus the GC it
 //! causes — the drive's GC pages moved per user page written so far, each move a read and a
 //! program. When every flow with work pending has spent its budget, a new round adds a budget
-//! to each (debts carry over). The model follows the abstract and TECHNIQUES.md §2; blocks are not
+//! to each (debts carry over). The model follows the abstract and docs/techniques.md §2; blocks are not
 //! segregated per flow, so a flow's GC share is its share of the writes.
 
 use crate::engine::Ps;

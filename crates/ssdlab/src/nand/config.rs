@@ -49,7 +49,7 @@ pub struct NandConfig {
 pub enum Ideal {
     #[default]
     None,
-    /// PACP's "Ideal" (TECHNIQUES.md §10.6 item 3 [I]): a user read arriving for a chip
+    /// PACP's "Ideal" (docs/techniques.md §10.6 item 3 [I]): a user read arriving for a chip
     /// that runs a program or erase (the host's or GC's) suspends it at once and for free,
     /// as often as reads come — program/erase suspension with zero suspend and resume time
     /// and no limit. Reads still share the channel bus, wait for a program's data transfer

@@ -1,4 +1,4 @@
-//! PACP's GC-aware migration at idle time (§3.3; TECHNIQUES.md §10.5 item 2): once the host
+//! PACP's GC-aware migration at idle time (§3.3; docs/techniques.md §10.5 item 2): once the host
 //! has had nothing outstanding for `ftl.partition.idle_us`, the read-predicted valid pages of
 //! the Write-channel block with the most invalid pages move, one at a time, to Read
 //! channels, at most `ftl.partition.idle_pages` per idle period; a host arrival stops it

@@ -41,10 +41,10 @@ use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
 use crate::host::{build_flows, footprint_pages, read_first_pages, read_write_pages, Flow, IoRequest, WorkloadSpec};
 use crate::nand::phy::Phy;
+use crate::nand::timeline::Timeline;
 use crate::nand::{Geometry, Timing};
 use crate::slab::Slab;
 use crate::stats::Stats;
-use crate::timeline::Timeline;
 use crate::tsu::unit::Tsu;
 
 /// A host request in the drive.

@@ -1,5 +1,5 @@
-//! Statistics: every metric of DESIGN.md "Metrics" that applies without a specific
-//! technique, measured the same way for every policy.
+//! Statistics: every metric that applies without a specific technique (the definitions
+//! below), measured the same way for every policy.
 //!
 //! Definitions:
 //! - response time = completion − arrival at the host submission queue (for closed-loop
@@ -13,7 +13,7 @@
 //! - plane utilization = plane-time in running commands / (planes × simulated time): a
 //!   command on one plane of a four-plane chip counts a quarter of the chip busy (Sprinkler's
 //!   Figure 15 utilization rises with FLP, which chip utilization cannot show). This is SPD's
-//!   `plane_util_time` (TECHNIQUES.md §11.4).
+//!   `plane_util_time` (docs/techniques.md §11.4).
 //! - busy plane utilization (SPD's `plane_util_busy`, §11.4) = over every die-level array
 //!   operation (each die's part of each command), planes used / planes per die, weighted by
 //!   the part's array time (tR, tPROG, tBERS; tR + tPROG for a copyback): how wide the array

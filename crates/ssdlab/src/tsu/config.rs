@@ -19,7 +19,7 @@ pub struct TsuConfig {
     pub flin: FlinConfig,
 }
 
-/// FLIN's parameters (ISCA 2018; defaults from its authors' code, TECHNIQUES.md §1).
+/// FLIN's parameters (ISCA 2018; defaults from its authors' code, docs/techniques.md §1).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlinConfig {

@@ -69,7 +69,7 @@ pub enum Stream {
     Map = 2,
 }
 
-/// The four cases of a die-level program (SPD, Gao et al., MSST 2019, slide 9; TECHNIQUES.md
+/// The four cases of a die-level program (SPD, Gao et al., MSST 2019, slide 9; docs/techniques.md
 /// §3.1, §11.4). When a program command starts, each die it uses is one case: with k of the
 /// die's N planes in the command, `Aligned` if k = N; otherwise `Unaligned` if a plane of the
 /// die outside the command has a program (user, GC or translation page) queued on the chip

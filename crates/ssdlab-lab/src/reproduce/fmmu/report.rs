@@ -9,7 +9,7 @@ use ssdlab::Config;
 
 mod differences;
 
-/// The paper's ideal results (§5.3; TECHNIQUES.md §9.9): GB/s for sequential, KIOPS for
+/// The paper's ideal results (§5.3; docs/techniques.md §9.9): GB/s for sequential, KIOPS for
 /// random workloads. Both random-write runs stand beside the paper's one number.
 pub fn paper_ideal(w: Synthetic) -> f64 {
     match w {

@@ -1,4 +1,4 @@
-//! REPORT.md of `reproduce pacp`: a table per figure, the paper's claims (TECHNIQUES.md
+//! REPORT.md of `reproduce pacp`: a table per figure, the paper's claims (docs/techniques.md
 //! §10.8) beside this run's numbers, and where the two differ — every number computed from
 //! this run's rows.
 
@@ -307,7 +307,7 @@ fn claim(m: &mut String, what: &str, paper: &str, stand_ins: String, excerpts: S
     let _ = writeln!(m, "| {what} | {paper} | {stand_ins} | {excerpts} |");
 }
 
-/// The paper's headline numbers (TECHNIQUES.md §10.8) beside this run's.
+/// The paper's headline numbers (docs/techniques.md §10.8) beside this run's.
 pub fn claims(m: &mut String, rows: &[Row]) {
     let _ = writeln!(
         m,
@@ -495,7 +495,7 @@ fn interference_bullet(m: &mut String, rows: &[Row]) {
         .collect();
     let _ = writeln!(
         m,
-        "- **PACP without migration does not approach Ideal here** (at {FIG_CHANNELS} channels, read latency against the baseline, Ideal / PACP without migration, with PACP's Read channels at the end and its GC programs against the baseline's: {}). The read-only region is never written during the run, so its pages stay where the random fill put them, on every channel: the Read channels' share of them is spared the host's writes; the rest sit on the Write channels, which now take nearly all the host's writes and the GC they cause (the fill left every plane equally full, and mostly the Write channels' planes use up free blocks). Migration moves read-predicted pages only as GC picks their blocks. Where the paper put the pages its traces read before writing them is not stated (SSDsim writes them in a pre-processing pass, TECHNIQUES.md §10.7). The preload sensitivity above puts them on the Read channels, and the split starts at their share: most reads are then served on Read channels and PACP without migration moves toward Ideal — the paper's Figure 7 pattern. What still separates it from Ideal is the writes that reach Read channels: pages with no history go to any channel, and Algorithm 1 spills writes there whenever every Write channel is busy.",
+        "- **PACP without migration does not approach Ideal here** (at {FIG_CHANNELS} channels, read latency against the baseline, Ideal / PACP without migration, with PACP's Read channels at the end and its GC programs against the baseline's: {}). The read-only region is never written during the run, so its pages stay where the random fill put them, on every channel: the Read channels' share of them is spared the host's writes; the rest sit on the Write channels, which now take nearly all the host's writes and the GC they cause (the fill left every plane equally full, and mostly the Write channels' planes use up free blocks). Migration moves read-predicted pages only as GC picks their blocks. Where the paper put the pages its traces read before writing them is not stated (SSDsim writes them in a pre-processing pass, docs/techniques.md §10.7). The preload sensitivity above puts them on the Read channels, and the split starts at their share: most reads are then served on Read channels and PACP without migration moves toward Ideal — the paper's Figure 7 pattern. What still separates it from Ideal is the writes that reach Read channels: pages with no history go to any channel, and Algorithm 1 spills writes there whenever every Write channel is busy.",
         per.join("; ")
     );
 }

@@ -1,4 +1,4 @@
-//! REPORT.md of `reproduce spd`: every table beside the slides' numbers (TECHNIQUES.md §11.2),
+//! REPORT.md of `reproduce spd`: every table beside the slides' numbers (docs/techniques.md §11.2),
 //! computed from this run's rows.
 
 use std::fmt::Write as _;
@@ -95,7 +95,7 @@ fn differences(m: &mut String, rows: &[Row]) {
         .collect();
     let _ = writeln!(
         m,
-        "- **When an evicted page's buffer slot frees decides SPD's write latency at a small buffer.** The main runs use SSDsim's buffer (`cache.slot_release = \"evicted\"`), the simulator TECHNIQUES.md §3.7 names for the paper (a secondary source): an eviction removes the page from the buffer at once, the new page takes its slot, and the write that evicted completes when the evicted pages are programmed. ssdlab's default keeps a page in its slot until its program ends. The shipped excerpts touch few pages, so 1/1000 of their footprint is below SPD's floor and every main run has the floor, {floor} pages for 8 dies of 2 planes. With slots held, a full buffer that small has one die with two dirty pages in the worst case; once that pair is on its way, no die holds two, and a second write cannot start an eviction until the first program ends, while Baseline-D evicts one page from any die and overlaps evictions across chips. With slots freed at eviction the pair's slots take the next writes at once. SPD against Baseline-D, write latency with GC: {} with slots freed at eviction, {} with slots held (the `-held` tables); without GC {} and {}. SPD against Baseline-D with GC by buffer size (slots freed at eviction): {}. The slides' buffers (1/1000 of week-long traces) hold thousands of pages. The sensitivity row `spd-pad` evicts from any die when none holds two, padding the group with a dummy page (§11.3 item 3): with slots held it writes {} against Baseline-D with GC, trading flash pages for the wait ({} dummy pages over the traces in the main runs).",
+        "- **When an evicted page's buffer slot frees decides SPD's write latency at a small buffer.** The main runs use SSDsim's buffer (`cache.slot_release = \"evicted\"`), the simulator docs/techniques.md §3.7 names for the paper (a secondary source): an eviction removes the page from the buffer at once, the new page takes its slot, and the write that evicted completes when the evicted pages are programmed. ssdlab's default keeps a page in its slot until its program ends. The shipped excerpts touch few pages, so 1/1000 of their footprint is below SPD's floor and every main run has the floor, {floor} pages for 8 dies of 2 planes. With slots held, a full buffer that small has one die with two dirty pages in the worst case; once that pair is on its way, no die holds two, and a second write cannot start an eviction until the first program ends, while Baseline-D evicts one page from any die and overlaps evictions across chips. With slots freed at eviction the pair's slots take the next writes at once. SPD against Baseline-D, write latency with GC: {} with slots freed at eviction, {} with slots held (the `-held` tables); without GC {} and {}. SPD against Baseline-D with GC by buffer size (slots freed at eviction): {}. The slides' buffers (1/1000 of week-long traces) hold thousands of pages. The sensitivity row `spd-pad` evicts from any die when none holds two, padding the group with a dummy page (§11.3 item 3): with slots held it writes {} against Baseline-D with GC, trading flash pages for the wait ({} dummy pages over the traces in the main runs).",
         change(mean_ratio(rows, "gc", Scheme::Spd, 1.0, |r| r.write_us)),
         change(mean_ratio(rows, "gc-held", Scheme::Spd, 1.0, |r| r.write_us)),
         change(mean_ratio(rows, "nogc", Scheme::Spd, 1.0, |r| r.write_us)),
@@ -160,7 +160,7 @@ fn differences(m: &mut String, rows: &[Row]) {
     );
     let _ = writeln!(
         m,
-        "- **TwinBlk and ParaGC** (slides: SPD −42.05% and −28.58% against them with GC; here {} and {}). Both are read from the slides' one-line descriptions (TECHNIQUES.md §11.3 item 9, [I]). ParaGC as built collects every plane of a die when one needs GC, each greedy on its own, so it runs more invocations than Baseline-D ({} against Baseline-D) and its host writes keep Baseline-D's static planes and drifting write points; it ends slower than Baseline-D here ({} write latency), where the slides have it faster. TwinBlk's plane round-robin aligns many host programs, so it sits between Baseline-D and SPD.",
+        "- **TwinBlk and ParaGC** (slides: SPD −42.05% and −28.58% against them with GC; here {} and {}). Both are read from the slides' one-line descriptions (docs/techniques.md §11.3 item 9, [I]). ParaGC as built collects every plane of a die when one needs GC, each greedy on its own, so it runs more invocations than Baseline-D ({} against Baseline-D) and its host writes keep Baseline-D's static planes and drifting write points; it ends slower than Baseline-D here ({} write latency), where the slides have it faster. TwinBlk's plane round-robin aligns many host programs, so it sits between Baseline-D and SPD.",
         change(mean_vs(rows, "gc", Scheme::TwinBlk)),
         change(mean_vs(rows, "gc", Scheme::ParaGc)),
         change(mean_ratio(rows, "gc", Scheme::ParaGc, 1.0, |r| r.gc_invocations as f64)),
@@ -168,7 +168,7 @@ fn differences(m: &mut String, rows: &[Row]) {
     );
     let _ = writeln!(
         m,
-        "- **The drive, the traces and the GC regime are ours** (TECHNIQUES.md §11.1: the slides' configuration and workload tables are unreadable images). *With GC* means a drive filled by random writes to {} of its logical space before the trace, so GC runs while the trace plays; the slides do not say how their drive reached GC.",
+        "- **The drive, the traces and the GC regime are ours** (docs/techniques.md §11.1: the slides' configuration and workload tables are unreadable images). *With GC* means a drive filled by random writes to {} of its logical space before the trace, so GC runs while the trace plays; the slides do not say how their drive reached GC.",
         pct(GC_FILL)
     );
 }
@@ -187,7 +187,7 @@ fn header(m: &mut String, opts: &Options, rows: &[Row], figures: &[(String, Stri
     let _ = writeln!(m, "# SPD (Gao et al., MSST 2019) reproduced with ssdlab\n");
     let _ = writeln!(
         m,
-        "Mode: **{}** ({} runs, {wall_s:.0} s wall on {} threads). Drive: `presets/spd.toml` — **configuration unverified** (the slides' parameter and workload tables are images that could not be read, TECHNIQUES.md §11.1): {} channels × {} chips × {} die × {} planes, {} blocks of {} pages of {} KiB, over-provisioning {}, a write buffer of footprint / 1000 (never below SPD's floor of (N − 1) × dies + 1 pages) whose evicted pages free their slots at once, as SSDsim's buffer does (`cache.slot_release = \"evicted\"`; the `-held` experiments keep ssdlab's default instead). Traces replayed at their timestamps, addresses wrapped; *with GC* runs start on a drive filled with random writes to {} of its logical space. Results are ratios to Baseline-D on the same drive and trace (geometric mean over the traces), as §11.6 asks; every number is in `results.csv`.\n",
+        "Mode: **{}** ({} runs, {wall_s:.0} s wall on {} threads). Drive: `presets/spd.toml` — **configuration unverified** (the slides' parameter and workload tables are images that could not be read, docs/techniques.md §11.1): {} channels × {} chips × {} die × {} planes, {} blocks of {} pages of {} KiB, over-provisioning {}, a write buffer of footprint / 1000 (never below SPD's floor of (N − 1) × dies + 1 pages) whose evicted pages free their slots at once, as SSDsim's buffer does (`cache.slot_release = \"evicted\"`; the `-held` experiments keep ssdlab's default instead). Traces replayed at their timestamps, addresses wrapped; *with GC* runs start on a drive filled with random writes to {} of its logical space. Results are ratios to Baseline-D on the same drive and trace (geometric mean over the traces), as §11.6 asks; every number is in `results.csv`.\n",
         if opts.quick { "quick" } else { "full" },
         rows.len(),
         opts.threads,

@@ -1,5 +1,5 @@
 //! Per-die LRU lists of the buffer's dirty pages and the die queue (SPD's Die-Write,
-//! TECHNIQUES.md §3.3 and §11.3 items 2–4).
+//! docs/techniques.md §3.3 and §11.3 items 2–4).
 
 use crate::nand::NONE;
 

@@ -1,5 +1,5 @@
 //! SPD — plane-level parallelism "all the time" (Gao, Shi, Xue, Ji, Yang, Zhang, MSST 2019;
-//! TPDS 31(9), 2020), and the buffer policies of its baselines. TECHNIQUES.md §3 (mechanism)
+//! TPDS 31(9), 2020), and the buffer policies of its baselines. docs/techniques.md §3 (mechanism)
 //! and §11 (evaluation, and the corrections to §3 this follows).
 //!
 //! A multi-plane program runs only when every plane of a die programs at the same page
@@ -32,7 +32,7 @@
 //! `cache.spd_fallback = "pad"`, writes a die's fewer pages with dummy pages beside them.
 //!
 //! The write buffer's slots (`cache.slot_release`): SPD's simulator (SSDsim, per
-//! TECHNIQUES.md §3.7) frees an evicted page's slot at once; ssdlab's default holds it until
+//! docs/techniques.md §3.7) frees an evicted page's slot at once; ssdlab's default holds it until
 //! the program ends. At SPD's floor that decides whether a second write must wait
 //! (`reproduce spd` runs both).
 

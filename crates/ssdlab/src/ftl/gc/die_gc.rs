@@ -1,4 +1,4 @@
-//! SPD's Die-GC (TECHNIQUES.md §3.5 and §11.3 items 6–7; slide s.18): the GC unit is an
+//! SPD's Die-GC (docs/techniques.md §3.5 and §11.3 items 6–7; slide s.18): the GC unit is an
 //! aligned block set (the block of one index on every plane of a die); its valid pages are
 //! moved N at a time as one aligned N-plane program, page i to plane i, the last group padded
 //! with dummy pages so the die's GC write points stay equal [I: `gc_pad`], or — with
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::ftl::{BlockState, Blocks};
 use crate::nand::Geometry;
 
-/// Where Die-GC's last, partial group of moves goes (`ftl.gc.die_leftover`; TECHNIQUES.md
+/// Where Die-GC's last, partial group of moves goes (`ftl.gc.die_leftover`; docs/techniques.md
 /// §11.3 item 7). Full groups of N always go straight to flash as aligned N-plane programs.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

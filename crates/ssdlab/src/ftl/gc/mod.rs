@@ -9,6 +9,7 @@
 //! finish and hands the victim back for its erase. Near the hard threshold, where user
 //! writes wait, GC goes first on the chip ([`Gc::critical`]).
 
+pub mod config;
 pub mod die_gc;
 pub mod paragc;
 pub mod twinblk;
@@ -16,7 +17,7 @@ pub mod twinblk;
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 
-use crate::ftl::config::FtlConfig;
+use crate::ftl::gc::config::GcConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::ftl::{BlockState, Blocks, LivePage};
@@ -76,15 +77,16 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub fn new(f: &FtlConfig, blocks_per_plane: u32) -> Limits {
+    /// `frontiers`: the write points a plane keeps open (`FtlConfig::frontiers`).
+    pub fn new(gc: &GcConfig, blocks_per_plane: u32, frontiers: u32) -> Limits {
         let bpp = blocks_per_plane as f64;
-        let user_reserve = ((bpp * f.gc.hard_threshold).ceil() as u32).max(1);
-        let gc_threshold = ((bpp * f.gc.threshold).ceil() as u32).max(user_reserve + 1);
+        let user_reserve = ((bpp * gc.hard_threshold).ceil() as u32).max(1);
+        let gc_threshold = ((bpp * gc.threshold).ceil() as u32).max(user_reserve + 1);
         Limits {
             gc_threshold_blocks: gc_threshold,
             user_reserve_blocks: user_reserve,
-            background_threshold_blocks: (bpp * f.gc.background_threshold).ceil() as u32,
-            frontiers: if f.mapping.defaults().is_some() { 3 } else { 2 },
+            background_threshold_blocks: (bpp * gc.background_threshold).ceil() as u32,
+            frontiers,
         }
     }
 
@@ -126,16 +128,16 @@ pub struct Gc {
 }
 
 impl Gc {
-    pub fn new(f: &FtlConfig, geo: &Geometry, seed: u64) -> Gc {
+    pub fn new(gc: &GcConfig, limits: Limits, static_wl_threshold: u32, geo: &Geometry, seed: u64) -> Gc {
         use rand::SeedableRng;
         let planes = geo.planes() as usize;
         Gc {
             geo: geo.clone(),
-            policy: f.gc.policy,
-            d: f.gc.d,
-            static_wl_threshold: f.wear_leveling.static_threshold,
-            copyback: f.gc.copyback,
-            limits: Limits::new(f, geo.blocks_per_plane),
+            policy: gc.policy,
+            d: gc.d,
+            static_wl_threshold,
+            copyback: gc.copyback,
+            limits,
             victim: vec![NONE; planes],
             collecting: 0,
             pending: vec![0; planes],
@@ -143,9 +145,9 @@ impl Gc {
             starved_planes: 0,
             wakeups: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
-            unit: f.gc.unit,
+            unit: gc.unit,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
-            set_max_valid: max_valid(geo, f.gc.unit, f.gc.die_leftover),
+            set_max_valid: max_valid(geo, gc.unit, gc.die_leftover),
             scratch: Vec::new(),
         }
     }

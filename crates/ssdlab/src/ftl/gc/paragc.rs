@@ -1,5 +1,5 @@
 //! ParaGC — parallel GC (PaGC; Shahidi, Arjomand, Jung, Kandemir, Das, Sivasubramaniam, SC
-//! 2016), one of SPD's baselines (TECHNIQUES.md §3.6, §11.3 item 9).
+//! 2016), one of SPD's baselines (docs/techniques.md §3.6, §11.3 item 9).
 //!
 //! When a plane needs GC, the other planes of its die would sit idle during the moves; ParaGC
 //! collects them at the same time. Reading of §11.3 item 9 [I]: with `ftl.gc.unit = "para"`,

@@ -1,5 +1,5 @@
 //! TwinBlk — Twin Block Management (Tavakkol, Mehrvarzy, Sarbazi-Azad, IEEE CAL 2016, DOI
-//! 10.1109/LCA.2015.2461162), one of SPD's baselines (TECHNIQUES.md §3.6, §11.3 item 9).
+//! 10.1109/LCA.2015.2461162), one of SPD's baselines (docs/techniques.md §3.6, §11.3 item 9).
 //!
 //! The blocks of one index in the planes of a die are twins: they are allocated together
 //! and erased together, so the planes' use of block addresses stays symmetric and reads,

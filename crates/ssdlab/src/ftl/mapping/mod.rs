@@ -7,12 +7,8 @@
 //! citation. A translation answers [`Translation::Pending`] when its entry must first be
 //! read from flash.
 
-pub mod cdftl;
 pub mod demand;
-pub mod dftl;
-pub mod fmmu;
 pub mod page;
-pub mod tpftl;
 
 use demand::config::SchemeDefaults;
 
@@ -62,10 +58,10 @@ impl MappingKind {
     pub fn defaults(self) -> Option<&'static SchemeDefaults> {
         match self {
             MappingKind::Full => None,
-            MappingKind::Dftl => Some(&dftl::DEFAULTS),
-            MappingKind::Cdftl => Some(&cdftl::DEFAULTS),
-            MappingKind::Tpftl => Some(&tpftl::DEFAULTS),
-            MappingKind::Fmmu => Some(&fmmu::DEFAULTS),
+            MappingKind::Dftl => Some(&demand::dftl::DEFAULTS),
+            MappingKind::Cdftl => Some(&demand::cdftl::DEFAULTS),
+            MappingKind::Tpftl => Some(&demand::tpftl::DEFAULTS),
+            MappingKind::Fmmu => Some(&demand::fmmu::DEFAULTS),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The transaction builder: from the queue a policy picked, the widest command a free chip
 //! can run now.
 //!
-//! The rules (ONFI multi-plane and die interleaving, TECHNIQUES.md §4):
+//! The rules (ONFI multi-plane and die interleaving, docs/techniques.md §4):
 //! - one command, one operation (read, program, erase or copyback) and one queue class;
 //! - at most one transaction per plane;
 //! - planes of one die join only at the same page offset (`nand.multiplane`), and with

@@ -1,6 +1,6 @@
 //! The builder against a fake FTL, on one chip of 2 dies × 2 planes (plane in chip 0 = die 0
 //! plane 0, 1 = d0p1, 2 = d1p0, 3 = d1p1). Each case is worked by hand from the rules of
-//! TECHNIQUES.md §4: one operation per command, one transaction per plane, planes of a die at
+//! docs/techniques.md §4: one operation per command, one transaction per plane, planes of a die at
 //! one page offset (and block, when the part needs it), other dies at any offset.
 
 use super::*;
@@ -244,7 +244,7 @@ fn a_leader_sets_its_dies_offset_from_behind_its_planes_head() {
     assert_eq!(k.build(QueueClass::UserRead, Some(leader)), Some((FlashOp::Read, vec![old, leader, joins])));
 }
 
-/// SPD's Die-Read (TECHNIQUES.md §3.4): two user reads queued on one die, on its two planes
+/// SPD's Die-Read (docs/techniques.md §3.4): two user reads queued on one die, on its two planes
 /// at the same (block, page), go out as one multi-plane read; two at different page offsets
 /// (same block) go as two single-plane reads, in age order. Die 1 has nothing queued, so no
 /// interleaving hides the rule.
@@ -273,7 +273,7 @@ impl Case {
     }
 }
 
-/// Write cases (SPD slide 9, TECHNIQUES.md §3.1): counts are [single, mixed, unaligned,
+/// Write cases (SPD slide 9, docs/techniques.md §3.1): counts are [single, mixed, unaligned,
 /// aligned]. Planes 0 and 1 at offset 4 make die 0 one aligned two-plane program; plane 2
 /// (offset 6) takes die 1 alone while plane 3's write (offset 7) waits: die 1 is unaligned.
 /// Then plane 3's write goes alone with nothing else queued: single.

@@ -1,5 +1,5 @@
 //! FLIN (Tavakkol et al., ISCA 2018): a fairness-aware transaction scheduler for multi-queue
-//! SSDs, in three stages per chip (algorithm details: ../shared/TECHNIQUES.md §1).
+//! SSDs, in three stages per chip (algorithm details: docs/techniques.md §1).
 //!
 //! 1. **Fairness-aware queue insertion** (intensity and access-pattern interference). Each
 //!    chip has a read and a write queue per NVMe priority class, each split into a

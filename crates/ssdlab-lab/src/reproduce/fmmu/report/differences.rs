@@ -50,7 +50,7 @@ fn drive(m: &mut String, base: &Config) {
     );
     let _ = writeln!(
         m,
-        "- **Mapping unit.** ssdlab maps whole {} KiB pages: {logical} entries in {tps} translation pages of {entries} entries, so the 1,088 KiB of map RAM covers {} of the map (DFTL's CMT: {cmt_entries} entries), where the paper's 4 KiB unit (TECHNIQUES.md §9.2: 4 Mi entries) leaves it ≈6%. Hit ratios here are higher for it, and a 4 KiB write is a read-modify-write of a 16 KiB page, where the paper packs four 4 KiB writes into one.",
+        "- **Mapping unit.** ssdlab maps whole {} KiB pages: {logical} entries in {tps} translation pages of {entries} entries, so the 1,088 KiB of map RAM covers {} of the map (DFTL's CMT: {cmt_entries} entries), where the paper's 4 KiB unit (docs/techniques.md §9.2: 4 Mi entries) leaves it ≈6%. Hit ratios here are higher for it, and a 4 KiB write is a read-modify-write of a 16 KiB page, where the paper packs four 4 KiB writes into one.",
         base.nand.page_bytes / 1024,
         pct(cmt_entries as f64 / logical as f64)
     );

@@ -1,5 +1,5 @@
 //! PACP — parallelism-aware channel partition (Lim, Shin, Han, Electronics 11(23):4048,
-//! 2022; TECHNIQUES.md §10), and the static partition of Lv et al. (DAC 2020, §6.3) it is
+//! 2022; docs/techniques.md §10), and the static partition of Lv et al. (DAC 2020, §6.3) it is
 //! compared with.
 //!
 //! - **Transaction history** ([`Trh`], §3.1, §10.2): each logical page keeps the types of its
@@ -133,7 +133,7 @@ pub fn preload_read_channels(channels: u32, reads_first: u64, writes_first: u64)
     n.clamp(1, channels.saturating_sub(1).max(1))
 }
 
-/// Lv et al.'s split sized from the workload (TECHNIQUES.md §6.3 [I]): Read channels =
+/// Lv et al.'s split sized from the workload (docs/techniques.md §6.3 [I]): Read channels =
 /// round(channels × R / (R + W)), R = pages read × tR, W = pages written × tPROG, clamped to
 /// [1, channels − 1].
 pub fn lv_read_channels(channels: u32, read_pages: f64, write_pages: f64, t_read: f64, t_prog: f64) -> u32 {

@@ -1,4 +1,4 @@
-//! The read/write channel partition (§3.2; TECHNIQUES.md §10.3 and §6.3): which channels are
+//! The read/write channel partition (§3.2; docs/techniques.md §10.3 and §6.3): which channels are
 //! labelled Read, and — for PACP — how the split follows the predicted page mix.
 
 use serde::{Deserialize, Serialize};
@@ -33,7 +33,7 @@ pub struct PartitionConfig {
 
 /// Where preconditioning places the pages the workload reads before writing them
 /// (`ftl.partition.preload`). The paper's simulator writes such pages in a pre-processing
-/// pass it does not describe (TECHNIQUES.md §10.7) [I].
+/// pass it does not describe (docs/techniques.md §10.7) [I].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Preload {

@@ -1,4 +1,4 @@
-//! PACP's rules worked by hand (TECHNIQUES.md §10.2–10.4).
+//! PACP's rules worked by hand (docs/techniques.md §10.2–10.4).
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! PACP's transaction history (TRH, §3.1; TECHNIQUES.md §10.2): per logical page, the types
+//! PACP's transaction history (TRH, §3.1; docs/techniques.md §10.2): per logical page, the types
 //! of its last N host requests, kept beside its map entry.
 
 use crate::nand::Lpn;

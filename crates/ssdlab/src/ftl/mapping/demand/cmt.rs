@@ -4,7 +4,7 @@
 //! block's (TP nodes hold single entries: the tag is the LPN).
 
 use super::blocks::{BlockCache, Evicted};
-use crate::ftl::mapping::tpftl::nodes::TpNodes;
+use crate::ftl::mapping::demand::tpftl::nodes::TpNodes;
 
 pub enum Cmt {
     Blocks(BlockCache),

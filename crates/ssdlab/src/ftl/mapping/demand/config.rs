@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::blocks::Replacement;
 use crate::error::{Error, Result};
-use crate::ftl::mapping::{tpftl, MappingKind};
+use crate::ftl::mapping::MappingKind;
 
 /// Which dirty translation page a watermark flush writes (`ftl.map_cache.flush_victim`;
-/// TECHNIQUES.md §9.5.4).
+/// docs/techniques.md §9.5.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FlushVictim {
@@ -40,13 +40,13 @@ pub enum UpdateOrder {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GcUpdate {
-    /// DFTL's rule (TECHNIQUES.md §5.2): an entry in the cache is updated there and marked
+    /// DFTL's rule (docs/techniques.md §5.2): an entry in the cache is updated there and marked
     /// dirty (lazy copying); the others are grouped by translation page, and each page gets
     /// one read–modify–write when the victim's moves are done (batch update). Moved entries
     /// do not enter the cache.
     Batch,
     /// Each move is an update through the cache, like a host write's (FMMU's GC requests,
-    /// CondUpdate in the CMT; TECHNIQUES.md §9.4): a miss reads the page and the entry
+    /// CondUpdate in the CMT; docs/techniques.md §9.4): a miss reads the page and the entry
     /// enters the cache dirty.
     Cache,
 }
@@ -79,7 +79,7 @@ pub struct MapCacheConfig {
     pub update_order: Option<UpdateOrder>,
     pub gc_update: Option<GcUpdate>,
     /// TPFTL only: an entry in RAM holds its offset in its translation page and its PPN, not
-    /// a full tag ([`tpftl::OFFSET_BYTES`] instead of [`TAG_BYTES`]).
+    /// a full tag (the TP nodes' `offset_bytes` instead of [`TAG_BYTES`]).
     pub compressed_entries: Option<bool>,
     /// TPFTL only: selective prefetch on sequential runs ([`tpftl::prefetch`]).
     pub prefetch: Option<bool>,
@@ -98,6 +98,22 @@ pub struct SchemeDefaults {
     pub high_watermark: f64,
     pub update_order: UpdateOrder,
     pub gc_update: GcUpdate,
+    /// Dirty blocks are linked per translation page (FMMU's DTL `next` links).
+    pub dirty_links: bool,
+    /// The CMT is TP nodes with these defaults (TPFTL's); None: a block cache.
+    pub tp_nodes: Option<TpNodeDefaults>,
+}
+
+/// The defaults of a CMT of TP nodes (`tpftl::nodes`): single entries grouped by translation
+/// page, each entry stored as an offset within its page when compressed.
+pub struct TpNodeDefaults {
+    /// Entries compressed to an offset of `offset_bytes` by default.
+    pub compressed_entries: bool,
+    /// Selective prefetch by default.
+    pub prefetch: bool,
+    /// RAM bytes of a compressed entry's offset in its translation page: pages of up to
+    /// 2^(8 × offset_bytes) entries can be addressed.
+    pub offset_bytes: u64,
 }
 
 /// The resolved parameters of a run's map cache.
@@ -121,7 +137,8 @@ pub struct Params {
     /// Dirty blocks are linked per translation page (FMMU's DTL `next` links): a flush
     /// visits only them, where DFTL and CDFTL test every CMT block.
     pub dirty_links: bool,
-    /// The CMT is TPFTL's TP nodes ([`tpftl::nodes`]) rather than a block cache.
+    /// The CMT is TP nodes (TPFTL's, [`crate::ftl::mapping::demand::tpftl::nodes`]) rather
+    /// than a block cache.
     pub tp_nodes: bool,
     /// TPFTL's selective prefetch.
     pub prefetch: bool,
@@ -154,8 +171,11 @@ impl MapCacheConfig {
                 &format!("must divide the {e} entries of a translation page"),
             );
         }
-        let (compressed, prefetch) = self.tpftl_keys(file, kind, e)?;
-        let tag_bytes = if compressed { tpftl::OFFSET_BYTES } else { TAG_BYTES };
+        let (compressed, prefetch) = self.tp_node_keys(file, kind, d, e)?;
+        let tag_bytes = match &d.tp_nodes {
+            Some(t) if compressed => t.offset_bytes,
+            _ => TAG_BYTES,
+        };
         let (cmt_blocks, ctp_pages) =
             self.levels(file, kind, d, page_bytes, block_entries as u64 * entry_bytes as u64 + tag_bytes)?;
         let (low, high) =
@@ -187,17 +207,17 @@ impl MapCacheConfig {
             max_outstanding_misses: max_out,
             update_order: self.update_order.unwrap_or(d.update_order),
             gc_update: self.gc_update.unwrap_or(d.gc_update),
-            dirty_links: kind == MappingKind::Fmmu,
-            tp_nodes: kind == MappingKind::Tpftl,
+            dirty_links: d.dirty_links,
+            tp_nodes: d.tp_nodes.is_some(),
             prefetch,
         })
     }
 
-    /// TPFTL's own keys, (compressed entries, prefetch), with its defaults; other schemes
-    /// reject them, and TPFTL rejects the block-cache keys its TP nodes have no use for.
-    /// `e`: entries per translation page.
-    fn tpftl_keys(&self, file: &str, kind: MappingKind, e: u32) -> Result<(bool, bool)> {
-        if kind != MappingKind::Tpftl {
+    /// The TP nodes' own keys, (compressed entries, prefetch), with the scheme's defaults;
+    /// schemes without TP nodes reject them, and those with reject the block-cache keys TP
+    /// nodes have no use for. `e`: entries per translation page.
+    fn tp_node_keys(&self, file: &str, kind: MappingKind, d: &SchemeDefaults, e: u32) -> Result<(bool, bool)> {
+        let Some(t) = &d.tp_nodes else {
             let why = &format!("applies to ftl.mapping = \"tpftl\" only, not {kind:?}");
             if let Some(c) = self.compressed_entries {
                 return fail(file, "ftl.map_cache.compressed_entries", c, why);
@@ -206,7 +226,7 @@ impl MapCacheConfig {
                 return fail(file, "ftl.map_cache.prefetch", p, why);
             }
             return Ok((false, false));
-        }
+        };
         let why = "TPFTL's TP nodes are fully associative single entries under LRU: drop the key";
         if let Some(b) = self.block_entries.filter(|&b| b != 1) {
             return fail(file, "ftl.map_cache.block_entries", b, why);
@@ -217,12 +237,12 @@ impl MapCacheConfig {
         if let Some(r) = self.replacement.filter(|&r| r != Replacement::Lru) {
             return fail(file, "ftl.map_cache.replacement", r, why);
         }
-        let compressed = self.compressed_entries.unwrap_or(tpftl::COMPRESSED_ENTRIES);
-        if compressed && e > tpftl::MAX_OFFSETS {
-            let why = format!("a {}-byte offset cannot address the {e} entries of a page", tpftl::OFFSET_BYTES);
+        let compressed = self.compressed_entries.unwrap_or(t.compressed_entries);
+        if compressed && e as u64 > 1 << (8 * t.offset_bytes) {
+            let why = format!("a {}-byte offset cannot address the {e} entries of a page", t.offset_bytes);
             return fail(file, "ftl.map_cache.compressed_entries", true, &why);
         }
-        Ok((compressed, self.prefetch.unwrap_or(tpftl::PREFETCH)))
+        Ok((compressed, self.prefetch.unwrap_or(t.prefetch)))
     }
 
     /// The two levels' sizes: CMT blocks of `block_bytes`, and whole translation pages of

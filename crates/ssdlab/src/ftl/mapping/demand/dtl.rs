@@ -1,4 +1,4 @@
-//! The dirty translation list (FMMU §4.2, §4.5; TECHNIQUES.md §9.5): translation pages
+//! The dirty translation list (FMMU §4.2, §4.5; docs/techniques.md §9.5): translation pages
 //! with dirty CMT blocks, in the order they first became dirty, each with its dirty-block
 //! count and an `updated` bit, and the choice of the page a watermark flush writes.
 //!

@@ -1,5 +1,5 @@
 //! GC moves under DFTL's rule (`ftl.map_cache.gc_update = "batch"`; Gupta et al., ASPLOS
-//! 2009, section 3.3; TECHNIQUES.md §5.2). A moved page's entry that is in the cache is
+//! 2009, section 3.3; docs/techniques.md §5.2). A moved page's entry that is in the cache is
 //! updated there and marked dirty ("lazy copying"). The others are grouped by translation
 //! page while the victim is being moved, and each of those pages gets one read–modify–write
 //! when the victim's last move is done ("batch update"); the entries never enter the cache.

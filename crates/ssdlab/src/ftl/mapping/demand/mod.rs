@@ -13,18 +13,22 @@
 //!
 //! A translation page is in one of three phases: idle, reading (one flash read in flight;
 //! later misses on the page log themselves on it and cause no second read: the merge of
-//! FMMU's in-cache MSHRs, TECHNIQUES.md §9.4), or writing (its new copy is assembled and
+//! FMMU's in-cache MSHRs, docs/techniques.md §9.4), or writing (its new copy is assembled and
 //! waits for its program; a miss then reads the copy in RAM, and further flushes of the page
 //! merge into the same program). `image` is the map as the translation pages hold it (in
 //! flash or in that write buffer); it differs from the true map only in entries that are
 //! dirty in the cache or logged on a read in flight, which the checks below assert.
 
 pub mod blocks;
+pub mod cdftl;
 pub mod cmt;
 pub mod config;
+pub mod dftl;
 mod dtl;
+pub mod fmmu;
 mod gc;
 mod lazy;
+pub mod tpftl;
 
 use std::collections::VecDeque;
 
@@ -35,9 +39,9 @@ use dtl::Dtl;
 use lazy::LazyTable;
 
 use super::page::PageMap;
-use super::tpftl::{nodes::TpNodes, prefetch::Prefetch};
 use super::Mapping;
 use crate::nand::{Lpn, NONE};
+use tpftl::{nodes::TpNodes, prefetch::Prefetch};
 
 /// A request waiting for its translation: the memory request to resume.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

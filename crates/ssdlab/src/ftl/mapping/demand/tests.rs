@@ -235,7 +235,7 @@ fn evicting_a_dirty_entry_of_the_page_being_replayed_writes_it_without_reading_a
     d.check(&truth);
 }
 
-/// DFTL's GC rule (`gc_update = "batch"`, TECHNIQUES.md §5.2). lpn 1 is in the CMT; GC
+/// DFTL's GC rule (`gc_update = "batch"`, docs/techniques.md §5.2). lpn 1 is in the CMT; GC
 /// moves lpns 1, 2, 3 (page 0) and 9 (page 1). lpn 1 is updated in place and dirty (lazy
 /// copying); 2, 3 and 9 stay out of the cache, and nothing goes to flash while the victim
 /// is being moved. When it is done, pages 0 and 1 are read once each and, when they

@@ -1,4 +1,4 @@
-//! CDFTL (Qin, Wang, Liu, Shao, RTAS 2011; TECHNIQUES.md §5.3): two cache levels in one
+//! CDFTL (Qin, Wang, Liu, Shao, RTAS 2011; docs/techniques.md §5.3): two cache levels in one
 //! RAM budget. The CMT holds hot single entries; the CTP holds whole translation pages.
 //!
 //! A CMT miss that hits the CTP copies the entry up without flash I/O; a miss in both reads
@@ -6,10 +6,10 @@
 //! eviction whose page is in the CTP merges into it; otherwise the page is read, merged and
 //! written (batched). While a page is in the CTP, updates to its entries go to the CTP copy
 //! in place. Default split [I]: two translation pages of CTP, the rest CMT
-//! (`ftl.map_cache.cmt_bytes`). Mechanism: [`super::demand`].
+//! (`ftl.map_cache.cmt_bytes`). Mechanism: [`super`].
 
-use super::demand::blocks::Replacement;
-use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
+use super::blocks::Replacement;
+use super::config::{GcUpdate, SchemeDefaults, UpdateOrder};
 
 pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     cmt_bytes: Some(0),
@@ -21,4 +21,6 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     high_watermark: 0.0,
     update_order: UpdateOrder::TranslateFirst,
     gc_update: GcUpdate::Batch,
+    dirty_links: false,
+    tp_nodes: None,
 };

@@ -1,8 +1,8 @@
-//! TPFTL (Zhou, Wu, Huang, He, Xie, Zhou, EuroSys 2015; TECHNIQUES.md §5.4): a demand-based
+//! TPFTL (Zhou, Wu, Huang, He, Xie, Zhou, EuroSys 2015; docs/techniques.md §5.4): a demand-based
 //! map whose cached entries are clustered by translation page, with clean-first replacement,
 //! batch update, compressed entries and selective prefetch.
 //!
-//! What ssdlab models, on the shared engine ([`super::demand`]: translation pages in flash,
+//! What ssdlab models, on the shared engine ([`super`]: translation pages in flash,
 //! non-blocking misses, read-modify-write flushes):
 //!
 //! - **TP nodes** ([`nodes`]): the CMT's single entries are grouped by translation page; each
@@ -16,7 +16,7 @@
 //!   (`ftl.map_cache.clean_first`, `batch_on_evict`, both on by default). The write is a
 //!   read-modify-write (the page's uncached entries come from flash), as DFTL's.
 //! - **Compressed entries** (`ftl.map_cache.compressed_entries`, default on [S]): an entry in
-//!   RAM stores its offset in its translation page ([`OFFSET_BYTES`] = 2 [I]) and its PPN
+//!   RAM stores its offset in its translation page (`offset_bytes` = 2 [I]) and its PPN
 //!   (`entry_bytes`, 4), 6 bytes where DFTL's stores a 4-byte tag and the PPN, 8. The cache
 //!   holds `ram_bytes / 6` entries; the nodes' own headers (vtpn, hotness, list links) are not
 //!   charged to the map RAM [I].
@@ -34,13 +34,13 @@
 //!
 //! Not modelled: the firmware cost of keeping the two LRU levels ordered (the firmware model
 //! charges TPFTL's lookups as any software map cache's); the paper's exact hotness measure
-//! and sequential-detection rule, which TECHNIQUES.md gives only from secondary sources.
+//! and sequential-detection rule, which docs/techniques.md gives only from secondary sources.
 
 pub mod nodes;
 pub mod prefetch;
 
-use super::demand::blocks::Replacement;
-use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
+use super::blocks::Replacement;
+use super::config::{GcUpdate, SchemeDefaults, TpNodeDefaults, UpdateOrder};
 
 pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     cmt_bytes: None,
@@ -52,17 +52,15 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     high_watermark: 0.0,
     update_order: UpdateOrder::TranslateFirst,
     gc_update: GcUpdate::Batch,
+    dirty_links: false,
+    tp_nodes: Some(TpNodeDefaults {
+        // Compressed entries [S]; selective prefetch [P]; a 2-byte offset [I] addresses the
+        // entries of any page up to 65,536.
+        compressed_entries: true,
+        prefetch: true,
+        offset_bytes: 2,
+    }),
 };
-
-/// Compressed entries by default [S].
-pub const COMPRESSED_ENTRIES: bool = true;
-/// Selective prefetch by default [P].
-pub const PREFETCH: bool = true;
-/// RAM bytes of a compressed entry's offset in its translation page [I]: enough for the
-/// entries of any page up to [`MAX_OFFSETS`].
-pub const OFFSET_BYTES: u64 = 2;
-/// Entries a translation page may have for its offsets to fit in [`OFFSET_BYTES`].
-pub const MAX_OFFSETS: u32 = 1 << (8 * OFFSET_BYTES);
 
 #[cfg(test)]
 mod tests;

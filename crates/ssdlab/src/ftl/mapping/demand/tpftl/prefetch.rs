@@ -1,4 +1,4 @@
-//! TPFTL's selective prefetch (TECHNIQUES.md §5.4): when the lookups run sequentially, a
+//! TPFTL's selective prefetch (docs/techniques.md §5.4): when the lookups run sequentially, a
 //! translation page read for a miss also loads the entries that follow, as many as the run
 //! is long, up to the end of the page. They come with the page: no extra flash read.
 //!

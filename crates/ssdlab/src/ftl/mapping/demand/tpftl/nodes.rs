@@ -1,4 +1,4 @@
-//! TPFTL's cached mapping table (Zhou et al., EuroSys 2015; TECHNIQUES.md §5.4): single
+//! TPFTL's cached mapping table (Zhou et al., EuroSys 2015; docs/techniques.md §5.4): single
 //! entries clustered by translation page into TP nodes, a two-level LRU.
 //!
 //! Hotness [I]: every access to an entry (its insertion, a lookup or update hit) gives it

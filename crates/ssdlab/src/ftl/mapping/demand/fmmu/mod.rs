@@ -1,4 +1,4 @@
-//! FMMU (Woo & Min, arXiv 1704.03168, 2017; TECHNIQUES.md §9): the map cache as hardware.
+//! FMMU (Woo & Min, arXiv 1704.03168, 2017; docs/techniques.md §9): the map cache as hardware.
 //!
 //! Two levels as CDFTL's, organised as the paper's Figures 5–7: a set-associative CMT of
 //! multi-entry blocks (4 ways, §5.2 Fig. 10; 16 entries per block [I]) and a CTP of whole
@@ -10,10 +10,10 @@
 //! chosen by cost-benefit over greedy, oldest-update-first and least-recently-updated [I].
 //! Writes are programmed first and their Update follows (HRM, §4.1). The time it takes is
 //! the firmware model's `map_unit = "hardware"` (`ftl::firmware`). Mechanism:
-//! [`super::demand`].
+//! [`super`].
 
-use super::demand::blocks::Replacement;
-use super::demand::config::{GcUpdate, SchemeDefaults, UpdateOrder};
+use super::blocks::Replacement;
+use super::config::{GcUpdate, SchemeDefaults, UpdateOrder};
 
 /// The paper's CMT share: 64 KB of the 1,088 KB (§5.1).
 pub const CMT_BYTES: u64 = 64 * 1024;
@@ -28,4 +28,6 @@ pub const DEFAULTS: SchemeDefaults = SchemeDefaults {
     high_watermark: 1.0 / 8.0,
     update_order: UpdateOrder::ProgramFirst,
     gc_update: GcUpdate::Cache,
+    dirty_links: true,
+    tp_nodes: None,
 };
