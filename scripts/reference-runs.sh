@@ -25,7 +25,7 @@
 # Each step's wall time and the total are printed (about 1.5 minutes on a 2-core machine,
 # most of it `reproduce sprinkler`). The reproductions run with --threads 1 so they leave the
 # other core free; their results do not depend on the thread count (every run is
-# deterministic and rows are written in grid order, see crates/ssdlab/src/reproduce/mod.rs).
+# deterministic and rows are written in grid order, see crates/ssdlab-lab/src/reproduce/mod.rs).
 # `run --fairness` has no thread option: its solo runs use every core, and their results do
 # not depend on that either.
 #

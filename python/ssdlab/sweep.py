@@ -2,7 +2,7 @@
 written atomically under an output folder and named by its parameters, a results table
 (CSV and Parquet) built from those reports, resumable after an interruption.
 
-The engine is the library's (``crates/ssdlab/src/sweep``), the one ``ssdlab reproduce``
+The engine is the library's (``crates/ssdlab-lab/src/sweep``), the one ``ssdlab reproduce``
 runs on: the grid's runs and names, the store of reports, the local backend and the table
 are Rust; this module adds the Ray backend, the DataFrame and the Parquet file.
 

@@ -164,7 +164,7 @@ enum Command {
     /// report per run in --out/runs, results.csv and results.parquet; started again, it runs
     /// only what is missing. Needs `pip install ./python` (README, Python).
     Sweep {
-        /// The grid: config, workload, seed and [set] lists (crates/ssdlab/src/sweep/grid.rs).
+        /// The grid: config, workload, seed and [set] lists (crates/ssdlab-lab/src/sweep/grid.rs).
         grid: PathBuf,
         /// Folder for runs/*.json, results.csv and results.parquet (created if missing).
         #[arg(long)]

@@ -175,7 +175,7 @@ impl Config {
         use crate::ftl::{AllocationScheme, Level};
         let policy = self.cache.policy;
         let pad = self.cache.spd_fallback == SpdFallback::Pad;
-        let leftover_to_buffer = self.ftl.gc.die_leftover == crate::ftl::gc::die_gc::DieLeftover::Buffer;
+        let leftover_to_buffer = self.ftl.gc.die_leftover == crate::ftl::DieLeftover::Buffer;
         if leftover_to_buffer && !(self.cache.enabled && policy == CachePolicy::Spd) {
             return reject(
                 file,
@@ -236,8 +236,8 @@ impl Config {
             let why = format!(
                 "must leave a Write channel: below nand.channels ({channels}); 0 picks it ({})",
                 match scheme {
-                    crate::ftl::alloc::pacp::Scheme::Lv => "from the workload's read and write demand",
-                    crate::ftl::alloc::pacp::Scheme::Pacp => "half the channels",
+                    crate::ftl::PartitionScheme::Lv => "from the workload's read and write demand",
+                    crate::ftl::PartitionScheme::Pacp => "half the channels",
                 }
             );
             return reject(file, "ftl.partition.n_read", n, &why);

@@ -322,7 +322,7 @@ pub struct FtlReport {
     /// `ftl.allocation = "lv_partition"` or `"pacp"`: the channel labels at the end, the
     /// relabellings, and the history's prediction accuracy.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partition: Option<crate::ftl::alloc::pacp::PartitionReport>,
+    pub partition: Option<crate::ftl::PartitionReport>,
     pub firmware: FirmwareReport,
 }
 

@@ -752,7 +752,7 @@ fn report_pacing(m: &mut String, pool: &[PoolFlow]) {
          drive's two flash resources as a fraction of what the drive has, counting every page a request touches \
          as a single-plane command (chips: tR or tPROG + one page on the bus, over 32 chips; channels: one page \
          on the bus, over 8 channels), over one loop period. The rules are in \
-         `crates/ssdlab/src/reproduce/flin/intensity.rs`; the numbers below are computed from the traces and \
+         `crates/ssdlab-lab/src/reproduce/flin/intensity.rs`; the numbers below are computed from the traces and \
          the preset each run.\n"
     );
     let _ = writeln!(

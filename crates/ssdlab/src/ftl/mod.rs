@@ -21,6 +21,7 @@ pub mod blocks;
 pub mod config;
 pub mod firmware;
 pub mod gc;
+pub mod gc_job;
 pub mod mapping;
 pub mod precondition;
 
@@ -29,16 +30,18 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Ps;
 use crate::ftl::alloc::pacp::ChannelPartition;
 use crate::ftl::config::FtlConfig;
-use crate::ftl::gc::die_gc::DieLeftover;
 use crate::nand::config::NandConfig;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::tsu::builder::FtlView;
+pub use alloc::pacp::{PartitionReport, Scheme as PartitionScheme};
 use alloc::Allocator;
 pub use alloc::{static_plane, AllocationScheme, Level};
 pub use blocks::{BlockState, Blocks, LivePage, Stream};
 use firmware::{Firmware, MapWork};
+pub use gc::die_gc::DieLeftover;
 use gc::Gc;
 pub use gc::{GcUnit, Limits, VictimPolicy};
+pub use gc_job::GcStep;
 use mapping::demand::config::UpdateOrder;
 use mapping::demand::DemandMap;
 pub use mapping::demand::{Lookup, MapIo, MapStats, Waiter};
@@ -468,6 +471,34 @@ impl Ftl {
     pub fn size_partition(&mut self, n_read: u32) {
         if let Some(p) = &mut self.partition {
             p.part.resize(n_read);
+        }
+    }
+
+    /// Whether a channel partition's starting split is sized from the workload's demand
+    /// ([`Self::size_partition_by_demand`]).
+    pub fn partition_sized_by_demand(&self) -> bool {
+        self.partition.as_ref().is_some_and(|p| p.sized_by_demand())
+    }
+
+    /// Size the partition from the workload's pages read and written and the mean page read
+    /// and program times (µs), if it is sized that way.
+    pub fn size_partition_by_demand(&mut self, read_pages: f64, write_pages: f64, t_read: f64, t_prog: f64) {
+        if let Some(p) = &mut self.partition {
+            p.size_by_demand(read_pages, write_pages, t_read, t_prog);
+        }
+    }
+
+    /// Whether the preconditioning should know which pages the workload reads first (a
+    /// partition that preloads them on its Read channels).
+    pub fn partition_preloads_reads(&self) -> bool {
+        self.partition.as_ref().is_some_and(|p| p.preloads_reads())
+    }
+
+    /// The preloaded pages the workload reads first and writes first, for a partition that
+    /// sizes its starting split from them.
+    pub fn size_partition_by_preload(&mut self, reads_first: u64, writes_first: u64) {
+        if let Some(p) = &mut self.partition {
+            p.size_by_preload(reads_first, writes_first);
         }
     }
 

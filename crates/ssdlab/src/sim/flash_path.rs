@@ -5,10 +5,9 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::ftl::gc::die_gc::DieLeftover;
-use crate::ftl::{GcUnit, LivePage, MapIo, Stream, Waiter};
+use crate::ftl::{GcStep, MapIo, Stream, Waiter};
 use crate::hil::MrOp;
-use crate::nand::{FlashOp, Lpn, Ppn, NONE};
+use crate::nand::{FlashOp, Lpn, NONE};
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
@@ -202,11 +201,9 @@ impl Simulation {
         }
         while let Some(dropped) = self.tsu.pop_dropped_move() {
             self.stats.gc_moves_dropped += 1;
-            if self.ftl.gc_unit() == GcUnit::Die {
-                // Its place in the die's aligned group still gets a page.
-                self.enqueue_pads(dropped.queued_on, 1);
-            }
-            self.gc_move_done(dropped.source);
+            let mut steps = std::mem::take(&mut self.gc_steps);
+            self.ftl.move_dropped(dropped.queued_on, dropped.source, &mut steps);
+            self.apply_gc(steps);
         }
         while let Some(tx) = self.tsu.pop_readdressed() {
             // The read follows its data to its new plane.
@@ -446,16 +443,10 @@ impl Simulation {
             // The read of a GC move found its page still live: the move's program follows,
             // in the read's record. Its map entry changes when the program starts.
             self.ftl.prefetch_entry(r.lpn);
-            if self.ftl.gc_unit() == GcUnit::Die {
-                let src = self.geo.plane_of(r.src_ppn);
-                self.die_gc_move_read(src, Some(tx));
-                return;
-            }
-            if let Some(plane) = self.ftl.migration_plane(r.lpn, r.src_ppn, self.tsu.chip_load()) {
-                self.tsu.retarget(tx, plane);
-            }
-            self.tsu.turn_into_program(tx, self.q.now());
-            self.enqueue(tx);
+            let (src, read) = (self.geo.plane_of(r.src_ppn), (tx, r.lpn, r.src_ppn));
+            let mut steps = std::mem::take(&mut self.gc_steps);
+            self.ftl.move_read_done(src, Some(read), self.tsu.chip_load(), &mut steps);
+            self.apply_gc(steps);
             return;
         }
         if r.kind == TxKind::Migration && op == FlashOp::Read {
@@ -497,11 +488,9 @@ impl Simulation {
             // has nothing to move; a GC program or copyback finished its move (a Die-GC pad
             // moved nothing).
             (TxKind::Gc, FlashOp::Read) => {
-                let src = self.geo.plane_of(t.src_ppn);
-                if self.ftl.gc_unit() == GcUnit::Die {
-                    self.die_gc_move_read(src, None);
-                }
-                self.gc_move_done(src);
+                let mut steps = std::mem::take(&mut self.gc_steps);
+                self.ftl.move_read_done(self.geo.plane_of(t.src_ppn), None, self.tsu.chip_load(), &mut steps);
+                self.apply_gc(steps);
             }
             (TxKind::Gc, FlashOp::Program) if t.lpn == NONE => {}
             (TxKind::Gc, FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(self.geo.plane_of(t.src_ppn)),
@@ -516,30 +505,58 @@ impl Simulation {
 
     // ---------------------------------------------------------------- GC
 
-    /// Start GC on a plane: its victim's valid pages are moved (read then program, or
-    /// copyback), then the victim is erased.
+    /// Start GC on a plane, as its unit collects (`ftl::gc_job`): moves of its victims'
+    /// valid pages (read then program, or copyback), then the erase.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        match self.ftl.gc_unit() {
-            GcUnit::Plane => {}
-            GcUnit::Die | GcUnit::Twin => return self.start_die_gc(plane),
-            GcUnit::Para => return self.start_para_gc(plane),
-        }
-        self.start_plane_gc(plane);
+        let mut steps = std::mem::take(&mut self.gc_steps);
+        let mut pages = std::mem::take(&mut self.gc_pages);
+        self.ftl.gc_job(plane, &mut steps, &mut pages);
+        self.gc_pages = pages;
+        self.apply_gc(steps);
     }
 
-    /// Collect one block of `plane`.
-    fn start_plane_gc(&mut self, plane: u32) {
-        let mut pages = std::mem::take(&mut self.gc_pages);
-        let Some(victim) = self.ftl.start_gc(plane, &mut pages) else {
-            self.gc_pages = pages;
-            return;
-        };
-        self.gc_started();
-        if pages.is_empty() {
-            self.enqueue_erase(plane, victim);
+    /// Apply GC's steps in order (see [`GcStep`]); the vector is kept for the next job.
+    fn apply_gc(&mut self, mut steps: Vec<GcStep>) {
+        let full = self.full_mask();
+        for step in steps.drain(..) {
+            match step {
+                GcStep::Started => self.gc_started(),
+                GcStep::Move { page, plane } => {
+                    let op = self.ftl.gc_move_op();
+                    let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane, page.lpn, full) };
+                    let tx = self.tsu.create(spec, self.q.now());
+                    self.enqueue(tx);
+                }
+                GcStep::Collect { plane, if_idle } => {
+                    let mut inner = Vec::new();
+                    let mut pages = std::mem::take(&mut self.gc_pages);
+                    self.ftl.collect(plane, if_idle, &mut inner, &mut pages);
+                    self.gc_pages = pages;
+                    self.apply_gc(inner);
+                }
+                GcStep::Program { tx, plane } => {
+                    if let Some(plane) = plane {
+                        self.tsu.retarget(tx, plane);
+                    }
+                    self.tsu.turn_into_program(tx, self.q.now());
+                    self.enqueue(tx);
+                }
+                GcStep::ProgramGroup { txs, first_plane, buffer_first } => {
+                    if !(buffer_first && self.moves_to_buffer(&txs)) {
+                        self.program_group(&txs, first_plane);
+                    }
+                }
+                GcStep::Pad { plane } => self.enqueue_pads(plane, 1),
+                GcStep::GroupStart => self.deferral.depth += 1,
+                GcStep::GroupEnd => self.end_deferral(),
+                GcStep::Erase { plane, victim } => self.enqueue_erase(plane, victim),
+                GcStep::MoveDone { plane } => self.gc_move_done(plane),
+                GcStep::MapIo => self.issue_map_io(),
+            }
         }
-        self.enqueue_gc_moves(&pages, |_| plane);
-        self.gc_pages = pages;
+        if self.gc_steps.capacity() < steps.capacity() {
+            self.gc_steps = steps;
+        }
     }
 
     /// A GC invocation started: count it (the first starts the free-block average).
@@ -548,18 +565,6 @@ impl Simulation {
             self.stats.start_free_block_average(self.q.now());
         }
         self.stats.gc_invocations += 1;
-    }
-
-    /// A move for each valid page of a victim, on the plane `plane_of` gives its page: its
-    /// read (or copyback); with read + program, the program is created when the read
-    /// completes.
-    fn enqueue_gc_moves(&mut self, pages: &[LivePage], plane_of: impl Fn(Ppn) -> u32) {
-        let (full, op) = (self.full_mask(), self.ftl.gc_move_op());
-        for page in pages {
-            let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane_of(page.ppn), page.lpn, full) };
-            let tx = self.tsu.create(spec, self.q.now());
-            self.enqueue(tx);
-        }
     }
 
     /// Planes whose GC found no victim and have gained an invalid page since try again.
@@ -572,19 +577,11 @@ impl Simulation {
         }
     }
 
+    /// A move off `plane` is done.
     fn gc_move_done(&mut self, plane: u32) {
-        if self.ftl.gc_unit().aligned_set() {
-            if let Some(die) = self.ftl.die_gc_move_done(plane) {
-                self.erase_die_set(die);
-            }
-            return;
-        }
-        if let Some(victim) = self.ftl.gc_move_done(plane, self.q.now()) {
-            self.enqueue_erase(plane, victim);
-            if self.ftl.translates() {
-                self.issue_map_io();
-            }
-        }
+        let mut steps = std::mem::take(&mut self.gc_steps);
+        self.ftl.move_finished(plane, self.q.now(), &mut steps);
+        self.apply_gc(steps);
     }
 
     fn enqueue_erase(&mut self, plane: u32, victim: u32) {
@@ -605,72 +602,29 @@ impl Simulation {
             self.start_gc(plane);
         }
     }
-}
 
-/// GC over a die's planes: SPD's Die-GC (`ftl.gc.unit = "die"`, [`crate::ftl::gc::die_gc`]) —
-/// an aligned block set collected at once, its moves N at a time as aligned N-plane
-/// programs, its blocks erased together —, TwinBlk's (`"twin"`, [`crate::ftl::gc::twinblk`]) — the
-/// same set, its moves within their planes — and ParaGC's (`"para"`, [`crate::ftl::gc::paragc`]).
-impl Simulation {
-    /// ParaGC: `plane` needs GC, so every plane of its die that is not collecting starts
-    /// too, each on its own victim.
-    fn start_para_gc(&mut self, plane: u32) {
-        self.start_plane_gc(plane);
-        for sibling in crate::ftl::gc::paragc::siblings(&self.geo, plane) {
-            if self.ftl.gc_victim(sibling) == NONE {
-                self.start_plane_gc(sibling);
-            }
-        }
-    }
-
-    /// Collect the aligned set of `plane`'s die with the fewest valid pages: a read for
-    /// each valid page, on its own plane.
-    fn start_die_gc(&mut self, plane: u32) {
-        let mut pages = std::mem::take(&mut self.gc_pages);
-        if let Some(die) = self.ftl.start_die_gc(plane, &mut pages) {
-            self.gc_started();
-            if pages.is_empty() {
-                self.erase_die_set(die);
-            }
-            let geo = self.geo.clone();
-            self.enqueue_gc_moves(&pages, |ppn| geo.plane_of(ppn));
-        }
-        self.gc_pages = pages;
-    }
-
-    /// A Die-GC read off `source` finished, its page live (`tx`, to become the move's
-    /// program) or gone (None). A group that is ready goes out: move i programs on plane i
-    /// of the die, planes past the group get dummy pages, all reaching the chip together.
-    fn die_gc_move_read(&mut self, source: u32, tx: Option<u32>) {
-        let mut group = std::mem::take(&mut self.die_gc_group);
-        self.ftl.die_gc_move_read(source, tx, &mut group);
+    /// Moves programmed together: move i on plane `first_plane + i`, dummy pages on the
+    /// die's planes after them, all reaching the chips together.
+    fn program_group(&mut self, txs: &[u32], first_plane: u32) {
         let n = self.geo.planes_per_die;
-        let leftover = !group.is_empty() && group.len() < n as usize;
-        if leftover && self.ftl.die_leftover() == DieLeftover::Buffer && self.leftover_to_buffer(&group) {
-            group.clear();
+        self.deferral.depth += 1;
+        for (i, &t) in txs.iter().enumerate() {
+            self.tsu.retarget(t, first_plane + i as u32);
+            self.tsu.turn_into_program(t, self.q.now());
+            self.enqueue(t);
         }
-        if !group.is_empty() {
-            let first = source / n * n;
-            self.deferral.depth += 1;
-            for (i, &t) in group.iter().enumerate() {
-                self.tsu.retarget(t, first + i as u32);
-                self.tsu.turn_into_program(t, self.q.now());
-                self.enqueue(t);
-            }
-            for i in group.len() as u32..n {
-                self.enqueue_pads(first + i, 1);
-            }
-            self.end_deferral();
+        for i in txs.len() as u32..n {
+            self.enqueue_pads(first_plane + i, 1);
         }
-        self.die_gc_group = group;
+        self.end_deferral();
     }
 
-    /// Die-GC's last partial group into the write buffer (`ftl.gc.die_leftover = "buffer"`):
-    /// each page still live becomes a dirty page of its die's buffer list and its flash copy
-    /// is dropped, and each move is done. False (nothing done) if a page of the group is
-    /// being written back: its write-back maps over the victim copy when it starts, so the
-    /// group is programmed the padded way.
-    fn leftover_to_buffer(&mut self, group: &[u32]) -> bool {
+    /// Moves into the write buffer instead of flash (`ftl.gc.die_leftover = "buffer"`): each
+    /// page still live becomes a dirty page of its die's buffer list and its flash copy is
+    /// dropped, and each move is done. False (nothing done) if a page of the group is being
+    /// written back: its write-back maps over the victim copy when it starts, so the group
+    /// is programmed instead.
+    fn moves_to_buffer(&mut self, group: &[u32]) -> bool {
         let full = self.full_mask();
         let cache = self.cache.as_mut().expect("Die-GC into the buffer needs the cache");
         if group.iter().any(|&t| cache.writing_back(self.tsu.tx(t).lpn)) {
@@ -704,17 +658,6 @@ impl Simulation {
             let tx = self.tsu.create(NewTx::new(TxKind::Gc, FlashOp::Program, plane, NONE, full), self.q.now());
             self.enqueue(tx);
         }
-    }
-
-    /// Every move of `die`'s set is done: erase its blocks together (one multi-plane erase).
-    fn erase_die_set(&mut self, die: u32) {
-        let n = self.geo.planes_per_die;
-        self.deferral.depth += 1;
-        for plane in die * n..(die + 1) * n {
-            let victim = self.ftl.gc_victim(plane);
-            self.enqueue_erase(plane, victim);
-        }
-        self.end_deferral();
     }
 
     /// Close a round opened with `deferral.depth += 1`: the chips it gave work start.

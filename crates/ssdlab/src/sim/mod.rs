@@ -28,10 +28,8 @@ use crate::check::Oracle;
 use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
-use crate::ftl::alloc::pacp::Preload;
 use crate::ftl::precondition::precondition;
-use crate::ftl::AllocationScheme;
-use crate::ftl::{Ftl, LivePage, MapIo, Waiter};
+use crate::ftl::{Ftl, GcStep, LivePage, MapIo, Waiter};
 use crate::hif::queues::HostInterface;
 use crate::hif::Interface;
 use crate::hil::commit::Committer;
@@ -83,7 +81,7 @@ pub struct Outcome {
     /// The map cache's counters (demand-based maps).
     pub map: Option<crate::ftl::MapStats>,
     /// The read/write channel partition (`lv_partition`, `pacp`).
-    pub partition: Option<crate::ftl::alloc::pacp::PartitionReport>,
+    pub partition: Option<crate::ftl::PartitionReport>,
     /// Firmware servers and their busy time: cores, hardware units, core ps, unit ps.
     pub firmware: (u32, u32, u128, u128),
     pub check: Option<CheckResult>,
@@ -143,7 +141,8 @@ pub struct Simulation {
     /// Scratch for the pages one write-back takes.
     writeback_group: Vec<crate::cache::Writeback>,
     /// Scratch for a Die-GC group of moves.
-    die_gc_group: Vec<u32>,
+    /// GC steps being applied (kept to reuse their room).
+    gc_steps: Vec<GcStep>,
     /// PACP's idle-time migration in progress.
     idle: idle::IdleMigration,
     ftl: Ftl,
@@ -173,36 +172,28 @@ pub struct Simulation {
     progress: bool,
 }
 
-/// Lv et al.'s split sized from the workload's demand, when `n_read` is not given (§6.3 [I]).
+/// A channel partition's starting split, sized from the workload's demand where the FTL asks
+/// for it.
 fn size_partition(cfg: &Config, geo: &Geometry, flows: &[Flow], ftl: &mut Ftl) {
-    if cfg.ftl.allocation != AllocationScheme::LvPartition || cfg.ftl.partition.n_read != 0 {
+    if !ftl.partition_sized_by_demand() {
         return;
     }
     let (read, write) = read_write_pages(flows, geo.sectors_per_page() as u64);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (t_read, t_prog) = (mean(&cfg.nand.t_read_us), mean(&cfg.nand.t_program_us));
-    ftl.size_partition(crate::ftl::alloc::pacp::lv_read_channels(geo.channels, read, write, t_read, t_prog));
+    ftl.size_partition_by_demand(read, write, t_read, t_prog);
 }
 
-/// The workload's preconditioning, if any: the pages written. With `ftl.partition.preload =
-/// "read_channels"` the pages the workload reads before writing them go to the Read
-/// channels, and PACP without `n_read` starts with their share of the pages it touches.
-fn fill(
-    cfg: &Config,
-    geo: &Geometry,
-    workload: &WorkloadSpec,
-    flows: &[Flow],
-    ftl: &mut Ftl,
-    seed: u64,
-) -> Result<u64> {
+/// The workload's preconditioning, if any: the pages written. A channel partition that
+/// preloads reads (`ftl.partition.preload = "read_channels"`) learns which pages the workload
+/// reads before writing them, and may size its starting split from their share.
+fn fill(geo: &Geometry, workload: &WorkloadSpec, flows: &[Flow], ftl: &mut Ftl, seed: u64) -> Result<u64> {
     let Some(p) = &workload.precondition else { return Ok(0) };
-    let preload = cfg.ftl.allocation.partition().is_some() && cfg.ftl.partition.preload == Preload::ReadChannels;
-    let first =
-        preload.then(|| read_first_pages(flows, geo.sectors_per_page() as u64, ftl.logical_pages() as u64, seed));
-    if let Some(f) = first.as_ref().filter(|_| cfg.ftl.allocation == AllocationScheme::Pacp) {
-        if cfg.ftl.partition.n_read == 0 {
-            ftl.size_partition(crate::ftl::alloc::pacp::preload_read_channels(geo.channels, f.reads, f.writes));
-        }
+    let first = ftl
+        .partition_preloads_reads()
+        .then(|| read_first_pages(flows, geo.sectors_per_page() as u64, ftl.logical_pages() as u64, seed));
+    if let Some(f) = &first {
+        ftl.size_partition_by_preload(f.reads, f.writes);
     }
     let read_first = first.as_ref().map(|f| f.read_first.as_slice());
     precondition(ftl, p.occupancy, p.pattern, seed, read_first).map_err(|m| {
@@ -219,7 +210,7 @@ impl Simulation {
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
         size_partition(cfg, &geo, &flows, &mut ftl);
-        let preconditioned_pages = fill(cfg, &geo, workload, &flows, &mut ftl, seed)?;
+        let preconditioned_pages = fill(&geo, workload, &flows, &mut ftl, seed)?;
         let hazards = cfg.hil.hazards;
         if opts.check && hazards != Hazards::Strict {
             return Err(Error::config(
@@ -233,7 +224,7 @@ impl Simulation {
         let tenants = Tenants::new(flows);
         let priorities = tenants.priorities();
         let nflows = tenants.len();
-        let tsu_policy = cfg.tsu.policy.build(&cfg.nand, &cfg.tsu.flin, &priorities);
+        let tsu_policy = cfg.tsu.policy.build(&cfg.nand, &cfg.tsu, &priorities);
         let sched = cfg.hil.scheduler.build(&geo, cfg.hil.max_bypass, cfg.hil.readdressing, cfg.hil.plane_slots);
         let tags = if cfg.hif.interface == Interface::Sata { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
         let timeline = opts.timeline.map(|(a, b)| Timeline::new(a, b));
@@ -250,7 +241,7 @@ impl Simulation {
                 )
             }),
             writeback_group: Vec::new(),
-            die_gc_group: Vec::new(),
+            gc_steps: Vec::new(),
             idle: idle::IdleMigration::default(),
             tsu: Tsu::new(&cfg.nand, &cfg.tsu, &geo, tsu_policy),
             phy: Phy::new(&cfg.nand, &geo, timeline),

@@ -453,13 +453,13 @@ impl TsuPolicyKind {
     pub fn build(
         self,
         nand: &crate::nand::config::NandConfig,
-        flin: &config::FlinConfig,
+        tsu: &config::TsuConfig,
         flows: &[u8],
     ) -> Box<dyn TsuPolicy> {
         match self {
             TsuPolicyKind::Fifo => Box::new(Fifo),
             TsuPolicyKind::Ooo => Box::new(OutOfOrder),
-            TsuPolicyKind::Flin => Box::new(flin::Flin::new(nand, flin, flows)),
+            TsuPolicyKind::Flin => Box::new(flin::Flin::new(nand, &tsu.flin, flows)),
         }
     }
 }

@@ -179,6 +179,11 @@ pub struct ChannelPartition {
     full_spills: u64,
     /// The relabellings, in order (the first [`RELABEL_LOG`]).
     relabel_log: Vec<Relabel>,
+    /// The scheme whose rule sizes the starting split from the workload, when
+    /// `ftl.partition.n_read` is not given; None when it is.
+    auto_size: Option<Scheme>,
+    /// Where the preconditioning puts the pages the workload reads first.
+    preload: Preload,
 }
 
 /// Relabellings kept in the report at most (a period of 1 could relabel on every access).
@@ -229,6 +234,36 @@ impl ChannelPartition {
             spilled: 0,
             full_spills: 0,
             relabel_log: Vec::new(),
+            auto_size: (cfg.n_read == 0).then_some(scheme),
+            preload: cfg.preload,
+        }
+    }
+
+    /// Whether the starting split is sized from the workload's read and write demand (Lv et
+    /// al.'s rule, §6.3 [I], when `n_read` is not given): see [`Self::size_by_demand`].
+    pub fn sized_by_demand(&self) -> bool {
+        self.auto_size == Some(Scheme::Lv)
+    }
+
+    /// Size the split from the workload's pages read and written and the mean page read and
+    /// program times ([`lv_read_channels`]), if the split is sized that way.
+    pub fn size_by_demand(&mut self, read_pages: f64, write_pages: f64, t_read: f64, t_prog: f64) {
+        if self.sized_by_demand() {
+            self.part.resize(lv_read_channels(self.geo.channels, read_pages, write_pages, t_read, t_prog));
+        }
+    }
+
+    /// Whether the preconditioning puts the pages the workload reads first on the Read
+    /// channels (`ftl.partition.preload = "read_channels"`).
+    pub fn preloads_reads(&self) -> bool {
+        self.preload == Preload::ReadChannels
+    }
+
+    /// The preloaded pages the workload reads first and writes first: PACP without `n_read`
+    /// starts with their share ([`preload_read_channels`]).
+    pub fn size_by_preload(&mut self, reads_first: u64, writes_first: u64) {
+        if self.auto_size == Some(Scheme::Pacp) {
+            self.part.resize(preload_read_channels(self.geo.channels, reads_first, writes_first));
         }
     }
 
