@@ -19,11 +19,11 @@
 //!
 //! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 mod report;
 
+use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use ssdlab::cache::config::{CachePolicy, SlotRelease, SpdFallback};
 use ssdlab::error::Result;
@@ -125,6 +125,14 @@ struct Meta {
     buffer_factor: f64,
 }
 
+impl Meta {
+    /// The [`OWN`] columns.
+    fn csv(&self) -> String {
+        let m = self;
+        format!("{},{},{},{},{}", m.experiment, m.trace, m.scheme.name(), m.planes, m.buffer_factor)
+    }
+}
+
 #[derive(Default)]
 struct Plan {
     jobs: Vec<Job>,
@@ -224,44 +232,7 @@ pub struct Row {
     pub unaligned_opens: u64,
 }
 
-const CSV_HEADER: &str = "experiment,trace,scheme,planes,buffer_factor,buffer_pages,requests,write_us,read_us,plane_util_time,plane_util_busy,user_single,user_mixed,user_unaligned,user_aligned,gc_aligned,hit_ratio,gc_invocations,erases,gc_cost_s,pad_pages,waf,unaligned_block_opens,cache_pad_pages,buffered_moves";
-
 impl Row {
-    fn csv(&self) -> String {
-        let mut s = format!(
-            "{},{},{},{},{},{},{},{:.3},{:.3},{:.4},{:.4},",
-            self.experiment,
-            self.trace,
-            self.scheme.name(),
-            self.planes,
-            self.buffer_factor,
-            self.buffer_pages,
-            self.requests,
-            self.write_us,
-            self.read_us,
-            self.plane_util_time,
-            self.plane_util_busy
-        );
-        for c in self.user_cases {
-            let _ = write!(s, "{c:.4},");
-        }
-        let _ = write!(
-            s,
-            "{:.4},{:.4},{},{},{:.6},{},{:.4},{},{},{}",
-            self.gc_aligned,
-            self.hit_ratio,
-            self.gc_invocations,
-            self.erases,
-            self.gc_cost_s,
-            self.pad_pages,
-            self.waf,
-            self.unaligned_opens,
-            self.cache_pad_pages,
-            self.buffered_moves
-        );
-        s
-    }
-
     /// Average chip time per GC invocation, µs.
     pub fn gc_cost_avg_us(&self) -> f64 {
         if self.gc_invocations == 0 {
@@ -271,6 +242,34 @@ impl Row {
         }
     }
 }
+
+/// What a run is: the first columns of results.csv.
+const OWN: [&str; 5] = ["experiment", "trace", "scheme", "planes", "buffer_factor"];
+
+/// results.csv's columns after [`OWN`], read from each run's report: adding a counter to
+/// the table is one line here.
+const FIELDS: &[Field] = &[
+    Field::int("buffer_pages", "sim.cache.capacity_pages"),
+    Field::int("requests", "sim.host.requests_completed"),
+    Field::fixed("write_us", "sim.latency_us.write.mean", 3),
+    Field::fixed("read_us", "sim.latency_us.read.mean", 3),
+    Field::fixed("plane_util_time", "sim.flash.plane_utilization", 4),
+    Field::fixed("plane_util_busy", "sim.flash.plane_utilization_busy", 4),
+    Field::fixed("user_single", "sim.flash.write_cases.user.share.single", 4),
+    Field::fixed("user_mixed", "sim.flash.write_cases.user.share.mixed", 4),
+    Field::fixed("user_unaligned", "sim.flash.write_cases.user.share.unaligned", 4),
+    Field::fixed("user_aligned", "sim.flash.write_cases.user.share.aligned", 4),
+    Field::fixed("gc_aligned", "sim.flash.write_cases.gc.share.aligned", 4),
+    Field::fixed("hit_ratio", "sim.cache.hit_ratio", 4),
+    Field::int("gc_invocations", "sim.gc.invocations"),
+    Field::int("erases", "sim.gc.erases"),
+    Field::fixed("gc_cost_s", "sim.gc.cost_s", 6),
+    Field::int("pad_pages", "sim.gc.pad_pages"),
+    Field::fixed("waf", "sim.gc.waf", 4),
+    Field::int("unaligned_block_opens", "sim.ftl.unaligned_block_opens"),
+    Field::int("cache_pad_pages", "sim.cache.pad_pages"),
+    Field::int("buffered_moves", "sim.gc.buffered_moves"),
+];
 
 fn row(meta: &Meta, r: &Report) -> Row {
     let s = &r.sim;
@@ -317,7 +316,10 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     eprintln!("  reproduce spd: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce spd", plan.jobs, opts)?;
     let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
-    write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
+    let lines =
+        plan.metas.iter().zip(&reports).map(|(m, r)| Ok(format!("{},{}", m.csv(), columns::values(r, FIELDS)?)));
+    let lines = lines.collect::<Result<Vec<String>>>()?;
+    write_results_csv(&opts.out, &columns::header(&OWN, FIELDS), lines.into_iter())?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;

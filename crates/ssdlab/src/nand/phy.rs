@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue, Ps};
 use crate::nand::config::{BusArbitration, NandConfig};
-use crate::nand::timeline::Timeline;
+use crate::nand::timeline::{Timeline, Work};
 use crate::nand::{FlashOp, Geometry, Ppn, Timing};
 
 /// What the PHY reads of one page operation of a command, looked up by its transaction id
@@ -40,6 +40,8 @@ pub struct PageOp {
     pub sector_mask: u64,
     /// GC work: its chip time counts as GC's.
     pub gc: bool,
+    /// Whose work it is, for the timeline.
+    pub work: Work,
 }
 
 /// The commands' page operations, by transaction id.
@@ -362,6 +364,7 @@ impl Phy {
         let mut i = 0;
         while i < n {
             let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32);
+            let die_first = txs[i];
             let (mut cell, mut planes, mut data_in) = (0, 0, 0);
             loop {
                 // A program's data in: its page, or with `program_data_in = "written_sectors"`
@@ -385,14 +388,14 @@ impl Phy {
             t += self.timing.die_phase_ps(op, planes) + data_in;
             self.counters.array_use.add(cell, planes);
             if let Some(tl) = &mut self.timeline {
-                tl.cell(chip, die, t, t + cell, op);
+                tl.cell(chip, die, t, t + cell, op, ops.page_op(die_first).work);
             }
             dies.push(DieEnd { die, end_ps: t + cell });
         }
         self.buses[ch as usize].free_ps = t;
         self.bus_busy_ps += t - now;
         if let Some(tl) = &mut self.timeline {
-            tl.bus(ch, chip, now, t, op);
+            tl.bus(ch, chip, now, t, op, ops.page_op(self.chips[chip as usize].cmd.txs[0]).work);
         }
         let c = &mut self.chips[chip as usize];
         c.cmd.dies = dies;
@@ -443,7 +446,7 @@ impl Phy {
         self.buses[ch as usize].free_ps = end;
         self.bus_busy_ps += end - now;
         if let Some(tl) = &mut self.timeline {
-            tl.bus(ch, chip, now, end, FlashOp::Read);
+            tl.bus(ch, chip, now, end, FlashOp::Read, ops.page_op(self.chips[ci].cmd.txs[0]).work);
         }
         let cmd = &self.chips[ci].cmd;
         if cmd.out_next == cmd.dies.len() {

@@ -5,6 +5,29 @@
 use crate::engine::Ps;
 use crate::nand::FlashOp;
 
+/// Whose work a flash operation is: the host's, GC's (moves and erases), the map cache's
+/// (translation pages), an idle-time migration's, or a dummy page keeping write points equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    User,
+    Gc,
+    Map,
+    Migration,
+    Pad,
+}
+
+impl Work {
+    pub fn name(self) -> &'static str {
+        match self {
+            Work::User => "user",
+            Work::Gc => "gc",
+            Work::Map => "map",
+            Work::Migration => "migration",
+            Work::Pad => "pad",
+        }
+    }
+}
+
 /// Bus and cell activity for Perfetto / chrome://tracing: one process per chip, thread 0 its
 /// bus activity, thread 1 + d die d's array operations.
 pub struct Timeline {
@@ -25,6 +48,7 @@ struct Activity {
     end: Ps,
     op: FlashOp,
     bus: bool,
+    work: Work,
 }
 
 /// At most this many timeline events are kept; later ones are counted in `dropped`.
@@ -35,7 +59,8 @@ impl Timeline {
         Timeline { start_ps, end_ps, events: Vec::new(), chips_seen: Vec::new(), dropped: 0 }
     }
 
-    fn push(&mut self, chip: u32, thread: u32, start: Ps, end: Ps, op: FlashOp, bus: bool) {
+    fn push(&mut self, chip: u32, thread: u32, span: (Ps, Ps), op: FlashOp, bus: bool, work: Work) {
+        let (start, end) = span;
         if end <= self.start_ps || start >= self.end_ps || end == start {
             return;
         }
@@ -43,20 +68,20 @@ impl Timeline {
             self.dropped += 1;
             return;
         }
-        self.events.push(Activity { chip, thread, start, end, op, bus });
+        self.events.push(Activity { chip, thread, start, end, op, bus, work });
     }
 
     #[cold]
-    pub fn bus(&mut self, channel: u32, chip: u32, start: Ps, end: Ps, op: FlashOp) {
+    pub fn bus(&mut self, channel: u32, chip: u32, start: Ps, end: Ps, op: FlashOp, work: Work) {
         if !self.chips_seen.iter().any(|&(c, _)| c == chip) {
             self.chips_seen.push((chip, channel));
         }
-        self.push(chip, 0, start, end, op, true);
+        self.push(chip, 0, (start, end), op, true, work);
     }
 
     #[cold]
-    pub fn cell(&mut self, chip: u32, die: u32, start: Ps, end: Ps, op: FlashOp) {
-        self.push(chip, 1 + die, start, end, op, false);
+    pub fn cell(&mut self, chip: u32, die: u32, start: Ps, end: Ps, op: FlashOp, work: Work) {
+        self.push(chip, 1 + die, (start, end), op, false, work);
     }
 
     /// Chrome trace-event JSON (times in microseconds).
@@ -75,7 +100,7 @@ impl Timeline {
             sep(&mut out);
             out += &format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{chip},\"args\":{{\"name\":\"chip {chip} (channel {channel})\"}}}}");
         }
-        for &Activity { chip, thread, start, end, op, bus } in &self.events {
+        for &Activity { chip, thread, start, end, op, bus, work } in &self.events {
             sep(&mut out);
             let name = match (op, bus) {
                 (FlashOp::Read, true) => "read bus",
@@ -88,10 +113,11 @@ impl Timeline {
                 (FlashOp::Copyback, false) => "copyback",
             };
             out += &format!(
-                "{{\"name\":\"{name}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{chip},\"tid\":{thread},\"ts\":{:.6},\"dur\":{:.6}}}",
+                "{{\"name\":\"{name}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{chip},\"tid\":{thread},\"ts\":{:.6},\"dur\":{:.6},\"args\":{{\"work\":\"{}\"}}}}",
                 if bus { "bus" } else { "cell" },
                 start as f64 / 1e6,
-                (end - start) as f64 / 1e6
+                (end - start) as f64 / 1e6,
+                work.name()
             );
         }
         out.push_str("\n]}\n");

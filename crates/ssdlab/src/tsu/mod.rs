@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
 use crate::nand::phy::{PageOp, PageOps};
+use crate::nand::timeline::Work;
 use crate::nand::{FlashOp, Lpn, Ppn, NONE};
 
 /// Who a transaction works for.
@@ -132,6 +133,13 @@ impl PageOps for [Transaction] {
             plane_in_chip: t.plane_in_chip as u32,
             sector_mask: t.sector_mask,
             gc: t.kind == TxKind::Gc,
+            work: match t.kind {
+                _ if t.lpn == NONE && t.op == FlashOp::Program => Work::Pad,
+                TxKind::User => Work::User,
+                TxKind::Gc => Work::Gc,
+                TxKind::Mapping => Work::Map,
+                TxKind::Migration => Work::Migration,
+            },
         }
     }
 }

@@ -1,0 +1,89 @@
+//! Columns of a reproduction's results.csv taken from the run's report by name, as the sweep
+//! table takes them: a column is a header, a path into the report's JSON (`sim.gc.waf`) and
+//! a format. A reproduction lists its columns once ([`Field`]s in a `const` table), so
+//! adding a counter to its results.csv is one line in that table.
+
+use std::fmt::Write as _;
+
+use ssdlab::error::{Error, Result};
+use ssdlab::Report;
+
+/// How a column's number is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fmt {
+    /// A whole number.
+    Int,
+    /// A float with this many decimals.
+    Fixed(usize),
+}
+
+/// One results.csv column read from the report.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// The column's header.
+    pub name: &'static str,
+    /// Dotted path into the report's JSON (`sim.latency_us.read.mean`).
+    pub path: &'static str,
+    pub fmt: Fmt,
+}
+
+impl Field {
+    pub const fn int(name: &'static str, path: &'static str) -> Field {
+        Field { name, path, fmt: Fmt::Int }
+    }
+
+    pub const fn fixed(name: &'static str, path: &'static str, decimals: usize) -> Field {
+        Field { name, path, fmt: Fmt::Fixed(decimals) }
+    }
+}
+
+/// The header: the reproduction's own columns (what a run is), then the fields'.
+pub fn header(own: &[&str], fields: &[Field]) -> String {
+    own.iter().copied().chain(fields.iter().map(|f| f.name)).collect::<Vec<_>>().join(",")
+}
+
+/// The fields' values of one report, comma-separated (after the reproduction's own ones).
+/// A path the report does not have is an internal error naming it.
+pub fn values(report: &Report, fields: &[Field]) -> Result<String> {
+    let json = serde_json::to_value(report).map_err(|e| internal(format!("report to JSON: {e}")))?;
+    values_of(&json, fields)
+}
+
+fn internal(message: String) -> Error {
+    Error::Internal { run: "results.csv".into(), message }
+}
+
+/// [`values`] of a report already in JSON.
+pub fn values_of(json: &serde_json::Value, fields: &[Field]) -> Result<String> {
+    let mut out = String::new();
+    for (i, f) in fields.iter().enumerate() {
+        let v = f.path.split('.').try_fold(json, |v, key| v.get(key));
+        let missing = || internal(format!("column {}: the report has no number at {}", f.name, f.path));
+        let v = v.ok_or_else(missing)?;
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = match f.fmt {
+            Fmt::Int => write!(out, "{}", v.as_u64().ok_or_else(missing)?),
+            Fmt::Fixed(d) => write!(out, "{:.*}", d, v.as_f64().ok_or_else(missing)?),
+        };
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The columns read the numbers at their paths and write them in their format.
+    #[test]
+    fn fields_read_report_numbers_by_path() {
+        let r = serde_json::json!({ "sim": { "gc": { "invocations": 7, "waf": 1.23456 } } });
+        let fields = [Field::int("gc", "sim.gc.invocations"), Field::fixed("waf", "sim.gc.waf", 2)];
+        assert_eq!(header(&["trace"], &fields), "trace,gc,waf");
+        assert_eq!(values_of(&r, &fields).unwrap(), "7,1.23");
+        let bad = [Field::int("x", "sim.gc.no_such_counter")];
+        let e = values_of(&r, &bad).unwrap_err().to_string();
+        assert!(e.contains("sim.gc.no_such_counter"), "{e}");
+    }
+}
