@@ -363,7 +363,7 @@ impl Phy {
         let mut tr = ops.page_op(txs[0]);
         let mut i = 0;
         while i < n {
-            let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32);
+            let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip);
             let die_first = txs[i];
             let (mut cell, mut planes, mut data_in) = (0, 0, 0);
             loop {
@@ -381,7 +381,7 @@ impl Phy {
                     break;
                 }
                 tr = ops.page_op(txs[i]);
-                if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) != die {
+                if self.geo.die_of_plane_in_chip(tr.plane_in_chip) != die {
                     break;
                 }
             }
@@ -438,7 +438,7 @@ impl Phy {
         let mut sectors = 0u64;
         for &tx in &cmd.txs {
             let tr = ops.page_op(tx);
-            if self.geo.die_of_plane_in_chip(tr.plane_in_chip as u32) == die {
+            if self.geo.die_of_plane_in_chip(tr.plane_in_chip) == die {
                 sectors += tr.sector_mask.count_ones() as u64;
             }
         }
