@@ -5,74 +5,25 @@
 //! ([`crate::ftl::gc::paragc`]) also starts each idle plane of the die; Die-GC and TwinBlk
 //! ([`crate::ftl::gc::die_gc`]) collect an aligned block set and erase it with one
 //! multi-plane erase, Die-GC programming its moves N at a time onto the die's planes. The
-//! loop only turns steps into transactions ([`GcStep`]). Steps that depend on what applying
+//! loop only turns steps into transactions ([`Step`]). Steps that depend on what applying
 //! the ones before did (a sibling plane that may have started GC meanwhile, a move's end)
-//! are asked for when they are reached ([`GcStep::Collect`], [`GcStep::MoveDone`]).
+//! are asked for when they are reached ([`Step::Collect`], [`Step::MoveDone`]).
 
 use super::gc::die_gc::DieLeftover;
+use super::job::Step;
 use super::{Ftl, GcUnit, LivePage};
 use crate::engine::Ps;
 use crate::nand::{Lpn, Ppn, NONE};
 
-/// One thing GC asks of the flash side.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GcStep {
-    /// A GC invocation started (the statistics count it).
-    Started,
-    /// Move a victim's live page: its read (or copyback) on `plane`.
-    Move {
-        page: LivePage,
-        plane: u32,
-    },
-    /// Start GC on `plane` now ([`Ftl::collect`]); with `if_idle`, only if it is not
-    /// collecting by then.
-    Collect {
-        plane: u32,
-        if_idle: bool,
-    },
-    /// A move's read found its page live: transaction `tx` becomes its program, on `plane`
-    /// if given (the move leaves its plane), else on its own.
-    Program {
-        tx: u32,
-        plane: Option<u32>,
-    },
-    /// Moves to program together, move i on plane `first_plane + i`, the planes after them
-    /// up to the die's last given dummy pages, all reaching the chips together; with
-    /// `buffer_first`, first offer them to the write buffer instead (it may refuse).
-    ProgramGroup {
-        txs: Vec<u32>,
-        first_plane: u32,
-        buffer_first: bool,
-    },
-    /// A dummy page on `plane` (keeps a die's GC write points equal).
-    Pad {
-        plane: u32,
-    },
-    /// Steps up to [`GcStep::GroupEnd`] reach the chips together (one multi-plane command).
-    GroupStart,
-    GroupEnd,
-    /// Erase `plane`'s victim `victim`.
-    Erase {
-        plane: u32,
-        victim: u32,
-    },
-    /// A move off `plane` is done ([`Ftl::move_finished`]).
-    MoveDone {
-        plane: u32,
-    },
-    /// The map cache has translation-page I/O to issue.
-    MapIo,
-}
-
 impl Ftl {
     /// `plane` needs GC: the steps of its unit.
-    pub fn gc_job(&mut self, plane: u32, steps: &mut Vec<GcStep>, pages: &mut Vec<LivePage>) {
+    pub fn gc_job(&mut self, plane: u32, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
         match self.gc.unit() {
             GcUnit::Plane => self.collect(plane, false, steps, pages),
             GcUnit::Para => {
-                steps.push(GcStep::Collect { plane, if_idle: false });
+                steps.push(Step::Collect { plane, if_idle: false });
                 for sibling in super::gc::paragc::siblings(&self.geo, plane) {
-                    steps.push(GcStep::Collect { plane: sibling, if_idle: true });
+                    steps.push(Step::Collect { plane: sibling, if_idle: true });
                 }
             }
             GcUnit::Die | GcUnit::Twin => self.collect_die_set(plane, steps, pages),
@@ -80,40 +31,40 @@ impl Ftl {
     }
 
     /// Collect one victim of `plane` (with `if_idle`, only if the plane is not collecting).
-    pub fn collect(&mut self, plane: u32, if_idle: bool, steps: &mut Vec<GcStep>, pages: &mut Vec<LivePage>) {
+    pub fn collect(&mut self, plane: u32, if_idle: bool, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
         if if_idle && self.gc.victim(plane) != NONE {
             return;
         }
         pages.clear();
         let Some(victim) = self.gc.start(plane, &mut self.blocks, pages) else { return };
-        steps.push(GcStep::Started);
+        steps.push(Step::Started);
         if pages.is_empty() {
-            steps.push(GcStep::Erase { plane, victim });
+            steps.push(Step::Erase { plane, victim });
         }
-        steps.extend(pages.iter().map(|&page| GcStep::Move { page, plane }));
+        steps.extend(pages.iter().map(|&page| Step::Move { page, plane }));
     }
 
     /// Collect the aligned set of `plane`'s die with the fewest valid pages: a move for each
     /// valid page, on its own plane.
-    fn collect_die_set(&mut self, plane: u32, steps: &mut Vec<GcStep>, pages: &mut Vec<LivePage>) {
+    fn collect_die_set(&mut self, plane: u32, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
         pages.clear();
         let Some(die) = self.gc.start_die(plane, &mut self.blocks, pages) else { return };
-        steps.push(GcStep::Started);
+        steps.push(Step::Started);
         if pages.is_empty() {
             self.erase_die_set(die, steps);
         }
         let geo = &self.geo;
-        steps.extend(pages.iter().map(|&page| GcStep::Move { page, plane: geo.plane_of(page.ppn) }));
+        steps.extend(pages.iter().map(|&page| Step::Move { page, plane: geo.plane_of(page.ppn) }));
     }
 
     /// Erase every block of `die`'s set with one multi-plane erase.
-    fn erase_die_set(&self, die: u32, steps: &mut Vec<GcStep>) {
+    fn erase_die_set(&self, die: u32, steps: &mut Vec<Step>) {
         let n = self.geo.planes_per_die;
-        steps.push(GcStep::GroupStart);
+        steps.push(Step::GroupStart);
         for plane in die * n..(die + 1) * n {
-            steps.push(GcStep::Erase { plane, victim: self.gc.victim(plane) });
+            steps.push(Step::Erase { plane, victim: self.gc.victim(plane) });
         }
-        steps.push(GcStep::GroupEnd);
+        steps.push(Step::GroupEnd);
     }
 
     /// The read of a move off `source` (page `lpn` at `src`) finished: the page was live,
@@ -124,7 +75,7 @@ impl Ftl {
         source: u32,
         read: Option<(u32, Lpn, Ppn)>,
         chip_load: &[u32],
-        steps: &mut Vec<GcStep>,
+        steps: &mut Vec<Step>,
     ) {
         if self.gc.unit() == GcUnit::Die {
             let mut txs = Vec::new();
@@ -133,27 +84,27 @@ impl Ftl {
                 let n = self.geo.planes_per_die;
                 let partial = txs.len() < n as usize;
                 let buffer_first = partial && self.die_leftover == DieLeftover::Buffer;
-                steps.push(GcStep::ProgramGroup { txs, first_plane: source / n * n, buffer_first });
+                steps.push(Step::ProgramGroup { txs, first_plane: source / n * n, buffer_first });
             }
         } else if let Some((tx, lpn, src)) = read {
-            steps.push(GcStep::Program { tx, plane: self.migration_plane(lpn, src, chip_load) });
+            steps.push(Step::Program { tx, plane: self.migration_plane(lpn, src, chip_load) });
         }
         if read.is_none() {
-            steps.push(GcStep::MoveDone { plane: source });
+            steps.push(Step::MoveDone { plane: source });
         }
     }
 
     /// A move queued on `queued_on` was dropped (the host overwrote its page): Die-GC still
     /// gives its place in the group a page; the move off `source` is done.
-    pub fn move_dropped(&mut self, queued_on: u32, source: u32, steps: &mut Vec<GcStep>) {
+    pub fn move_dropped(&mut self, queued_on: u32, source: u32, steps: &mut Vec<Step>) {
         if self.gc.unit() == GcUnit::Die {
-            steps.push(GcStep::Pad { plane: queued_on });
+            steps.push(Step::Pad { plane: queued_on });
         }
-        steps.push(GcStep::MoveDone { plane: source });
+        steps.push(Step::MoveDone { plane: source });
     }
 
     /// A move off `plane` is done; after its unit's last, the erase.
-    pub fn move_finished(&mut self, plane: u32, now: Ps, steps: &mut Vec<GcStep>) {
+    pub fn move_finished(&mut self, plane: u32, now: Ps, steps: &mut Vec<Step>) {
         if self.gc.unit().aligned_set() {
             if let Some(die) = self.gc.die_move_done(plane) {
                 self.erase_die_set(die, steps);
@@ -161,9 +112,9 @@ impl Ftl {
             return;
         }
         if let Some(victim) = self.gc_move_done(plane, now) {
-            steps.push(GcStep::Erase { plane, victim });
+            steps.push(Step::Erase { plane, victim });
             if self.translates() {
-                steps.push(GcStep::MapIo);
+                steps.push(Step::MapIo);
             }
         }
     }

@@ -22,7 +22,9 @@ pub mod config;
 pub mod firmware;
 pub mod gc;
 pub mod gc_job;
+pub mod job;
 pub mod mapping;
+pub mod migration_job;
 pub mod precondition;
 
 use serde::{Deserialize, Serialize};
@@ -41,7 +43,7 @@ use firmware::{Firmware, MapWork};
 pub use gc::die_gc::DieLeftover;
 use gc::Gc;
 pub use gc::{GcUnit, Limits, VictimPolicy};
-pub use gc_job::GcStep;
+pub use job::Step;
 use mapping::demand::config::UpdateOrder;
 use mapping::demand::DemandMap;
 pub use mapping::demand::{Lookup, MapIo, MapStats, Waiter};
@@ -108,6 +110,8 @@ pub struct Ftl {
     die_leftover: DieLeftover,
     /// Lv et al.'s or PACP's channel partition (`ftl.allocation = "lv_partition" | "pacp"`).
     partition: Option<Box<ChannelPartition>>,
+    /// The idle-time migration under way, if any.
+    migration: migration_job::MigrationJob,
 }
 
 impl Ftl {
@@ -127,6 +131,7 @@ impl Ftl {
         });
         Ftl {
             partition,
+            migration: Default::default(),
             die_leftover: f.gc.die_leftover,
             map: PageMap::new(logical + tps),
             logical_pages: logical,

@@ -5,9 +5,10 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::ftl::{GcStep, MapIo, Stream, Waiter};
+use crate::ftl::{MapIo, Step, Stream, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, NONE};
+use crate::stats::Seen;
 use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
@@ -91,7 +92,7 @@ impl Simulation {
         let full = self.full_mask();
         let old = self.ftl.mapped_page(lpn);
         if (mask | cached) != full && old != NONE {
-            self.stats.rmw_reads += 1;
+            self.stats.saw(Seen::RmwRead);
             let plane = self.geo.plane_of(old);
             let flow = self.tsu.tx(tx).flow;
             let spec = NewTx { then: tx, flow, ..NewTx::new(TxKind::User, FlashOp::Read, plane, lpn, full & !mask) };
@@ -200,10 +201,10 @@ impl Simulation {
             self.tsu.return_command(txs);
         }
         while let Some(dropped) = self.tsu.pop_dropped_move() {
-            self.stats.gc_moves_dropped += 1;
-            let mut steps = std::mem::take(&mut self.gc_steps);
+            self.stats.saw(Seen::GcMoveDropped);
+            let mut steps = std::mem::take(&mut self.steps);
             self.ftl.move_dropped(dropped.queued_on, dropped.source, &mut steps);
-            self.apply_gc(steps);
+            self.apply_steps(steps);
         }
         while let Some(tx) = self.tsu.pop_readdressed() {
             // The read follows its data to its new plane.
@@ -224,10 +225,8 @@ impl Simulation {
     fn launch(&mut self, chip: u32, op: FlashOp, txs: &mut Vec<u32>) {
         // Before the FTL's work below may queue more on this chip: the cases see the queues
         // the command was built from.
-        match op {
-            FlashOp::Program | FlashOp::Copyback => self.count_write_cases(chip, txs),
-            FlashOp::Erase => self.stats.erase_commands += 1,
-            FlashOp::Read => {}
+        if matches!(op, FlashOp::Program | FlashOp::Copyback) {
+            self.count_write_cases(chip, txs);
         }
         // Busy first: the FTL's work below may start GC, which enqueues on this very chip.
         self.phy.reserve(chip);
@@ -246,7 +245,7 @@ impl Simulation {
             }
         }
         let dies = self.dies_in(txs);
-        self.stats.command(txs.len() as u32, dies);
+        self.stats.saw(Seen::Command { pages: txs.len() as u32, dies, erase: op == FlashOp::Erase });
         self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
     }
 
@@ -302,12 +301,12 @@ impl Simulation {
             debug_assert_eq!(stream, Stream::Map);
             self.ftl.write_programmed(plane);
             self.ftl.commit_map_write(lpn, ppn, now);
-            self.stats.map_pages_programmed += 1;
+            self.stats.saw(Seen::MapPageProgrammed);
         } else if lpn == NONE {
             // A dummy page (a Die-GC pad, or an SPD eviction's, counted when it was made)
             // keeps a die's write points equal.
             if kind == TxKind::Gc {
-                self.stats.gc_pad_pages += 1;
+                self.stats.saw(Seen::GcPadPage);
             }
         } else if kind == TxKind::Migration {
             self.launch_migration(lpn, src, ppn, plane);
@@ -318,13 +317,10 @@ impl Simulation {
             if from != plane && src != NONE {
                 // A move that left its plane (PACP's migration, Die-GC): requests committed
                 // to the old plane follow it.
-                self.stats.readdressed += self.committer.readdress(lpn, from, plane, &mut self.mrs);
+                let n = self.committer.readdress(lpn, from, plane, &mut self.mrs);
+                self.stats.saw(Seen::Readdressed(n));
             }
-            self.stats.gc_pages_programmed += 1;
-            self.stats.gc_pages_moved += 1;
-            if self.ftl.is_tp(lpn) {
-                self.stats.gc_map_pages_moved += 1;
-            }
+            self.stats.saw(Seen::GcMoveProgrammed { map_page: self.ftl.is_tp(lpn) });
             if let Some(o) = &mut self.oracle {
                 o.moved(src, ppn);
             }
@@ -338,15 +334,14 @@ impl Simulation {
                 self.ftl.commit_write(lpn, ppn, now);
                 if old != NONE && self.geo.plane_of(old) != plane {
                     let n = self.committer.readdress(lpn, self.geo.plane_of(old), plane, &mut self.mrs);
-                    self.stats.readdressed += n;
+                    self.stats.saw(Seen::Readdressed(n));
                 }
             }
             if t.mr == NONE && self.cache.as_ref().is_some_and(|c| c.writeback_is_gc(lpn)) {
                 // A Die-GC move that went through the write buffer.
-                self.stats.gc_pages_programmed += 1;
-                self.stats.gc_pages_moved += 1;
+                self.stats.saw(Seen::GcMoveProgrammed { map_page: false });
             } else {
-                self.stats.user_pages_programmed += 1;
+                self.stats.saw(Seen::UserPageProgrammed);
             }
             if let Some(o) = &mut self.oracle {
                 o.program(tx, ppn, mask, (old != NONE).then_some(old));
@@ -444,9 +439,9 @@ impl Simulation {
             // in the read's record. Its map entry changes when the program starts.
             self.ftl.prefetch_entry(r.lpn);
             let (src, read) = (self.geo.plane_of(r.src_ppn), (tx, r.lpn, r.src_ppn));
-            let mut steps = std::mem::take(&mut self.gc_steps);
+            let mut steps = std::mem::take(&mut self.steps);
             self.ftl.move_read_done(src, Some(read), self.tsu.chip_load(), &mut steps);
-            self.apply_gc(steps);
+            self.apply_steps(steps);
             return;
         }
         if r.kind == TxKind::Migration && op == FlashOp::Read {
@@ -488,9 +483,9 @@ impl Simulation {
             // has nothing to move; a GC program or copyback finished its move (a Die-GC pad
             // moved nothing).
             (TxKind::Gc, FlashOp::Read) => {
-                let mut steps = std::mem::take(&mut self.gc_steps);
+                let mut steps = std::mem::take(&mut self.steps);
                 self.ftl.move_read_done(self.geo.plane_of(t.src_ppn), None, self.tsu.chip_load(), &mut steps);
-                self.apply_gc(steps);
+                self.apply_steps(steps);
             }
             (TxKind::Gc, FlashOp::Program) if t.lpn == NONE => {}
             (TxKind::Gc, FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(self.geo.plane_of(t.src_ppn)),
@@ -508,63 +503,69 @@ impl Simulation {
     /// Start GC on a plane, as its unit collects (`ftl::gc_job`): moves of its victims'
     /// valid pages (read then program, or copyback), then the erase.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        let mut steps = std::mem::take(&mut self.gc_steps);
+        let mut steps = std::mem::take(&mut self.steps);
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.gc_job(plane, &mut steps, &mut pages);
         self.gc_pages = pages;
-        self.apply_gc(steps);
+        self.apply_steps(steps);
     }
 
-    /// Apply GC's steps in order (see [`GcStep`]); the vector is kept for the next job.
-    fn apply_gc(&mut self, mut steps: Vec<GcStep>) {
+    /// Apply a job's steps in order (see [`Step`]); the vector is kept for the next job.
+    pub(super) fn apply_steps(&mut self, mut steps: Vec<Step>) {
         let full = self.full_mask();
         for step in steps.drain(..) {
             match step {
-                GcStep::Started => self.gc_started(),
-                GcStep::Move { page, plane } => {
+                Step::Started => self.gc_started(),
+                Step::Move { page, plane } => {
                     let op = self.ftl.gc_move_op();
                     let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane, page.lpn, full) };
                     let tx = self.tsu.create(spec, self.q.now());
                     self.enqueue(tx);
                 }
-                GcStep::Collect { plane, if_idle } => {
+                Step::Collect { plane, if_idle } => {
                     let mut inner = Vec::new();
                     let mut pages = std::mem::take(&mut self.gc_pages);
                     self.ftl.collect(plane, if_idle, &mut inner, &mut pages);
                     self.gc_pages = pages;
-                    self.apply_gc(inner);
+                    self.apply_steps(inner);
                 }
-                GcStep::Program { tx, plane } => {
+                Step::Program { tx, plane } => {
                     if let Some(plane) = plane {
                         self.tsu.retarget(tx, plane);
                     }
                     self.tsu.turn_into_program(tx, self.q.now());
                     self.enqueue(tx);
                 }
-                GcStep::ProgramGroup { txs, first_plane, buffer_first } => {
+                Step::ProgramGroup { txs, first_plane, buffer_first } => {
                     if !(buffer_first && self.moves_to_buffer(&txs)) {
                         self.program_group(&txs, first_plane);
                     }
                 }
-                GcStep::Pad { plane } => self.enqueue_pads(plane, 1),
-                GcStep::GroupStart => self.deferral.depth += 1,
-                GcStep::GroupEnd => self.end_deferral(),
-                GcStep::Erase { plane, victim } => self.enqueue_erase(plane, victim),
-                GcStep::MoveDone { plane } => self.gc_move_done(plane),
-                GcStep::MapIo => self.issue_map_io(),
+                Step::Pad { plane } => self.enqueue_pads(plane, 1),
+                Step::GroupStart => self.deferral.depth += 1,
+                Step::GroupEnd => self.end_deferral(),
+                Step::Erase { plane, victim } => self.enqueue_erase(plane, victim),
+                Step::MoveDone { plane } => self.gc_move_done(plane),
+                Step::MapIo => self.issue_map_io(),
+                Step::MigrateRead { page, plane } => {
+                    let spec = NewTx {
+                        src_ppn: page.ppn,
+                        ..NewTx::new(TxKind::Migration, FlashOp::Read, plane, page.lpn, full)
+                    };
+                    let tx = self.tsu.create(spec, self.q.now());
+                    self.enqueue(tx);
+                }
+                Step::Free { tx } => self.tsu.free(tx),
             }
         }
-        if self.gc_steps.capacity() < steps.capacity() {
-            self.gc_steps = steps;
+        if self.steps.capacity() < steps.capacity() {
+            self.steps = steps;
         }
     }
 
     /// A GC invocation started: count it (the first starts the free-block average).
     fn gc_started(&mut self) {
-        if self.stats.gc_invocations == 0 {
-            self.stats.start_free_block_average(self.q.now());
-        }
-        self.stats.gc_invocations += 1;
+        self.stats.saw(Seen::GcStarted { now: self.q.now() });
     }
 
     /// Planes whose GC found no victim and have gained an invalid page since try again.
@@ -579,9 +580,9 @@ impl Simulation {
 
     /// A move off `plane` is done.
     fn gc_move_done(&mut self, plane: u32) {
-        let mut steps = std::mem::take(&mut self.gc_steps);
+        let mut steps = std::mem::take(&mut self.steps);
         self.ftl.move_finished(plane, self.q.now(), &mut steps);
-        self.apply_gc(steps);
+        self.apply_steps(steps);
     }
 
     fn enqueue_erase(&mut self, plane: u32, victim: u32) {
@@ -594,7 +595,7 @@ impl Simulation {
     /// A victim was erased: its block is free; the plane may need GC again.
     fn gc_erased(&mut self, plane: u32) {
         let block = self.ftl.finish_gc(plane);
-        self.stats.erases += 1;
+        self.stats.saw(Seen::BlockErased);
         if let Some(o) = &mut self.oracle {
             o.erased(block * self.geo.pages_per_block, self.geo.pages_per_block);
         }
@@ -640,7 +641,7 @@ impl Simulation {
                     o.cache_filled(lpn, ppn);
                 }
                 self.ftl.move_to_buffer(lpn, ppn);
-                self.stats.gc_buffered_moves += 1;
+                self.stats.saw(Seen::GcMoveBuffered);
             }
             sources.push(self.geo.plane_of(ppn));
         }

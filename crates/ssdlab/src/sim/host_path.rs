@@ -13,6 +13,7 @@ use crate::host::tenants::Next;
 use crate::host::IoOp;
 use crate::nand::FlashOp;
 use crate::nand::NONE;
+use crate::stats::Seen;
 use crate::tsu::{NewTx, TxKind};
 
 impl Simulation {
@@ -200,7 +201,7 @@ impl Simulation {
         let (lpn, mask) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask);
         if let Some(c) = &mut self.cache {
             if c.read(lpn, mask) {
-                self.stats.cache_read_hits += 1;
+                self.stats.saw(Seen::CacheRead { hit: true });
                 if let Some(o) = &mut self.oracle {
                     o.read(lpn, mask, None, "cache read");
                 }
@@ -209,7 +210,7 @@ impl Simulation {
                 self.q.after(access_ps, Event::CacheServed { mr });
                 return;
             }
-            self.stats.cache_read_misses += 1;
+            self.stats.saw(Seen::CacheRead { hit: false });
         }
         if self.ftl.translates() {
             self.translate(mr, Waiter::Read(mr));
@@ -294,7 +295,7 @@ impl Simulation {
         match self.cache.as_mut().expect("cache on").offer(mr, lpn, mask) {
             Offer::Stored(outcome) => self.cache_stored(mr, outcome),
             Offer::Waits => {
-                self.stats.cache_waits += 1;
+                self.stats.saw(Seen::CacheWait);
                 self.start_writeback();
                 if self.cache.as_ref().expect("cache on").releases_at_eviction() {
                     // The evicted pages' slots are free already.
@@ -309,7 +310,7 @@ impl Simulation {
     fn cache_stored(&mut self, mr: u32, outcome: WriteOutcome) {
         let (lpn, mask, io) = (self.mrs[mr].lpn, self.mrs[mr].sector_mask, self.mrs[mr].io);
         if outcome == WriteOutcome::Absorbed {
-            self.stats.cache_write_hits += 1;
+            self.stats.saw(Seen::CacheWriteHit);
         }
         let cache = self.cache.as_mut().expect("cache on");
         while let Some(dropped) = cache.take_dropped() {
@@ -368,13 +369,13 @@ impl Simulation {
             let Writeback { lpn, mask, trim_gen: gen, plane } = *wb;
             if wb.is_pad() {
                 let plane = plane.expect("a pad has its plane");
-                self.stats.cache_pad_pages += 1;
+                self.stats.saw(Seen::CacheWriteback { pad: true });
                 let full = self.full_mask();
                 let tx = self.tsu.create(NewTx::new(TxKind::User, FlashOp::Program, plane, NONE, full), self.q.now());
                 self.enqueue(tx);
                 continue;
             }
-            self.stats.cache_writebacks += 1;
+            self.stats.saw(Seen::CacheWriteback { pad: false });
             let plane = match plane {
                 Some(p) => self.ftl.assign_plane(lpn, p),
                 None => self.ftl.write_plane(lpn, self.tsu.chip_load(), self.q.now()),

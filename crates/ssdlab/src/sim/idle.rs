@@ -1,24 +1,17 @@
-//! PACP's GC-aware migration at idle time (§3.3; docs/techniques.md §10.5 item 2): once the host
-//! has had nothing outstanding for `ftl.partition.idle_us`, the read-predicted valid pages of
-//! the Write-channel block with the most invalid pages move, one at a time, to Read
-//! channels, at most `ftl.partition.idle_pages` per idle period; a host arrival stops it
-//! after the page in flight. The FTL chooses the pages and their planes; this file routes
-//! their transactions.
+//! The idle timer of idle-time migration (`ftl/migration_job.rs`): once the host has had
+//! nothing outstanding for the FTL's idle time, the FTL's migration job starts; a host
+//! arrival bumps the epoch so a timer set before it is stale. The job's steps are applied
+//! like every job's (`apply_steps`).
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::ftl::LivePage;
-use crate::nand::FlashOp;
-use crate::tsu::{NewTx, TxKind};
+use crate::stats::Seen;
 
-/// An idle period's migration: the host activity it belongs to and the pages left.
+/// The idle timer: bumped by every host request the device takes, so a check scheduled
+/// before it is stale.
 #[derive(Debug, Default)]
-pub(super) struct IdleMigration {
-    /// Bumped by every host request the device takes: a check scheduled before it is stale.
+pub(super) struct IdleTimer {
     pub epoch: u32,
-    pages: Vec<LivePage>,
-    /// A page's read or program is in flight.
-    in_flight: bool,
 }
 
 impl Simulation {
@@ -29,53 +22,23 @@ impl Simulation {
         }
     }
 
-    /// The idle time since the host's last request passed: if nothing came since, start
-    /// this period's migration.
+    /// The idle time since the host's last request passed: if nothing came since, the
+    /// FTL's migration starts.
     pub(super) fn idle_due(&mut self, epoch: u32) {
-        if epoch != self.idle.epoch || self.ios.live() > 0 || self.idle.in_flight {
+        if epoch != self.idle.epoch || self.ios.live() > 0 {
             return;
         }
-        let (_, max) = self.ftl.idle_migration().expect("idle migration is on");
-        let mut pages = std::mem::take(&mut self.idle.pages);
-        self.ftl.idle_migration_pages(max, &mut pages);
-        pages.reverse();
-        self.idle.pages = pages;
-        self.migrate_next();
+        let mut steps = std::mem::take(&mut self.steps);
+        self.ftl.start_idle_migration(&mut steps);
+        self.apply_steps(steps);
     }
 
-    /// Read the next page to move, if the host is still idle.
-    fn migrate_next(&mut self) {
-        self.idle.in_flight = false;
-        if self.ios.live() > 0 {
-            self.idle.pages.clear();
-            return;
-        }
-        let Some(page) = self.idle.pages.pop() else { return };
-        let plane = self.geo.plane_of(page.ppn);
-        let spec = NewTx {
-            src_ppn: page.ppn,
-            ..NewTx::new(TxKind::Migration, FlashOp::Read, plane, page.lpn, self.full_mask())
-        };
-        let tx = self.tsu.create(spec, self.q.now());
-        self.idle.in_flight = true;
-        self.enqueue(tx);
-    }
-
-    /// A migration's read finished: program the page on a Read channel, unless the host
-    /// rewrote it meanwhile or no Read-channel plane has room (then on to the next page).
+    /// A migration's read finished.
     pub(super) fn migration_read_done(&mut self, tx: u32) {
-        let (lpn, src) = (self.tsu.tx(tx).lpn, self.tsu.tx(tx).src_ppn);
-        match self.ftl.idle_migration_plane(lpn, src, self.tsu.chip_load()) {
-            Some(plane) => {
-                self.tsu.retarget(tx, plane);
-                self.tsu.turn_into_program(tx, self.q.now());
-                self.enqueue(tx);
-            }
-            None => {
-                self.tsu.free(tx);
-                self.migrate_next();
-            }
-        }
+        let read = (tx, self.tsu.tx(tx).lpn, self.tsu.tx(tx).src_ppn);
+        let mut steps = std::mem::take(&mut self.steps);
+        self.ftl.migration_read_done(read, self.tsu.chip_load(), self.ios.live() > 0, &mut steps);
+        self.apply_steps(steps);
     }
 
     /// A migration's program started on `ppn`: the map points at it if the page is still
@@ -86,10 +49,11 @@ impl Simulation {
             return;
         }
         self.ftl.commit_write(lpn, ppn, self.q.now());
-        self.stats.migration_pages_programmed += 1;
+        self.stats.saw(Seen::MigrationPageProgrammed);
         let from = self.geo.plane_of(src);
         if from != plane {
-            self.stats.readdressed += self.committer.readdress(lpn, from, plane, &mut self.mrs);
+            let n = self.committer.readdress(lpn, from, plane, &mut self.mrs);
+            self.stats.saw(Seen::Readdressed(n));
         }
         if let Some(o) = &mut self.oracle {
             o.moved(src, ppn);
@@ -98,7 +62,8 @@ impl Simulation {
 
     /// A migration's program finished: the next page.
     pub(super) fn migration_done(&mut self) {
-        debug_assert!(self.idle.in_flight);
-        self.migrate_next();
+        let mut steps = std::mem::take(&mut self.steps);
+        self.ftl.migration_done(self.ios.live() > 0, &mut steps);
+        self.apply_steps(steps);
     }
 }

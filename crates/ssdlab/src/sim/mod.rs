@@ -29,7 +29,7 @@ use crate::config::{us_to_ps, Config};
 use crate::engine::{Event, EventQueue, Ps};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
-use crate::ftl::{Ftl, GcStep, LivePage, MapIo, Waiter};
+use crate::ftl::{Ftl, LivePage, MapIo, Step, Waiter};
 use crate::hif::queues::HostInterface;
 use crate::hif::Interface;
 use crate::hil::commit::Committer;
@@ -42,7 +42,7 @@ use crate::nand::phy::Phy;
 use crate::nand::timeline::Timeline;
 use crate::nand::{Geometry, Timing};
 use crate::slab::Slab;
-use crate::stats::Stats;
+use crate::stats::{Seen, Stats};
 use crate::tsu::unit::Tsu;
 
 /// A host request in the drive.
@@ -142,9 +142,9 @@ pub struct Simulation {
     writeback_group: Vec<crate::cache::Writeback>,
     /// Scratch for a Die-GC group of moves.
     /// GC steps being applied (kept to reuse their room).
-    gc_steps: Vec<GcStep>,
+    steps: Vec<Step>,
     /// PACP's idle-time migration in progress.
-    idle: idle::IdleMigration,
+    idle: idle::IdleTimer,
     ftl: Ftl,
     tsu: Tsu,
     phy: Phy,
@@ -241,8 +241,8 @@ impl Simulation {
                 )
             }),
             writeback_group: Vec::new(),
-            gc_steps: Vec::new(),
-            idle: idle::IdleMigration::default(),
+            steps: Vec::new(),
+            idle: idle::IdleTimer::default(),
             tsu: Tsu::new(&cfg.nand, &cfg.tsu, &geo, tsu_policy),
             phy: Phy::new(&cfg.nand, &geo, timeline),
             tenants,
@@ -339,7 +339,7 @@ impl Simulation {
                 // A write is served by the cache exactly when it was stored there (absorbed or
                 // inserted): one write access of the cache.
                 if self.mrs[mr].op == MrOp::Write {
-                    self.stats.cache_writes += 1;
+                    self.stats.saw(Seen::CacheWrite);
                 }
                 self.cache_served(mr)
             }
@@ -366,8 +366,7 @@ impl Simulation {
     fn finish(mut self, wall: Instant) -> Outcome {
         let sim_time_ps = self.last_completion_ps;
         self.stats.finish();
-        self.stats.unaligned_block_opens = self.ftl.unaligned_block_opens();
-        self.stats.phy = self.phy.counters;
+        self.stats.take_layer_counters(self.phy.counters, self.ftl.unaligned_block_opens());
         if self.interval_ps > 0 {
             // The last, partial window, so the series accounts for every request.
             let end = sim_time_ps.max(self.q.now());

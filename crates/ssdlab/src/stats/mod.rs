@@ -407,6 +407,95 @@ impl Stats {
     }
 }
 
+/// What the simulation loop saw happen, for the statistics: the loop reports events and
+/// [`Stats::saw`] decides what each counts, so the loop writes no counter itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// A partial-page write read the rest of its page first (read-modify-write).
+    RmwRead,
+    /// A GC move the host overtook was dropped when its program was built.
+    GcMoveDropped,
+    /// A command started on a chip: `pages` page operations over `dies` dies.
+    Command { pages: u32, dies: u32, erase: bool },
+    /// A translation page's program started.
+    MapPageProgrammed,
+    /// A GC dummy page's program started.
+    GcPadPage,
+    /// Requests committed to a plane followed their page to another (the readdressing
+    /// callback), `n` of them.
+    Readdressed(u64),
+    /// A GC move's program started; `map_page`: it moved a translation page.
+    GcMoveProgrammed { map_page: bool },
+    /// A host page's program started.
+    UserPageProgrammed,
+    /// A GC invocation started at `now` (the first starts the free-block average).
+    GcStarted { now: Ps },
+    /// A block's erase finished.
+    BlockErased,
+    /// A GC move went into the write buffer instead of flash.
+    GcMoveBuffered,
+    /// A host read found its page in the write cache, or did not.
+    CacheRead { hit: bool },
+    /// A write waited for room in the write cache.
+    CacheWait,
+    /// A write was absorbed by a page the cache held.
+    CacheWriteHit,
+    /// A write was served by the cache (stored there): one write access.
+    CacheWrite,
+    /// A write-back went to flash, or a dummy page beside one (`pad`).
+    CacheWriteback { pad: bool },
+    /// An idle-time migration's program started.
+    MigrationPageProgrammed,
+}
+
+impl Stats {
+    /// Count what the loop saw.
+    #[inline]
+    pub fn saw(&mut self, seen: Seen) {
+        match seen {
+            Seen::RmwRead => self.rmw_reads += 1,
+            Seen::GcMoveDropped => self.gc_moves_dropped += 1,
+            Seen::Command { pages, dies, erase } => {
+                if erase {
+                    self.erase_commands += 1;
+                }
+                self.command(pages, dies);
+            }
+            Seen::MapPageProgrammed => self.map_pages_programmed += 1,
+            Seen::GcPadPage => self.gc_pad_pages += 1,
+            Seen::Readdressed(n) => self.readdressed += n,
+            Seen::GcMoveProgrammed { map_page } => {
+                self.gc_pages_programmed += 1;
+                self.gc_pages_moved += 1;
+                self.gc_map_pages_moved += u64::from(map_page);
+            }
+            Seen::UserPageProgrammed => self.user_pages_programmed += 1,
+            Seen::GcStarted { now } => {
+                if self.gc_invocations == 0 {
+                    self.start_free_block_average(now);
+                }
+                self.gc_invocations += 1;
+            }
+            Seen::BlockErased => self.erases += 1,
+            Seen::GcMoveBuffered => self.gc_buffered_moves += 1,
+            Seen::CacheRead { hit: true } => self.cache_read_hits += 1,
+            Seen::CacheRead { hit: false } => self.cache_read_misses += 1,
+            Seen::CacheWait => self.cache_waits += 1,
+            Seen::CacheWriteHit => self.cache_write_hits += 1,
+            Seen::CacheWrite => self.cache_writes += 1,
+            Seen::CacheWriteback { pad: true } => self.cache_pad_pages += 1,
+            Seen::CacheWriteback { pad: false } => self.cache_writebacks += 1,
+            Seen::MigrationPageProgrammed => self.migration_pages_programmed += 1,
+        }
+    }
+
+    /// The counters other layers own, copied in at the end of the run.
+    pub fn take_layer_counters(&mut self, phy: PhyCounters, unaligned_block_opens: u64) {
+        self.phy = phy;
+        self.unaligned_block_opens = unaligned_block_opens;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Latency, CDF_FRACTIONS};
