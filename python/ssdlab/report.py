@@ -98,7 +98,7 @@ class Report:
         ``intra_chip_idleness``, ``transaction_reduction`` (``sim.flash``); ``waf``,
         ``gc_invocations``, ``gc_pages_moved``, ``gc_erases`` (``sim.gc``);
         ``cache_hit_ratio``; ``scheduler``, ``tsu``, ``seed``; ``wall_s``. Defined once, in
-        the library (``ssdlab::sweep::table::summary``), for the sweep table too.
+        the library (``ssdlab_lab::sweep::table::summary``), for the sweep table too.
         """
         return dict(json.loads(_ssdlab.summary(self._text)))
 
