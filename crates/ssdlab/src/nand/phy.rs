@@ -38,15 +38,16 @@ pub struct PageOp {
     pub plane_in_chip: u32,
     /// Sectors of the page the operation carries (bit i = sector i).
     pub sector_mask: u64,
-    /// GC work: its chip time counts as GC's.
-    pub gc: bool,
-    /// Whose work it is, for the timeline.
-    pub work: Work,
 }
 
 /// The commands' page operations, by transaction id.
 pub trait PageOps {
     fn page_op(&self, tx: u32) -> PageOp;
+    /// Whose work the operation is, for the timeline.
+    fn work(&self, tx: u32) -> Work;
+    /// Whether the operation is GC's (its dummy pages included): GC's chip time is counted
+    /// apart.
+    fn is_gc(&self, tx: u32) -> bool;
 }
 
 /// Array time of die-level operations, for the busy plane utilization: Σ array time, and
@@ -388,14 +389,14 @@ impl Phy {
             t += self.timing.die_phase_ps(op, planes) + data_in;
             self.counters.array_use.add(cell, planes);
             if let Some(tl) = &mut self.timeline {
-                tl.cell(chip, die, t, t + cell, op, ops.page_op(die_first).work);
+                tl.cell(chip, die, t, t + cell, op, ops.work(die_first));
             }
             dies.push(DieEnd { die, end_ps: t + cell });
         }
         self.buses[ch as usize].free_ps = t;
         self.bus_busy_ps += t - now;
         if let Some(tl) = &mut self.timeline {
-            tl.bus(ch, chip, now, t, op, ops.page_op(self.chips[chip as usize].cmd.txs[0]).work);
+            tl.bus(ch, chip, now, t, op, ops.work(self.chips[chip as usize].cmd.txs[0]));
         }
         let c = &mut self.chips[chip as usize];
         c.cmd.dies = dies;
@@ -446,7 +447,7 @@ impl Phy {
         self.buses[ch as usize].free_ps = end;
         self.bus_busy_ps += end - now;
         if let Some(tl) = &mut self.timeline {
-            tl.bus(ch, chip, now, end, FlashOp::Read, ops.page_op(self.chips[ci].cmd.txs[0]).work);
+            tl.bus(ch, chip, now, end, FlashOp::Read, ops.work(self.chips[ci].cmd.txs[0]));
         }
         let cmd = &self.chips[ci].cmd;
         if cmd.out_next == cmd.dies.len() {
@@ -486,7 +487,7 @@ impl Phy {
         let op = cmd.op.take().expect("a running command has an op");
         done.clear();
         std::mem::swap(done, &mut cmd.txs);
-        let gc = ops.page_op(done[0]).gc;
+        let gc = ops.is_gc(done[0]);
         Self::account_segment(&mut self.counters, self.geo.planes_per_chip(), &self.chips[ci].cmd, gc, now);
         let c = &mut self.chips[ci];
         c.gen = c.gen.wrapping_add(1);
@@ -537,7 +538,7 @@ impl Phy {
         }
         self.counters.suspensions += 1;
         let mut cmd = std::mem::take(&mut self.chips[ci].cmd);
-        let gc = ops.page_op(cmd.txs[0]).gc;
+        let gc = ops.is_gc(cmd.txs[0]);
         Self::account_segment(&mut self.counters, self.geo.planes_per_chip(), &cmd, gc, now);
         cmd.suspends += 1;
         for d in &mut cmd.dies {

@@ -202,7 +202,7 @@ impl Simulation {
         }
         while let Some(dropped) = self.tsu.pop_dropped_move() {
             self.stats.saw(Seen::GcMoveDropped);
-            let mut steps = std::mem::take(&mut self.steps);
+            let mut steps = self.take_steps();
             self.ftl.move_dropped(dropped.queued_on, dropped.source, &mut steps);
             self.apply_steps(steps);
         }
@@ -439,7 +439,7 @@ impl Simulation {
             // in the read's record. Its map entry changes when the program starts.
             self.ftl.prefetch_entry(r.lpn);
             let (src, read) = (self.geo.plane_of(r.src_ppn), (tx, r.lpn, r.src_ppn));
-            let mut steps = std::mem::take(&mut self.steps);
+            let mut steps = self.take_steps();
             self.ftl.move_read_done(src, Some(read), self.tsu.chip_load(), &mut steps);
             self.apply_steps(steps);
             return;
@@ -483,7 +483,7 @@ impl Simulation {
             // has nothing to move; a GC program or copyback finished its move (a Die-GC pad
             // moved nothing).
             (TxKind::Gc, FlashOp::Read) => {
-                let mut steps = std::mem::take(&mut self.steps);
+                let mut steps = self.take_steps();
                 self.ftl.move_read_done(self.geo.plane_of(t.src_ppn), None, self.tsu.chip_load(), &mut steps);
                 self.apply_steps(steps);
             }
@@ -503,7 +503,7 @@ impl Simulation {
     /// Start GC on a plane, as its unit collects (`ftl::gc_job`): moves of its victims'
     /// valid pages (read then program, or copyback), then the erase.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        let mut steps = std::mem::take(&mut self.steps);
+        let mut steps = self.take_steps();
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.gc_job(plane, &mut steps, &mut pages);
         self.gc_pages = pages;
@@ -523,7 +523,7 @@ impl Simulation {
                     self.enqueue(tx);
                 }
                 Step::Collect { plane, if_idle } => {
-                    let mut inner = Vec::new();
+                    let mut inner = self.take_steps();
                     let mut pages = std::mem::take(&mut self.gc_pages);
                     self.ftl.collect(plane, if_idle, &mut inner, &mut pages);
                     self.gc_pages = pages;
@@ -558,9 +558,12 @@ impl Simulation {
                 Step::Free { tx } => self.tsu.free(tx),
             }
         }
-        if self.steps.capacity() < steps.capacity() {
-            self.steps = steps;
-        }
+        self.steps.push(steps);
+    }
+
+    /// An empty step buffer (one kept from an earlier job, so jobs do not allocate).
+    pub(super) fn take_steps(&mut self) -> Vec<Step> {
+        self.steps.pop().unwrap_or_default()
     }
 
     /// A GC invocation started: count it (the first starts the free-block average).
@@ -580,7 +583,7 @@ impl Simulation {
 
     /// A move off `plane` is done.
     fn gc_move_done(&mut self, plane: u32) {
-        let mut steps = std::mem::take(&mut self.steps);
+        let mut steps = self.take_steps();
         self.ftl.move_finished(plane, self.q.now(), &mut steps);
         self.apply_steps(steps);
     }

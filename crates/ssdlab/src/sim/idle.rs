@@ -28,7 +28,7 @@ impl Simulation {
         if epoch != self.idle.epoch || self.ios.live() > 0 {
             return;
         }
-        let mut steps = std::mem::take(&mut self.steps);
+        let mut steps = self.take_steps();
         self.ftl.start_idle_migration(&mut steps);
         self.apply_steps(steps);
     }
@@ -36,7 +36,7 @@ impl Simulation {
     /// A migration's read finished.
     pub(super) fn migration_read_done(&mut self, tx: u32) {
         let read = (tx, self.tsu.tx(tx).lpn, self.tsu.tx(tx).src_ppn);
-        let mut steps = std::mem::take(&mut self.steps);
+        let mut steps = self.take_steps();
         self.ftl.migration_read_done(read, self.tsu.chip_load(), self.ios.live() > 0, &mut steps);
         self.apply_steps(steps);
     }
@@ -62,7 +62,7 @@ impl Simulation {
 
     /// A migration's program finished: the next page.
     pub(super) fn migration_done(&mut self) {
-        let mut steps = std::mem::take(&mut self.steps);
+        let mut steps = self.take_steps();
         self.ftl.migration_done(self.ios.live() > 0, &mut steps);
         self.apply_steps(steps);
     }

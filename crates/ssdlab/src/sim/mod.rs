@@ -141,8 +141,8 @@ pub struct Simulation {
     /// Scratch for the pages one write-back takes.
     writeback_group: Vec<crate::cache::Writeback>,
     /// Scratch for a Die-GC group of moves.
-    /// GC steps being applied (kept to reuse their room).
-    steps: Vec<Step>,
+    /// Empty step buffers of finished jobs, kept to reuse their room (jobs nest).
+    steps: Vec<Vec<Step>>,
     /// PACP's idle-time migration in progress.
     idle: idle::IdleTimer,
     ftl: Ftl,

@@ -127,20 +127,24 @@ impl PageOps for [Transaction] {
     #[inline(always)]
     fn page_op(&self, tx: u32) -> PageOp {
         let t = &self[tx as usize];
-        PageOp {
-            ppn: t.ppn,
-            src_ppn: t.src_ppn,
-            plane_in_chip: t.plane_in_chip as u32,
-            sector_mask: t.sector_mask,
-            gc: t.kind == TxKind::Gc,
-            work: match t.kind {
-                _ if t.lpn == NONE && t.op == FlashOp::Program => Work::Pad,
-                TxKind::User => Work::User,
-                TxKind::Gc => Work::Gc,
-                TxKind::Mapping => Work::Map,
-                TxKind::Migration => Work::Migration,
-            },
+        PageOp { ppn: t.ppn, src_ppn: t.src_ppn, plane_in_chip: t.plane_in_chip as u32, sector_mask: t.sector_mask }
+    }
+
+    #[inline(always)]
+    fn work(&self, tx: u32) -> Work {
+        let t = &self[tx as usize];
+        match t.kind {
+            _ if t.lpn == NONE && t.op == FlashOp::Program => Work::Pad,
+            TxKind::Gc => Work::Gc,
+            TxKind::User => Work::User,
+            TxKind::Mapping => Work::Map,
+            TxKind::Migration => Work::Migration,
         }
+    }
+
+    #[inline(always)]
+    fn is_gc(&self, tx: u32) -> bool {
+        self[tx as usize].kind == TxKind::Gc
     }
 }
 
