@@ -25,24 +25,18 @@ use crate::nand::config::{BusArbitration, NandConfig};
 use crate::nand::timeline::{Timeline, Work};
 use crate::nand::{FlashOp, Geometry, Ppn, Timing};
 
-/// What the PHY reads of one page operation of a command, looked up by its transaction id
-/// through [`PageOps`]: the TSU's transaction table implements it, so the PHY sees these
-/// fields and nothing else of the layers above.
-#[derive(Debug, Clone, Copy)]
-pub struct PageOp {
-    /// The page read or programmed (an erase: the block's first page).
-    pub ppn: Ppn,
-    /// A copyback's source page.
-    pub src_ppn: Ppn,
-    /// The plane's index within its chip.
-    pub plane_in_chip: u32,
-    /// Sectors of the page the operation carries (bit i = sector i).
-    pub sector_mask: u64,
-}
-
-/// The commands' page operations, by transaction id.
+/// What the PHY reads of a command's page operations, by transaction id: the TSU's
+/// transaction table implements it, so the PHY sees these and nothing else of the layers
+/// above.
 pub trait PageOps {
-    fn page_op(&self, tx: u32) -> PageOp;
+    /// The page read or programmed (an erase: the block's first page).
+    fn ppn(&self, tx: u32) -> Ppn;
+    /// A copyback's source page.
+    fn src_ppn(&self, tx: u32) -> Ppn;
+    /// The plane's index within its chip.
+    fn plane_in_chip(&self, tx: u32) -> u32;
+    /// Sectors of the page the operation carries (bit i = sector i).
+    fn sector_mask(&self, tx: u32) -> u64;
     /// Whose work the operation is, for the timeline.
     fn work(&self, tx: u32) -> Work;
     /// Whether the operation is GC's (its dummy pages included): GC's chip time is counted
@@ -338,13 +332,15 @@ impl Phy {
 
     /// The array time of one plane's part of a command.
     #[inline(always)]
-    fn cell_ps(&self, op: FlashOp, tr: &PageOp) -> Ps {
-        let page = self.geo.page_in_block(tr.ppn);
+    fn cell_ps<R: PageOps + ?Sized>(&self, op: FlashOp, ops: &R, tx: u32) -> Ps {
+        let page = self.geo.page_in_block(ops.ppn(tx));
         match op {
             FlashOp::Read => self.timing.t_read(page),
             FlashOp::Program => self.timing.t_program(page),
             FlashOp::Erase => self.timing.t_erase_ps,
-            FlashOp::Copyback => self.timing.t_read(self.geo.page_in_block(tr.src_ppn)) + self.timing.t_program(page),
+            FlashOp::Copyback => {
+                self.timing.t_read(self.geo.page_in_block(ops.src_ppn(tx))) + self.timing.t_program(page)
+            }
         }
     }
 
@@ -361,28 +357,28 @@ impl Phy {
         let mut dies = std::mem::take(&mut self.chips[chip as usize].cmd.dies);
         let txs = &self.chips[chip as usize].cmd.txs;
         let n = txs.len();
-        let mut tr = ops.page_op(txs[0]);
+        let mut tx = txs[0];
         let mut i = 0;
         while i < n {
-            let die = self.geo.die_of_plane_in_chip(tr.plane_in_chip);
-            let die_first = txs[i];
+            let die = self.geo.die_of_plane_in_chip(ops.plane_in_chip(tx));
+            let die_first = tx;
             let (mut cell, mut planes, mut data_in) = (0, 0, 0);
             loop {
                 // A program's data in: its page, or with `program_data_in = "written_sectors"`
                 // only the sectors it writes.
                 if op == FlashOp::Program {
                     let sectors =
-                        if self.timing.written_sectors_only { tr.sector_mask.count_ones() as u64 } else { spp };
+                        if self.timing.written_sectors_only { ops.sector_mask(tx).count_ones() as u64 } else { spp };
                     data_in += self.timing.bus_transfer_sectors_ps(sectors);
                 }
-                cell = cell.max(self.cell_ps(op, &tr));
+                cell = cell.max(self.cell_ps(op, ops, tx));
                 planes += 1;
                 i += 1;
                 if i == n {
                     break;
                 }
-                tr = ops.page_op(txs[i]);
-                if self.geo.die_of_plane_in_chip(tr.plane_in_chip) != die {
+                tx = txs[i];
+                if self.geo.die_of_plane_in_chip(ops.plane_in_chip(tx)) != die {
                     break;
                 }
             }
@@ -438,9 +434,8 @@ impl Phy {
         let die = cmd.dies[k].die;
         let mut sectors = 0u64;
         for &tx in &cmd.txs {
-            let tr = ops.page_op(tx);
-            if self.geo.die_of_plane_in_chip(tr.plane_in_chip) == die {
-                sectors += tr.sector_mask.count_ones() as u64;
+            if self.geo.die_of_plane_in_chip(ops.plane_in_chip(tx)) == die {
+                sectors += ops.sector_mask(tx).count_ones() as u64;
             }
         }
         let end = now + self.timing.bus_transfer_sectors_ps(sectors);

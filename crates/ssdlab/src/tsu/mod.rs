@@ -20,7 +20,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
-use crate::nand::phy::{PageOp, PageOps};
+use crate::nand::phy::PageOps;
 use crate::nand::timeline::Work;
 use crate::nand::{FlashOp, Lpn, Ppn, NONE};
 
@@ -125,9 +125,23 @@ const _: () = assert!(std::mem::size_of::<Transaction>() == 64, "a transaction s
 /// The PHY reads a command's page operations from the transaction table.
 impl PageOps for [Transaction] {
     #[inline(always)]
-    fn page_op(&self, tx: u32) -> PageOp {
-        let t = &self[tx as usize];
-        PageOp { ppn: t.ppn, src_ppn: t.src_ppn, plane_in_chip: t.plane_in_chip as u32, sector_mask: t.sector_mask }
+    fn ppn(&self, tx: u32) -> Ppn {
+        self[tx as usize].ppn
+    }
+
+    #[inline(always)]
+    fn src_ppn(&self, tx: u32) -> Ppn {
+        self[tx as usize].src_ppn
+    }
+
+    #[inline(always)]
+    fn plane_in_chip(&self, tx: u32) -> u32 {
+        self[tx as usize].plane_in_chip as u32
+    }
+
+    #[inline(always)]
+    fn sector_mask(&self, tx: u32) -> u64 {
+        self[tx as usize].sector_mask
     }
 
     #[inline(always)]
