@@ -17,23 +17,35 @@ pub enum Fmt {
     Fixed(usize),
 }
 
+/// Where a column's number comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    /// A dotted path into the report's JSON (`sim.latency_us.read.mean`).
+    Path(&'static str),
+    /// A number computed from the report (a unit conversion, a ratio).
+    Derived(fn(&Report) -> f64),
+}
+
 /// One results.csv column read from the report.
 #[derive(Debug, Clone, Copy)]
 pub struct Field {
     /// The column's header.
     pub name: &'static str,
-    /// Dotted path into the report's JSON (`sim.latency_us.read.mean`).
-    pub path: &'static str,
+    pub source: Source,
     pub fmt: Fmt,
 }
 
 impl Field {
     pub const fn int(name: &'static str, path: &'static str) -> Field {
-        Field { name, path, fmt: Fmt::Int }
+        Field { name, source: Source::Path(path), fmt: Fmt::Int }
     }
 
     pub const fn fixed(name: &'static str, path: &'static str, decimals: usize) -> Field {
-        Field { name, path, fmt: Fmt::Fixed(decimals) }
+        Field { name, source: Source::Path(path), fmt: Fmt::Fixed(decimals) }
+    }
+
+    pub const fn derived(name: &'static str, f: fn(&Report) -> f64, decimals: usize) -> Field {
+        Field { name, source: Source::Derived(f), fmt: Fmt::Fixed(decimals) }
     }
 }
 
@@ -46,29 +58,42 @@ pub fn header(own: &[&str], fields: &[Field]) -> String {
 /// A path the report does not have is an internal error naming it.
 pub fn values(report: &Report, fields: &[Field]) -> Result<String> {
     let json = serde_json::to_value(report).map_err(|e| internal(format!("report to JSON: {e}")))?;
-    values_of(&json, fields)
+    values_with(&json, Some(report), fields)
 }
 
 fn internal(message: String) -> Error {
     Error::Internal { run: "results.csv".into(), message }
 }
 
-/// [`values`] of a report already in JSON.
-pub fn values_of(json: &serde_json::Value, fields: &[Field]) -> Result<String> {
+/// [`values`] of a report already in JSON (`report`: the same report typed, for derived
+/// columns).
+fn values_with(json: &serde_json::Value, report: Option<&Report>, fields: &[Field]) -> Result<String> {
     let mut out = String::new();
     for (i, f) in fields.iter().enumerate() {
-        let v = f.path.split('.').try_fold(json, |v, key| v.get(key));
-        let missing = || internal(format!("column {}: the report has no number at {}", f.name, f.path));
-        let v = v.ok_or_else(missing)?;
         if i > 0 {
             out.push(',');
         }
+        let path = match f.source {
+            Source::Path(p) => p,
+            Source::Derived(g) => {
+                let r = report.ok_or_else(|| internal(format!("column {}: derived from no report", f.name)))?;
+                let _ = write!(out, "{:.*}", if let Fmt::Fixed(d) = f.fmt { d } else { 0 }, g(r));
+                continue;
+            }
+        };
+        let missing = || internal(format!("column {}: the report has no number at {path}", f.name));
+        let v = path.split('.').try_fold(json, |v, key| v.get(key)).ok_or_else(missing)?;
         let _ = match f.fmt {
             Fmt::Int => write!(out, "{}", v.as_u64().ok_or_else(missing)?),
             Fmt::Fixed(d) => write!(out, "{:.*}", d, v.as_f64().ok_or_else(missing)?),
         };
     }
     Ok(out)
+}
+
+/// [`values`] of a report already in JSON (path columns only).
+pub fn values_of(json: &serde_json::Value, fields: &[Field]) -> Result<String> {
+    values_with(json, None, fields)
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
 use ssdlab_trace::{Format, Op, Record};
 
+use super::columns::{self, Field};
 use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::precondition::Pattern;
@@ -124,6 +125,8 @@ const VARIANTS: [Variant; 4] = [
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// Its line of results.csv.
+    pub csv: String,
     pub experiment: &'static str,
     pub workload: String,
     pub scheduler: String,
@@ -163,52 +166,50 @@ pub struct Row {
     pub sim_time_s: f64,
 }
 
-const CSV_HEADER: &str = "experiment,workload,scheduler,chips,transfer_bytes,state,readdressing,variant,host,offered_iops,requests,bandwidth_mb_s,iops,latency_mean_us,device_latency_us,host_wait_us,chip_utilization,plane_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,transactions,page_ops,queue_stall_s,flp_single,flp_die_interleave,flp_multi_plane,flp_both,flp_pages_single,flp_pages_die_interleave,flp_pages_multi_plane,flp_pages_both,gc_invocations,waf,gc_chip_time_fraction,sim_time_s";
+/// What a run is: the first columns of results.csv ([`Meta::csv`]).
+const OWN: [&str; 10] = [
+    "experiment",
+    "workload",
+    "scheduler",
+    "chips",
+    "transfer_bytes",
+    "state",
+    "readdressing",
+    "variant",
+    "host",
+    "offered_iops",
+];
 
-impl Row {
-    fn csv(&self) -> String {
-        let mut line = format!(
-            "{},{},{},{},{},{},{},{},{},{:.1},{},",
-            self.experiment,
-            self.workload,
-            self.scheduler,
-            self.chips,
-            self.transfer_bytes,
-            self.state,
-            self.readdressing,
-            self.variant,
-            self.host,
-            self.offered_iops,
-            self.requests
-        );
-        let _ = write!(
-            line,
-            "{:.3},{:.1},{:.2},{:.2},{:.2},{:.4},{:.4},{:.4},{:.4},{:.4},{},{},{:.6},",
-            self.bandwidth_mb_s,
-            self.iops,
-            self.latency_mean_us,
-            self.device_latency_us,
-            self.host_wait_us,
-            self.chip_utilization,
-            self.plane_utilization,
-            self.inter_chip_idleness,
-            self.intra_chip_idleness,
-            self.transaction_reduction,
-            self.transactions,
-            self.page_ops,
-            self.queue_stall_s
-        );
-        for x in self.flp.iter().chain(&self.flp_pages) {
-            let _ = write!(line, "{x:.4},");
-        }
-        let _ = write!(
-            line,
-            "{},{:.4},{:.4},{:.6}",
-            self.gc_invocations, self.waf, self.gc_chip_time_fraction, self.sim_time_s
-        );
-        line
-    }
-}
+/// results.csv's columns after [`OWN`], read from each run's report: adding a counter to
+/// the table is one line here.
+const FIELDS: &[Field] = &[
+    Field::int("requests", "sim.host.requests_completed"),
+    Field::fixed("bandwidth_mb_s", "sim.host.bandwidth_mb_s", 3),
+    Field::fixed("iops", "sim.host.iops", 1),
+    Field::fixed("latency_mean_us", "sim.latency_us.all.mean", 2),
+    Field::fixed("device_latency_us", "sim.host.device_us_mean", 2),
+    Field::fixed("host_wait_us", "sim.host.host_wait_us_mean", 2),
+    Field::fixed("chip_utilization", "sim.flash.chip_utilization", 4),
+    Field::fixed("plane_utilization", "sim.flash.plane_utilization", 4),
+    Field::fixed("inter_chip_idleness", "sim.flash.inter_chip_idleness", 4),
+    Field::fixed("intra_chip_idleness", "sim.flash.intra_chip_idleness", 4),
+    Field::fixed("transaction_reduction", "sim.flash.transaction_reduction", 4),
+    Field::int("transactions", "sim.flash.transactions"),
+    Field::int("page_ops", "sim.flash.memory_requests"),
+    Field::fixed("queue_stall_s", "sim.host.queue_stall_s", 6),
+    Field::fixed("flp_single", "sim.flash.flp.single", 4),
+    Field::fixed("flp_die_interleave", "sim.flash.flp.die_interleave", 4),
+    Field::fixed("flp_multi_plane", "sim.flash.flp.multi_plane", 4),
+    Field::fixed("flp_both", "sim.flash.flp.both", 4),
+    Field::fixed("flp_pages_single", "sim.flash.flp_pages.single", 4),
+    Field::fixed("flp_pages_die_interleave", "sim.flash.flp_pages.die_interleave", 4),
+    Field::fixed("flp_pages_multi_plane", "sim.flash.flp_pages.multi_plane", 4),
+    Field::fixed("flp_pages_both", "sim.flash.flp_pages.both", 4),
+    Field::int("gc_invocations", "sim.gc.invocations"),
+    Field::fixed("waf", "sim.gc.waf", 4),
+    Field::fixed("gc_chip_time_fraction", "sim.gc.chip_time_fraction", 4),
+    Field::derived("sim_time_s", |r| r.sim.sim_time_ps as f64 / 1e12, 6),
+];
 
 /// What a job is, for its row.
 struct Meta {
@@ -225,6 +226,24 @@ struct Meta {
 }
 
 impl Meta {
+    /// The [`OWN`] columns.
+    fn csv(&self) -> String {
+        let m = self;
+        let (e, w, s, c, t, st, r, v, h, o) = (
+            m.experiment,
+            &m.workload,
+            m.scheduler,
+            m.chips,
+            m.transfer_bytes,
+            m.state,
+            m.readdressing,
+            &m.variant,
+            m.host,
+            m.offered_iops,
+        );
+        format!("{e},{w},{s},{c},{t},{st},{r},{v},{h},{o:.1}")
+    }
+
     /// A closed-loop run of the preset on a pristine drive, readdressing on.
     fn closed(experiment: &'static str, workload: &str, scheduler: &'static str, chips: u32) -> Meta {
         Meta {
@@ -242,9 +261,10 @@ impl Meta {
     }
 }
 
-fn row(meta: &Meta, r: &Report) -> Row {
+fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let s = &r.sim;
-    Row {
+    Ok(Row {
+        csv: format!("{},{}", meta.csv(), columns::values(r, FIELDS)?),
         experiment: meta.experiment,
         workload: meta.workload.clone(),
         scheduler: meta.scheduler.to_string(),
@@ -275,7 +295,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         waf: s.gc.waf,
         gc_chip_time_fraction: s.gc.chip_time_fraction,
         sim_time_s: s.sim_time_ps as f64 / 1e12,
-    }
+    })
 }
 
 fn flp_shares(f: &ssdlab::report::FlpReport) -> [f64; 4] {
@@ -370,7 +390,7 @@ impl Plan {
     /// Run every job; the rows in plan order. `label` names the runs (`OUT/runs`).
     fn run(self, label: &str, opts: &Options) -> Result<Vec<Row>> {
         let reports = run_all(label, self.jobs, opts)?;
-        Ok(self.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect())
+        self.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect()
     }
 }
 
@@ -547,10 +567,10 @@ fn plan_gc_runs(opts: &Options, wl_dir: &Path, span: u64, plan: &mut Plan) -> Re
 /// Write DIR/results.csv, the figures and DIR/REPORT.md (its wall time measured from `wall`).
 fn write_outputs(opts: &Options, rows: &[Row], wall: std::time::Instant, base: &Config) -> Result<()> {
     let out = &opts.out;
-    let mut csv = String::from(CSV_HEADER);
+    let mut csv = columns::header(&OWN, FIELDS);
     csv.push('\n');
     for r in rows {
-        csv += &r.csv();
+        csv += &r.csv;
         csv.push('\n');
     }
     let csv_path = out.join("results.csv");
