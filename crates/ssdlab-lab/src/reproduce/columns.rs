@@ -24,6 +24,10 @@ pub enum Source {
     Path(&'static str),
     /// A number computed from the report (a unit conversion, a ratio).
     Derived(fn(&Report) -> f64),
+    /// A whole number computed from the report.
+    DerivedInt(fn(&Report) -> u64),
+    /// A dotted path to a count in a part of the report that may be absent (0 then).
+    PathOrZero(&'static str),
 }
 
 /// One results.csv column read from the report.
@@ -46,6 +50,15 @@ impl Field {
 
     pub const fn derived(name: &'static str, f: fn(&Report) -> f64, decimals: usize) -> Field {
         Field { name, source: Source::Derived(f), fmt: Fmt::Fixed(decimals) }
+    }
+
+    pub const fn derived_int(name: &'static str, f: fn(&Report) -> u64) -> Field {
+        Field { name, source: Source::DerivedInt(f), fmt: Fmt::Int }
+    }
+
+    /// A count under a part of the report that may be absent (a map cache's): 0 without it.
+    pub const fn int_or_zero(name: &'static str, path: &'static str) -> Field {
+        Field { name, source: Source::PathOrZero(path), fmt: Fmt::Int }
     }
 }
 
@@ -73,16 +86,27 @@ fn values_with(json: &serde_json::Value, report: Option<&Report>, fields: &[Fiel
         if i > 0 {
             out.push(',');
         }
-        let path = match f.source {
-            Source::Path(p) => p,
+        let typed = || report.ok_or_else(|| internal(format!("column {}: derived from no report", f.name)));
+        let (path, or_zero) = match f.source {
+            Source::Path(p) => (p, false),
+            Source::PathOrZero(p) => (p, true),
             Source::Derived(g) => {
-                let r = report.ok_or_else(|| internal(format!("column {}: derived from no report", f.name)))?;
-                let _ = write!(out, "{:.*}", if let Fmt::Fixed(d) = f.fmt { d } else { 0 }, g(r));
+                let _ = write!(out, "{:.*}", if let Fmt::Fixed(d) = f.fmt { d } else { 0 }, g(typed()?));
+                continue;
+            }
+            Source::DerivedInt(g) => {
+                let _ = write!(out, "{}", g(typed()?));
                 continue;
             }
         };
         let missing = || internal(format!("column {}: the report has no number at {path}", f.name));
-        let v = path.split('.').try_fold(json, |v, key| v.get(key)).ok_or_else(missing)?;
+        let found = path.split('.').try_fold(json, |v, key| v.get(key)).filter(|v| !v.is_null());
+        let zero = serde_json::Value::from(0u64);
+        let v = match found {
+            Some(v) => v,
+            None if or_zero => &zero,
+            None => return Err(missing()),
+        };
         let _ = match f.fmt {
             Fmt::Int => write!(out, "{}", v.as_u64().ok_or_else(missing)?),
             Fmt::Fixed(d) => write!(out, "{:.*}", d, v.as_f64().ok_or_else(missing)?),

@@ -22,13 +22,13 @@
 //!
 //! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 mod report;
 
 pub use report::check_table;
 
+use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
@@ -326,6 +326,14 @@ struct Meta {
     ways: u32,
 }
 
+impl Meta {
+    /// The [`OWN`] columns.
+    fn csv(&self) -> String {
+        let m = self;
+        format!("{},{},{},{},{}", m.experiment, m.workload, m.scheme, m.channels, m.ways)
+    }
+}
+
 #[derive(Default)]
 struct Plan {
     jobs: Vec<Job>,
@@ -391,6 +399,8 @@ fn plan_scaling(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// Its line of results.csv.
+    pub csv: String,
     pub experiment: &'static str,
     pub workload: String,
     pub scheme: &'static str,
@@ -423,48 +433,55 @@ pub struct Row {
     pub waf: f64,
 }
 
-const CSV_HEADER: &str = "experiment,workload,scheme,channels,ways,requests,sim_time_s,iops,bandwidth_gb_s,steady_iops,util_host_link,util_nand_bus,util_chips,util_ftl,map_hit_ratio,cmt_hits,cmt_misses,ctp_hits,tp_reads,tp_writes,merges,flushes,flush_blocks_scanned,data_reads,data_programs,map_programs,gc_invocations,waf";
+/// What a run is: the first columns of results.csv ([`Meta::csv`]).
+const OWN: [&str; 5] = ["experiment", "workload", "scheme", "channels", "ways"];
 
-impl Row {
-    fn csv(&self) -> String {
-        let mut s = format!(
-            "{},{},{},{},{},{},{:.6},{:.1},{:.4},{:.1},",
-            self.experiment,
-            self.workload,
-            self.scheme,
-            self.channels,
-            self.ways,
-            self.requests,
-            self.sim_time_s,
-            self.iops,
-            self.bandwidth_gb_s,
-            self.steady_iops
-        );
-        let _ = write!(
-            s,
-            "{:.4},{:.4},{:.4},{:.4},{:.4},",
-            self.util_host_link, self.util_nand_bus, self.util_chips, self.util_ftl, self.map_hit_ratio
-        );
-        let counts = [
-            self.cmt_hits,
-            self.cmt_misses,
-            self.ctp_hits,
-            self.tp_reads,
-            self.tp_writes,
-            self.merges,
-            self.flushes,
-            self.flush_blocks_scanned,
-            self.data_reads,
-            self.data_programs,
-            self.map_programs,
-            self.gc_invocations,
-        ];
-        for c in counts {
-            let _ = write!(s, "{c},");
-        }
-        let _ = write!(s, "{:.4}", self.waf);
-        s
+/// results.csv's columns after [`OWN`], read from each run's report: adding a counter to
+/// the table is one line here.
+const FIELDS: &[Field] = &[
+    Field::int("requests", "sim.host.requests_completed"),
+    Field::derived("sim_time_s", |r| r.sim.sim_time_ps as f64 / 1e12, 6),
+    Field::fixed("iops", "sim.host.iops", 1),
+    Field::derived("bandwidth_gb_s", |r| r.sim.host.bandwidth_mb_s / 1e3, 4),
+    Field::derived("steady_iops", steady_iops, 1),
+    Field::fixed("util_host_link", "sim.utilization.host_link", 4),
+    Field::fixed("util_nand_bus", "sim.utilization.nand_bus", 4),
+    Field::fixed("util_chips", "sim.utilization.chips", 4),
+    Field::fixed("util_ftl", "sim.utilization.ftl", 4),
+    Field::derived("map_hit_ratio", |r| map_hit_ratio(r.sim.ftl.map_cache.as_ref()), 4),
+    Field::int_or_zero("cmt_hits", "sim.ftl.map_cache.cmt_hits"),
+    Field::int_or_zero("cmt_misses", "sim.ftl.map_cache.cmt_misses"),
+    Field::int_or_zero("ctp_hits", "sim.ftl.map_cache.ctp_hits"),
+    Field::int_or_zero("tp_reads", "sim.ftl.map_cache.tp_reads"),
+    Field::int_or_zero("tp_writes", "sim.ftl.map_cache.tp_writes"),
+    Field::int_or_zero("merges", "sim.ftl.map_cache.merges"),
+    Field::int_or_zero("flushes", "sim.ftl.map_cache.flushes"),
+    Field::int_or_zero("flush_blocks_scanned", "sim.ftl.map_cache.flush_blocks_scanned"),
+    Field::derived_int("data_reads", report_data_reads),
+    Field::derived_int("data_programs", |r| r.sim.ftl.user_pages_programmed + r.sim.ftl.gc_pages_programmed),
+    Field::int("map_programs", "sim.ftl.map_pages_programmed"),
+    Field::int("gc_invocations", "sim.gc.invocations"),
+    Field::fixed("waf", "sim.gc.waf", 4),
+];
+
+/// IOPS over the second half of the run (the whole run without a time series).
+fn steady_iops(r: &Report) -> f64 {
+    let s = &r.sim;
+    let sim_time_s = s.sim_time_ps as f64 / 1e12;
+    if s.time_series.is_empty() {
+        s.host.iops
+    } else {
+        iops_after(&s.time_series, sim_time_s * 1e6 / 2.0)
     }
+}
+
+/// Flash reads of data pages: every page operation but programs, erases and translation-page
+/// reads.
+fn report_data_reads(r: &Report) -> u64 {
+    let s = &r.sim;
+    let programs = s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed + s.ftl.map_pages_programmed;
+    let tp_reads = s.ftl.map_cache.as_ref().map_or(0, |m| m.tp_reads);
+    data_reads(s.flash.memory_requests, programs, s.gc.erases, tp_reads)
 }
 
 /// Share of map lookups and updates answered from RAM: CMT hits, and CMT misses found in the
@@ -504,15 +521,14 @@ pub fn data_reads(memory_requests: u64, programs: u64, erases: u64, tp_reads: u6
     memory_requests.saturating_sub(programs + erases + tp_reads)
 }
 
-fn row(meta: &Meta, r: &Report) -> Row {
+fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let s = &r.sim;
     let m = s.ftl.map_cache.as_ref();
     let get = |f: fn(&ssdlab::ftl::MapStats) -> u64| m.map_or(0, f);
     let programs = s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed + s.ftl.map_pages_programmed;
     let sim_time_s = s.sim_time_ps as f64 / 1e12;
-    let steady_iops =
-        if s.time_series.is_empty() { s.host.iops } else { iops_after(&s.time_series, sim_time_s * 1e6 / 2.0) };
-    Row {
+    Ok(Row {
+        csv: format!("{},{}", meta.csv(), columns::values(r, FIELDS)?),
         experiment: meta.experiment,
         workload: meta.workload.clone(),
         scheme: meta.scheme,
@@ -522,7 +538,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         sim_time_s,
         iops: s.host.iops,
         bandwidth_gb_s: s.host.bandwidth_mb_s / 1e3,
-        steady_iops,
+        steady_iops: steady_iops(r),
         util_host_link: s.utilization.host_link,
         util_nand_bus: s.utilization.nand_bus,
         util_chips: s.utilization.chips,
@@ -541,7 +557,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         map_programs: s.ftl.map_pages_programmed,
         gc_invocations: s.gc.invocations,
         waf: s.gc.waf,
-    }
+    })
 }
 
 /// Run the reproduction; returns the rows (also written to DIR/results.csv).
@@ -556,10 +572,10 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     plan_scaling(opts, &base, &mut plan)?;
     eprintln!("  reproduce fmmu: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce fmmu", plan.jobs, opts)?;
-    let mut rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
+    let mut rows = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect::<Result<Vec<Row>>>()?;
     // Synthetic rows first in the outputs, as the paper's figures go.
     rows.sort_by_key(|r| ["synthetic", "trace", "scaling"].iter().position(|e| *e == r.experiment));
-    write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
+    write_results_csv(&opts.out, &columns::header(&OWN, FIELDS), rows.iter().map(|r| r.csv.clone()))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;
