@@ -28,6 +28,8 @@ pub enum Source {
     DerivedInt(fn(&Report) -> u64),
     /// A dotted path to a count in a part of the report that may be absent (0 then).
     PathOrZero(&'static str),
+    /// Text computed from the report (a value that may be left empty).
+    Text(fn(&Report) -> String),
 }
 
 /// One results.csv column read from the report.
@@ -54,6 +56,11 @@ impl Field {
 
     pub const fn derived_int(name: &'static str, f: fn(&Report) -> u64) -> Field {
         Field { name, source: Source::DerivedInt(f), fmt: Fmt::Int }
+    }
+
+    /// Text computed from the report, written as it is.
+    pub const fn text(name: &'static str, f: fn(&Report) -> String) -> Field {
+        Field { name, source: Source::Text(f), fmt: Fmt::Int }
     }
 
     /// A count under a part of the report that may be absent (a map cache's): 0 without it.
@@ -96,6 +103,10 @@ fn values_with(json: &serde_json::Value, report: Option<&Report>, fields: &[Fiel
             }
             Source::DerivedInt(g) => {
                 let _ = write!(out, "{}", g(typed()?));
+                continue;
+            }
+            Source::Text(g) => {
+                out.push_str(&g(typed()?));
                 continue;
             }
         };

@@ -16,11 +16,11 @@
 //!
 //! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 mod report;
 
+use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
@@ -272,6 +272,15 @@ struct Meta {
     trh_bits: u8,
 }
 
+impl Meta {
+    /// The [`OWN`] columns.
+    fn csv(&self) -> String {
+        let m = self;
+        let source = if m.synthetic { "stand-in" } else { "msr" };
+        format!("{},{source},{},{},{}", m.workload, m.scheme.name(), m.channels, m.trh_bits)
+    }
+}
+
 #[derive(Default)]
 struct Plan {
     jobs: Vec<Job>,
@@ -341,6 +350,8 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// Its line of results.csv.
+    pub csv: String,
     pub workload: &'static str,
     /// A synthetic stand-in (else an MSR excerpt).
     pub synthetic: bool,
@@ -374,7 +385,54 @@ pub struct Row {
     pub writes_on_read: Option<f64>,
 }
 
-const CSV_HEADER: &str = "workload,source,scheme,channels,trh_bits,read_us,write_us,gc_invocations,user_programs,gc_programs,migrated_gc,migration_share,trh_predicted,trh_accuracy,read_channels_end,relabels,requests,chip_util,migrated_idle,spilled_writes,reads_on_read_channels,writes_on_read_channels";
+/// What a run is: the first columns of results.csv ([`Meta::csv`]).
+const OWN: [&str; 5] = ["workload", "source", "scheme", "channels", "trh_bits"];
+
+/// results.csv's columns after [`OWN`], read from each run's report: adding a counter to
+/// the table is one line here. A drive without a partition leaves its columns 0 or empty.
+const FIELDS: &[Field] = &[
+    Field::fixed("read_us", "sim.latency_us.read.mean", 3),
+    Field::fixed("write_us", "sim.latency_us.write.mean", 3),
+    Field::int("gc_invocations", "sim.gc.invocations"),
+    Field::int("user_programs", "sim.ftl.user_pages_programmed"),
+    Field::int("gc_programs", "sim.ftl.gc_pages_programmed"),
+    Field::int_or_zero("migrated_gc", "sim.ftl.partition.migrated_gc"),
+    Field::derived("migration_share", migration_share, 6),
+    Field::int_or_zero("trh_predicted", "sim.ftl.partition.trh_predicted"),
+    Field::text("trh_accuracy", |r| {
+        let history = r.config.ftl.allocation == AllocationScheme::Pacp;
+        r.sim.ftl.partition.as_ref().filter(|_| history).map(|p| format!("{:.5}", p.trh_accuracy)).unwrap_or_default()
+    }),
+    Field::text("read_channels_end", |r| {
+        r.sim.ftl.partition.as_ref().map(|p| p.read_channels_end.to_string()).unwrap_or_default()
+    }),
+    Field::int_or_zero("relabels", "sim.ftl.partition.relabels"),
+    Field::int("requests", "sim.host.requests_completed"),
+    Field::fixed("chip_util", "sim.utilization.chips", 4),
+    Field::int_or_zero("migrated_idle", "sim.ftl.partition.migrated_idle"),
+    Field::int_or_zero("spilled_writes", "sim.ftl.partition.spilled_writes"),
+    Field::text("reads_on_read_channels", |r| {
+        let on_read = |p: &ssdlab::ftl::PartitionReport| share(&p.channels, |l| (l.host_reads_as_read, l.host_reads));
+        r.sim.ftl.partition.as_ref().map(|p| format!("{:.4}", on_read(p))).unwrap_or_default()
+    }),
+    Field::text("writes_on_read_channels", |r| {
+        let on_read = |p: &ssdlab::ftl::PartitionReport| share(&p.channels, |l| (l.host_writes_as_read, l.host_writes));
+        r.sim.ftl.partition.as_ref().map(|p| format!("{:.4}", on_read(p))).unwrap_or_default()
+    }),
+];
+
+/// Migrations (both kinds) over every page programmed: host, GC (a piggybacked migration is
+/// a GC program) and idle-time migration programs.
+fn migration_share(r: &Report) -> f64 {
+    let s = &r.sim;
+    let (gc, idle) = s.ftl.partition.as_ref().map_or((0, 0), |p| (p.migrated_gc, p.migrated_idle));
+    let all = s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed + idle;
+    if all == 0 {
+        0.0
+    } else {
+        (gc + idle) as f64 / all as f64
+    }
+}
 
 impl Row {
     /// Migrations (both kinds) over every page programmed: host, GC (a piggybacked migration
@@ -387,46 +445,13 @@ impl Row {
             (self.migrated_gc + self.migrated_idle) as f64 / all as f64
         }
     }
-
-    fn csv(&self) -> String {
-        let mut s = format!(
-            "{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.6},",
-            self.workload,
-            if self.synthetic { "stand-in" } else { "msr" },
-            self.scheme.name(),
-            self.channels,
-            self.trh_bits,
-            self.read_us,
-            self.write_us,
-            self.gc_invocations,
-            self.user_programs,
-            self.gc_programs,
-            self.migrated_gc,
-            self.migration_share()
-        );
-        let opt = |x: Option<String>| x.unwrap_or_default();
-        let _ = write!(
-            s,
-            "{},{},{},{},{},{:.4},{},{},{},{}",
-            self.trh_predicted,
-            opt(self.trh_accuracy.map(|a| format!("{a:.5}"))),
-            opt(self.read_channels_end.map(|n| n.to_string())),
-            self.relabels,
-            self.requests,
-            self.chip_util,
-            self.migrated_idle,
-            self.spilled_writes,
-            opt(self.reads_on_read.map(|x| format!("{x:.4}"))),
-            opt(self.writes_on_read.map(|x| format!("{x:.4}")))
-        );
-        s
-    }
 }
 
-fn row(meta: &Meta, r: &Report) -> Row {
+fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let s = &r.sim;
     let part = s.ftl.partition.as_ref();
-    Row {
+    Ok(Row {
+        csv: format!("{},{}", meta.csv(), columns::values(r, FIELDS)?),
         workload: meta.workload,
         synthetic: meta.synthetic,
         scheme: meta.scheme,
@@ -448,7 +473,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         spilled_writes: part.map_or(0, |p| p.spilled_writes),
         reads_on_read: part.map(|p| share(&p.channels, |l| (l.host_reads_as_read, l.host_reads))),
         writes_on_read: part.map(|p| share(&p.channels, |l| (l.host_writes_as_read, l.host_writes))),
-    }
+    })
 }
 
 /// Σ part / Σ whole over the channels (0 when nothing was counted).
@@ -476,8 +501,8 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let plan = plan(opts, &base)?;
     eprintln!("  reproduce pacp: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce pacp", plan.jobs, opts)?;
-    let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
-    write_results_csv(&opts.out, CSV_HEADER, rows.iter().map(Row::csv))?;
+    let rows = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect::<Result<Vec<Row>>>()?;
+    write_results_csv(&opts.out, &columns::header(&OWN, FIELDS), rows.iter().map(|r| r.csv.clone()))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;
