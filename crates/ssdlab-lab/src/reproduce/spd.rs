@@ -21,12 +21,14 @@
 
 use std::path::Path;
 
+use serde::Deserialize;
+
 mod report;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
 use ssdlab::cache::config::{CachePolicy, SlotRelease, SpdFallback};
-use ssdlab::error::Result;
+use ssdlab::error::{Error, Result};
 use ssdlab::ftl::gc::die_gc::DieLeftover;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit};
@@ -118,7 +120,7 @@ pub fn preset() -> Result<Config> {
 /// What a job is, for its row.
 #[derive(Debug, Clone)]
 struct Meta {
-    experiment: &'static str,
+    experiment: String,
     trace: &'static str,
     scheme: Scheme,
     planes: u32,
@@ -148,32 +150,61 @@ fn workload(path: &Path, gc: bool) -> WorkloadSpec {
     wl
 }
 
-/// A group of runs: the five schemes on each trace in one setting.
+/// The experiments, as data: `experiments/spd/experiments.toml`.
+const EXPERIMENTS: &str = include_str!("../../../../experiments/spd/experiments.toml");
+const EXPERIMENTS_NAME: &str = "experiments/spd/experiments.toml";
+
+/// A group of runs: the five schemes on each trace in one setting (one `[[experiment]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Experiment {
-    name: &'static str,
+    name: String,
     planes: u32,
     gc: bool,
     /// Buffer sizes, × footprint / 1000.
     factors: Vec<f64>,
+    /// The sizes of `--quick` (default: `factors`).
+    quick_factors: Option<Vec<f64>>,
     /// When a written-back page's slot frees: the preset's (SSDsim's), or ours as a
     /// sensitivity row.
-    release: SlotRelease,
+    slot_release: Release,
 }
 
-/// Every run. The `-held` experiments repeat the main two with `cache.slot_release =
-/// "programmed"` (ssdlab's default) [I].
-fn experiments(quick: bool, preset: SlotRelease) -> Vec<Experiment> {
-    let sweep = if quick { vec![4.0, 16.0] } else { vec![0.5, 2.0, 4.0, 8.0, 16.0] };
-    let held = SlotRelease::Programmed;
-    let e = |name, planes, gc, factors: Vec<f64>, release| Experiment { name, planes, gc, factors, release };
-    vec![
-        e("nogc", 2, false, vec![1.0], preset),
-        e("gc", 2, true, vec![1.0], preset),
-        e("planes4", 4, true, vec![1.0], preset),
-        e("buffer", 2, true, sweep, preset),
-        e("nogc-held", 2, false, vec![1.0], held),
-        e("gc-held", 2, true, vec![1.0], held),
-    ]
+/// An experiment's `cache.slot_release`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Release {
+    Preset,
+    Programmed,
+    Evicted,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Experiments {
+    experiment: Vec<Experiment>,
+}
+
+/// Every experiment, with the factors of this mode.
+fn experiments(quick: bool) -> Result<Vec<Experiment>> {
+    let mut all: Experiments =
+        toml::from_str(EXPERIMENTS).map_err(|e| Error::toml(EXPERIMENTS_NAME, EXPERIMENTS, e))?;
+    for x in &mut all.experiment {
+        if let Some(q) = x.quick_factors.take().filter(|_| quick) {
+            x.factors = q;
+        }
+    }
+    Ok(all.experiment)
+}
+
+impl Release {
+    fn value(self, preset: SlotRelease) -> SlotRelease {
+        match self {
+            Release::Preset => preset,
+            Release::Programmed => SlotRelease::Programmed,
+            Release::Evicted => SlotRelease::Evicted,
+        }
+    }
 }
 
 fn plan(opts: &Options, base: &Config) -> Result<Plan> {
@@ -181,17 +212,18 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let traces = if opts.quick { &TRACES[..3] } else { &TRACES[..] };
     for &(file, trace) in traces {
         let path = shared_trace(opts, file)?;
-        for x in experiments(opts.quick, base.cache.slot_release) {
+        for x in experiments(opts.quick)? {
             let mut sized = base.clone();
             sized.nand.planes_per_die = x.planes;
-            sized.cache.slot_release = x.release;
+            sized.cache.slot_release = x.slot_release.value(base.cache.slot_release);
             for &factor in &x.factors {
                 for scheme in SCHEMES {
                     let mut cfg = sized.clone();
                     cfg.cache.capacity_footprint_fraction = factor / 1000.0;
                     scheme.apply(&mut cfg);
                     cfg.validate(PRESET_NAME)?;
-                    let meta = Meta { experiment: x.name, trace, scheme, planes: x.planes, buffer_factor: factor };
+                    let experiment = x.name.clone();
+                    let meta = Meta { experiment, trace, scheme, planes: x.planes, buffer_factor: factor };
                     plan.jobs.push(Job { config: cfg, workload: workload(&path, x.gc) });
                     plan.metas.push(meta);
                 }
@@ -204,7 +236,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
 pub struct Row {
-    pub experiment: &'static str,
+    pub experiment: String,
     pub trace: &'static str,
     pub scheme: Scheme,
     pub planes: u32,
@@ -275,7 +307,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
     let s = &r.sim;
     let u = &s.flash.write_cases.user.share;
     Row {
-        experiment: meta.experiment,
+        experiment: meta.experiment.clone(),
         trace: meta.trace,
         scheme: meta.scheme,
         planes: meta.planes,
@@ -386,6 +418,23 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shipped grid: six experiments; `--quick` sizes the buffer sweep at 4× and 16×,
+    /// the full run at five sizes; the `-held` ones hold slots, the others keep the preset's.
+    /// With the 7 schemes on 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1) × 7 × 3 = 147 runs.
+    #[test]
+    fn the_experiments_file_is_the_grid_of_the_evaluation() {
+        let quick = experiments(true).unwrap();
+        let names: Vec<&str> = quick.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, ["nogc", "gc", "planes4", "buffer", "nogc-held", "gc-held"]);
+        let settings: usize = quick.iter().map(|x| x.factors.len()).sum();
+        assert_eq!(settings * SCHEMES.len() * 3, 147);
+        let full = experiments(false).unwrap();
+        assert_eq!(full[3].factors, [0.5, 2.0, 4.0, 8.0, 16.0]);
+        let held = |x: &Experiment| x.slot_release.value(SlotRelease::Evicted) == SlotRelease::Programmed;
+        assert_eq!(full.iter().filter(|x| held(x)).count(), 2);
+        assert_eq!(full.iter().map(|x| x.planes).collect::<Vec<_>>(), [2, 2, 4, 2, 2, 2]);
+    }
 
     #[test]
     fn every_scheme_is_a_valid_config_of_the_preset() {
