@@ -33,6 +33,35 @@ pub struct Oracle {
     pub first_violation: Option<String>,
 }
 
+/// What the loop saw happen to data, for the integrity oracle ([`Oracle::saw`]): the same
+/// seam as the statistics' [`crate::stats::Seen`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataEvent {
+    /// The host wrote `version` to the sectors `mask` of `lpn`.
+    HostWrote { lpn: Lpn, mask: u64, version: u32 },
+    /// TRIM of `lpn`.
+    Trimmed { lpn: Lpn },
+    /// The cache took `mask` sectors of `lpn` at `version`.
+    CacheWrote { lpn: Lpn, mask: u64, version: u32 },
+    /// The cache took the sectors of `lpn` it lacked from flash page `ppn`.
+    CacheFilled { lpn: Lpn, ppn: Ppn },
+    /// The cache let go of `lpn`.
+    CacheDropped { lpn: Lpn },
+    /// Program transaction `tx` carries the host's `version` in the sectors `mask`.
+    StageHostData { tx: u32, mask: u64, version: u32 },
+    /// Program transaction `tx` carries the cached copy of `lpn` (a write-back).
+    StageCacheData { tx: u32, lpn: Lpn },
+    /// Program `tx` wrote its sectors `mask` to `ppn`, the others merged from `merge_from`.
+    Programmed { tx: u32, ppn: Ppn, mask: u64, merge_from: Option<Ppn> },
+    /// A move copied page `src` to `dst`.
+    Moved { src: Ppn, dst: Ppn },
+    /// `pages` pages from `first_ppn` were erased.
+    Erased { first_ppn: Ppn, pages: u32 },
+    /// A read of sectors `mask` of `lpn`, from flash page `ppn` (None: not from flash),
+    /// `what` naming where it was served for a violation's message.
+    Read { lpn: Lpn, mask: u64, ppn: Option<Ppn>, what: &'static str },
+}
+
 impl Oracle {
     pub fn new(logical_pages: u32, physical_pages: u32, sectors_per_page: u32) -> Oracle {
         let spp = sectors_per_page as usize;
@@ -46,6 +75,24 @@ impl Oracle {
             reads_checked: 0,
             violations: 0,
             first_violation: None,
+        }
+    }
+
+    /// Check what the loop saw.
+    #[cold]
+    pub fn saw(&mut self, e: DataEvent) {
+        match e {
+            DataEvent::HostWrote { lpn, mask, version } => self.host_wrote(lpn, mask, version),
+            DataEvent::Trimmed { lpn } => self.trimmed(lpn),
+            DataEvent::CacheWrote { lpn, mask, version } => self.cache_wrote(lpn, mask, version),
+            DataEvent::CacheFilled { lpn, ppn } => self.cache_filled(lpn, ppn),
+            DataEvent::CacheDropped { lpn } => self.cache_dropped(lpn),
+            DataEvent::StageHostData { tx, mask, version } => self.stage_host_data(tx, mask, version),
+            DataEvent::StageCacheData { tx, lpn } => self.stage_cache_data(tx, lpn),
+            DataEvent::Programmed { tx, ppn, mask, merge_from } => self.program(tx, ppn, mask, merge_from),
+            DataEvent::Moved { src, dst } => self.moved(src, dst),
+            DataEvent::Erased { first_ppn, pages } => self.erased(first_ppn, pages),
+            DataEvent::Read { lpn, mask, ppn, what } => self.read(lpn, mask, ppn, what),
         }
     }
 

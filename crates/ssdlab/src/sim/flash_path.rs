@@ -4,6 +4,7 @@
 //! their requests, to GC, or to the cache.
 
 use super::Simulation;
+use crate::check::DataEvent;
 use crate::engine::Event;
 use crate::ftl::{MapIo, Step, Stream, Waiter};
 use crate::hil::MrOp;
@@ -70,7 +71,7 @@ impl Simulation {
             MrOp::Write => {
                 let tx = self.user_tx(FlashOp::Program, plane, lpn, mask, mr);
                 if let Some(o) = &mut self.oracle {
-                    o.stage_host_data(tx, mask, self.ios[self.mrs[mr].io].version);
+                    o.saw(DataEvent::StageHostData { tx, mask, version: self.ios[self.mrs[mr].io].version });
                 }
                 self.enqueue_program(tx);
             }
@@ -322,7 +323,7 @@ impl Simulation {
             }
             self.stats.saw(Seen::GcMoveProgrammed { map_page: self.ftl.is_tp(lpn) });
             if let Some(o) = &mut self.oracle {
-                o.moved(src, ppn);
+                o.saw(DataEvent::Moved { src, dst: ppn });
             }
         } else {
             self.ftl.write_programmed(plane);
@@ -344,7 +345,7 @@ impl Simulation {
                 self.stats.saw(Seen::UserPageProgrammed);
             }
             if let Some(o) = &mut self.oracle {
-                o.program(tx, ppn, mask, (old != NONE).then_some(old));
+                o.saw(DataEvent::Programmed { tx, ppn, mask, merge_from: (old != NONE).then_some(old) });
             }
         }
         if opened && self.ftl.needs_gc(plane) {
@@ -459,7 +460,8 @@ impl Simulation {
             }
             (TxKind::User, FlashOp::Read) => {
                 if let Some(o) = &mut self.oracle {
-                    o.read(t.lpn, t.sector_mask, (t.src_ppn != NONE).then_some(t.ppn), "flash read");
+                    let ppn = (t.src_ppn != NONE).then_some(t.ppn);
+                    o.saw(DataEvent::Read { lpn: t.lpn, mask: t.sector_mask, ppn, what: "flash read" });
                 }
                 self.committer.flash_finished(&mut self.mrs[t.mr]);
                 self.mr_flash_done(t.mr);
@@ -600,7 +602,7 @@ impl Simulation {
         let block = self.ftl.finish_gc(plane);
         self.stats.saw(Seen::BlockErased);
         if let Some(o) = &mut self.oracle {
-            o.erased(block * self.geo.pages_per_block, self.geo.pages_per_block);
+            o.saw(DataEvent::Erased { first_ppn: block * self.geo.pages_per_block, pages: self.geo.pages_per_block });
         }
         if self.ftl.needs_gc(plane) {
             self.start_gc(plane);
@@ -641,7 +643,7 @@ impl Simulation {
             if self.ftl.lpn_at(ppn) == lpn && self.ftl.mapped_page(lpn) == ppn {
                 cache.gc_insert(lpn, full);
                 if let Some(o) = &mut self.oracle {
-                    o.cache_filled(lpn, ppn);
+                    o.saw(DataEvent::CacheFilled { lpn, ppn });
                 }
                 self.ftl.move_to_buffer(lpn, ppn);
                 self.stats.saw(Seen::GcMoveBuffered);

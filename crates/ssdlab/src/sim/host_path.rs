@@ -4,6 +4,7 @@
 
 use super::{Io, Simulation};
 use crate::cache::{Offer, WriteOutcome, Writeback};
+use crate::check::DataEvent;
 use crate::engine::{Event, Lane};
 use crate::ftl::mapping::Translation;
 use crate::ftl::{Translated, Waiter};
@@ -110,7 +111,7 @@ impl Simulation {
             let mr = self.mrs.insert(m);
             if op == MrOp::Write {
                 if let Some(o) = &mut self.oracle {
-                    o.host_wrote(lpn, mask, self.ios[io].version);
+                    o.saw(DataEvent::HostWrote { lpn, mask, version: self.ios[io].version });
                 }
                 // Write data crosses the link before the memory request can go anywhere; its
                 // map entry is looked up then.
@@ -179,7 +180,7 @@ impl Simulation {
                 c.trim(lpn);
                 while let Some(dropped) = c.take_dropped() {
                     if let Some(o) = &mut self.oracle {
-                        o.cache_dropped(dropped);
+                        o.saw(DataEvent::CacheDropped { lpn: dropped });
                     }
                 }
             }
@@ -189,7 +190,7 @@ impl Simulation {
                 self.issue_map_io();
             }
             if let Some(o) = &mut self.oracle {
-                o.trimmed(lpn);
+                o.saw(DataEvent::Trimmed { lpn });
             }
         }
         self.q.after(0, Event::CacheServed { mr });
@@ -203,7 +204,7 @@ impl Simulation {
             if c.read(lpn, mask) {
                 self.stats.saw(Seen::CacheRead { hit: true });
                 if let Some(o) = &mut self.oracle {
-                    o.read(lpn, mask, None, "cache read");
+                    o.saw(DataEvent::Read { lpn, mask, ppn: None, what: "cache read" });
                 }
                 let bytes = u64::from(mask.count_ones()) * u64::from(self.geo.sector_bytes);
                 let access_ps = c.access(self.q.now(), bytes);
@@ -258,7 +259,7 @@ impl Simulation {
             }
             Translation::Unwritten => {
                 if let Some(o) = &mut self.oracle {
-                    o.read(lpn, mask, None, "unwritten read");
+                    o.saw(DataEvent::Read { lpn, mask, ppn: None, what: "unwritten read" });
                 }
                 self.q.after(0, Event::CacheServed { mr });
             }
@@ -315,11 +316,11 @@ impl Simulation {
         let cache = self.cache.as_mut().expect("cache on");
         while let Some(dropped) = cache.take_dropped() {
             if let Some(o) = &mut self.oracle {
-                o.cache_dropped(dropped);
+                o.saw(DataEvent::CacheDropped { lpn: dropped });
             }
         }
         if let Some(o) = &mut self.oracle {
-            o.cache_wrote(lpn, mask, self.ios[io].version);
+            o.saw(DataEvent::CacheWrote { lpn, mask, version: self.ios[io].version });
         }
         let bytes = u64::from(mask.count_ones()) * u64::from(self.geo.sector_bytes);
         let access_ps = cache.access(self.q.now(), bytes);
@@ -383,7 +384,7 @@ impl Simulation {
             let spec = NewTx { cache_gen: gen, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, mask) };
             let tx = self.tsu.create(spec, self.q.now());
             if let Some(o) = &mut self.oracle {
-                o.stage_cache_data(tx, lpn);
+                o.saw(DataEvent::StageCacheData { tx, lpn });
             }
             self.enqueue_program(tx);
         }

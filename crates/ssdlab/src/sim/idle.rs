@@ -4,6 +4,7 @@
 //! like every job's (`apply_steps`).
 
 use super::Simulation;
+use crate::check::DataEvent;
 use crate::engine::Event;
 use crate::stats::Seen;
 
@@ -56,7 +57,7 @@ impl Simulation {
             self.stats.saw(Seen::Readdressed(n));
         }
         if let Some(o) = &mut self.oracle {
-            o.moved(src, ppn);
+            o.saw(DataEvent::Moved { src, dst: ppn });
         }
     }
 
