@@ -12,17 +12,19 @@
 //! - Every run starts on a drive filled with random writes to [`GC_FILL`] of its logical
 //!   space [I], so GC and PACP's GC-piggybacked migration run. Blocks per plane are scaled
 //!   from the paper's 2048 to [`BLOCKS_PER_PLANE`] so that 64 channels fit in memory [I].
-//! - Figure 6: PACP at [`FIG_CHANNELS`] channels with 1, 2 and 3 history bits.
+//! - Figure 6: PACP at the figures' channel count (`grid().figure_channels`) channels with 1, 2 and 3 history bits.
 //!
 //! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
 
 use std::path::Path;
 
+use serde::Deserialize;
+
 mod report;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use ssdlab::error::Result;
+use ssdlab::error::{Error, Result};
 use ssdlab::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::AllocationScheme;
@@ -41,12 +43,30 @@ pub const GC_FILL: f64 = 0.9;
 /// blocks take about 0.4 GB per run instead of about 3 GB.
 pub const BLOCKS_PER_PLANE: u32 = 256;
 
-/// The channel counts of Table 2 [P]; quick mode runs the first and the third.
-pub const CHANNELS: [u32; 5] = [8, 16, 32, 48, 64];
-const QUICK_CHANNELS: [u32; 2] = [8, 32];
+/// The grid, as data: `experiments/pacp/grid.toml` (channel counts, the figures' drive, the
+/// history depths of Figure 6).
+const GRID: &str = include_str!("../../../../experiments/pacp/grid.toml");
+const GRID_NAME: &str = "experiments/pacp/grid.toml";
 
-/// Channels of the single-drive figures (6, 7 and 8): the paper's Figure 7 drive [P: §4.2].
-pub const FIG_CHANNELS: u32 = 32;
+/// `experiments/pacp/grid.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    /// The channel counts of Table 2 [P].
+    pub channels: Vec<u32>,
+    /// `--quick`'s channel counts.
+    pub quick_channels: Vec<u32>,
+    /// Channels of the single-drive figures (6, 7 and 8).
+    pub figure_channels: u32,
+    /// Figure 6's history depths beside the main grid's 1 bit.
+    pub history_bits: Vec<u8>,
+}
+
+/// The grid (read once; the file is compiled in, and a unit test reads it).
+pub fn grid() -> &'static Grid {
+    static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+}
 
 /// The stand-ins' total arrival rate, at every channel count [I]: the heaviest writer
 /// (prn_0) keeps the 8-channel baseline's chips busy about half the time.
@@ -315,7 +335,8 @@ pub fn requests(quick: bool) -> u64 {
 
 fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let mut plan = Plan::default();
-    let channels: &[u32] = if opts.quick { &QUICK_CHANNELS } else { &CHANNELS };
+    let g = grid();
+    let channels: &[u32] = if opts.quick { &g.quick_channels } else { &g.channels };
     let n = requests(opts.quick);
     let bits = |s: Scheme| if s.has_history() { 1 } else { 0 };
     for s in standins(opts.quick) {
@@ -328,9 +349,9 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     }
     // Figure 6: 2 and 3 history bits (1 bit is the main grid's PACP run).
     for s in standins(opts.quick) {
-        for trh_bits in [2, 3] {
-            let meta =
-                Meta { workload: s.name, synthetic: true, scheme: Scheme::Pacp, channels: FIG_CHANNELS, trh_bits };
+        for &trh_bits in &g.history_bits {
+            let channels = g.figure_channels;
+            let meta = Meta { workload: s.name, synthetic: true, scheme: Scheme::Pacp, channels, trh_bits };
             plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
         }
     }
@@ -515,10 +536,11 @@ pub fn pick<'a>(rows: &'a [Row], workload: &str, scheme: Scheme, channels: u32) 
     rows.iter().find(|r| r.workload == workload && r.scheme == scheme && r.channels == channels && r.trh_bits == bits)
 }
 
-/// PACP's row on `workload` at [`FIG_CHANNELS`] with `bits` history bits.
+/// PACP's row on `workload` at the figures' channel count (`grid().figure_channels`) with `bits` history bits.
 pub fn pick_bits<'a>(rows: &'a [Row], workload: &str, bits: u8) -> Option<&'a Row> {
+    let fig_channels = grid().figure_channels;
     rows.iter().find(|r| {
-        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == FIG_CHANNELS && r.trh_bits == bits
+        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == fig_channels && r.trh_bits == bits
     })
 }
 
@@ -530,7 +552,7 @@ pub fn workloads_in(rows: &[Row], synthetic: bool) -> Vec<&'static str> {
 
 /// The channel counts a run covered, ascending.
 pub fn channels_in(rows: &[Row]) -> Vec<u32> {
-    CHANNELS.iter().copied().filter(|c| rows.iter().any(|r| r.channels == *c)).collect()
+    grid().channels.iter().copied().filter(|c| rows.iter().any(|r| r.channels == *c)).collect()
 }
 
 /// `f` of `scheme` over `f` of the baseline, same workload and channels.
@@ -578,12 +600,13 @@ fn fig6(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
 /// Figure 7 (read latency over the baseline's per workload, 32 channels) and Figure 8
 /// (PACP's migrations over all programs).
 fn fig7_8(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
+    let fig_channels = grid().figure_channels;
     let cats: Vec<String> =
         workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)).map(String::from).collect();
     let series: Vec<(String, Vec<f64>)> = [Scheme::Baseline, Scheme::Ideal, Scheme::PacpNoMig, Scheme::Pacp]
         .iter()
         .map(|&s| {
-            let v = cats.iter().map(|w| vs_baseline(rows, w, s, FIG_CHANNELS, |r| r.read_us).unwrap_or(0.0));
+            let v = cats.iter().map(|w| vs_baseline(rows, w, s, fig_channels, |r| r.read_us).unwrap_or(0.0));
             (s.name().to_string(), v.collect())
         })
         .collect();
@@ -592,7 +615,7 @@ fn fig7_8(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
         done.push((file.into(), caption.into()));
     }
     let share =
-        cats.iter().map(|w| pick(rows, w, Scheme::Pacp, FIG_CHANNELS).map_or(0.0, |r| r.migration_share() * 100.0));
+        cats.iter().map(|w| pick(rows, w, Scheme::Pacp, fig_channels).map_or(0.0, |r| r.migration_share() * 100.0));
     let series = vec![("pacp".to_string(), share.collect())];
     let (file, caption) = ("fig8_migration_share.png", "Fig. 8: migration programs / all programs (PACP, 32 ch)");
     if plot::bars(&out.join(file), caption, "% of programs", &cats, &series).is_ok() {
@@ -631,10 +654,25 @@ fn fig9_10(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
 mod tests {
     use super::*;
 
+    /// The shipped grid: Table 2's channel counts, the Figure 7 drive among them (and among
+    /// the quick ones), Figure 6's extra depths. `--quick` by hand: 3 stand-ins × 2 channel
+    /// counts × 7 schemes + 3 stand-ins × 2 depths = 48 runs.
+    #[test]
+    fn the_grid_file_is_the_grid_of_the_evaluation() {
+        let g = grid();
+        assert_eq!(g.channels, [8, 16, 32, 48, 64]);
+        assert!(g.channels.contains(&g.figure_channels) && g.quick_channels.contains(&g.figure_channels));
+        assert!(g.quick_channels.iter().all(|c| g.channels.contains(c)));
+        assert_eq!(g.history_bits, [2, 3]);
+        let schemes = SCHEMES.len() + PRELOAD_SCHEMES.len();
+        let quick = standins(true).len() * (g.quick_channels.len() * schemes + g.history_bits.len());
+        assert_eq!(quick, 48);
+    }
+
     #[test]
     fn every_scheme_is_a_valid_config_of_the_preset_at_every_channel_count() {
         let base = preset().expect("preset");
-        for ch in CHANNELS {
+        for &ch in &grid().channels {
             for s in SCHEMES {
                 for bits in 1..=3 {
                     let mut cfg = drive(&base, ch);

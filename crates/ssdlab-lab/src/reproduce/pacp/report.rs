@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    channels_in, mean_over, pick, pick_bits, region_sizes, requests, standins, vs_baseline, workloads_in, Row, Scheme,
-    Shares, BLOCKS_PER_PLANE, FIG_CHANNELS, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
+    channels_in, grid, mean_over, pick, pick_bits, region_sizes, requests, standins, vs_baseline, workloads_in, Row,
+    Scheme, Shares, BLOCKS_PER_PLANE, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
 use crate::reproduce::{geomean, mean, Options};
 use ssdlab::Config;
@@ -49,35 +49,38 @@ pub fn over_channels(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(
     (!v.is_empty()).then(|| mean(&v))
 }
 
-/// Geometric mean over the workloads at [`FIG_CHANNELS`] of `a`'s `f` over `b`'s.
+/// Geometric mean over the workloads at the figures' channel count (`grid().figure_channels`) of `a`'s `f` over `b`'s.
 fn per_workload(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(&Row) -> f64) -> Option<f64> {
+    let fig_channels = grid().figure_channels;
     let v: Vec<f64> = workloads_in(rows, synthetic)
         .iter()
         .filter_map(|w| {
-            let (x, y) = (pick(rows, w, a, FIG_CHANNELS)?, pick(rows, w, b, FIG_CHANNELS)?);
+            let (x, y) = (pick(rows, w, a, fig_channels)?, pick(rows, w, b, fig_channels)?);
             (f(y) > 0.0).then(|| f(x) / f(y))
         })
         .collect();
     (!v.is_empty()).then(|| geomean(&v))
 }
 
-/// `a`'s `f` over `b`'s on one workload at [`FIG_CHANNELS`].
+/// `a`'s `f` over `b`'s on one workload at the figures' channel count (`grid().figure_channels`).
 fn one(rows: &[Row], w: &str, a: Scheme, b: Scheme, f: fn(&Row) -> f64) -> Option<f64> {
-    let (x, y) = (pick(rows, w, a, FIG_CHANNELS)?, pick(rows, w, b, FIG_CHANNELS)?);
+    let fig_channels = grid().figure_channels;
+    let (x, y) = (pick(rows, w, a, fig_channels)?, pick(rows, w, b, fig_channels)?);
     (f(y) > 0.0).then(|| f(x) / f(y))
 }
 
-/// PACP's migration share at [`FIG_CHANNELS`] per workload: (max, mean).
+/// PACP's migration share at the figures' channel count (`grid().figure_channels`) per workload: (max, mean).
 fn migration(rows: &[Row], synthetic: bool) -> Option<(f64, f64)> {
+    let fig_channels = grid().figure_channels;
     let v: Vec<f64> = workloads_in(rows, synthetic)
         .iter()
-        .filter_map(|w| pick(rows, w, Scheme::Pacp, FIG_CHANNELS))
+        .filter_map(|w| pick(rows, w, Scheme::Pacp, fig_channels))
         .map(Row::migration_share)
         .collect();
     (!v.is_empty()).then(|| (v.iter().copied().fold(0.0, f64::max), mean(&v)))
 }
 
-/// Mean TRH accuracy over the stand-ins with `bits` history bits (PACP, [`FIG_CHANNELS`]).
+/// Mean TRH accuracy over the stand-ins with `bits` history bits (PACP, the figures' channel count (`grid().figure_channels`)).
 fn accuracy(rows: &[Row], bits: u8) -> Option<f64> {
     let v: Vec<f64> = workloads_in(rows, true).iter().filter_map(|w| pick_bits(rows, w, bits)?.trh_accuracy).collect();
     (!v.is_empty()).then(|| mean(&v))
@@ -169,7 +172,8 @@ fn standin_table(m: &mut String, opts: &Options) {
 }
 
 fn fig6_table(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 6: TRH prediction accuracy (PACP, {FIG_CHANNELS} channels)\n");
+    let fig_channels = grid().figure_channels;
+    let _ = writeln!(m, "## Figure 6: TRH prediction accuracy (PACP, {fig_channels} channels)\n");
     let _ = writeln!(m, "| stand-in | 1 bit | 2 bits | 3 bits |\n|---|---|---|---|");
     for w in workloads_in(rows, true) {
         let a = |b| opt_pct(pick_bits(rows, w, b).and_then(|r| r.trh_accuracy));
@@ -186,11 +190,12 @@ fn fig6_table(m: &mut String, rows: &[Row]) {
 }
 
 fn fig7_table(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 7: read latency against the baseline ({FIG_CHANNELS} channels)\n");
+    let fig_channels = grid().figure_channels;
+    let _ = writeln!(m, "## Figure 7: read latency against the baseline ({fig_channels} channels)\n");
     let _ = writeln!(m, "| workload | baseline µs | ideal | pacp-nomig | pacp | lv | chips busy (baseline) |\n|---|---|---|---|---|---|---|");
     for w in workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)) {
-        let Some(b) = pick(rows, w, Scheme::Baseline, FIG_CHANNELS) else { continue };
-        let c = |s| change(vs_baseline(rows, w, s, FIG_CHANNELS, |r| r.read_us));
+        let Some(b) = pick(rows, w, Scheme::Baseline, fig_channels) else { continue };
+        let c = |s| change(vs_baseline(rows, w, s, fig_channels, |r| r.read_us));
         let _ = writeln!(
             m,
             "| {w} | {:.0} | {} | {} | {} | {} | {} |",
@@ -206,10 +211,11 @@ fn fig7_table(m: &mut String, rows: &[Row]) {
 }
 
 fn fig8_table(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 8: migration programs (PACP, {FIG_CHANNELS} channels)\n");
+    let fig_channels = grid().figure_channels;
+    let _ = writeln!(m, "## Figure 8: migration programs (PACP, {fig_channels} channels)\n");
     let _ = writeln!(m, "| workload | migrated by GC | migrated at idle | host programs | GC programs | migration share | GC invocations |\n|---|---|---|---|---|---|---|");
     for w in workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)) {
-        let Some(r) = pick(rows, w, Scheme::Pacp, FIG_CHANNELS) else { continue };
+        let Some(r) = pick(rows, w, Scheme::Pacp, fig_channels) else { continue };
         let _ = writeln!(
             m,
             "| {w} | {} | {} | {} | {} | {:.2}% | {} |",
@@ -309,6 +315,7 @@ fn claim(m: &mut String, what: &str, paper: &str, stand_ins: String, excerpts: S
 
 /// The paper's headline numbers (docs/techniques.md §10.8) beside this run's.
 pub fn claims(m: &mut String, rows: &[Row]) {
+    let fig_channels = grid().figure_channels;
     let _ = writeln!(
         m,
         "## The paper's claims\n\n| claim | paper | ssdlab stand-ins | ssdlab MSR excerpts |\n|---|---|---|---|"
@@ -327,12 +334,12 @@ pub fn claims(m: &mut String, rows: &[Row]) {
     let ((sx, sn), (ex, en)) = (mig(true), mig(false));
     claim(m, "migration programs / all programs, largest workload (Fig. 8, 32 ch)", "≤ 2.7%", sx, ex);
     claim(m, "migration programs / all programs, mean", "≈ 1.0%", sn, en);
-    let hm = |w| pick(rows, w, Scheme::Pacp, FIG_CHANNELS).map_or("–".into(), |r| pct2(r.migration_share()));
+    let hm = |w| pick(rows, w, Scheme::Pacp, fig_channels).map_or("–".into(), |r| pct2(r.migration_share()));
     claim(m, "migration share, hm_1 / proj_3", "0.2% / 0.2%", format!("{} / {}", hm("hm_1"), hm("proj_3")), "–".into());
     let msr_acc = {
         let v: Vec<f64> = workloads_in(rows, false)
             .iter()
-            .filter_map(|w| pick(rows, w, Scheme::Pacp, FIG_CHANNELS)?.trh_accuracy)
+            .filter_map(|w| pick(rows, w, Scheme::Pacp, fig_channels)?.trh_accuracy)
             .collect();
         (!v.is_empty()).then(|| mean(&v))
     };
@@ -403,19 +410,20 @@ fn fig9_claims(m: &mut String, rows: &[Row]) {
 /// The preload sensitivity: the same runs with the pages read before written filled onto
 /// the Read channels, and where the reads and writes went.
 fn preload_section(m: &mut String, rows: &[Row]) {
+    let fig_channels = grid().figure_channels;
     if !rows.iter().any(|r| r.scheme == Scheme::PacpNoMigPreload) {
         return;
     }
     let _ = writeln!(m, "## Sensitivity: pages read before written filled onto the Read channels\n");
-    let _ = writeln!(m, "At {FIG_CHANNELS} channels: read latency against the baseline; in brackets, the share of the host's page reads served on a channel labelled Read at the time / the share of its page writes that went to one.\n");
+    let _ = writeln!(m, "At {fig_channels} channels: read latency against the baseline; in brackets, the share of the host's page reads served on a channel labelled Read at the time / the share of its page writes that went to one.\n");
     let _ = writeln!(
         m,
         "| workload | ideal | pacp-nomig | pacp-nomig-preload | pacp | pacp-preload |\n|---|---|---|---|---|---|"
     );
     for w in workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)) {
         let cell = |s| {
-            let Some(r) = pick(rows, w, s, FIG_CHANNELS) else { return "–".to_string() };
-            let v = change(vs_baseline(rows, w, s, FIG_CHANNELS, READ));
+            let Some(r) = pick(rows, w, s, fig_channels) else { return "–".to_string() };
+            let v = change(vs_baseline(rows, w, s, fig_channels, READ));
             match (r.reads_on_read, r.writes_on_read) {
                 (Some(a), Some(b)) => format!("{v} ({} / {})", pct(a), pct(b)),
                 _ => v,
@@ -446,7 +454,7 @@ fn preload_section(m: &mut String, rows: &[Row]) {
     for (w, paper) in [("hm_0", "−31.9%"), ("prn_0", "−32.6%"), ("web_0", "−49.3%"), ("src1_2", "+19.0%")] {
         let x = |s| change(one(rows, w, s, Scheme::Baseline, READ));
         line(
-            &format!("{w}, PACP without migration vs baseline ({FIG_CHANNELS} ch)"),
+            &format!("{w}, PACP without migration vs baseline ({fig_channels} ch)"),
             paper,
             [[x(Scheme::PacpNoMig), x(Scheme::PacpNoMigPreload)], ["–".into(), "–".into()]],
         );
@@ -477,12 +485,13 @@ fn differences(m: &mut String, rows: &[Row]) {
 /// Reads of never-written pages stay where the fill put them, and the Write channels take
 /// the writes and their GC: how much PACP can help.
 fn interference_bullet(m: &mut String, rows: &[Row]) {
+    let fig_channels = grid().figure_channels;
     let per: Vec<String> = workloads_in(rows, true)
         .iter()
         .filter_map(|w| {
-            let ideal = vs_baseline(rows, w, Scheme::Ideal, FIG_CHANNELS, READ)?;
-            let nomig = pick(rows, w, Scheme::PacpNoMig, FIG_CHANNELS)?;
-            let base = pick(rows, w, Scheme::Baseline, FIG_CHANNELS)?;
+            let ideal = vs_baseline(rows, w, Scheme::Ideal, fig_channels, READ)?;
+            let nomig = pick(rows, w, Scheme::PacpNoMig, fig_channels)?;
+            let base = pick(rows, w, Scheme::Baseline, fig_channels)?;
             Some(format!(
                 "{w} {} / {} ({} Read, GC programs {} against {})",
                 change(Some(ideal)),
@@ -495,17 +504,18 @@ fn interference_bullet(m: &mut String, rows: &[Row]) {
         .collect();
     let _ = writeln!(
         m,
-        "- **PACP without migration does not approach Ideal here** (at {FIG_CHANNELS} channels, read latency against the baseline, Ideal / PACP without migration, with PACP's Read channels at the end and its GC programs against the baseline's: {}). The read-only region is never written during the run, so its pages stay where the random fill put them, on every channel: the Read channels' share of them is spared the host's writes; the rest sit on the Write channels, which now take nearly all the host's writes and the GC they cause (the fill left every plane equally full, and mostly the Write channels' planes use up free blocks). Migration moves read-predicted pages only as GC picks their blocks. Where the paper put the pages its traces read before writing them is not stated (SSDsim writes them in a pre-processing pass, docs/techniques.md §10.7). The preload sensitivity above puts them on the Read channels, and the split starts at their share: most reads are then served on Read channels and PACP without migration moves toward Ideal — the paper's Figure 7 pattern. What still separates it from Ideal is the writes that reach Read channels: pages with no history go to any channel, and Algorithm 1 spills writes there whenever every Write channel is busy.",
+        "- **PACP without migration does not approach Ideal here** (at {fig_channels} channels, read latency against the baseline, Ideal / PACP without migration, with PACP's Read channels at the end and its GC programs against the baseline's: {}). The read-only region is never written during the run, so its pages stay where the random fill put them, on every channel: the Read channels' share of them is spared the host's writes; the rest sit on the Write channels, which now take nearly all the host's writes and the GC they cause (the fill left every plane equally full, and mostly the Write channels' planes use up free blocks). Migration moves read-predicted pages only as GC picks their blocks. Where the paper put the pages its traces read before writing them is not stated (SSDsim writes them in a pre-processing pass, docs/techniques.md §10.7). The preload sensitivity above puts them on the Read channels, and the split starts at their share: most reads are then served on Read channels and PACP without migration moves toward Ideal — the paper's Figure 7 pattern. What still separates it from Ideal is the writes that reach Read channels: pages with no history go to any channel, and Algorithm 1 spills writes there whenever every Write channel is busy.",
         per.join("; ")
     );
 }
 
 /// Migration shares (large where few pages are programmed), and where migration cost most.
 fn migration_bullet(m: &mut String, rows: &[Row]) {
+    let fig_channels = grid().figure_channels;
     let per: Vec<String> = workloads_in(rows, true)
         .iter()
         .filter_map(|w| {
-            let (b, p) = (pick(rows, w, Scheme::Baseline, FIG_CHANNELS)?, pick(rows, w, Scheme::Pacp, FIG_CHANNELS)?);
+            let (b, p) = (pick(rows, w, Scheme::Baseline, fig_channels)?, pick(rows, w, Scheme::Pacp, fig_channels)?);
             Some(format!(
                 "{w} {} (GC invocations: baseline {}, PACP {})",
                 pct2(p.migration_share()),
@@ -534,7 +544,7 @@ fn migration_bullet(m: &mut String, rows: &[Row]) {
     });
     let _ = writeln!(
         m,
-        "- **Migration** (share of all programs, PACP at {FIG_CHANNELS} channels: {}). A read-heavy stand-in writes little, and PACP gives it few Write channels: their planes run GC where the baseline, spreading the same writes over every plane, may run none, and the moves of read-predicted pages out of those few victims are a large share of few programs. The paper has 0.2% for hm_1 and proj_3.{worst}",
+        "- **Migration** (share of all programs, PACP at {fig_channels} channels: {}). A read-heavy stand-in writes little, and PACP gives it few Write channels: their planes run GC where the baseline, spreading the same writes over every plane, may run none, and the moves of read-predicted pages out of those few victims are a large share of few programs. The paper has 0.2% for hm_1 and proj_3.{worst}",
         per.join("; ")
     );
 }
@@ -643,6 +653,7 @@ fn write_bullet(m: &mut String, rows: &[Row]) {
 /// The MSR excerpts are too short for the split or GC to matter; their bursts carry the
 /// means.
 fn excerpts_bullet(m: &mut String, rows: &[Row]) {
+    let fig_channels = grid().figure_channels;
     let msr = workloads_in(rows, false);
     if msr.is_empty() {
         return;
@@ -650,7 +661,7 @@ fn excerpts_bullet(m: &mut String, rows: &[Row]) {
     let per: Vec<String> = msr
         .iter()
         .filter_map(|w| {
-            let r = pick(rows, w, Scheme::Pacp, FIG_CHANNELS)?;
+            let r = pick(rows, w, Scheme::Pacp, fig_channels)?;
             let gc = rows.iter().filter(|x| x.workload == *w).map(|x| x.gc_invocations).max().unwrap_or(0);
             Some(format!(
                 "{w} {} requests, {} page accesses predicted from a history, {} relabels, at most {gc} GC invocations in any run",
@@ -677,7 +688,7 @@ fn excerpts_bullet(m: &mut String, rows: &[Row]) {
     });
     let _ = writeln!(
         m,
-        "- **The MSR excerpts are short** (PACP at {FIG_CHANNELS} channels: {}). The split moves a few channels at most (it counts page accesses, so multi-page requests move it sooner), and {}. PACP against Lv, mean read latency over the excerpts: {}.{slowest} They show how the schemes treat real request streams, not PACP after a week of history.",
+        "- **The MSR excerpts are short** (PACP at {fig_channels} channels: {}). The split moves a few channels at most (it counts page accesses, so multi-page requests move it sooner), and {}. PACP against Lv, mean read latency over the excerpts: {}.{slowest} They show how the schemes treat real request streams, not PACP after a week of history.",
         per.join("; "),
         if gc_ran { "with little GC there is little to migrate" } else { "GC never runs in them, so nothing migrates" },
         vs_lv.join(", ")
