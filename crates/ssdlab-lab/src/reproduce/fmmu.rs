@@ -24,13 +24,15 @@
 
 use std::path::Path;
 
+use serde::Deserialize;
+
 mod report;
 
 pub use report::check_table;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use ssdlab::error::Result;
+use ssdlab::error::{Error, Result};
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
 use ssdlab::ftl::firmware::MapUnit;
 use ssdlab::ftl::mapping::demand::blocks::Replacement;
@@ -298,12 +300,36 @@ fn trace_workload(name: &str, path: &Path, requests: u64) -> WorkloadSpec {
     workload(flow, Pattern::Sequential)
 }
 
+/// The grid, as data: `experiments/fmmu/grid.toml` (request counts, Figure 14's drives).
+const GRID: &str = include_str!("../../../../experiments/fmmu/grid.toml");
+const GRID_NAME: &str = "experiments/fmmu/grid.toml";
+
+/// `experiments/fmmu/grid.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    trace_requests: u64,
+    quick_trace_requests: u64,
+    scaling_requests: u64,
+    quick_scaling_requests: u64,
+    scaling_points: Vec<(u32, u32)>,
+    quick_scaling_points: Vec<(u32, u32)>,
+    scaling_pcie_lanes: u32,
+}
+
+/// The grid (read once; the file is compiled in, and a unit test reads it).
+pub fn grid() -> &'static Grid {
+    static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+}
+
 /// Figure 14's points (channels, ways).
 pub fn scaling_points(quick: bool) -> Vec<(u32, u32)> {
+    let g = grid();
     if quick {
-        vec![(1, 1), (4, 4), (16, 8), (32, 8)]
+        g.quick_scaling_points.clone()
     } else {
-        vec![(1, 1), (2, 1), (2, 2), (4, 2), (4, 4), (8, 4), (8, 8), (16, 8), (32, 8)]
+        g.scaling_points.clone()
     }
 }
 
@@ -365,7 +391,8 @@ fn plan_synthetic(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> 
 
 /// Figure 13: every trace under every scheme.
 fn plan_traces(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
-    let requests = if opts.quick { 30_000 } else { 100_000 };
+    let g = grid();
+    let requests = if opts.quick { g.quick_trace_requests } else { g.trace_requests };
     for (file, name, _) in TRACES {
         let path = shared_trace(opts, file)?;
         for s in &SCHEMES {
@@ -378,14 +405,15 @@ fn plan_traces(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
 
 /// Figure 14: FMMU and ideal, 4 KiB random reads, the whole map in RAM, PCIe x32.
 fn plan_scaling(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
-    let requests = if opts.quick { 150_000 } else { 400_000 };
+    let g = grid();
+    let requests = if opts.quick { g.quick_scaling_requests } else { g.scaling_requests };
     let mut flow = Synthetic::RandRead.workload(opts.quick);
     flow.flows[0].requests = requests;
     for (ch, ways) in scaling_points(opts.quick) {
         let mut sized = base.clone();
         sized.nand.channels = ch;
         sized.nand.chips_per_channel = ways;
-        sized.hif.pcie.lanes = 32;
+        sized.hif.pcie.lanes = g.scaling_pcie_lanes;
         sized.ftl.map_cache.ram_bytes = Some(whole_map_ram_bytes(&sized));
         for s in SCHEMES.iter().filter(|s| matches!(s.kind, Kind::Fmmu | Kind::Ideal)) {
             let meta =
@@ -675,6 +703,18 @@ fn trace_figures(rows: &[Row], names: &[String], bars: &mut Bars<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shipped grid, as Figure 13 and 14 run it: nine drives from 1 × 1 to 32 × 8 at
+    /// PCIe x32 (four with `--quick`), each a subset of the full axis.
+    #[test]
+    fn the_grid_file_is_the_grid_of_the_evaluation() {
+        let g = grid();
+        assert_eq!(scaling_points(false).len(), 9);
+        assert_eq!(scaling_points(true), [(1, 1), (4, 4), (16, 8), (32, 8)]);
+        assert!(scaling_points(true).iter().all(|p| scaling_points(false).contains(p)));
+        assert_eq!(g.scaling_pcie_lanes, 32);
+        assert!(g.quick_trace_requests < g.trace_requests && g.quick_scaling_requests < g.scaling_requests);
+    }
 
     /// Pooled costs by hand: DFTL × 0.4 / 1.5 → hit 400 ns, miss 1,200 ns, a CMT block
     /// 375 × 0.4 / 1.5 = 100 ns, issue 200 × 0.4 / 1.5 = 53.3 ns; CDFTL × 1 / 4 → 1,000 ns,
