@@ -8,10 +8,10 @@
 //!   of Table 1's mean), replayed closed-loop with the host holding more requests than the
 //!   device queue's tags, so the device queue stays full.
 //! - The same workloads open-loop: arrivals at the trace's timestamps, sped up so the offered
-//!   load is [`OPEN_LOOP_LOAD`] of VAS's closed-loop throughput on that workload (every
+//!   load is `open_loop_load` (`experiments/sprinkler/grid.toml`) of VAS's closed-loop throughput on that workload (every
 //!   scheduler keeps up, so latency and stall show scheduling, not the bandwidth ratio again).
 //! - Sensitivity rows on the MSR traces: 256 tags, `CW` allocation and the PAS/SPK1 starvation
-//!   guard, alone and together ([`VARIANTS`]).
+//!   guard, alone and together (`[[variant]]` in `experiments/sprinkler/grid.toml`).
 //! - Figure 15: chip utilization (chip-busy and plane-weighted) against transfer size
 //!   (4 KiB–4 MiB) at 64, 256 and 1024 chips.
 //! - Figure 17: a drive filled to 95 % with random writes (GC active) against a pristine one,
@@ -32,11 +32,12 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
+use serde::Deserialize;
 use ssdlab_trace::{Format, Op, Record};
 
 use super::columns::{self, Field};
 use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
-use ssdlab::error::Result;
+use ssdlab::error::{Error, Result};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use ssdlab::nand::Geometry;
@@ -94,33 +95,51 @@ const TABLE1: [TableRow; 16] = [
     TableRow { name: "proj4", read_mb: 150604.0, write_mb: 1058.0, read_k: 6369.0, write_k: 95.0, rand_read: 84.39, rand_write: 95.52 },
 ];
 
-/// Host requests outstanding per flow (closed loop) or the host submission queue's size (open
-/// loop): more than the device's tags, so the device queue fills and queue stall is measured.
-const HOST_QUEUE_DEPTH: u32 = 1024;
-
-/// Open-loop runs offer this fraction of VAS's closed-loop throughput on the same workload.
-/// Below 1 every scheduler sustains the load, so their bandwidths are equal and what differs
-/// is latency and queue stall. Our choice: the paper's host model is not stated.
-pub const OPEN_LOOP_LOAD: f64 = 0.8;
-
 /// A synthetic request is at most this many times its kind's mean size (the exponential
 /// distribution's tail is cut there; it holds 1 in e^16 requests).
 const SIZE_CAP: f64 = 16.0;
 
-/// A sensitivity row: the MSR traces again with the preset changed by `sets`.
-struct Variant {
-    name: &'static str,
-    sets: &'static [&'static str],
+/// The grid, as data: `experiments/sprinkler/grid.toml` (host model, chip counts, transfer
+/// sizes, synthetic request counts, the sensitivity rows).
+const GRID: &str = include_str!("../../../../experiments/sprinkler/grid.toml");
+const GRID_NAME: &str = "experiments/sprinkler/grid.toml";
+
+/// `experiments/sprinkler/grid.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    /// Host requests outstanding per flow (closed loop) or the host queue's size (open loop).
+    pub host_queue_depth: u32,
+    /// Open-loop runs offer this fraction of VAS's closed-loop throughput.
+    pub open_loop_load: f64,
+    main_chips: Vec<u32>,
+    quick_main_chips: Vec<u32>,
+    synthetic_requests: u64,
+    quick_synthetic_requests: u64,
+    quick_synthetic: Vec<String>,
+    transfer_chips: Vec<u32>,
+    transfer_bytes: Vec<u64>,
+    quick_transfer_bytes: Vec<u64>,
+    transfer_moved_bytes: u64,
+    quick_transfer_moved_bytes: u64,
+    sensitivity_schedulers: Vec<String>,
+    /// The sensitivity rows.
+    pub variant: Vec<Variant>,
 }
 
-/// The sensitivity rows (the preset itself is the main run): the previous default (`CW`, 256
-/// tags), each of its two changes alone, and PAS/SPK1's starvation guard.
-const VARIANTS: [Variant; 4] = [
-    Variant { name: "CW/256", sets: &["ftl.allocation=CW", "hil.queue_depth=256"] },
-    Variant { name: "CWDP/256", sets: &["hil.queue_depth=256"] },
-    Variant { name: "CW/32", sets: &["ftl.allocation=CW"] },
-    Variant { name: "guard 32", sets: &["hil.max_bypass=32"] },
-];
+/// A sensitivity row: the MSR traces again with the preset changed by `sets`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    pub sets: Vec<String>,
+}
+
+/// The grid (read once; the file is compiled in, and a unit test reads it).
+pub fn grid() -> &'static Grid {
+    static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+}
 
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
@@ -326,7 +345,7 @@ fn trace_flow(name: &str, path: &Path, format: Option<Format>) -> FlowSpec {
         path: Some(path.to_path_buf()),
         format,
         replay: Replay::ClosedLoop,
-        queue_depth: Some(HOST_QUEUE_DEPTH),
+        queue_depth: Some(grid().host_queue_depth),
         address_mode: AddressMode::Wrap,
         ..FlowSpec::default()
     }
@@ -426,9 +445,10 @@ fn main_workloads(opts: &Options, wl_dir: &Path, span: u64) -> Result<Vec<TraceW
     for (file, name) in MSR_TRACES {
         workloads.push((name.to_string(), shared_trace(opts, file)?, None));
     }
-    let synthetic_requests = if opts.quick { 3000 } else { 20000 };
+    let g = grid();
+    let synthetic_requests = if opts.quick { g.quick_synthetic_requests } else { g.synthetic_requests };
     for (i, t) in TABLE1.iter().enumerate() {
-        if opts.quick && !["cfs3", "hm0", "msnfs2", "proj2"].contains(&t.name) {
+        if opts.quick && !g.quick_synthetic.iter().any(|n| n == t.name) {
             continue;
         }
         let path = wl_dir.join(format!("{}.trace", t.name));
@@ -441,7 +461,8 @@ fn main_workloads(opts: &Options, wl_dir: &Path, span: u64) -> Result<Vec<TraceW
 /// Figures 10-14 and 16: every workload under every scheduler, at 64 chips (and 1024 in full
 /// mode).
 fn plan_main_runs(opts: &Options, workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
-    let chip_counts_main: &[u32] = if opts.quick { &[64] } else { &[64, 1024] };
+    let g = grid();
+    let chip_counts_main: &[u32] = if opts.quick { &g.quick_main_chips } else { &g.main_chips };
     for &chips in chip_counts_main {
         for (name, path, format) in workloads {
             for s in SCHEDULERS {
@@ -455,14 +476,16 @@ fn plan_main_runs(opts: &Options, workloads: &[TraceWorkload], plan: &mut Plan) 
     Ok(())
 }
 
-/// The sensitivity rows: the MSR traces under each [`VARIANTS`] setting.
+/// The sensitivity rows: the MSR traces under each `[[variant]]` setting.
 fn plan_sensitivity_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
-    for v in &VARIANTS {
+    let g = grid();
+    for v in &g.variant {
         for (name, path, format) in workloads.iter().take(MSR_TRACES.len()) {
-            for s in ["vas", "pas", "spk1", "spk3"] {
-                let mut sets: Vec<String> = v.sets.iter().map(|x| x.to_string()).collect();
+            for s in &g.sensitivity_schedulers {
+                let s = SCHEDULERS.into_iter().find(|k| k == s).expect("a scheduler the grid names");
+                let mut sets = v.sets.clone();
                 sets.push(format!("hil.scheduler={s}"));
-                let meta = Meta { variant: v.name.to_string(), ..Meta::closed("sensitivity", name, s, 64) };
+                let meta = Meta { variant: v.name.clone(), ..Meta::closed("sensitivity", name, s, 64) };
                 plan.push(&sets, workload(trace_flow(name, path, *format), None), meta)?;
             }
         }
@@ -471,13 +494,13 @@ fn plan_sensitivity_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result
 }
 
 /// The main workloads at 64 chips open-loop: the trace's timestamps sped up so that it offers
-/// [`OPEN_LOOP_LOAD`] × VAS's closed-loop IOPS on it.
+/// `open_loop_load` (`experiments/sprinkler/grid.toml`) × VAS's closed-loop IOPS on it.
 fn plan_open_loop_runs(workloads: &[TraceWorkload], closed: &[Row], plan: &mut Plan) -> Result<()> {
     for (name, path, format) in workloads {
         let Some(vas) = pick(closed, "workloads", name, "vas", 64) else { continue };
         let summary = ssdlab_trace::read(path, *format)?.summary();
         let native_iops = summary.requests.saturating_sub(1) as f64 / (summary.span_ps as f64 / 1e12);
-        let offered = OPEN_LOOP_LOAD * vas.iops;
+        let offered = grid().open_loop_load * vas.iops;
         if !(native_iops.is_finite() && native_iops > 0.0) {
             continue;
         }
@@ -496,14 +519,11 @@ fn plan_open_loop_runs(workloads: &[TraceWorkload], closed: &[Row], plan: &mut P
 
 /// Figure 15: transfer sizes at 64, 256 and 1024 chips, 50 % reads, random.
 fn plan_transfer_size_runs(opts: &Options, plan: &mut Plan) -> Result<()> {
-    let sizes: Vec<u64> = if opts.quick {
-        vec![4 << 10, 32 << 10, 256 << 10, 1 << 20, 4 << 20]
-    } else {
-        (12..=22).map(|b| 1u64 << b).collect()
-    };
-    let moved: u64 = if opts.quick { 48 << 20 } else { 256 << 20 };
-    for chips in [64, 256, 1024] {
-        for &size in &sizes {
+    let g = grid();
+    let sizes: &[u64] = if opts.quick { &g.quick_transfer_bytes } else { &g.transfer_bytes };
+    let moved: u64 = if opts.quick { g.quick_transfer_moved_bytes } else { g.transfer_moved_bytes };
+    for &chips in &g.transfer_chips {
+        for &size in sizes {
             for s in SCHEDULERS {
                 let mut sets = chip_sets(chips);
                 sets.push(format!("hil.scheduler={s}"));
@@ -512,7 +532,7 @@ fn plan_transfer_size_runs(opts: &Options, plan: &mut Plan) -> Result<()> {
                     read_ratio: 0.5,
                     address: Address::Uniform,
                     request_bytes: size,
-                    queue_depth: Some(HOST_QUEUE_DEPTH),
+                    queue_depth: Some(grid().host_queue_depth),
                     requests: (moved / size).clamp(96, 8000),
                     ..FlowSpec::default()
                 };
@@ -580,4 +600,27 @@ fn write_outputs(opts: &Options, rows: &[Row], wall: std::time::Instant, base: &
     let md = out.join("REPORT.md");
     crate::sweep::write_atomic(&md, report.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped grid: Figure 15's transfer sizes are the powers of two from 4 KiB to
+    /// 4 MiB (11 of them; `--quick` five of them), the sensitivity rows run schedulers the
+    /// reproduction knows, and the host keeps more requests outstanding than the preset's
+    /// device queue has tags (so queue stall is measured).
+    #[test]
+    fn the_grid_file_is_the_grid_of_the_evaluation() {
+        let g = grid();
+        let powers: Vec<u64> = (12..=22).map(|b| 1u64 << b).collect();
+        assert_eq!(g.transfer_bytes, powers);
+        assert!(g.quick_transfer_bytes.iter().all(|b| powers.contains(b)) && g.quick_transfer_bytes.len() == 5);
+        assert!(g.sensitivity_schedulers.iter().all(|s| SCHEDULERS.contains(&s.as_str())));
+        let names: Vec<&str> = g.variant.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["CW/256", "CWDP/256", "CW/32", "guard 32"]);
+        let tags = config(&[]).expect("the preset").hil.queue_depth;
+        assert!(g.host_queue_depth > tags, "{} outstanding, {tags} tags", g.host_queue_depth);
+        assert!(g.open_loop_load > 0.0 && g.open_loop_load < 1.0);
+    }
 }

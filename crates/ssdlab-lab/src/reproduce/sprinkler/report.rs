@@ -249,7 +249,7 @@ pub(super) fn sensitivity_table(rows: &[Row], base: &Config) -> String {
     );
     for (_, name) in MSR_TRACES {
         let mut settings: Vec<(&str, &str)> = vec![("preset", "workloads")];
-        settings.extend(VARIANTS.iter().map(|v| (v.name, "sensitivity")));
+        settings.extend(grid().variant.iter().map(|v| (v.name.as_str(), "sensitivity")));
         for (variant, exp) in settings {
             let get = |sched: &str| {
                 rows.iter().find(|r| {
@@ -280,7 +280,7 @@ pub(super) fn sensitivity_table(rows: &[Row], base: &Config) -> String {
     s
 }
 
-/// Open loop: each workload at [`OPEN_LOOP_LOAD`] of VAS's closed-loop IOPS.
+/// Open loop: each workload at the grid's `open_loop_load` of VAS's closed-loop IOPS.
 pub(super) fn report_open_loop(m: &mut String, rows: &[Row]) {
     let _ = writeln!(
         m,
@@ -288,8 +288,8 @@ pub(super) fn report_open_loop(m: &mut String, rows: &[Row]) {
          Arrivals follow each trace's timestamps (the synthetics': Poisson), sped up so the offered load is \
          {:.0}% of what VAS sustained closed-loop on that workload. Every scheduler keeps up, so bandwidth is the \
          offered load; latency and queue stall show what scheduling does at equal load.\n",
-        OPEN_LOOP_LOAD * 100.0,
-        OPEN_LOOP_LOAD * 100.0
+        grid().open_loop_load * 100.0,
+        grid().open_loop_load * 100.0
     );
     let _ = writeln!(m, "| workload | offered IOPS | device latency µs VAS / PAS / SPK3 | response time µs VAS / PAS / SPK3 | SPK3 device latency vs VAS | queue stall s VAS / SPK3 |\n|---|---|---|---|---|---|");
     let mut lower = Vec::new();
@@ -352,11 +352,12 @@ pub(super) fn report_header(
     wall_s: f64,
     base: &Config,
 ) {
+    let host_queue_depth = grid().host_queue_depth;
     let mode = if opts.quick { "quick" } else { "full" };
     let _ = writeln!(m, "# Sprinkler (HPCA 2014) reproduced with ssdlab\n");
     let _ = writeln!(
         m,
-        "Mode: **{mode}** ({} runs, {:.0} s wall on {} threads). Drive: `{PRESET_NAME}` — {} channels × {} chips, {} dies × {} planes, {} blocks per plane, {} pages of {} B, MLC program {}–{} µs by page, read {} µs, ONFI {} MT/s, device queue {} tags, allocation `{}`, no starvation guard, scheduler set per run. Host: closed loop, {HOST_QUEUE_DEPTH} requests outstanding (the device queue stays full), and open loop in its own section. Latency is the paper's device-level latency (fetch → completion) unless a column says response time (host arrival → completion). 256 chips = 16 channels × 16 chips; 1024 chips = 32 × 32.\n",
+        "Mode: **{mode}** ({} runs, {:.0} s wall on {} threads). Drive: `{PRESET_NAME}` — {} channels × {} chips, {} dies × {} planes, {} blocks per plane, {} pages of {} B, MLC program {}–{} µs by page, read {} µs, ONFI {} MT/s, device queue {} tags, allocation `{}`, no starvation guard, scheduler set per run. Host: closed loop, {host_queue_depth} requests outstanding (the device queue stays full), and open loop in its own section. Latency is the paper's device-level latency (fetch → completion) unless a column says response time (host arrival → completion). 256 chips = 16 channels × 16 chips; 1024 chips = 32 × 32.\n",
         rows.len(),
         wall_s,
         opts.threads,
