@@ -10,7 +10,7 @@
 //! - The main setting is open loop, as the paper replays traces: every trace flow loops
 //!   (`loop = true`) at its timestamps × a speedup, synthetic flows arrive at a Poisson rate,
 //!   and each speedup or rate gives the flow alone a stated intensity ([`intensity`]). The load
-//!   rule: the heaviest mix offers at most [`FEASIBLE_LOAD`] (0.8) of the drive, so every mix
+//!   rule: the heaviest mix offers at most the grid's `feasible_load` (0.8) of the drive, so every mix
 //!   is one the drive can serve (in an overloaded one slowdowns grow with the run's length,
 //!   whatever the scheduler); with up to four high-interference flows in a mix of four, each
 //!   has intensity 0.8 / 4 = 0.2 alone, a low-interference flow a tenth of that. Sensitivity
@@ -30,6 +30,7 @@ use std::path::Path;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use serde::Deserialize;
 
 mod intensity;
 mod report;
@@ -37,7 +38,7 @@ pub use report::check_table;
 use report::*;
 
 use super::{io_err, mean, plot, run_all, shared_trace, Job, Options};
-use ssdlab::error::Result;
+use ssdlab::error::{Error, Result};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use ssdlab::report::FairnessReport;
@@ -130,39 +131,59 @@ enum Setting {
 /// How hard the open-loop flows are paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Load {
-    /// The main setting: the heaviest mix offers [`FEASIBLE_LOAD`] of the drive.
+    /// The main setting: the heaviest mix offers the grid's `feasible_load` of the drive.
     Feasible,
     /// Sensitivity: half the main setting's intensities.
     Light,
-    /// Sensitivity: [`OVERLOADED_HIGH`] per high-interference flow, so mixes of two or more
+    /// Sensitivity: the grid's `overloaded_high` per high-interference flow, so mixes of two or more
     /// of them ask for more than the drive serves.
     Overloaded,
 }
 
-/// Flows per mix.
-const FLOWS_PER_MIX: usize = 4;
-/// The most high-interference flows in a mix (the 100 % group).
-const MAX_HIGH_PER_MIX: usize = FLOWS_PER_MIX;
-/// The share of the drive, by the intensity estimate, that the heaviest mix of the main
-/// setting offers. Below 1 so that every mix is one the drive can serve: in an overloaded mix
-/// queues grow for the whole run and slowdowns measure its length, not the scheduler. 0.8
-/// rather than nearer 1 because the estimate under-counts (sub-page writes' read-modify-write,
-/// bursts): fixed before any run, not fitted.
-pub const FEASIBLE_LOAD: f64 = 0.8;
-/// A low-interference flow's intensity alone, as a fraction of a high one's.
-pub const LOW_FRACTION: f64 = 0.1;
-/// A high-interference flow's intensity alone in the overloaded sensitivity run (the pacing
-/// this reproduction first used as its main setting).
-pub const OVERLOADED_HIGH: f64 = 0.5;
+/// The grid's numbers, as data: `experiments/flin/grid.toml` (mix size and draw, pacing).
+const GRID: &str = include_str!("../../../../experiments/flin/grid.toml");
+const GRID_NAME: &str = "experiments/flin/grid.toml";
+
+/// `experiments/flin/grid.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    /// Flows per mix.
+    pub flows_per_mix: usize,
+    /// The most high-interference flows in a mix (the 100 % group).
+    pub max_high_per_mix: usize,
+    mixes_per_group: u32,
+    quick_mixes_per_group: u32,
+    mix_seed: u64,
+    /// The share of the drive, by the intensity estimate, that the heaviest mix of the main
+    /// setting offers.
+    pub feasible_load: f64,
+    /// A low-interference flow's intensity alone, as a fraction of a high one's.
+    pub low_fraction: f64,
+    /// A high-interference flow's intensity alone in the overloaded sensitivity run.
+    pub overloaded_high: f64,
+}
+
+/// The grid (read once; the file is compiled in, and a unit test reads it).
+pub fn grid() -> &'static Grid {
+    static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+}
 
 impl Load {
     /// The intensities `(high, low)` of a high- and a low-interference flow alone.
     fn intensities(self) -> (f64, f64) {
-        let feasible = intensity::class_intensities(FLOWS_PER_MIX, MAX_HIGH_PER_MIX, FEASIBLE_LOAD, LOW_FRACTION);
+        let g = grid();
+        let feasible_load = g.feasible_load;
+        let low_fraction = g.low_fraction;
+        let overloaded_high = g.overloaded_high;
+        let flows_per_mix = g.flows_per_mix;
+        let max_high_per_mix = g.max_high_per_mix;
+        let feasible = intensity::class_intensities(flows_per_mix, max_high_per_mix, feasible_load, low_fraction);
         match self {
             Load::Feasible => feasible,
             Load::Light => (feasible.0 / 2.0, feasible.1 / 2.0),
-            Load::Overloaded => (OVERLOADED_HIGH, OVERLOADED_HIGH * LOW_FRACTION),
+            Load::Overloaded => (overloaded_high, overloaded_high * low_fraction),
         }
     }
 
@@ -461,13 +482,15 @@ fn plan_mixes(
     duration_ms: f64,
     plan: &mut Plan,
 ) -> Result<()> {
-    let per_group = if opts.quick { 4 } else { 8 };
+    let g = grid();
+    let (flows_per_mix, max_high_per_mix) = (g.flows_per_mix, g.max_high_per_mix);
+    let per_group = if opts.quick { g.quick_mixes_per_group } else { g.mixes_per_group };
     let (high, low): (Vec<&PoolFlow>, Vec<&PoolFlow>) = pool.iter().partition(|t| t.high);
-    let mut rng = Pcg64Mcg::seed_from_u64(2018);
-    for k in 0..=MAX_HIGH_PER_MIX as u32 {
+    let mut rng = Pcg64Mcg::seed_from_u64(g.mix_seed);
+    for k in 0..=max_high_per_mix as u32 {
         for m in 0..per_group {
             let mut chosen: Vec<&PoolFlow> = Vec::new();
-            for (from, n) in [(&high, k as usize), (&low, FLOWS_PER_MIX - k as usize)] {
+            for (from, n) in [(&high, k as usize), (&low, flows_per_mix - k as usize)] {
                 let mut idx: Vec<usize> = (0..from.len()).collect();
                 for i in 0..n {
                     let j = rng.random_range(i..idx.len());
@@ -549,4 +572,21 @@ fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
     }
     let path = out.join("results.csv");
     crate::sweep::write_atomic(&path, csv.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped grid: mixes of 4 flows in groups of 0 to 4 high-interference flows, 8
+    /// mixes a group (4 with `--quick`: 5 groups × 4 = 20 mixes, the number the cli test
+    /// counts), paced so the heaviest main mix offers 0.8 of the drive.
+    #[test]
+    fn the_grid_file_is_the_grid_of_the_evaluation() {
+        let g = grid();
+        assert_eq!((g.flows_per_mix, g.max_high_per_mix), (4, 4));
+        assert_eq!((g.max_high_per_mix + 1) * g.quick_mixes_per_group as usize, 20);
+        assert_eq!(g.mixes_per_group, 8);
+        assert!(g.feasible_load < 1.0 && g.low_fraction < 1.0 && g.overloaded_high > 0.0);
+    }
 }

@@ -121,13 +121,16 @@ pub(super) fn report_md(
 
 /// The sensitivity sections: overloaded, light, closed loop, strict hazards.
 pub(super) fn report_sensitivity(m: &mut String, rows: &[Row]) {
+    let g = grid();
+    let low_fraction = g.low_fraction;
+    let overloaded_high = g.overloaded_high;
     let _ = writeln!(
         m,
         "\n## Sensitivity: the same mixes open loop, overloaded\n\n\
-         Every flow paced to {OVERLOADED_HIGH} (high-interference) or {} (low), the pacing this reproduction \
+         Every flow paced to {overloaded_high} (high-interference) or {} (low), the pacing this reproduction \
          first used as its main setting: the groups offer {} of the drive, so from two high-interference flows \
          on, queues grow for the whole run and slowdowns depend on its length.\n",
-        OVERLOADED_HIGH * LOW_FRACTION,
+        overloaded_high * low_fraction,
         group_loads(Load::Overloaded)
     );
     report_groups(m, rows, "mix_overloaded", &POLICIES[..3]);
@@ -169,25 +172,33 @@ pub(super) fn report_sensitivity(m: &mut String, rows: &[Row]) {
 
 /// What each group of mixes offers the drive at `load`: k = 0..=4 high-interference flows.
 pub(super) fn group_loads(load: Load) -> String {
-    let loads = (0..=MAX_HIGH_PER_MIX).map(|k| intensity::mix_load(FLOWS_PER_MIX, k, load.intensities()));
+    let g = grid();
+    let flows_per_mix = g.flows_per_mix;
+    let max_high_per_mix = g.max_high_per_mix;
+    let loads = (0..=max_high_per_mix).map(|k| intensity::mix_load(flows_per_mix, k, load.intensities()));
     loads.map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(", ")
 }
 
 /// How each flow of the pool is paced: the load rule, the intensity rule and its result per
 /// flow, and the α unit.
 pub(super) fn report_pacing(m: &mut String, pool: &[PoolFlow]) {
+    let g = grid();
+    let feasible_load = g.feasible_load;
+    let low_fraction = g.low_fraction;
+    let flows_per_mix = g.flows_per_mix;
+    let max_high_per_mix = g.max_high_per_mix;
     let (h, l) = Load::Feasible.intensities();
     let (oh, ol) = Load::Overloaded.intensities();
     let _ = writeln!(
         m,
         "## How the flows are paced\n\n\
-         **Load rule (main setting): the heaviest mix offers at most {FEASIBLE_LOAD} of the drive.** A mix \
+         **Load rule (main setting): the heaviest mix offers at most {feasible_load} of the drive.** A mix \
          whose flows together ask for more flash time than the drive has is one no scheduler can serve: \
          queues grow for the whole run, slowdowns grow with the run's length, and fairness there measures the \
-         run, not the scheduler. The paper's mixes are runs its drive serves. With up to {MAX_HIGH_PER_MIX} \
-         high-interference flows in a mix of {FLOWS_PER_MIX} and a low-interference flow at {LOW_FRACTION} of \
+         run, not the scheduler. The paper's mixes are runs its drive serves. With up to {max_high_per_mix} \
+         high-interference flows in a mix of {flows_per_mix} and a low-interference flow at {low_fraction} of \
          a high one, a high-interference flow alone gets intensity **{h:.3}** and a low one **{l:.4}**; the \
-         groups of 0 to {MAX_HIGH_PER_MIX} high-interference flows offer {} of the drive. {FEASIBLE_LOAD} \
+         groups of 0 to {max_high_per_mix} high-interference flows offer {} of the drive. {feasible_load} \
          rather than nearer 1 because the estimate under-counts (see below); it was fixed before any run. \
          Sensitivity runs: *overloaded*, {oh} per high-interference flow and {ol} per low one (this \
          reproduction's earlier main setting; groups offer {}), and *light*, half the main intensities \
