@@ -8,18 +8,17 @@
 //! moving to another plane, and its flash work finishing.
 
 use crate::hil::config::HilConfig;
-use crate::hil::wa_bc::WaBc;
-use crate::hil::{Board, DeviceScheduler, Fairness, MemoryRequest, MrOp, Occupancy};
+use crate::hil::{Board, DeviceScheduler, FairnessLayer, MemoryRequest, MrOp, Occupancy};
 use crate::nand::{Geometry, Lpn, Timing};
 use crate::slab::Slab;
-use crate::validate::us_to_ps;
 
 pub struct Committer {
     geo: Geometry,
     sched: Box<dyn DeviceScheduler>,
     occ: Occupancy,
-    /// `hil.fairness = "wa_bc"`: which flows' requests the scheduler may commit.
-    wa_bc: Option<WaBc>,
+    /// The fairness layer (`hil.fairness`), if any: which flows' requests the scheduler may
+    /// commit.
+    fairness: Option<FairnessLayer>,
     /// Per flow: ready memory requests not yet committed; whether any are; whether the
     /// flow may commit.
     flow_ready: Vec<u32>,
@@ -41,10 +40,7 @@ impl Committer {
             geo: geo.clone(),
             sched,
             occ: Occupancy::new(geo),
-            wa_bc: match hil.fairness {
-                Fairness::None => None,
-                Fairness::WaBc => Some(wa_bc(hil, geo, timing, flows)),
-            },
+            fairness: hil.fairness.build(hil, geo, timing, flows),
             flow_ready: vec![0; flows],
             flow_pending: vec![false; flows],
             flow_allowed: vec![true; flows],
@@ -80,7 +76,7 @@ impl Committer {
     pub fn schedule(&mut self, mrs: &mut Slab<MemoryRequest>, gc_per_write: f64) -> Vec<u32> {
         let mut out = std::mem::take(&mut self.committed);
         out.clear();
-        if let Some(w) = &mut self.wa_bc {
+        if let Some(w) = &mut self.fairness {
             for (p, &n) in self.flow_pending.iter_mut().zip(&self.flow_ready) {
                 *p = n > 0;
             }
@@ -103,7 +99,7 @@ impl Committer {
             m.committed = true;
             m.waiting = true;
             self.flow_ready[m.flow as usize] -= 1;
-            if let Some(w) = &mut self.wa_bc {
+            if let Some(w) = &mut self.fairness {
                 w.charge(m.flow as usize, m.op == MrOp::Write, 1, gc_per_write);
             }
         }
@@ -160,17 +156,4 @@ impl Committer {
         self.readdressed = moved;
         n
     }
-}
-
-/// WA-BC's budgets: a round of `hil.wa_bc_round_us` per chip; a page read costs a mean tR
-/// plus its transfer, a page written a mean tPROG plus its transfer.
-fn wa_bc(hil: &HilConfig, geo: &Geometry, t: &Timing, flows: usize) -> WaBc {
-    let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
-    let xfer = t.bus_transfer_ps(geo.page_bytes as u64);
-    WaBc::new(
-        flows,
-        us_to_ps(hil.wa_bc_round_us) * geo.chips() as u64,
-        mean(&t.t_read_ps) + xfer,
-        mean(&t.t_program_ps) + xfer,
-    )
 }

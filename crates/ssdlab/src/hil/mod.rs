@@ -47,7 +47,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::nand::{Geometry, Lpn, NONE};
+use crate::nand::{Geometry, Lpn, Timing, NONE};
 
 /// What a memory request does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -419,6 +419,46 @@ pub enum Fairness {
     /// [`wa_bc::WaBc`]: per-flow budgets with GC compensation (Jun & Shin 2015; FLIN's
     /// "Sprinkler+Fairness").
     WaBc,
+}
+
+impl Fairness {
+    /// The layer this choice puts over the scheduler (None for `none`).
+    pub fn build(
+        self,
+        hil: &config::HilConfig,
+        geo: &Geometry,
+        timing: &Timing,
+        flows: usize,
+    ) -> Option<FairnessLayer> {
+        match self {
+            Fairness::None => None,
+            Fairness::WaBc => Some(FairnessLayer::WaBc(wa_bc::WaBc::from_config(hil, geo, timing, flows))),
+        }
+    }
+}
+
+/// A fairness layer at work: which flows may commit, and what each commit costs them.
+#[derive(Debug)]
+pub enum FairnessLayer {
+    WaBc(wa_bc::WaBc),
+}
+
+impl FairnessLayer {
+    /// Which flows may commit now (`pending`: the flows with ready requests).
+    #[inline]
+    pub fn allowed(&mut self, pending: &[bool], allowed: &mut [bool]) {
+        match self {
+            FairnessLayer::WaBc(w) => w.allowed(pending, allowed),
+        }
+    }
+
+    /// `flow` committed `pages` pages (`write`: programs, charged GC at `gc_per_write`).
+    #[inline]
+    pub fn charge(&mut self, flow: usize, write: bool, pages: u64, gc_per_write: f64) {
+        match self {
+            FairnessLayer::WaBc(w) => w.charge(flow, write, pages, gc_per_write),
+        }
+    }
 }
 
 /// Which overlapping requests the drive keeps in order (`hil.hazards`); FUA always.

@@ -11,6 +11,9 @@
 //! segregated per flow, so a flow's GC share is its share of the writes.
 
 use crate::engine::Ps;
+use crate::hil::config::HilConfig;
+use crate::nand::{Geometry, Timing};
+use crate::validate::us_to_ps;
 
 #[derive(Debug, Clone)]
 pub struct WaBc {
@@ -22,6 +25,19 @@ pub struct WaBc {
 }
 
 impl WaBc {
+    /// WA-BC's budgets: a round of `hil.wa_bc_round_us` per chip; a page read costs a mean tR
+    /// plus its transfer, a page written a mean tPROG plus its transfer.
+    pub fn from_config(hil: &HilConfig, geo: &Geometry, t: &Timing, flows: usize) -> WaBc {
+        let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
+        let xfer = t.bus_transfer_ps(geo.page_bytes as u64);
+        WaBc::new(
+            flows,
+            us_to_ps(hil.wa_bc_round_us) * geo.chips() as u64,
+            mean(&t.t_read_ps) + xfer,
+            mean(&t.t_program_ps) + xfer,
+        )
+    }
+
     pub fn new(flows: usize, round_ps: Ps, read_ps: Ps, write_ps: Ps) -> WaBc {
         WaBc { budget: vec![round_ps as i128; flows], round_ps: round_ps as i128, read_ps, write_ps }
     }
