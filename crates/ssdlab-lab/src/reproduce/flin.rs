@@ -38,7 +38,7 @@ pub use report::check_table;
 use report::*;
 
 use super::{io_err, mean, plot, run_all, shared_trace, Job, Options};
-use ssdlab::error::{Error, Result};
+use ssdlab::error::Result;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::host::{flow_seed, Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use ssdlab::report::FairnessReport;
@@ -167,7 +167,7 @@ pub struct Grid {
 /// The grid (read once; the file is compiled in, and a unit test reads it).
 pub fn grid() -> &'static Grid {
     static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+    super::grid_from(&PARSED, GRID, GRID_NAME)
 }
 
 impl Load {

@@ -32,7 +32,7 @@ pub use report::check_table;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use ssdlab::error::{Error, Result};
+use ssdlab::error::Result;
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
 use ssdlab::ftl::firmware::MapUnit;
 use ssdlab::ftl::mapping::demand::blocks::Replacement;
@@ -320,7 +320,7 @@ pub struct Grid {
 /// The grid (read once; the file is compiled in, and a unit test reads it).
 pub fn grid() -> &'static Grid {
     static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+    super::grid_from(&PARSED, GRID, GRID_NAME)
 }
 
 /// Figure 14's points (channels, ways).

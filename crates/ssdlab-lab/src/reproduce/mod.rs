@@ -84,6 +84,17 @@ pub fn run(paper: &str, opts: &Options) -> Result<Done> {
     Ok(Done { check, summary })
 }
 
+/// A paper's grid file (`text`, compiled in from `name`), parsed once into `cell`. The file
+/// ships with the binary and a unit test per paper reads it, so a bad one is a bug: panic,
+/// naming the file, line and key.
+fn grid_from<T: serde::de::DeserializeOwned>(
+    cell: &'static std::sync::OnceLock<T>,
+    text: &str,
+    name: &str,
+) -> &'static T {
+    cell.get_or_init(|| toml::from_str(text).unwrap_or_else(|e| panic!("{}", Error::toml(name, text, e))))
+}
+
 /// A file error of a reproduction's output or inputs.
 fn io_err(path: &Path, e: std::io::Error) -> Error {
     Error::Io { file: path.display().to_string(), source: e }

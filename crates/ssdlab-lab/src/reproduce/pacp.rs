@@ -24,7 +24,7 @@ mod report;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
-use ssdlab::error::{Error, Result};
+use ssdlab::error::Result;
 use ssdlab::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::AllocationScheme;
@@ -65,7 +65,7 @@ pub struct Grid {
 /// The grid (read once; the file is compiled in, and a unit test reads it).
 pub fn grid() -> &'static Grid {
     static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+    super::grid_from(&PARSED, GRID, GRID_NAME)
 }
 
 /// The stand-ins' total arrival rate, at every channel count [I]: the heaviest writer

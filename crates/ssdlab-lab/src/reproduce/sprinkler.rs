@@ -37,7 +37,7 @@ use ssdlab_trace::{Format, Op, Record};
 
 use super::columns::{self, Field};
 use super::{geomean, io_err, mean, plot, run_all, shared_trace, Job, Options};
-use ssdlab::error::{Error, Result};
+use ssdlab::error::Result;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, Replay};
 use ssdlab::nand::Geometry;
@@ -138,7 +138,7 @@ pub struct Variant {
 /// The grid (read once; the file is compiled in, and a unit test reads it).
 pub fn grid() -> &'static Grid {
     static PARSED: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| toml::from_str(GRID).unwrap_or_else(|e| panic!("{}", Error::toml(GRID_NAME, GRID, e))))
+    super::grid_from(&PARSED, GRID, GRID_NAME)
 }
 
 /// One run's row of results.csv.
