@@ -1,7 +1,7 @@
 //! Validation helpers and unit conversions shared by every layer's config section.
 //!
 //! A leaf module: it imports nothing of the crate but the error type, so each layer checks
-//! its own section (`nand::config`, `ftl::config`, ...) without importing [`crate::config`],
+//! its own section (`nand::config`, `ftl::config`, ...) without importing `config`,
 //! which composes the sections and imports them all.
 
 use std::fmt::Debug;

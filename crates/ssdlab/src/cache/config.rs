@@ -3,7 +3,7 @@
 //!
 //! Every key, its unit, default and allowed values: `docs/config.md`, section `[cache]`.
 //! That the cache holds at least one page relates it to `nand.page_bytes`, so
-//! [`crate::config::Config`] checks it.
+//! `config::Config` (the composed drive, above the layers) checks it.
 
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,7 @@
 //!
 //! Every key, its unit, default and allowed values: `docs/config.md`, section `[ftl]` and its
 //! subsections. Whether GC has room to work in the drive's geometry relates `[ftl]` to
-//! `[nand]`, so [`crate::config::Config`] checks it.
+//! `[nand]`, so `config::Config` (the composed drive, above the layers) checks it.
 
 use serde::{Deserialize, Serialize};
 

@@ -179,13 +179,17 @@ impl FirmwareConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    /// The config sections these tests set (the whole `Config` is composed above this layer).
+    #[derive(Default)]
+    struct Sections {
+        pub ftl: crate::ftl::config::FtlConfig,
+    }
 
     /// Two cores of 1 µs: requests at 0, 0, 0 and 2.5 µs finish at 1, 1, 2 and 3.5 µs (the
     /// third waits for core 0, the fourth finds core 1 free since 1 µs).
     #[test]
     fn requests_queue_for_the_core_that_frees_first() {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.ftl.firmware.cores = 2;
         c.ftl.firmware.op_cost_ns = 1000.0;
         let mut f = Firmware::new(&c.ftl.firmware);
@@ -204,7 +208,7 @@ mod tests {
     /// are starts + 1.5. Busy time 10 × 1.5 µs.
     #[test]
     fn lookups_on_k_cores_queue_as_m_d_k() {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.ftl.firmware.cores = 3;
         c.ftl.firmware.hit_ns = 1500.0;
         let mut f = Firmware::new(&c.ftl.firmware);
@@ -219,7 +223,7 @@ mod tests {
     /// cores stay free for issuing; a flush costs its fixed part plus its blocks.
     #[test]
     fn hardware_map_unit_is_its_own_server() {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.ftl.firmware.map_unit = MapUnit::Hardware;
         c.ftl.firmware.hit_ns = 160.0;
         c.ftl.firmware.flush_ns = 1000.0;

@@ -168,11 +168,16 @@ impl Arbiter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    /// The config sections these tests set (the whole `Config` is composed above this layer).
+    #[derive(Default)]
+    struct Sections {
+        pub hif: crate::hif::config::HifConfig,
+        pub nand: crate::nand::config::NandConfig,
+    }
 
     #[test]
     fn pcie_transfer_counts_packet_overhead() {
-        let c = Config::default(); // 4 lanes × 1 GB/s, 256 B payload + 24 B overhead
+        let c = Sections::default(); // 4 lanes × 1 GB/s, 256 B payload + 24 B overhead
         let link = Link::from_config(&c.hif, c.nand.sector_bytes);
         // 4096 B = 16 packets: 4096 + 16 × 24 = 4480 wire bytes at 4 × 10^9 B/s = 1120 ns.
         assert_eq!(link.transfer_ps(4096), 1_120_000);
@@ -182,7 +187,7 @@ mod tests {
 
     #[test]
     fn weighted_round_robin_gives_weighted_shares() {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.hif.arbitration = Arbitration::WeightedRoundRobin;
         c.hif.wrr_weights = vec![4, 2, 1];
         let mut a = Arbiter::from_config(&c.hif);

@@ -198,11 +198,16 @@ impl HostInterface {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    /// The config sections these tests set (the whole `Config` is composed above this layer).
+    #[derive(Default)]
+    struct Sections {
+        pub hif: crate::hif::config::HifConfig,
+        pub nand: crate::nand::config::NandConfig,
+    }
 
     /// 4 lanes × 1 GB/s, 128-byte packets with 28 bytes of framing: 250 ps per wire byte.
     fn with_messages() -> HostInterface {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.hif.pcie.tlp_payload_bytes = 128;
         c.hif.pcie.tlp_overhead_bytes = 28;
         c.hif.nvme.messages = true;

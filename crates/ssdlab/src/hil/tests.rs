@@ -15,7 +15,12 @@
 //! chips' commands as the flash side would.
 
 use super::*;
-use crate::config::Config;
+
+/// The config sections these tests set (the whole `Config` is composed above this layer).
+#[derive(Default)]
+struct Sections {
+    pub nand: crate::nand::config::NandConfig,
+}
 
 struct Harness {
     geo: Geometry,
@@ -45,7 +50,7 @@ const EXAMPLE: [(u32, u32, u32); 15] = [
 
 impl Harness {
     fn new(kind: SchedulerKind) -> Harness {
-        let mut cfg = Config::default();
+        let mut cfg = Sections::default();
         cfg.nand.channels = 3;
         cfg.nand.chips_per_channel = 3;
         cfg.nand.dies_per_chip = 2;

@@ -4,7 +4,7 @@
 //!
 //! Every key, its unit, default and allowed values: `docs/config.md`, sections `[nand]`,
 //! `[nand.bus]` and `[nand.suspension]`. Checks that relate these keys to other sections
-//! (the cache holds a page, GC has room in the geometry) are in [`crate::config::Config`].
+//! (the cache holds a page, GC has room in the geometry) are in `config::Config` (the composed drive, above the layers).
 
 use serde::{Deserialize, Serialize};
 

@@ -370,10 +370,14 @@ impl Timing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    /// The config sections these tests set (the whole `Config` is composed above this layer).
+    #[derive(Default)]
+    struct Sections {
+        pub nand: crate::nand::config::NandConfig,
+    }
 
     fn timing_at(rate: f64, width: u32) -> Timing {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.nand.bus.rate_mt_s = rate;
         c.nand.bus.width_bits = width;
         Timing::from_config(&c.nand)
@@ -398,7 +402,7 @@ mod tests {
 
     #[test]
     fn address_decomposition_round_trips() {
-        let mut c = Config::default();
+        let mut c = Sections::default();
         c.nand.channels = 3;
         c.nand.chips_per_channel = 2;
         c.nand.dies_per_chip = 2;
@@ -439,8 +443,8 @@ mod tests {
 
     #[test]
     fn page_types_cycle_through_the_block() {
-        let mut c = Config::default();
-        c.nand.cell = crate::config::CellType::Tlc;
+        let mut c = Sections::default();
+        c.nand.cell = crate::nand::config::CellType::Tlc;
         c.nand.t_read_us = vec![50.0, 70.0, 90.0];
         c.nand.t_program_us = vec![500.0, 2000.0, 3000.0];
         let t = Timing::from_config(&c.nand);

@@ -30,7 +30,7 @@ pub enum TxKind {
     User,
     Gc,
     Mapping,
-    /// PACP's idle-time migration (`crate::ftl::alloc::pacp`): a read-dominant page moved off a Write
+    /// Idle-time migration (PACP's; `ftl/migration_job.rs`): a read-dominant page moved off a Write
     /// channel while the host is idle; queued and scheduled as GC work, counted apart.
     Migration,
 }

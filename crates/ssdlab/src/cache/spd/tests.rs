@@ -8,8 +8,14 @@ use crate::ftl::gc::die_gc;
 use crate::ftl::AllocationScheme;
 use crate::nand::Geometry;
 
+/// The config sections these tests set (the whole `Config` is composed above this layer).
+#[derive(Default)]
+struct Sections {
+    pub nand: crate::nand::config::NandConfig,
+}
+
 fn geometry(chips: u32, planes: u32) -> Geometry {
-    let mut cfg = crate::Config::default();
+    let mut cfg = Sections::default();
     cfg.nand.channels = 1;
     cfg.nand.chips_per_channel = chips;
     cfg.nand.dies_per_chip = 1;

@@ -1,12 +1,18 @@
 //! Allocation schemes worked by hand on 2 channels × 3 chips × 2 dies × 2 planes.
 
 use super::*;
-use crate::config::Config;
 use crate::ftl::Ftl;
 
+/// The config sections these tests set (the whole `Config` is composed above this layer).
+#[derive(Default)]
+struct Sections {
+    pub nand: crate::nand::config::NandConfig,
+    pub ftl: crate::ftl::config::FtlConfig,
+}
+
 /// 2 channels x 3 chips x 2 dies x 2 planes.
-fn config() -> Config {
-    let mut c = Config::default();
+fn config() -> Sections {
+    let mut c = Sections::default();
     c.nand.channels = 2;
     c.nand.chips_per_channel = 3;
     c.nand.dies_per_chip = 2;

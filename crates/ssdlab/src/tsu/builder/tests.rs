@@ -4,10 +4,16 @@
 //! one page offset (and block, when the part needs it), other dies at any offset.
 
 use super::*;
-use crate::config::Config;
 use crate::nand::Geometry;
 use crate::tsu::unit::Tsu;
 use crate::tsu::{Fifo, NewTx, Pick, TxKind};
+
+/// The config sections these tests set (the whole `Config` is composed above this layer).
+#[derive(Default)]
+struct Sections {
+    pub nand: crate::nand::config::NandConfig,
+    pub tsu: crate::tsu::config::TsuConfig,
+}
 
 /// What the builder sees of the FTL: where each logical page is, what each physical page
 /// holds, and each plane's write point per stream (None: no page can be had).
@@ -33,8 +39,8 @@ impl FtlView for FakeFtl {
     }
 }
 
-fn config() -> Config {
-    let mut c = Config::default();
+fn config() -> Sections {
+    let mut c = Sections::default();
     c.nand.channels = 1;
     c.nand.chips_per_channel = 1;
     c.nand.dies_per_chip = 2;
@@ -51,7 +57,7 @@ struct Case {
 }
 
 impl Case {
-    fn new(c: &Config) -> Case {
+    fn new(c: &Sections) -> Case {
         let geo = Geometry::from_config(&c.nand);
         Case { tsu: Tsu::new(&c.nand, &c.tsu, &geo, Box::new(Fifo)), geo, ftl: FakeFtl::default() }
     }

@@ -1,12 +1,18 @@
 //! FLIN's stages on small cases worked by hand.
 
 use super::*;
-use crate::config::Config;
 use crate::tsu::Stream;
 use crate::tsu::{ChipQueues, Place, QueueEntry, QUEUE_CLASSES};
 
-fn config() -> Config {
-    let mut cfg = Config::default();
+/// The config sections these tests set (the whole `Config` is composed above this layer).
+#[derive(Default)]
+struct Sections {
+    pub nand: crate::nand::config::NandConfig,
+    pub tsu: crate::tsu::config::TsuConfig,
+}
+
+fn config() -> Sections {
+    let mut cfg = Sections::default();
     cfg.nand.channels = 1;
     cfg.nand.chips_per_channel = 1;
     cfg

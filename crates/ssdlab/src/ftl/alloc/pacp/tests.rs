@@ -2,9 +2,15 @@
 
 use super::*;
 
+/// The config sections these tests set (the whole `Config` is composed above this layer).
+#[derive(Default)]
+struct Sections {
+    pub nand: crate::nand::config::NandConfig,
+}
+
 /// 4 channels × 2 chips × 1 die × 2 planes.
 fn geometry() -> Geometry {
-    let mut cfg = crate::Config::default();
+    let mut cfg = Sections::default();
     cfg.nand.channels = 4;
     cfg.nand.chips_per_channel = 2;
     cfg.nand.dies_per_chip = 1;
