@@ -74,6 +74,27 @@ pub fn header(own: &[&str], fields: &[Field]) -> String {
     own.iter().copied().chain(fields.iter().map(|f| f.name)).collect::<Vec<_>>().join(",")
 }
 
+/// A run's line of results.csv: its own columns (`own`, already joined), then the fields'.
+pub fn line(own: &str, report: &Report, fields: &[Field]) -> Result<String> {
+    Ok(format!("{own},{}", values(report, fields)?))
+}
+
+/// Write `out`/results.csv: the header of `own` and `fields`, then each run's line.
+pub fn write_table<'a>(
+    out: &std::path::Path,
+    own: &[&str],
+    fields: &[Field],
+    lines: impl Iterator<Item = &'a str>,
+) -> Result<()> {
+    let mut csv = header(own, fields);
+    csv.push('\n');
+    for l in lines {
+        csv += l;
+        csv.push('\n');
+    }
+    crate::sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
+}
+
 /// The fields' values of one report, comma-separated (after the reproduction's own ones).
 /// A path the report does not have is an internal error naming it.
 pub fn values(report: &Report, fields: &[Field]) -> Result<String> {

@@ -31,7 +31,7 @@ mod report;
 pub use report::check_table;
 
 use super::columns::{self, Field};
-use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
+use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
 use ssdlab::ftl::firmware::MapUnit;
@@ -556,7 +556,7 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let programs = s.ftl.user_pages_programmed + s.ftl.gc_pages_programmed + s.ftl.map_pages_programmed;
     let sim_time_s = s.sim_time_ps as f64 / 1e12;
     Ok(Row {
-        csv: format!("{},{}", meta.csv(), columns::values(r, FIELDS)?),
+        csv: columns::line(&meta.csv(), r, FIELDS)?,
         experiment: meta.experiment,
         workload: meta.workload.clone(),
         scheme: meta.scheme,
@@ -603,7 +603,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let mut rows = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect::<Result<Vec<Row>>>()?;
     // Synthetic rows first in the outputs, as the paper's figures go.
     rows.sort_by_key(|r| ["synthetic", "trace", "scaling"].iter().position(|e| *e == r.experiment));
-    write_results_csv(&opts.out, &columns::header(&OWN, FIELDS), rows.iter().map(|r| r.csv.clone()))?;
+    columns::write_table(&opts.out, &OWN, FIELDS, rows.iter().map(|r| r.csv.as_str()))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;

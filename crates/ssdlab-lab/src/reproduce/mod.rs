@@ -114,16 +114,6 @@ fn shared_trace(opts: &Options, file: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Write DIR/results.csv: `header`, then one line per row.
-fn write_results_csv(out: &Path, header: &str, rows: impl Iterator<Item = String>) -> Result<()> {
-    let mut csv = format!("{header}\n");
-    for r in rows {
-        csv += &r;
-        csv.push('\n');
-    }
-    sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
-}
-
 /// Write DIR/REPORT.md.
 fn write_report(out: &Path, md: String) -> Result<()> {
     sweep::write_atomic(&out.join("REPORT.md"), md.as_bytes())

@@ -23,7 +23,7 @@ use serde::Deserialize;
 mod report;
 
 use super::columns::{self, Field};
-use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
+use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
 use ssdlab::ftl::precondition::Pattern;
@@ -472,7 +472,7 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let s = &r.sim;
     let part = s.ftl.partition.as_ref();
     Ok(Row {
-        csv: format!("{},{}", meta.csv(), columns::values(r, FIELDS)?),
+        csv: columns::line(&meta.csv(), r, FIELDS)?,
         workload: meta.workload,
         synthetic: meta.synthetic,
         scheme: meta.scheme,
@@ -523,7 +523,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     eprintln!("  reproduce pacp: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce pacp", plan.jobs, opts)?;
     let rows = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect::<Result<Vec<Row>>>()?;
-    write_results_csv(&opts.out, &columns::header(&OWN, FIELDS), rows.iter().map(|r| r.csv.clone()))?;
+    columns::write_table(&opts.out, &OWN, FIELDS, rows.iter().map(|r| r.csv.as_str()))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;

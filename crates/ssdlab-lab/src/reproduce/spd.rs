@@ -26,7 +26,7 @@ use serde::Deserialize;
 mod report;
 
 use super::columns::{self, Field};
-use super::{io_err, plot, run_all, shared_trace, write_report, write_results_csv, Job, Options};
+use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::cache::config::{CachePolicy, SlotRelease, SpdFallback};
 use ssdlab::error::{Error, Result};
 use ssdlab::ftl::gc::die_gc::DieLeftover;
@@ -236,6 +236,8 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
 /// One run's row of results.csv.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// Its line of results.csv.
+    pub csv: String,
     pub experiment: String,
     pub trace: &'static str,
     pub scheme: Scheme,
@@ -303,10 +305,11 @@ const FIELDS: &[Field] = &[
     Field::int("buffered_moves", "sim.gc.buffered_moves"),
 ];
 
-fn row(meta: &Meta, r: &Report) -> Row {
+fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let s = &r.sim;
     let u = &s.flash.write_cases.user.share;
-    Row {
+    Ok(Row {
+        csv: columns::line(&meta.csv(), r, FIELDS)?,
         experiment: meta.experiment.clone(),
         trace: meta.trace,
         scheme: meta.scheme,
@@ -329,7 +332,7 @@ fn row(meta: &Meta, r: &Report) -> Row {
         buffered_moves: s.gc.buffered_moves,
         waf: s.gc.waf,
         unaligned_opens: s.ftl.unaligned_block_opens,
-    }
+    })
 }
 
 /// The slides' headline numbers beside this run's (REPORT.md's last table).
@@ -347,11 +350,8 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let plan = plan(opts, &base)?;
     eprintln!("  reproduce spd: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce spd", plan.jobs, opts)?;
-    let rows: Vec<Row> = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect();
-    let lines =
-        plan.metas.iter().zip(&reports).map(|(m, r)| Ok(format!("{},{}", m.csv(), columns::values(r, FIELDS)?)));
-    let lines = lines.collect::<Result<Vec<String>>>()?;
-    write_results_csv(&opts.out, &columns::header(&OWN, FIELDS), lines.into_iter())?;
+    let rows = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect::<Result<Vec<Row>>>()?;
+    columns::write_table(&opts.out, &OWN, FIELDS, rows.iter().map(|r| r.csv.as_str()))?;
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;

@@ -283,7 +283,7 @@ impl Meta {
 fn row(meta: &Meta, r: &Report) -> Result<Row> {
     let s = &r.sim;
     Ok(Row {
-        csv: format!("{},{}", meta.csv(), columns::values(r, FIELDS)?),
+        csv: columns::line(&meta.csv(), r, FIELDS)?,
         experiment: meta.experiment,
         workload: meta.workload.clone(),
         scheduler: meta.scheduler.to_string(),
@@ -587,14 +587,7 @@ fn plan_gc_runs(opts: &Options, wl_dir: &Path, span: u64, plan: &mut Plan) -> Re
 /// Write DIR/results.csv, the figures and DIR/REPORT.md (its wall time measured from `wall`).
 fn write_outputs(opts: &Options, rows: &[Row], wall: std::time::Instant, base: &Config) -> Result<()> {
     let out = &opts.out;
-    let mut csv = columns::header(&OWN, FIELDS);
-    csv.push('\n');
-    for r in rows {
-        csv += &r.csv;
-        csv.push('\n');
-    }
-    let csv_path = out.join("results.csv");
-    crate::sweep::write_atomic(&csv_path, csv.as_bytes())?;
+    columns::write_table(out, &OWN, FIELDS, rows.iter().map(|r| r.csv.as_str()))?;
     let figures = figures(out, rows);
     let report = report_md(opts, rows, &figures, wall.elapsed().as_secs_f64(), base);
     let md = out.join("REPORT.md");
