@@ -10,7 +10,7 @@ use crate::ftl::{MapIo, Step, Stream, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, NONE};
 use crate::stats::Seen;
-use crate::tsu::{GcUrgency, NewTx, QueueClass, TxKind, QUEUE_CLASSES};
+use crate::tsu::{GcUrgency, NewTx, Owner, QueueClass, TxKind, QUEUE_CLASSES};
 
 impl Simulation {
     /// Let the device-level scheduler commit what it wants now. Everything committed in the
@@ -81,7 +81,7 @@ impl Simulation {
 
     /// A transaction for memory request `mr`, of its flow.
     fn user_tx(&mut self, op: FlashOp, plane: u32, lpn: Lpn, mask: u64, mr: u32) -> u32 {
-        let spec = NewTx { mr, flow: self.mrs[mr].flow, ..NewTx::new(TxKind::User, op, plane, lpn, mask) };
+        let spec = NewTx { flow: self.mrs[mr].flow, ..NewTx::new(Owner::Request(mr), op, plane, lpn, mask) };
         self.tsu.create(spec, self.q.now())
     }
 
@@ -96,7 +96,8 @@ impl Simulation {
             self.stats.saw(Seen::RmwRead);
             let plane = self.geo.plane_of(old);
             let flow = self.tsu.tx(tx).flow;
-            let spec = NewTx { then: tx, flow, ..NewTx::new(TxKind::User, FlashOp::Read, plane, lpn, full & !mask) };
+            let rmw = Owner::Rmw { program: tx };
+            let spec = NewTx { flow, ..NewTx::new(rmw, FlashOp::Read, plane, lpn, full & !mask) };
             let read = self.tsu.create(spec, self.q.now());
             self.enqueue(read);
         } else {
@@ -210,8 +211,7 @@ impl Simulation {
         while let Some(tx) = self.tsu.pop_readdressed() {
             // The read follows its data to its new plane.
             let plane = self.geo.plane_of(self.ftl.read_page(self.tsu.tx(tx).lpn));
-            let mr = self.tsu.tx(tx).mr;
-            if mr != NONE {
+            if let Some(mr) = self.tsu.tx(tx).owner.request() {
                 self.committer.moved(&mut self.mrs[mr], plane);
             }
             self.tsu.retarget(tx, plane);
@@ -233,11 +233,10 @@ impl Simulation {
         self.phy.reserve(chip);
         self.tsu.dispatched(chip, txs, self.q.now());
         for &tx in txs.iter() {
-            let t = self.tsu.tx(tx);
-            if t.kind == TxKind::User && t.mr != NONE {
+            if let Some(mr) = self.tsu.tx(tx).owner.request() {
                 // The memory request's own command starts (a read-modify-write's program, not
                 // its read): it no longer waits at its plane.
-                self.committer.started(&mut self.mrs[t.mr]);
+                self.committer.started(&mut self.mrs[mr]);
             }
             match op {
                 FlashOp::Read => self.launch_read(tx),
@@ -330,7 +329,13 @@ impl Simulation {
             let old = self.ftl.mapped_page(lpn);
             // A cache write-back overtaken by a TRIM programs data nobody maps.
             let t = self.tsu.tx(tx);
-            let current = t.mr != NONE || self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, t.cache_gen));
+            let current = match t.owner {
+                Owner::WriteBack { trim_gen } => {
+                    self.cache.as_ref().is_some_and(|c| c.writeback_current(lpn, trim_gen))
+                }
+                _ => true,
+            };
+            let writeback = matches!(t.owner, Owner::WriteBack { .. });
             if current {
                 self.ftl.commit_write(lpn, ppn, now);
                 if old != NONE && self.geo.plane_of(old) != plane {
@@ -338,7 +343,7 @@ impl Simulation {
                     self.stats.saw(Seen::Readdressed(n));
                 }
             }
-            if t.mr == NONE && self.cache.as_ref().is_some_and(|c| c.writeback_is_gc(lpn)) {
+            if writeback && self.cache.as_ref().is_some_and(|c| c.writeback_is_gc(lpn)) {
                 // A Die-GC move that went through the write buffer.
                 self.stats.saw(Seen::GcMoveProgrammed { map_page: false });
             } else {
@@ -377,12 +382,12 @@ impl Simulation {
             MapIo::Read(vtpn) => {
                 let tp = self.ftl.tp_lpn(vtpn);
                 let plane = self.geo.plane_of(self.ftl.mapped_page(tp));
-                NewTx::new(TxKind::Mapping, FlashOp::Read, plane, tp, full)
+                NewTx::new(Owner::Map, FlashOp::Read, plane, tp, full)
             }
             MapIo::Write(vtpn) => {
                 let tp = self.ftl.tp_lpn(vtpn);
                 let plane = self.ftl.write_plane(tp, self.tsu.chip_load(), self.q.now());
-                NewTx::new(TxKind::Mapping, FlashOp::Program, plane, tp, full)
+                NewTx::new(Owner::Map, FlashOp::Program, plane, tp, full)
             }
         };
         let tx = self.tsu.create(spec, self.q.now());
@@ -432,71 +437,69 @@ impl Simulation {
         self.phy.hand_bus_on(chip, self.tsu.records(), &mut self.q);
     }
 
-    /// A transaction of a finished command: route its result to whoever waits for it.
+    /// A transaction of a finished command: route its result to its owner (the request it
+    /// serves, or the job it is a step of).
     fn tx_done(&mut self, tx: u32, op: FlashOp) {
         let r = self.tsu.tx(tx);
-        if r.kind == TxKind::Gc && op == FlashOp::Read && self.ftl.lpn_at(r.src_ppn) == r.lpn {
-            // The read of a GC move found its page still live: the move's program follows,
-            // in the read's record. Its map entry changes when the program starts.
-            self.ftl.prefetch_entry(r.lpn);
-            let (src, read) = (self.geo.plane_of(r.src_ppn), (tx, r.lpn, r.src_ppn));
-            let mut steps = self.take_steps();
-            self.ftl.move_read_done(src, Some(read), self.tsu.chip_load(), &mut steps);
-            self.apply_steps(steps);
-            return;
-        }
-        if r.kind == TxKind::Migration && op == FlashOp::Read {
-            return self.migration_read_done(tx);
+        match (r.owner, op) {
+            (Owner::Gc { plane }, FlashOp::Read) if self.ftl.lpn_at(r.src_ppn) == r.lpn => {
+                // The read of a GC move found its page still live: the move's program
+                // follows, in the read's record. Its map entry changes when the program starts.
+                self.ftl.prefetch_entry(r.lpn);
+                let read = (tx, r.lpn, r.src_ppn);
+                let mut steps = self.take_steps();
+                self.ftl.move_read_done(plane, Some(read), self.tsu.chip_load(), &mut steps);
+                self.apply_steps(steps);
+                return;
+            }
+            (Owner::Migration, FlashOp::Read) => return self.migration_read_done(tx),
+            _ => {}
         }
         let t = self.tsu.tx(tx).clone();
         self.tsu.free(tx);
-        match (t.kind, op) {
-            (TxKind::User, FlashOp::Read) if t.then != NONE => {
+        match (t.owner, op) {
+            (Owner::Rmw { program }, _) => {
                 // Read half of a read-modify-write: now program the merged page (which
                 // invalidates the page just read and remaps the logical page).
                 self.ftl.prefetch_page(t.ppn);
                 self.ftl.prefetch_entry(t.lpn);
-                self.enqueue(t.then);
+                self.enqueue(program);
             }
-            (TxKind::User, FlashOp::Read) => {
+            (Owner::Request(mr), FlashOp::Read) => {
                 if let Some(o) = &mut self.oracle {
                     let ppn = (t.src_ppn != NONE).then_some(t.ppn);
                     o.saw(DataEvent::Read { lpn: t.lpn, mask: t.sector_mask, ppn, what: "flash read" });
                 }
-                self.committer.flash_finished(&mut self.mrs[t.mr]);
-                self.mr_flash_done(t.mr);
+                self.committer.flash_finished(&mut self.mrs[mr]);
+                self.mr_flash_done(mr);
             }
-            // A dummy page of an SPD eviction.
-            (TxKind::User, _) if t.lpn == NONE => {}
-            (TxKind::User, _) if t.mr != NONE => {
-                self.committer.flash_finished(&mut self.mrs[t.mr]);
-                self.mr_done(t.mr);
+            (Owner::Request(mr), _) => {
+                self.committer.flash_finished(&mut self.mrs[mr]);
+                self.mr_done(mr);
             }
-            (TxKind::User, _) => {
-                // A cache write-back; with release at eviction, the write that evicted it
-                // may be done now.
+            (Owner::WriteBack { .. }, _) => {
+                // With release at eviction, the write that evicted it may be done now.
                 let evicted_for = self.cache.as_mut().expect("write-back without a cache").writeback_done(t.lpn);
                 self.drain_cache_waiting();
                 if let Some(mr) = evicted_for {
                     self.mr_done(mr);
                 }
             }
+            // Dummy pages, and a translation page's program: nothing waits for them.
+            (Owner::EvictionPad | Owner::GcPad, _) | (Owner::Map, FlashOp::Program | FlashOp::Copyback) => {}
+            (Owner::Map, FlashOp::Read) => self.map_read_done(t.lpn),
             // A GC read whose page was overwritten or trimmed since the victim was chosen
-            // has nothing to move; a GC program or copyback finished its move (a Die-GC pad
-            // moved nothing).
-            (TxKind::Gc, FlashOp::Read) => {
+            // has nothing to move; a GC program or copyback finished its move.
+            (Owner::Gc { plane }, FlashOp::Read) => {
                 let mut steps = self.take_steps();
-                self.ftl.move_read_done(self.geo.plane_of(t.src_ppn), None, self.tsu.chip_load(), &mut steps);
+                self.ftl.move_read_done(plane, None, self.tsu.chip_load(), &mut steps);
                 self.apply_steps(steps);
             }
-            (TxKind::Gc, FlashOp::Program) if t.lpn == NONE => {}
-            (TxKind::Gc, FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(self.geo.plane_of(t.src_ppn)),
-            (TxKind::Gc, FlashOp::Erase) => self.gc_erased(t.plane),
-            (TxKind::Migration, FlashOp::Read) => unreachable!("a migration read is routed before"),
-            (TxKind::Migration, _) => self.migration_done(),
-            (TxKind::Mapping, FlashOp::Read) => self.map_read_done(t.lpn),
-            // A translation page's program finished: nothing waits for it.
-            (TxKind::Mapping, _) => {}
+            (Owner::Gc { plane }, FlashOp::Program | FlashOp::Copyback) => self.gc_move_done(plane),
+            (Owner::Gc { plane }, FlashOp::Erase) => self.gc_erased(plane),
+            (Owner::Migration, FlashOp::Read) => unreachable!("a migration read is routed before"),
+            (Owner::Migration, _) => self.migration_done(),
+            (Owner::Map, FlashOp::Erase) => unreachable!("the map cache erases nothing"),
         }
     }
 
@@ -520,7 +523,8 @@ impl Simulation {
                 Step::Started => self.gc_started(),
                 Step::Move { page, plane } => {
                     let op = self.ftl.gc_move_op();
-                    let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(TxKind::Gc, op, plane, page.lpn, full) };
+                    let owner = Owner::Gc { plane: self.geo.plane_of(page.ppn) };
+                    let spec = NewTx { src_ppn: page.ppn, ..NewTx::new(owner, op, plane, page.lpn, full) };
                     let tx = self.tsu.create(spec, self.q.now());
                     self.enqueue(tx);
                 }
@@ -552,7 +556,7 @@ impl Simulation {
                 Step::MigrateRead { page, plane } => {
                     let spec = NewTx {
                         src_ppn: page.ppn,
-                        ..NewTx::new(TxKind::Migration, FlashOp::Read, plane, page.lpn, full)
+                        ..NewTx::new(Owner::Migration, FlashOp::Read, plane, page.lpn, full)
                     };
                     let tx = self.tsu.create(spec, self.q.now());
                     self.enqueue(tx);
@@ -592,7 +596,7 @@ impl Simulation {
 
     fn enqueue_erase(&mut self, plane: u32, victim: u32) {
         let first_page = self.geo.ppn(plane, self.geo.block_in_plane(victim), 0);
-        let spec = NewTx { ppn: first_page, ..NewTx::new(TxKind::Gc, FlashOp::Erase, plane, NONE, 0) };
+        let spec = NewTx { ppn: first_page, ..NewTx::new(Owner::Gc { plane }, FlashOp::Erase, plane, NONE, 0) };
         let e = self.tsu.create(spec, self.q.now());
         self.enqueue(e);
     }
@@ -661,7 +665,7 @@ impl Simulation {
     fn enqueue_pads(&mut self, plane: u32, count: u32) {
         for _ in 0..count {
             let full = self.full_mask();
-            let tx = self.tsu.create(NewTx::new(TxKind::Gc, FlashOp::Program, plane, NONE, full), self.q.now());
+            let tx = self.tsu.create(NewTx::new(Owner::GcPad, FlashOp::Program, plane, NONE, full), self.q.now());
             self.enqueue(tx);
         }
     }

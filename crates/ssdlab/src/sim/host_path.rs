@@ -15,7 +15,7 @@ use crate::host::IoOp;
 use crate::nand::FlashOp;
 use crate::nand::NONE;
 use crate::stats::Seen;
-use crate::tsu::{NewTx, TxKind};
+use crate::tsu::{NewTx, Owner};
 
 impl Simulation {
     /// Submit a flow's requests while its queue has room; schedule its next arrival.
@@ -372,7 +372,8 @@ impl Simulation {
                 let plane = plane.expect("a pad has its plane");
                 self.stats.saw(Seen::CacheWriteback { pad: true });
                 let full = self.full_mask();
-                let tx = self.tsu.create(NewTx::new(TxKind::User, FlashOp::Program, plane, NONE, full), self.q.now());
+                let tx =
+                    self.tsu.create(NewTx::new(Owner::EvictionPad, FlashOp::Program, plane, NONE, full), self.q.now());
                 self.enqueue(tx);
                 continue;
             }
@@ -381,7 +382,7 @@ impl Simulation {
                 Some(p) => self.ftl.assign_plane(lpn, p),
                 None => self.ftl.write_plane(lpn, self.tsu.chip_load(), self.q.now()),
             };
-            let spec = NewTx { cache_gen: gen, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, mask) };
+            let spec = NewTx::new(Owner::WriteBack { trim_gen: gen }, FlashOp::Program, plane, lpn, mask);
             let tx = self.tsu.create(spec, self.q.now());
             if let Some(o) = &mut self.oracle {
                 o.saw(DataEvent::StageCacheData { tx, lpn });

@@ -35,6 +35,53 @@ pub enum TxKind {
     Migration,
 }
 
+/// Who a transaction's completion goes to: the host request it serves, or the job it is a
+/// step of. The simulation loop routes a finished (or dropped) transaction by its owner and
+/// operation alone; the owner also fixes its kind ([`Owner::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// A host memory request (its index in the loop's table).
+    Request(u32),
+    /// The read of a read-modify-write: it fetches the sectors that program `program`
+    /// keeps, which is enqueued once the read completes.
+    Rmw { program: u32 },
+    /// A cache write-back, with the cache entry's TRIM generation when it started.
+    WriteBack { trim_gen: u32 },
+    /// A dummy page of an SPD eviction (no data; keeps a die's write points equal).
+    EvictionPad,
+    /// The GC job of `plane` (the plane its victim is on): a move of a victim's page, or
+    /// the victim's erase.
+    Gc { plane: u32 },
+    /// A dummy page of a Die-GC group.
+    GcPad,
+    /// The idle-time migration job (`ftl/migration_job.rs`).
+    Migration,
+    /// The map cache's translation-page I/O.
+    Map,
+}
+
+impl Owner {
+    /// The kind of work, which picks the transaction's queue and write stream.
+    #[inline(always)]
+    pub const fn kind(self) -> TxKind {
+        match self {
+            Owner::Request(_) | Owner::Rmw { .. } | Owner::WriteBack { .. } | Owner::EvictionPad => TxKind::User,
+            Owner::Gc { .. } | Owner::GcPad => TxKind::Gc,
+            Owner::Migration => TxKind::Migration,
+            Owner::Map => TxKind::Mapping,
+        }
+    }
+
+    /// The host memory request served, if any.
+    #[inline(always)]
+    pub const fn request(self) -> Option<u32> {
+        match self {
+            Owner::Request(mr) => Some(mr),
+            _ => None,
+        }
+    }
+}
+
 /// Per-chip queue classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueClass {
@@ -92,6 +139,9 @@ pub enum WriteCase {
 #[derive(Debug, Clone)]
 #[repr(align(64))]
 pub struct Transaction {
+    /// Who its completion goes to.
+    pub owner: Owner,
+    /// `owner.kind()`, kept in the record: the queues and the builder read it often.
     pub kind: TxKind,
     pub op: FlashOp,
     pub plane: u32,
@@ -104,14 +154,8 @@ pub struct Transaction {
     pub lpn: Lpn,
     /// Sectors of the page the operation carries (bit i = sector i).
     pub sector_mask: u64,
-    /// Memory request served (user), or NONE.
-    pub mr: u32,
     /// GC moves: the page moved. User reads under `--check`: the page read if it held data.
     pub src_ppn: Ppn,
-    /// A program to enqueue once this read completes (read-modify-write), or NONE.
-    pub then: u32,
-    /// Cache write-backs: the cache entry's TRIM generation when the write-back started.
-    pub cache_gen: u32,
     pub stream: Stream,
     /// The flow (tenant) the work is for; NONE for GC and cache write-backs.
     pub flow: u32,

@@ -15,7 +15,7 @@ use crate::tsu::config::TsuConfig;
 use crate::tsu::Stream;
 use crate::tsu::WriteCase;
 use crate::tsu::{
-    ChipQueues, GcUrgency, Pick, PickContext, Place, QueueClass, QueueEntry, Transaction, TsuPolicy, TxKind,
+    ChipQueues, GcUrgency, Owner, Pick, PickContext, Place, QueueClass, QueueEntry, Transaction, TsuPolicy, TxKind,
     QUEUE_CLASSES,
 };
 
@@ -33,38 +33,22 @@ pub struct Tsu {
 }
 
 /// What a new transaction does: [`NewTx::new`] with the fields that differ by kind set on it
-/// (`mr` and `flow` for user work, `src_ppn` for a GC move, `ppn` for an erase, `then` for
-/// the read of a read-modify-write, `cache_gen` for a cache write-back).
+/// (`flow` for user work, `src_ppn` for a GC or migration move, `ppn` for an erase).
 #[derive(Debug, Clone, Copy)]
 pub struct NewTx {
-    pub kind: TxKind,
+    pub owner: Owner,
     pub op: FlashOp,
     pub plane: u32,
     pub lpn: Lpn,
     pub sector_mask: u64,
-    pub mr: u32,
     pub flow: u32,
     pub src_ppn: Ppn,
     pub ppn: Ppn,
-    pub then: u32,
-    pub cache_gen: u32,
 }
 
 impl NewTx {
-    pub fn new(kind: TxKind, op: FlashOp, plane: u32, lpn: Lpn, sector_mask: u64) -> NewTx {
-        NewTx {
-            kind,
-            op,
-            plane,
-            lpn,
-            sector_mask,
-            mr: NONE,
-            flow: NONE,
-            src_ppn: NONE,
-            ppn: NONE,
-            then: NONE,
-            cache_gen: 0,
-        }
+    pub fn new(owner: Owner, op: FlashOp, plane: u32, lpn: Lpn, sector_mask: u64) -> NewTx {
+        NewTx { owner, op, plane, lpn, sector_mask, flow: NONE, src_ppn: NONE, ppn: NONE }
     }
 }
 
@@ -101,20 +85,19 @@ impl Tsu {
     #[inline(always)]
     pub fn create(&mut self, spec: NewTx, now: Ps) -> u32 {
         self.tx_seq += 1;
+        let kind = spec.owner.kind();
         self.txs.insert(Transaction {
             flow: spec.flow,
-            kind: spec.kind,
+            owner: spec.owner,
+            kind,
             op: spec.op,
             plane: spec.plane,
             plane_in_chip: self.geo.plane_in_chip(spec.plane) as u16,
             ppn: spec.ppn,
             lpn: spec.lpn,
             sector_mask: spec.sector_mask,
-            mr: spec.mr,
             src_ppn: spec.src_ppn,
-            then: spec.then,
-            cache_gen: spec.cache_gen,
-            stream: match spec.kind {
+            stream: match kind {
                 TxKind::User => Stream::User,
                 TxKind::Gc | TxKind::Migration => Stream::Gc,
                 TxKind::Mapping => Stream::Map,
@@ -130,7 +113,7 @@ impl Tsu {
     pub fn turn_into_program(&mut self, tx: u32, now: Ps) {
         self.tx_seq += 1;
         let w = &mut self.txs[tx];
-        debug_assert!(w.mr == NONE && w.flow == NONE && w.then == NONE && w.stream == Stream::Gc);
+        debug_assert!(matches!(w.owner, Owner::Gc { .. } | Owner::Migration) && w.flow == NONE);
         w.op = FlashOp::Program;
         w.ppn = NONE;
         w.enqueued_ps = now;

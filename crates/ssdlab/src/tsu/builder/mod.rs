@@ -27,7 +27,7 @@ mod tests;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::slab::Slab;
 use crate::tsu::Stream;
-use crate::tsu::{ChipQueues, Place, QueueClass, Transaction, TsuPolicy};
+use crate::tsu::{ChipQueues, Owner, Place, QueueClass, Transaction, TsuPolicy};
 
 /// What the builder needs to know of the FTL: where data lives now and where a program
 /// would go.
@@ -130,13 +130,14 @@ pub struct ChipWork<'a> {
     pub load: &'a mut u32,
 }
 
-/// A GC move dropped at its queue's head: the plane of the page it was to move (its
-/// victim's), and the plane whose queue it was on (the same, unless Die-GC sent it to
-/// another plane of the die).
+/// A move dropped at its queue's head: the plane of the page it was to move (its victim's),
+/// the plane whose queue it was on (the same, unless Die-GC sent it to another plane of the
+/// die), and the job it was a step of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DroppedMove {
     pub source: u32,
     pub queued_on: u32,
+    pub owner: Owner,
 }
 
 /// The builder, with its reusable buffers and its outputs.
@@ -211,8 +212,9 @@ impl Builder {
                 if traits.gc_move && e.lpn != NONE && ftl.lpn_at(e.page) != e.lpn {
                     work.queues.take(class, pic, 0);
                     *work.load -= 1;
+                    let owner = work.txs[e.tx].owner;
                     work.txs.remove(e.tx);
-                    self.dropped_moves.push(DroppedMove { source: geo.plane_of(e.page), queued_on: plane });
+                    self.dropped_moves.push(DroppedMove { source: geo.plane_of(e.page), queued_on: plane, owner });
                     continue;
                 }
                 let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };

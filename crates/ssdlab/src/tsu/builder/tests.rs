@@ -6,7 +6,7 @@
 use super::*;
 use crate::nand::Geometry;
 use crate::tsu::unit::Tsu;
-use crate::tsu::{Fifo, NewTx, Pick, TxKind};
+use crate::tsu::{Fifo, NewTx, Owner, Pick};
 
 /// The config sections these tests set (the whole `Config` is composed above this layer).
 #[derive(Default)]
@@ -69,14 +69,16 @@ impl Case {
     /// A user read of `lpn`, stored on `plane` at (block, page).
     fn user_read(&mut self, lpn: Lpn, plane: u32, block: u32, page: u32) -> u32 {
         self.ftl.map.push((lpn, self.geo.ppn(plane, block, page)));
-        let tx = self.tsu.create(NewTx { flow: 0, ..NewTx::new(TxKind::User, FlashOp::Read, plane, lpn, u64::MAX) }, 0);
+        let tx =
+            self.tsu.create(NewTx { flow: 0, ..NewTx::new(Owner::Request(0), FlashOp::Read, plane, lpn, u64::MAX) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
 
     fn user_write(&mut self, lpn: Lpn, plane: u32) -> u32 {
-        let tx =
-            self.tsu.create(NewTx { flow: 0, ..NewTx::new(TxKind::User, FlashOp::Program, plane, lpn, u64::MAX) }, 0);
+        let tx = self
+            .tsu
+            .create(NewTx { flow: 0, ..NewTx::new(Owner::Request(0), FlashOp::Program, plane, lpn, u64::MAX) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
@@ -85,15 +87,17 @@ impl Case {
     fn gc_move(&mut self, op: FlashOp, lpn: Lpn, plane: u32, block: u32, page: u32) -> u32 {
         let src = self.geo.ppn(plane, block, page);
         self.ftl.map.push((lpn, src));
-        let tx = self.tsu.create(NewTx { src_ppn: src, ..NewTx::new(TxKind::Gc, op, plane, lpn, u64::MAX) }, 0);
+        let tx =
+            self.tsu.create(NewTx { src_ppn: src, ..NewTx::new(Owner::Gc { plane }, op, plane, lpn, u64::MAX) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
 
     fn erase(&mut self, plane: u32, block: u32) -> u32 {
         let first_page = self.geo.ppn(plane, block, 0);
-        let tx =
-            self.tsu.create(NewTx { ppn: first_page, ..NewTx::new(TxKind::Gc, FlashOp::Erase, plane, NONE, 0) }, 0);
+        let tx = self
+            .tsu
+            .create(NewTx { ppn: first_page, ..NewTx::new(Owner::Gc { plane }, FlashOp::Erase, plane, NONE, 0) }, 0);
         self.tsu.enqueue(tx, 0);
         tx
     }
@@ -204,7 +208,7 @@ fn stale_gc_moves_are_dropped_and_operations_never_mix() {
     let copyback = k.gc_move(FlashOp::Copyback, 21, 1, 3, 2);
     let program = k.gc_move(FlashOp::Program, 22, 2, 3, 4);
     assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Copyback, vec![copyback])));
-    assert_eq!(k.tsu.pop_dropped_move(), Some(DroppedMove { source: 0, queued_on: 0 }));
+    assert_eq!(k.tsu.pop_dropped_move(), Some(DroppedMove { source: 0, queued_on: 0, owner: Owner::Gc { plane: 0 } }));
     assert_eq!(k.tsu.pop_dropped_move(), None);
     assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Program, vec![program])));
     let _ = stale;

@@ -1,6 +1,7 @@
 //! FLIN's stages on small cases worked by hand.
 
 use super::*;
+use crate::tsu::Owner;
 use crate::tsu::Stream;
 use crate::tsu::{ChipQueues, Place, QueueEntry, QUEUE_CLASSES};
 
@@ -19,7 +20,14 @@ fn config() -> Sections {
 }
 
 fn tx(kind: TxKind, op: FlashOp, flow: u32, seq: u64) -> Transaction {
+    let owner = match kind {
+        TxKind::User => Owner::Request(seq as u32),
+        TxKind::Gc => Owner::Gc { plane: 0 },
+        TxKind::Mapping => Owner::Map,
+        TxKind::Migration => Owner::Migration,
+    };
     Transaction {
+        owner,
         kind,
         op,
         plane: 0,
@@ -27,10 +35,7 @@ fn tx(kind: TxKind, op: FlashOp, flow: u32, seq: u64) -> Transaction {
         ppn: NONE,
         lpn: seq as u32,
         sector_mask: 1,
-        mr: NONE,
         src_ppn: NONE,
-        then: NONE,
-        cache_gen: 0,
         stream: Stream::User,
         flow,
         enqueued_ps: 0,
