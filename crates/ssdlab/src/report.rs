@@ -703,7 +703,7 @@ impl Report {
         }
         if let Some(p) = &s.ftl.partition {
             out += &format!(
-                "partition: {} Read channels at the end {:?}, {} relabellings; TRH {:.1}% right over {} predictions; {} spilled writes; migrated {} by GC, {} at idle\n",
+                "partition: {} Read channels at the end {:?}, {} relabellings; TRH {:.1}% right over {} predictions; {} spilled writes; migrated {} by GC, {} at idle ({} given up: GC moved the page first)\n",
                 p.read_channels_end,
                 p.read_channels,
                 p.relabels,
@@ -711,7 +711,8 @@ impl Report {
                 p.trh_predicted,
                 p.spilled_writes,
                 p.migrated_gc,
-                p.migrated_idle
+                p.migrated_idle,
+                p.idle_dropped
             );
         }
         if s.ftl.firmware.core_busy_us + s.ftl.firmware.hardware_busy_us > 0.0 || s.ftl.map_cache.is_some() {

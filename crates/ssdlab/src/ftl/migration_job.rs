@@ -69,4 +69,14 @@ impl Ftl {
         debug_assert!(self.migration.in_flight);
         self.next_migration(host_busy, steps);
     }
+
+    /// The migration's program was dropped before it started: GC had moved its page. The
+    /// page stays where GC put it; the job goes on with the next.
+    pub fn migration_dropped(&mut self, host_busy: bool, steps: &mut Vec<Step>) {
+        debug_assert!(self.migration.in_flight);
+        if let Some(p) = self.partition.as_mut() {
+            p.idle_migration_dropped();
+        }
+        self.next_migration(host_busy, steps);
+    }
 }

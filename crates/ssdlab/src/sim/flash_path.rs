@@ -203,10 +203,22 @@ impl Simulation {
             self.tsu.return_command(txs);
         }
         while let Some(dropped) = self.tsu.pop_dropped_move() {
-            self.stats.saw(Seen::GcMoveDropped);
-            let mut steps = self.take_steps();
-            self.ftl.move_dropped(dropped.queued_on, dropped.source, &mut steps);
-            self.apply_steps(steps);
+            match dropped.owner {
+                Owner::Gc { plane } => {
+                    self.stats.saw(Seen::GcMoveDropped);
+                    let mut steps = self.take_steps();
+                    self.ftl.move_dropped(dropped.queued_on, plane, &mut steps);
+                    self.apply_steps(steps);
+                }
+                // GC moved the page before the migration's program started: the job gives
+                // it up and goes on to its next page.
+                Owner::Migration => {
+                    let mut steps = self.take_steps();
+                    self.ftl.migration_dropped(self.ios.live() > 0, &mut steps);
+                    self.apply_steps(steps);
+                }
+                owner => unreachable!("the builder drops only moves, not {owner:?}"),
+            }
         }
         while let Some(tx) = self.tsu.pop_readdressed() {
             // The read follows its data to its new plane.

@@ -130,12 +130,11 @@ pub struct ChipWork<'a> {
     pub load: &'a mut u32,
 }
 
-/// A move dropped at its queue's head: the plane of the page it was to move (its victim's),
-/// the plane whose queue it was on (the same, unless Die-GC sent it to another plane of the
-/// die), and the job it was a step of.
+/// A move dropped at its queue's head: the plane whose queue it was on (its victim's, unless
+/// Die-GC sent it to another plane of the die), and the job it was a step of (a GC job names
+/// its victim's plane).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DroppedMove {
-    pub source: u32,
     pub queued_on: u32,
     pub owner: Owner,
 }
@@ -214,7 +213,7 @@ impl Builder {
                     *work.load -= 1;
                     let owner = work.txs[e.tx].owner;
                     work.txs.remove(e.tx);
-                    self.dropped_moves.push(DroppedMove { source: geo.plane_of(e.page), queued_on: plane, owner });
+                    self.dropped_moves.push(DroppedMove { queued_on: plane, owner });
                     continue;
                 }
                 let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };

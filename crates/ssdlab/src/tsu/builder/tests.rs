@@ -208,7 +208,7 @@ fn stale_gc_moves_are_dropped_and_operations_never_mix() {
     let copyback = k.gc_move(FlashOp::Copyback, 21, 1, 3, 2);
     let program = k.gc_move(FlashOp::Program, 22, 2, 3, 4);
     assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Copyback, vec![copyback])));
-    assert_eq!(k.tsu.pop_dropped_move(), Some(DroppedMove { source: 0, queued_on: 0, owner: Owner::Gc { plane: 0 } }));
+    assert_eq!(k.tsu.pop_dropped_move(), Some(DroppedMove { queued_on: 0, owner: Owner::Gc { plane: 0 } }));
     assert_eq!(k.tsu.pop_dropped_move(), None);
     assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Program, vec![program])));
     let _ = stale;

@@ -170,6 +170,8 @@ pub struct ChannelPartition {
     pub idle: Option<(crate::engine::Ps, u32)>,
     /// Pages idle-time migration moved to a Read channel.
     pub migrated_idle: u64,
+    /// Idle-time migrations given up after their plane was chosen: GC moved the page first.
+    idle_dropped: u64,
     /// Per channel: host pages read and written there.
     load: Vec<ChannelLoad>,
     /// Host writes with a prediction that went to the other type's channels (all of their
@@ -230,6 +232,7 @@ impl ChannelPartition {
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
                 .then(|| (crate::validate::us_to_ps(cfg.idle_us), cfg.idle_pages)),
             migrated_idle: 0,
+            idle_dropped: 0,
             load: vec![ChannelLoad::default(); geo.channels as usize],
             spilled: 0,
             full_spills: 0,
@@ -283,6 +286,13 @@ impl ChannelPartition {
         let plane = self.read_plane_for(lpn, src, load, room)?;
         self.migrated_idle += 1;
         Some(plane)
+    }
+
+    /// An idle-time migration counted by [`Self::idle_plane`] never programmed: GC moved
+    /// its page first, and its program was dropped at its queue's head.
+    pub fn idle_migration_dropped(&mut self) {
+        self.migrated_idle -= 1;
+        self.idle_dropped += 1;
     }
 
     /// GC-piggybacked migration (§3.3): a GC move of `lpn` off `src` goes to this plane of a
@@ -430,6 +440,7 @@ impl ChannelPartition {
         PartitionReport {
             migrated_gc: self.migrated_gc,
             migrated_idle: self.migrated_idle,
+            idle_dropped: self.idle_dropped,
             read_channels_end: read_channels.len() as u32,
             read_channels,
             relabels: self.part.relabels,
@@ -461,6 +472,10 @@ pub struct PartitionReport {
     /// Idle-time migrations: pages moved to a Read channel while the host was idle (extra
     /// programs, counted in neither host nor GC programs).
     pub migrated_idle: u64,
+    /// Idle-time migrations given up because GC moved the page before the migration's
+    /// program started (not counted in `migrated_idle`).
+    #[serde(default)]
+    pub idle_dropped: u64,
     /// Host writes predicted read (write) that went to a Write (Read) channel because every
     /// channel of their own type was busy (Algorithm 1's spill-over).
     pub spilled_writes: u64,
