@@ -9,7 +9,7 @@ use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, VictimPolicy};
 use ssdlab::host::{Address, FlowSpec, PreconditionSpec, Replay, WorkloadSpec};
 use ssdlab::sim::Outcome;
-use ssdlab::tsu::TsuPolicyKind;
+use ssdlab::tsu::{TsuPolicyKind, UrgentGc};
 use ssdlab::{Config, Report, RunOptions};
 
 fn run(cfg: &Config, wl: &WorkloadSpec, check: bool) -> Outcome {
@@ -570,4 +570,58 @@ fn h_eager_destage_sends_written_pages_at_once_up_to_its_limit() {
         assert_eq!(o.stats.write.sum_ps, (link + 2 * link + 3 * link) as u128);
         assert_eq!(o.sim_time_ps, read_done);
     }
+}
+
+// (h) GC scheduling -----------------------------------------------------------------------
+
+/// One chip of two planes (16 blocks of 32 pages of 8 KiB, 30% spare), filled to 90% at
+/// random, then a write flood (whole pages, 32 outstanding) that keeps GC collecting, with
+/// 4 KiB reads of the other half of the drive arriving 100 per second, one at a time, beside
+/// it.
+fn reads_beside_gc(urgent: UrgentGc) -> Outcome {
+    let mut cfg = preset("mqsim-default.toml");
+    (cfg.nand.channels, cfg.nand.chips_per_channel, cfg.nand.dies_per_chip) = (1, 1, 1);
+    (cfg.nand.blocks_per_plane, cfg.nand.pages_per_block) = (16, 32);
+    cfg.ftl.overprovisioning_ratio = 0.3;
+    cfg.hil.queue_depth = 256;
+    cfg.tsu.urgent_gc = urgent;
+    // Reads keep to the second half of the logical space, writes to the first: no read waits
+    // for a write of its page.
+    let writes = FlowSpec { name: "w".into(), footprint: 0.5, ..synthetic(0.0, Address::Uniform, 8192, 32, 3000) };
+    let geo = ssdlab::nand::Geometry::from_config(&cfg.nand);
+    let half = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 * 8192 / 2;
+    let reads = FlowSpec {
+        name: "r".into(),
+        rate_iops: 100.0,
+        footprint: 0.5,
+        start_bytes: half,
+        ..synthetic(1.0, Address::Uniform, 4096, 1, 100)
+    };
+    let precondition = Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random });
+    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition, flows: vec![writes, reads] };
+    run(&cfg, &wl, true)
+}
+
+/// A user read on a chip whose planes are collecting waits at most for the operation under
+/// way: the longest is a (multi-plane) erase, 3.8 ms, so no read takes longer than that plus
+/// its own read: 7 command cycles (70 ns), tR 75 µs, 4 KiB out at 333 MT/s on 8 bits and
+/// over PCIe 3.0 x4. With MQSim's rule (`tsu.urgent_gc = "first"`) urgent GC goes before
+/// reads, and a read waits out a whole GC: over twice that bound.
+#[test]
+fn h_a_read_beside_gc_waits_for_one_operation_at_most() {
+    let bound_ps = 3_800_000_000 + 70_000 + 75_000_000 + bus_ps(4096, 333, 8) + pcie_ps(4096, 4_000_000_000);
+    let bound_us = bound_ps as f64 / 1e6;
+    let o = reads_beside_gc(UrgentGc::AfterReads);
+    assert!(o.stats.gc_invocations > 50, "GC collects throughout: {} invocations", o.stats.gc_invocations);
+    assert_eq!(o.stats.read.count(), 100);
+    let worst = o.stats.read.max_us();
+    assert!(worst <= bound_us * 1.001, "a read took {worst} us, more than one erase and its own read ({bound_us} us)");
+    assert_eq!(o.check.as_ref().expect("check ran").violations, 0);
+    let mqsim = reads_beside_gc(UrgentGc::First);
+    let waited = mqsim.stats.read.max_us();
+    eprintln!(
+        "(h) worst read {worst:.1} us (bound {bound_us:.1}); under MQSim's rule {waited:.1} us; {} GC invocations",
+        o.stats.gc_invocations
+    );
+    assert!(waited > 2.0 * bound_us, "under MQSim's rule a read should wait out a GC: worst {waited} us");
 }

@@ -121,6 +121,15 @@ impl Blocks {
         (self.free_blocks(plane) > reserve).then_some(0)
     }
 
+    /// User pages `plane` can still take before user writes wait: the rest of its open user
+    /// block and every page of its free blocks above `user_reserve`.
+    #[inline]
+    pub fn user_room(&self, plane: u32, user_reserve: u32) -> u32 {
+        let b = self.frontier[plane as usize][Stream::User as usize];
+        let open = if b == NONE { 0 } else { self.geo.pages_per_block - self.write_ptr[b as usize] as u32 };
+        open + self.free_blocks(plane).saturating_sub(user_reserve) * self.geo.pages_per_block
+    }
+
     /// Take the next page of `stream` in `plane`, opening a block if needed. Returns the page
     /// and whether a new block was opened (the caller checks GC thresholds then). `None` when
     /// a user write would dip into the blocks kept for GC.

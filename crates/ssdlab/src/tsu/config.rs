@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::TsuPolicyKind;
+use super::{TsuPolicyKind, UrgentGc};
 use crate::error::Result;
 use crate::validate::{reject, require_nonzero};
 
@@ -16,6 +16,8 @@ pub struct TsuConfig {
     pub policy: TsuPolicyKind,
     /// How many queued transactions per queue the builder looks at when coalescing.
     pub scan_limit: u32,
+    /// after_reads | first: what urgent GC goes ahead of under `ooo`.
+    pub urgent_gc: UrgentGc,
     pub flin: FlinConfig,
 }
 
@@ -39,7 +41,12 @@ pub struct FlinConfig {
 
 impl Default for TsuConfig {
     fn default() -> Self {
-        TsuConfig { policy: TsuPolicyKind::Ooo, scan_limit: 64, flin: FlinConfig::default() }
+        TsuConfig {
+            policy: TsuPolicyKind::Ooo,
+            scan_limit: 64,
+            urgent_gc: UrgentGc::AfterReads,
+            flin: FlinConfig::default(),
+        }
     }
 }
 

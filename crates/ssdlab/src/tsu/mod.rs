@@ -414,9 +414,9 @@ impl PickContext<'_> {
 /// How pressing garbage collection is on a chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GcUrgency {
-    /// No plane of the chip is short of free blocks.
+    /// No collecting plane of the chip is urgent.
     None,
-    /// A plane at the hard threshold, where user writes wait: GC goes first.
+    /// A collecting plane is urgent (`ftl.gc.urgent_when`): GC goes before user writes.
     Critical,
 }
 
@@ -472,8 +472,11 @@ impl TsuPolicy for Fifo {
 }
 
 /// Out-of-order, read first (MQSim's default priority): mapping reads, user reads, mapping
-/// writes, user writes, then GC; near the hard threshold GC goes first.
-pub struct OutOfOrder;
+/// writes, user writes, then GC. When GC is urgent on the chip ([`GcUrgency::Critical`]) it
+/// goes before the writes, or before everything with [`UrgentGc::First`].
+pub struct OutOfOrder {
+    urgent: UrgentGc,
+}
 
 impl TsuPolicy for OutOfOrder {
     fn name(&self) -> &'static str {
@@ -482,17 +485,31 @@ impl TsuPolicy for OutOfOrder {
     fn pick(&mut self, ctx: &PickContext<'_>) -> Option<Pick> {
         use QueueClass::*;
         const NORMAL: [QueueClass; QUEUE_CLASSES] = [MapRead, UserRead, MapWrite, UserWrite, GcRead, GcWrite, GcErase];
-        const CRITICAL: [QueueClass; QUEUE_CLASSES] =
-            [GcErase, GcWrite, GcRead, MapRead, UserRead, MapWrite, UserWrite];
-        let order = match ctx.gc_urgency {
-            GcUrgency::None => &NORMAL,
-            GcUrgency::Critical => &CRITICAL,
+        const AFTER_READS: [QueueClass; QUEUE_CLASSES] =
+            [MapRead, UserRead, GcErase, GcWrite, GcRead, MapWrite, UserWrite];
+        const FIRST: [QueueClass; QUEUE_CLASSES] = [GcErase, GcWrite, GcRead, MapRead, UserRead, MapWrite, UserWrite];
+        let order = match (ctx.gc_urgency, self.urgent) {
+            (GcUrgency::None, _) => &NORMAL,
+            (GcUrgency::Critical, UrgentGc::AfterReads) => &AFTER_READS,
+            (GcUrgency::Critical, UrgentGc::First) => &FIRST,
         };
         // The first available class in `order`, without a branch per class: bit i of `m`
         // says whether order[i] is available.
         let m = order.iter().enumerate().fold(0u32, |m, (i, &c)| m | (ctx.available(c) as u32) << i);
         (m != 0).then(|| Pick::class(order[m.trailing_zeros() as usize]))
     }
+}
+
+/// What urgent GC goes ahead of under `ooo` (`tsu.urgent_gc`; docs/techniques.md §13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UrgentGc {
+    /// Ahead of user and map writes; reads still first, so a read waits at most for the
+    /// operation under way [S/I, firmware practice].
+    AfterReads,
+    /// Ahead of everything, reads included: MQSim's out-of-order TSU in urgent mode
+    /// [C MQSim], and ssdlab before issue 31.
+    First,
 }
 
 /// Which [`TsuPolicy`] orders the chip queues (`tsu.policy`).
@@ -528,7 +545,7 @@ impl TsuPolicyKind {
     ) -> Box<dyn TsuPolicy> {
         match self {
             TsuPolicyKind::Fifo => Box::new(Fifo),
-            TsuPolicyKind::Ooo => Box::new(OutOfOrder),
+            TsuPolicyKind::Ooo => Box::new(OutOfOrder { urgent: tsu.urgent_gc }),
             TsuPolicyKind::Flin => Box::new(flin::Flin::new(nand, &tsu.flin, flows)),
         }
     }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::ftl::gc::die_gc::DieLeftover;
-use crate::ftl::gc::{GcUnit, VictimPolicy};
+use crate::ftl::gc::{GcUnit, UrgentWhen, VictimPolicy};
 use crate::validate::{reject, require_nonzero};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -30,6 +30,9 @@ pub struct GcConfig {
     pub unit: GcUnit,
     /// pad | buffer: where Die-GC's last partial group of moves goes.
     pub die_leftover: DieLeftover,
+    /// behind | near_reserve | collecting: when a collecting plane's GC goes before user
+    /// writes on its chip.
+    pub urgent_when: UrgentWhen,
 }
 
 impl Default for GcConfig {
@@ -41,6 +44,7 @@ impl Default for GcConfig {
             background_threshold: 0.0,
             unit: GcUnit::Plane,
             die_leftover: DieLeftover::Pad,
+            urgent_when: UrgentWhen::Behind,
             copyback: false,
             d: 4,
         }

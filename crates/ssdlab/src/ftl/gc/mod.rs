@@ -40,6 +40,25 @@ pub enum VictimPolicy {
     DChoices,
 }
 
+/// When a collecting plane's GC is urgent, going before user writes on its chip
+/// (`ftl.gc.urgent_when`; docs/techniques.md §13). Urgent GC never goes before reads unless
+/// the TSU is told so (`tsu.urgent_gc = "first"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UrgentWhen {
+    /// GC falls behind the host: the user pages the plane can still take before user
+    /// writes wait (the rest of its open user block and the free blocks above the user
+    /// reserve) are no more than the moves its GC still has to make. GC then takes turns
+    /// before user writes until it is ahead again: moves are paced by the free-space
+    /// shortfall, as firmware paces them [S/I].
+    Behind,
+    /// A free block or fewer above the user reserve (ssdlab before issue 31) [I]: on planes
+    /// of few blocks, the whole life of every GC.
+    NearReserve,
+    /// Whenever the plane collects: MQSim with preemptible GC off, its default [C MQSim].
+    Collecting,
+}
+
 /// Block counts derived from the GC thresholds of a config.
 /// What one GC collects (`ftl.gc.unit`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +139,7 @@ pub struct Gc {
     wakeups: Vec<u32>,
     rng: Pcg64Mcg,
     unit: GcUnit,
+    urgent_when: UrgentWhen,
     /// Die-GC's moves between read and program.
     die_moves: DieGcMoves,
     /// The most valid pages an aligned set may hold to be collected ([`max_valid`]).
@@ -146,6 +166,7 @@ impl Gc {
             wakeups: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
             unit: gc.unit,
+            urgent_when: gc.urgent_when,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
             set_max_valid: max_valid(geo, gc.unit, gc.die_leftover),
             scratch: Vec::new(),
@@ -169,18 +190,23 @@ impl Gc {
         self.victim[plane as usize] == NONE && blocks.free_blocks(plane) < self.limits.background_threshold_blocks
     }
 
-    /// Whether GC is pressing on a chip: a collecting plane near the hard threshold (where
-    /// user writes must wait) makes GC go first. Below the GC threshold GC runs in the chip's
-    /// idle time; under a saturating load free blocks therefore settle near the hard
-    /// threshold, which the measured effective spare factor reflects.
+    /// Whether GC is pressing on a chip: one of its collecting planes is urgent by
+    /// `ftl.gc.urgent_when` ([`UrgentWhen`]). Otherwise GC runs in the chip's idle time.
     #[inline]
     pub fn critical(&self, chip: u32, blocks: &Blocks) -> bool {
         if self.collecting == 0 {
             return false;
         }
         let ppc = self.geo.planes_per_chip();
-        (chip * ppc..(chip + 1) * ppc)
-            .any(|p| self.victim[p as usize] != NONE && blocks.free_blocks(p) <= self.limits.user_reserve_blocks + 1)
+        let reserve = self.limits.user_reserve_blocks;
+        (chip * ppc..(chip + 1) * ppc).any(|p| {
+            self.victim[p as usize] != NONE
+                && match self.urgent_when {
+                    UrgentWhen::Behind => blocks.user_room(p, reserve) <= self.pending[p as usize],
+                    UrgentWhen::NearReserve => blocks.free_blocks(p) <= reserve + 1,
+                    UrgentWhen::Collecting => true,
+                }
+        })
     }
 
     /// How a move is made: a read then a program, or a copyback.
