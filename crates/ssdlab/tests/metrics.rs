@@ -11,7 +11,7 @@ mod common;
 
 use common::{preset, trace_file, trace_workload};
 use ssdlab::ftl::precondition::Pattern;
-use ssdlab::ftl::VictimPolicy;
+use ssdlab::ftl::{UrgentWhen, VictimPolicy};
 use ssdlab::hil::Hazards;
 use ssdlab::host::{Address, FlowSpec, PreconditionSpec, Replay, WorkloadSpec};
 use ssdlab::tsu::TsuPolicyKind;
@@ -97,13 +97,15 @@ fn write_cases_and_busy_plane_utilization_of_a_hand_built_schedule() {
 /// at least the user reserve of 1 plus one): openings at programs 1, 5, …, 45 of 48 leave 7,
 /// 6, … free, so the 7th opening (program 25) and the five after it start GC, 6 per plane.
 /// Every closed block holds only stale copies, so each GC is one erase (no moves); the two
-/// planes' erases, queued together and urgent (1 free block), go as one two-plane erase.
+/// planes' erases, queued together and urgent (1 free block, `ftl.gc.urgent_when =
+/// "near_reserve"`), go as one two-plane erase.
 /// So: 12 invocations, 12 blocks erased in 6 commands, each 2 × 5 × 10 ns + 3.8 ms of chip
 /// time: GC cost 6 × 3,800,100 ns, per invocation half of one erase command.
 #[test]
 fn gc_cost_and_erases_count_blocks_of_multi_plane_erases() {
     let mut cfg = one_die(8, 4);
     cfg.ftl.overprovisioning_ratio = 0.6;
+    cfg.ftl.gc.urgent_when = UrgentWhen::NearReserve;
     cfg.hil.hazards = Hazards::FuaOnly;
     cfg.hil.queue_depth = 128;
     let mut lines = vec![page(0, 0, false), page(1_000_000, 1, false)];

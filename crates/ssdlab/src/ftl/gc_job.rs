@@ -94,15 +94,6 @@ impl Ftl {
         }
     }
 
-    /// A move queued on `queued_on` was dropped (the host overwrote its page): Die-GC still
-    /// gives its place in the group a page; the move off `source` is done.
-    pub fn move_dropped(&mut self, queued_on: u32, source: u32, steps: &mut Vec<Step>) {
-        if self.gc.unit() == GcUnit::Die {
-            steps.push(Step::Pad { plane: queued_on });
-        }
-        steps.push(Step::MoveDone { plane: source });
-    }
-
     /// A move off `plane` is done; after its unit's last, the erase.
     pub fn move_finished(&mut self, plane: u32, now: Ps, steps: &mut Vec<Step>) {
         if self.gc.unit().aligned_set() {

@@ -35,10 +35,6 @@ pub enum Step {
         first_plane: u32,
         buffer_first: bool,
     },
-    /// A dummy page on `plane` (keeps a die's GC write points equal).
-    Pad {
-        plane: u32,
-    },
     /// Steps up to [`Step::GroupEnd`] reach the chips together (one multi-plane command).
     GroupStart,
     GroupEnd,

@@ -42,7 +42,7 @@ pub use blocks::{BlockState, Blocks, LivePage, Stream};
 use firmware::{Firmware, MapWork};
 pub use gc::die_gc::DieLeftover;
 use gc::Gc;
-pub use gc::{GcUnit, Limits, VictimPolicy};
+pub use gc::{GcUnit, Limits, UrgentWhen, VictimPolicy};
 pub use job::Step;
 use mapping::demand::config::UpdateOrder;
 use mapping::demand::DemandMap;
@@ -749,6 +749,11 @@ impl FtlView for Ftl {
     #[inline]
     fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32> {
         self.blocks.next_offset(plane, stream, self.gc.limits.user_reserve_blocks)
+    }
+
+    #[inline]
+    fn stale_move_keeps_place(&self) -> bool {
+        self.gc.unit() == GcUnit::Die
     }
 }
 

@@ -203,12 +203,10 @@ impl Simulation {
             self.tsu.return_command(txs);
         }
         while let Some(dropped) = self.tsu.pop_dropped_move() {
-            match dropped.owner {
+            match dropped {
                 Owner::Gc { plane } => {
                     self.stats.saw(Seen::GcMoveDropped);
-                    let mut steps = self.take_steps();
-                    self.ftl.move_dropped(dropped.queued_on, plane, &mut steps);
-                    self.apply_steps(steps);
+                    self.gc_move_done(plane);
                 }
                 // GC moved the page before the migration's program started: the job gives
                 // it up and goes on to its next page.
@@ -257,7 +255,7 @@ impl Simulation {
             }
         }
         let dies = self.dies_in(txs);
-        self.stats.saw(Seen::Command { pages: txs.len() as u32, dies, erase: op == FlashOp::Erase });
+        self.stats.saw(Seen::Command { pages: txs.len() as u32, dies });
         self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
     }
 
@@ -431,6 +429,9 @@ impl Simulation {
             return;
         };
         self.tsu.finished(chip, txs.len() as u32);
+        if op == FlashOp::Erase {
+            self.stats.saw(Seen::EraseCommandDone);
+        }
         // Completing may enqueue follow-up work (GC writes, programs of read-modify-writes):
         // chips start once every transaction of the command is done, so follow-ups of one
         // multi-plane command can run as one again.
@@ -559,7 +560,6 @@ impl Simulation {
                         self.program_group(&txs, first_plane);
                     }
                 }
-                Step::Pad { plane } => self.enqueue_pads(plane, 1),
                 Step::GroupStart => self.deferral.depth += 1,
                 Step::GroupEnd => self.end_deferral(),
                 Step::Erase { plane, victim } => self.enqueue_erase(plane, victim),

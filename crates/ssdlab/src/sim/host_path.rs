@@ -116,7 +116,10 @@ impl Simulation {
                 // Write data crosses the link before the memory request can go anywhere; its
                 // map entry is looked up then.
                 self.ftl.prefetch_entry(lpn);
-                self.parked.push(mr);
+                if self.parked.len() <= io as usize {
+                    self.parked.resize_with(io as usize + 1, Vec::new);
+                }
+                self.parked[io as usize].push(mr);
             } else {
                 self.mr_ready(mr);
             }
@@ -141,15 +144,12 @@ impl Simulation {
 
     /// A write's data is in device DRAM: its memory requests are ready.
     pub(super) fn write_data_in(&mut self, io: u32) {
-        let mut k = 0;
-        while k < self.parked.len() {
-            if self.mrs[self.parked[k]].io == io {
-                let mr = self.parked.remove(k);
-                self.mr_ready(mr);
-            } else {
-                k += 1;
-            }
+        let mut parked = std::mem::take(&mut self.parked[io as usize]);
+        for &mr in &parked {
+            self.mr_ready(mr);
         }
+        parked.clear();
+        self.parked[io as usize] = parked;
         self.schedule_arrivals();
     }
 

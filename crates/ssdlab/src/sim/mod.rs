@@ -154,8 +154,9 @@ pub struct Simulation {
     deferral: Deferral,
     /// Requests made ready by the current event wait for one scheduling round at its end.
     schedule_pending: bool,
-    /// Write memory requests waiting for their data to cross the link.
-    parked: Vec<u32>,
+    /// Per request id: its write memory requests waiting for their data to cross the link
+    /// (the lists are kept for reuse).
+    parked: Vec<Vec<u32>>,
     /// Buffers the routes reuse.
     unblocked: Vec<u32>,
     done: Vec<u32>,
@@ -287,7 +288,7 @@ impl Simulation {
             self.advance_stats(now);
             self.route(ev);
             self.end_of_event();
-            if self.progress && self.q.processed() & 0xffff == 0 {
+            if self.progress && self.q.processed() & 0x3ff == 0 {
                 self.progress_line(wall, now, &mut next_progress);
             }
             if self.finished {
@@ -439,7 +440,7 @@ impl Simulation {
         let mut out = format!(
             "{} memory requests pending, {} parked, {} waiting for cache; ",
             self.committer.pending(),
-            self.parked.len(),
+            self.parked.iter().map(Vec::len).sum::<usize>(),
             cache_waiting
         );
         for chip in 0..self.geo.chips() {

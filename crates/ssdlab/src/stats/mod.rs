@@ -236,7 +236,9 @@ pub struct Stats {
     pub unaligned_block_opens: u64,
     /// Blocks erased (each block of a multi-plane erase counts), when the erase finishes.
     pub erases: u64,
-    /// Erase commands started (a multi-plane erase of several blocks counts once).
+    /// Erase commands finished (a multi-plane erase of several blocks counts once), counted
+    /// like `erases` when the erase finishes, so a command still under way when the run ends
+    /// is in neither.
     pub erase_commands: u64,
     pub rmw_reads: u64,
     /// Uncommitted reads whose target the readdressing callback updated.
@@ -416,7 +418,9 @@ pub enum Seen {
     /// A GC move the host overtook was dropped when its program was built.
     GcMoveDropped,
     /// A command started on a chip: `pages` page operations over `dies` dies.
-    Command { pages: u32, dies: u32, erase: bool },
+    Command { pages: u32, dies: u32 },
+    /// An erase command finished.
+    EraseCommandDone,
     /// A translation page's program started.
     MapPageProgrammed,
     /// A GC dummy page's program started.
@@ -456,12 +460,8 @@ impl Stats {
         match seen {
             Seen::RmwRead => self.rmw_reads += 1,
             Seen::GcMoveDropped => self.gc_moves_dropped += 1,
-            Seen::Command { pages, dies, erase } => {
-                if erase {
-                    self.erase_commands += 1;
-                }
-                self.command(pages, dies);
-            }
+            Seen::Command { pages, dies } => self.command(pages, dies),
+            Seen::EraseCommandDone => self.erase_commands += 1,
             Seen::MapPageProgrammed => self.map_pages_programmed += 1,
             Seen::GcPadPage => self.gc_pad_pages += 1,
             Seen::Readdressed(n) => self.readdressed += n,

@@ -304,6 +304,11 @@ impl ChipQueues {
     pub fn front(&self, class: QueueClass, plane_in_chip: usize) -> Option<&QueueEntry> {
         self.heads[class as usize * self.planes + plane_in_chip].as_ref()
     }
+    /// The front of a plane's queue, to change in place.
+    #[inline]
+    pub fn front_mut(&mut self, class: QueueClass, plane_in_chip: usize) -> Option<&mut QueueEntry> {
+        self.heads[class as usize * self.planes + plane_in_chip].as_mut()
+    }
     /// Entry `pos` of a plane's queue (0 is the front).
     #[inline]
     pub fn get(&self, class: QueueClass, plane_in_chip: usize, pos: usize) -> &QueueEntry {

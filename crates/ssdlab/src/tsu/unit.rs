@@ -239,7 +239,7 @@ impl Tsu {
     }
 
     /// A GC move the last build dropped (its page was overwritten or trimmed).
-    pub fn pop_dropped_move(&mut self) -> Option<crate::tsu::builder::DroppedMove> {
+    pub fn pop_dropped_move(&mut self) -> Option<Owner> {
         self.builder.dropped_moves.pop()
     }
 

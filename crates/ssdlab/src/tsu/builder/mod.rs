@@ -39,6 +39,11 @@ pub trait FtlView {
     /// The page offset the next program of `stream` on `plane` would get, if it can get a
     /// page now (a user write may not take the blocks kept for GC).
     fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32>;
+    /// Whether a GC move found stale at its queue's head keeps its place as a dummy page
+    /// (Die-GC: the die's GC write points stay equal) instead of leaving the queue.
+    fn stale_move_keeps_place(&self) -> bool {
+        false
+    }
 }
 
 /// Which advanced commands the chips support (`nand.*`) and how deep reads are searched.
@@ -130,24 +135,16 @@ pub struct ChipWork<'a> {
     pub load: &'a mut u32,
 }
 
-/// A move dropped at its queue's head: the plane whose queue it was on (its victim's, unless
-/// Die-GC sent it to another plane of the die), and the job it was a step of (a GC job names
-/// its victim's plane).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DroppedMove {
-    pub queued_on: u32,
-    pub owner: Owner,
-}
-
 /// The builder, with its reusable buffers and its outputs.
 #[derive(Default)]
 pub struct Builder {
     order: Vec<Candidate>,
     /// The command built last, in plane order.
     pub(crate) chosen: Vec<u32>,
-    /// GC moves dropped at a queue head (their page was overwritten or trimmed since the GC
-    /// read): each is a finished move for GC.
-    pub(crate) dropped_moves: Vec<DroppedMove>,
+    /// The owners (jobs) of moves found stale at a queue head (their page was overwritten,
+    /// trimmed or moved since it was read): each such move is over for its job, dropped or,
+    /// under Die-GC, kept in place as a dummy page.
+    pub(crate) dropped_moves: Vec<Owner>,
     /// User reads that left the chip's queue because their data moved to another plane:
     /// they are to be enqueued again where their data is.
     pub(crate) readdressed: Vec<u32>,
@@ -209,11 +206,19 @@ impl Builder {
             let plane = work.chip * ppc as u32 + pic as u32;
             while let Some(&e) = work.queues.front(class, pic) {
                 if traits.gc_move && e.lpn != NONE && ftl.lpn_at(e.page) != e.lpn {
+                    let owner = work.txs[e.tx].owner;
+                    if ftl.stale_move_keeps_place() && matches!(owner, Owner::Gc { .. }) {
+                        // The move becomes a dummy page where it stands; GC counts it done.
+                        work.queues.front_mut(class, pic).expect("the head just seen").lpn = NONE;
+                        let t = &mut work.txs[e.tx];
+                        (t.lpn, t.owner) = (NONE, Owner::GcPad);
+                        self.dropped_moves.push(owner);
+                        continue;
+                    }
                     work.queues.take(class, pic, 0);
                     *work.load -= 1;
-                    let owner = work.txs[e.tx].owner;
                     work.txs.remove(e.tx);
-                    self.dropped_moves.push(DroppedMove { queued_on: plane, owner });
+                    self.dropped_moves.push(owner);
                     continue;
                 }
                 let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };

@@ -22,6 +22,8 @@ struct FakeFtl {
     map: Vec<(Lpn, Ppn)>,
     user_offset: [Option<u32>; 4],
     gc_offset: [Option<u32>; 4],
+    /// Die-GC: a stale move stays in place as a dummy page.
+    keeps_place: bool,
 }
 
 impl FtlView for FakeFtl {
@@ -36,6 +38,9 @@ impl FtlView for FakeFtl {
             Stream::User => self.user_offset[plane as usize],
             Stream::Gc | Stream::Map => self.gc_offset[plane as usize],
         }
+    }
+    fn stale_move_keeps_place(&self) -> bool {
+        self.keeps_place
     }
 }
 
@@ -208,10 +213,28 @@ fn stale_gc_moves_are_dropped_and_operations_never_mix() {
     let copyback = k.gc_move(FlashOp::Copyback, 21, 1, 3, 2);
     let program = k.gc_move(FlashOp::Program, 22, 2, 3, 4);
     assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Copyback, vec![copyback])));
-    assert_eq!(k.tsu.pop_dropped_move(), Some(DroppedMove { queued_on: 0, owner: Owner::Gc { plane: 0 } }));
+    assert_eq!(k.tsu.pop_dropped_move(), Some(Owner::Gc { plane: 0 }));
     assert_eq!(k.tsu.pop_dropped_move(), None);
     assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Program, vec![program])));
     let _ = stale;
+}
+
+/// Die-GC: a stale move keeps its place as a dummy page (no data, owned by no move), so the
+/// die's two moves still go as one two-plane program and its GC write points stay equal;
+/// the move is reported over to its GC job all the same.
+#[test]
+fn under_die_gc_a_stale_move_stays_as_a_dummy_page() {
+    let mut k = Case::default();
+    (k.ftl.gc_offset, k.ftl.keeps_place) = ([Some(0); 4], true);
+    let stale = k.gc_move(FlashOp::Program, 20, 0, 3, 1);
+    k.ftl.map.retain(|&(l, _)| l != 20);
+    let live = k.gc_move(FlashOp::Program, 21, 1, 3, 2);
+    assert_eq!(k.build(QueueClass::GcWrite, None), Some((FlashOp::Program, vec![stale, live])));
+    assert_eq!(k.tsu.pop_dropped_move(), Some(Owner::Gc { plane: 0 }));
+    assert_eq!(k.tsu.pop_dropped_move(), None);
+    let pad = k.tsu.tx(stale);
+    assert_eq!((pad.lpn, pad.owner), (NONE, Owner::GcPad));
+    assert_eq!(k.tsu.tx(live).owner, Owner::Gc { plane: 1 });
 }
 
 /// A user read whose data moved to another plane since it was queued leaves the queue to
