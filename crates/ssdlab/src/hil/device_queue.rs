@@ -25,41 +25,46 @@ struct Active {
 
 /// Counting filter over the pages of active requests: how many active requests (and how
 /// many active writers) touch a page hashing to each slot. A zero count proves there is no
-/// conflict; a non-zero one sends the request through the exact scan.
+/// conflict; a non-zero one sends the request through the exact scan. It has 16 slots per
+/// tag (4,096 at least, 2^20 at most), so a request's pages rarely share a slot with
+/// another's and the exact scan stays rare at any queue depth.
 struct PageFilter {
     any: Vec<u32>,
     writes: Vec<u32>,
-}
-
-const FILTER_SLOTS: usize = 4096;
-
-impl Default for PageFilter {
-    fn default() -> Self {
-        PageFilter { any: vec![0; FILTER_SLOTS], writes: vec![0; FILTER_SLOTS] }
-    }
+    /// log2 of the slot count.
+    bits: u32,
 }
 
 impl PageFilter {
+    fn new(tags: u32) -> PageFilter {
+        let slots = (16 * tags as usize).next_power_of_two().clamp(4096, 1 << 20);
+        PageFilter { any: vec![0; slots], writes: vec![0; slots], bits: slots.trailing_zeros() }
+    }
+
     #[inline]
-    fn slot(lpn: u64) -> usize {
-        (lpn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize
+    fn slot(&self, lpn: u64) -> usize {
+        (lpn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
     }
 
     /// Slots a request covers: every page, or all slots for a request longer than the filter.
-    fn slots(a: &Active) -> impl Iterator<Item = usize> {
-        let all = a.pages as usize >= FILTER_SLOTS;
+    fn slots(&self, a: &Active) -> impl Iterator<Item = usize> + '_ {
+        let n = self.any.len();
+        let all = a.pages as usize >= n;
         let pages = if all { 0 } else { a.pages as u64 };
         let first = a.first_lpn;
-        (0..pages).map(move |k| Self::slot(first + k)).chain(0..if all { FILTER_SLOTS } else { 0 })
+        (0..pages).map(move |k| self.slot(first + k)).chain(0..if all { n } else { 0 })
     }
 
     fn may_conflict(&self, a: &Active) -> bool {
         let table = if a.writes { &self.any } else { &self.writes };
-        Self::slots(a).any(|s| table[s] > 0)
+        self.slots(a).any(|s| table[s] > 0)
     }
 
     fn add(&mut self, a: &Active, delta: i32) {
-        for s in Self::slots(a) {
+        let n = self.any.len();
+        let all = a.pages as usize >= n;
+        for k in 0..if all { n as u64 } else { a.pages as u64 } {
+            let s = if all { k as usize } else { self.slot(a.first_lpn + k) };
             self.any[s] = self.any[s].wrapping_add_signed(delta);
             if a.writes {
                 self.writes[s] = self.writes[s].wrapping_add_signed(delta);
@@ -91,7 +96,10 @@ pub struct DeviceQueue {
     fua: u32,
     filter: PageFilter,
     blocked: u32,
-    retry: Vec<(u64, u32)>,
+    /// Per request id: the earlier unfinished requests it waits for (0: it may start).
+    waits: Vec<u32>,
+    /// Per request id: the later requests waiting for it (the lists are kept for reuse).
+    waiters: Vec<Vec<u32>>,
 }
 
 impl DeviceQueue {
@@ -104,9 +112,10 @@ impl DeviceQueue {
             admitted: 0,
             writers: 0,
             fua: 0,
-            filter: PageFilter::default(),
+            filter: PageFilter::new(tags),
             blocked: 0,
-            retry: Vec::new(),
+            waits: Vec::new(),
+            waiters: Vec::new(),
         }
     }
 
@@ -151,37 +160,50 @@ impl DeviceQueue {
         let slot = self.active.len();
         if self.slot_of.len() <= a.io as usize {
             self.slot_of.resize(a.io as usize + 1, NONE);
+            self.waits.resize(a.io as usize + 1, 0);
+            self.waiters.resize_with(a.io as usize + 1, Vec::new);
         }
         self.slot_of[a.io as usize] = slot as u32;
         self.active.push(entry);
-        if maybe_conflict && self.hazard(slot) {
-            self.active[slot].blocked = true;
-            self.blocked += 1;
-            return false;
+        if maybe_conflict {
+            let n = self.wait_for_blockers(slot);
+            if n > 0 {
+                self.waits[a.io as usize] = n;
+                self.active[slot].blocked = true;
+                self.blocked += 1;
+                return false;
+            }
         }
         true
     }
 
-    /// Whether the request at `slot` must wait for an earlier unfinished request.
+    /// The earlier unfinished requests the request at `slot` must wait for: it joins each
+    /// one's waiters; how many there are.
     #[cold]
-    fn hazard(&self, slot: usize) -> bool {
+    fn wait_for_blockers(&mut self, slot: usize) -> u32 {
         if self.writers == 0 {
             // Only reads in flight (and none is FUA): nothing to order.
-            return false;
+            return 0;
         }
-        let me = &self.active[slot];
-        self.active.iter().any(|o| {
+        let me = self.active[slot];
+        let mut n = 0;
+        for o in &self.active {
             // Only requests admitted earlier can hold it back.
-            o.admitted < me.admitted
+            let blocks = o.admitted < me.admitted
                 && (me.fua
                     || o.fua
                     || (self.hazards.orders(me.writes, o.writes)
-                        && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages)))
-        })
+                        && overlaps(me.first_lpn, me.pages, o.first_lpn, o.pages)));
+            if blocks {
+                self.waiters[o.io as usize].push(me.io);
+                n += 1;
+            }
+        }
+        n
     }
 
-    /// Request `io` completed: its tag frees. Blocked requests that may start now are
-    /// appended to `unblocked`, in admission order.
+    /// Request `io` completed: its tag frees. Requests that waited for it and for nothing
+    /// else now are appended to `unblocked`, in admission order.
     pub fn release(&mut self, io: u32, unblocked: &mut Vec<u32>) {
         let pos = self.slot_of[io as usize] as usize;
         let gone = self.active.swap_remove(pos);
@@ -196,20 +218,20 @@ impl DeviceQueue {
         if self.blocked == 0 {
             return;
         }
-        // Blocked requests retry in admission order.
-        let mut candidates = std::mem::take(&mut self.retry);
-        candidates.clear();
-        candidates.extend(self.active.iter().filter(|a| a.blocked).map(|a| (a.admitted, a.io)));
-        candidates.sort_unstable();
-        for &(_, x) in &candidates {
-            let slot = self.slot_of[x as usize] as usize;
-            if !self.hazard(slot) {
-                self.active[slot].blocked = false;
+        let mut waiting = std::mem::take(&mut self.waiters[io as usize]);
+        let first = unblocked.len();
+        for &w in &waiting {
+            let left = &mut self.waits[w as usize];
+            *left -= 1;
+            if *left == 0 {
+                self.active[self.slot_of[w as usize] as usize].blocked = false;
                 self.blocked -= 1;
-                unblocked.push(x);
+                unblocked.push(w);
             }
         }
-        self.retry = candidates;
+        waiting.clear();
+        self.waiters[io as usize] = waiting;
+        unblocked[first..].sort_unstable_by_key(|&w| self.active[self.slot_of[w as usize] as usize].admitted);
     }
 }
 
@@ -241,6 +263,23 @@ mod tests {
         q.release(0, &mut out);
         assert_eq!(out, vec![1]);
         assert_eq!(q.tags_free(), 4 - 1);
+    }
+
+    /// A read over two earlier writes waits for both: the first completion leaves it
+    /// blocked, the second hands it back; two reads freed together come back in admission
+    /// order.
+    #[test]
+    fn a_request_waits_for_every_earlier_conflict() {
+        let mut q = DeviceQueue::new(8, Hazards::Strict);
+        assert!(admit(&mut q, req(0, 0, 2, true)));
+        assert!(admit(&mut q, req(1, 2, 2, true)));
+        assert!(!admit(&mut q, req(2, 1, 2, false)));
+        assert!(!admit(&mut q, req(3, 3, 1, false)));
+        let mut out = Vec::new();
+        q.release(0, &mut out);
+        assert!(out.is_empty(), "request 2 still waits for request 1");
+        q.release(1, &mut out);
+        assert_eq!(out, vec![2, 3]);
     }
 
     /// Sprinkler §4.4 (`war`): only a write after a read waits.
