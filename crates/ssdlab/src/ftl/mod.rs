@@ -526,7 +526,11 @@ impl Ftl {
     /// check [`Ftl::needs_gc`]). None when a user write would take the blocks kept for GC.
     #[inline]
     pub fn allocate(&mut self, plane: u32, stream: Stream) -> Option<(Ppn, bool)> {
-        self.blocks.allocate(plane, stream, self.gc.limits.user_reserve_blocks)
+        let page = self.blocks.allocate(plane, stream, self.gc.limits.user_reserve_blocks);
+        if stream == Stream::User {
+            self.gc.user_page(plane, &self.blocks);
+        }
+        page
     }
 
     /// Map `lpn` to the freshly programmed `ppn`, invalidating its previous page.

@@ -30,7 +30,7 @@ pub struct GcConfig {
     pub unit: GcUnit,
     /// pad | buffer: where Die-GC's last partial group of moves goes.
     pub die_leftover: DieLeftover,
-    /// behind | near_reserve | collecting: when a collecting plane's GC goes before user
+    /// paced | near_reserve | collecting: when a collecting plane's GC goes before user
     /// writes on its chip.
     pub urgent_when: UrgentWhen,
 }
@@ -44,7 +44,7 @@ impl Default for GcConfig {
             background_threshold: 0.0,
             unit: GcUnit::Plane,
             die_leftover: DieLeftover::Pad,
-            urgent_when: UrgentWhen::Behind,
+            urgent_when: UrgentWhen::Paced,
             copyback: false,
             d: 4,
         }

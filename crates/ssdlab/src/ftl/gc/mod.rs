@@ -46,12 +46,20 @@ pub enum VictimPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UrgentWhen {
-    /// GC falls behind the host: the user pages the plane can still take before user
-    /// writes wait (the rest of its open user block and the free blocks above the user
-    /// reserve) are no more than the moves its GC still has to make. GC then takes turns
-    /// before user writes until it is ahead again: moves are paced by the free-space
-    /// shortfall, as firmware paces them [S/I].
-    Behind,
+    /// GC is paced against host writes by the free-space shortfall [S/I]: each user page
+    /// the plane takes while it collects owes its GC `u/(1−u) · φ/(1−φ)` moves, with u the
+    /// victim's valid share (u/(1−u) moves per page keep pace exactly) and φ = 1 − room /
+    /// ((G − R) · pages per block) the shortfall of the plane's user room (the rest of its
+    /// open user block and the pages of its free blocks above the user reserve R) below
+    /// what it has at the GC trigger G; each move done pays one back. GC is urgent while it
+    /// owes moves, and whenever a user write finds no page. The room settles where the rate
+    /// matches the host's, half of it for a break-even victim: neither exhausted nor left
+    /// unused.
+    Paced,
+    /// Only when a user write finds no page: the open user block is full and no free block
+    /// is above the user reserve [I]. Under a saturating load GC then runs in bursts at the
+    /// reserve.
+    NoRoom,
     /// A free block or fewer above the user reserve (ssdlab before issue 31) [I]: on planes
     /// of few blocks, the whole life of every GC.
     NearReserve,
@@ -131,6 +139,10 @@ pub struct Gc {
     collecting: u32,
     /// Per plane: page moves of the current victim not yet finished.
     pending: Vec<u32>,
+    /// Per plane ([`UrgentWhen::Paced`]): the moves its GC owes the host's writes, and the
+    /// moves per user page that keep pace with them for its victim.
+    debt: Vec<f64>,
+    keep_pace: Vec<f64>,
     /// Per plane: GC was needed but no block had an invalid page; an invalidation there
     /// wakes it ([`Gc::invalidated`]).
     starved: Vec<bool>,
@@ -161,6 +173,8 @@ impl Gc {
             victim: vec![NONE; planes],
             collecting: 0,
             pending: vec![0; planes],
+            debt: vec![0.0; planes],
+            keep_pace: vec![0.0; planes],
             starved: vec![false; planes],
             starved_planes: 0,
             wakeups: Vec::new(),
@@ -202,11 +216,36 @@ impl Gc {
         (chip * ppc..(chip + 1) * ppc).any(|p| {
             self.victim[p as usize] != NONE
                 && match self.urgent_when {
-                    UrgentWhen::Behind => blocks.user_room(p, reserve) <= self.pending[p as usize],
+                    UrgentWhen::Paced => self.debt[p as usize] > 0.0 || blocks.user_room(p, reserve) == 0,
+                    UrgentWhen::NoRoom => blocks.user_room(p, reserve) == 0,
                     UrgentWhen::NearReserve => blocks.free_blocks(p) <= reserve + 1,
                     UrgentWhen::Collecting => true,
                 }
         })
+    }
+
+    /// A user page was allocated on `plane` ([`UrgentWhen::Paced`]): while the plane
+    /// collects, its GC owes the moves that page's share of the shortfall asks for.
+    #[inline]
+    pub fn user_page(&mut self, plane: u32, blocks: &Blocks) {
+        let p = plane as usize;
+        if self.urgent_when != UrgentWhen::Paced || self.victim[p] == NONE {
+            return;
+        }
+        let l = &self.limits;
+        let full = ((l.gc_threshold_blocks - l.user_reserve_blocks) * self.geo.pages_per_block) as f64;
+        let room = blocks.user_room(plane, l.user_reserve_blocks) as f64;
+        let shortfall = (1.0 - room / full).clamp(0.0, 1.0);
+        self.debt[p] += self.keep_pace[p] * shortfall / (1.0 - shortfall).max(1e-9);
+    }
+
+    /// A victim's collection starts on `plane` with `moves` valid pages: no debt yet; u/(1−u)
+    /// moves per user page keep pace with the host.
+    fn start_pacing(&mut self, plane: u32, moves: u32) {
+        let p = plane as usize;
+        let u = moves as f64 / self.geo.pages_per_block as f64;
+        self.debt[p] = 0.0;
+        self.keep_pace[p] = u / (1.0 - u).max(1e-9);
     }
 
     /// How a move is made: a read then a program, or a copyback.
@@ -231,6 +270,7 @@ impl Gc {
         self.collecting += 1;
         blocks.valid_pages(victim, pages);
         self.pending[plane as usize] = pages.len() as u32;
+        self.start_pacing(plane, pages.len() as u32);
         Some(victim)
     }
 
@@ -266,6 +306,7 @@ impl Gc {
             self.collecting += 1;
             blocks.valid_pages(victim, &mut self.scratch);
             self.pending[q as usize] = self.scratch.len() as u32;
+            self.start_pacing(q, self.scratch.len() as u32);
             pages.extend_from_slice(&self.scratch);
         }
         if self.unit == GcUnit::Die {
@@ -296,6 +337,7 @@ impl Gc {
     pub fn die_move_done(&mut self, plane: u32) -> Option<u32> {
         let n = self.geo.planes_per_die;
         self.pending[plane as usize] -= 1;
+        self.debt[plane as usize] -= 1.0;
         let die = plane / n;
         (die * n..(die + 1) * n).all(|q| self.pending[q as usize] == 0).then_some(die)
     }
@@ -325,6 +367,7 @@ impl Gc {
     pub fn move_done(&mut self, plane: u32) -> Option<u32> {
         let p = plane as usize;
         self.pending[p] -= 1;
+        self.debt[p] -= 1.0;
         (self.pending[p] == 0).then_some(self.victim[p])
     }
 
