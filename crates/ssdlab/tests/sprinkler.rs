@@ -97,3 +97,28 @@ fn over_commitment_shortens_the_example() {
     assert!(spk3 + 20_000_000 <= pas, "spk3 {spk3} pas {pas}");
     assert_eq!(spk2, spk3);
 }
+
+/// VAS and the device queue's depth (issue 31 item 7). VAS commits requests in arrival order
+/// and stalls at the first one that collides (Sprinkler §3, Figure 4(a)): #1 goes, #2
+/// collides with #1 on C0 and waits; once #2 goes, #3 (C4, C7, C2: no collision) follows at
+/// once if it is already in the device, and #4 then stalls on C0 behind #2, #5 behind #4.
+/// So VAS gains from a tag only up to the request after the stalled one: 2 tags leave #3
+/// outside until #1 completes; 3 tags hold it, and every tag beyond holds requests behind a
+/// stall — 3, 4, 5 and 32 tags end at the same time. This is why 32 and 256 tags give VAS
+/// the same throughput on the paper's workloads: its first collision always falls within
+/// the first few requests.
+#[test]
+fn vas_gains_nothing_from_tags_beyond_the_request_after_its_stall() {
+    let time = |tags: u32| {
+        let mut cfg = drive(SchedulerKind::Vas);
+        cfg.hil.queue_depth = tags;
+        let requests = [(0, 0, 16, true), (0, 72, 12, true), (0, 16, 12, true), (0, 36, 8, true), (0, 108, 8, true)];
+        let wl = trace_workload(trace_file(&format!("depth-vas-{tags}"), &requests), Replay::Timestamps, 32);
+        ssdlab::run(&cfg, &wl, None, &RunOptions::default()).unwrap().sim.sim_time_ps
+    };
+    let three = time(3);
+    assert!(three < time(2), "the third tag lets #3 follow #2 at once");
+    for tags in [4, 5, 32] {
+        assert_eq!(time(tags), three, "{tags} tags");
+    }
+}
