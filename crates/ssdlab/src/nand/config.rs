@@ -34,6 +34,8 @@ pub struct NandConfig {
     pub multiplane: bool,
     /// Multi-plane commands also need the same block index in every plane.
     pub multiplane_same_block: bool,
+    /// same_page | independent: where the planes of a multi-plane command may work.
+    pub multiplane_addressing: MultiplaneAddressing,
     /// Allow one command to drive several dies of a chip (die interleaving).
     pub die_interleave: bool,
     pub bus: BusConfig,
@@ -101,6 +103,19 @@ pub struct BusConfig {
     pub arbitration: BusArbitration,
     /// What a program moves over the channel: the whole page or only the written sectors.
     pub program_data_in: ProgramDataIn,
+}
+
+/// Where the planes of one die's multi-plane command may work (`nand.multiplane_addressing`;
+/// docs/techniques.md §4).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MultiplaneAddressing {
+    /// Every plane at the same page offset (ONFI's classic multi-plane rule; with
+    /// `nand.multiplane_same_block`, in the same block too).
+    SamePage,
+    /// Each plane at any page of any block: Sprinkler §4's merging of requests to one chip's
+    /// distinct dies and planes, and the independent multi-plane reads of current parts.
+    Independent,
 }
 
 /// How the bus phase of a command is timed (`nand.bus.timing`).
@@ -187,6 +202,7 @@ impl Default for NandConfig {
             t_erase_us: 3800.0,
             multiplane: true,
             multiplane_same_block: false,
+            multiplane_addressing: MultiplaneAddressing::SamePage,
             die_interleave: true,
             bus: BusConfig::default(),
             suspension: SuspensionConfig::default(),
@@ -241,6 +257,11 @@ impl NandConfig {
         self.validate_geometry(file)?;
         self.validate_cells(file)?;
         self.bus.validate(file)?;
+        if self.multiplane_addressing == MultiplaneAddressing::Independent && self.multiplane_same_block {
+            let why =
+                "each plane of an independently addressed command works in any block: drop nand.multiplane_same_block";
+            return reject(file, "nand.multiplane_addressing", "independent", why);
+        }
         if self.ideal == Ideal::NoRwInterference && self.suspension.enabled {
             let why = "suspends programs and erases at no cost by itself: drop nand.suspension.enabled";
             return reject(file, "nand.ideal", "no_rw_interference", why);

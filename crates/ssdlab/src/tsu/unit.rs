@@ -7,7 +7,7 @@
 //! reads that followed their data elsewhere), to route on.
 
 use crate::engine::Ps;
-use crate::nand::config::NandConfig;
+use crate::nand::config::{MultiplaneAddressing, NandConfig};
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
 use crate::slab::Slab;
 use crate::tsu::builder::{Builder, ChipWork, FtlView, Rules};
@@ -69,6 +69,7 @@ impl Tsu {
             rules: Rules {
                 multiplane: nand.multiplane,
                 multiplane_same_block: nand.multiplane_same_block,
+                independent_planes: nand.multiplane_addressing == MultiplaneAddressing::Independent,
                 die_interleave: nand.die_interleave,
                 scan_limit: tsu.scan_limit as usize,
             },

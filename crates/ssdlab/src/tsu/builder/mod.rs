@@ -5,8 +5,9 @@
 //! - one command, one operation (read, program, erase or copyback) and one queue class;
 //! - at most one transaction per plane;
 //! - planes of one die join only at the same page offset (`nand.multiplane`), and with
-//!   `nand.multiplane_same_block` also in the same block; an erase works at offset 0 of its
-//!   block, a program at its plane's write point, a read wherever its page is;
+//!   `nand.multiplane_same_block` also in the same block; with
+//!   `nand.multiplane_addressing = "independent"` at any page of any block; an erase works at
+//!   offset 0 of its block, a program at its plane's write point, a read wherever its page is;
 //! - another die of the chip may join with any offset (`nand.die_interleave`).
 //!
 //! The build runs in stages: [`Builder::plane_heads`] puts each plane's oldest startable
@@ -51,6 +52,8 @@ pub trait FtlView {
 pub struct Rules {
     pub multiplane: bool,
     pub multiplane_same_block: bool,
+    /// Planes of one die may join at any page (`nand.multiplane_addressing = "independent"`).
+    pub independent_planes: bool,
     pub die_interleave: bool,
     /// How many queued transactions of a plane a read joining a die looks at.
     pub scan_limit: usize,
@@ -341,7 +344,9 @@ fn fits(want: Option<Place>, place: Place, rules: &Rules) -> bool {
     match want {
         None => true,
         Some(w) => {
-            w.offset == place.offset && (!rules.multiplane_same_block || place.block == NONE || w.block == place.block)
+            rules.independent_planes
+                || (w.offset == place.offset
+                    && (!rules.multiplane_same_block || place.block == NONE || w.block == place.block))
         }
     }
 }
@@ -360,6 +365,8 @@ fn scan_range(
     rules: &Rules,
 ) -> Option<(usize, usize)> {
     match want {
+        // Any page may join: the plane's own candidate does.
+        Some(_) if rules.independent_planes => Some((cand.pos, cand.pos + 1)),
         Some(w) if traits.read && cand.pos == 0 => {
             let depth = rules.scan_limit.min(queues.plane_len(class, cand.plane_in_chip));
             if traits.follows_data {

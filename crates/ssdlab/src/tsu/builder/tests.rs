@@ -147,6 +147,32 @@ fn same_block_parts_keep_other_blocks_out_of_a_multi_plane_command() {
     assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![b])));
 }
 
+/// Independent multi-plane addressing (Sprinkler §4): any pages on distinct planes of a die
+/// join. Reads A (plane 0, block 1, page 5) and B (plane 1, block 2, page 3) go as one
+/// two-plane read, C (die 1) interleaves; programs on planes 0 and 1 with write points 4 and
+/// 7 go as one two-plane program. Under the same-page rule each pair splits.
+#[test]
+fn independent_addressing_joins_any_pages_of_a_die() {
+    use crate::nand::config::MultiplaneAddressing;
+    for (addressing, together) in [(MultiplaneAddressing::Independent, true), (MultiplaneAddressing::SamePage, false)] {
+        let mut c = config();
+        c.nand.multiplane_addressing = addressing;
+        let mut k = Case::new(&c);
+        let a = k.user_read(10, 0, 1, 5);
+        let b = k.user_read(11, 1, 2, 3);
+        let cc = k.user_read(12, 2, 0, 9);
+        let first = k.build(QueueClass::UserRead, None).expect("a command").1;
+        assert_eq!(first, if together { vec![a, b, cc] } else { vec![a, cc] }, "{addressing:?}");
+        k.ftl.user_offset = [Some(4), Some(7), None, None];
+        let (p0, p1) = (k.user_write(20, 0), k.user_write(21, 1));
+        if !together {
+            k.build(QueueClass::UserRead, None);
+        }
+        let programs = k.build(QueueClass::UserWrite, None).expect("a command").1;
+        assert_eq!(programs, if together { vec![p0, p1] } else { vec![p0] }, "{addressing:?}");
+    }
+}
+
 /// A read joining a die looks past its plane's head: plane 1's head (page 3) does not fit
 /// A's offset 5, the read behind it (page 5) does, within `tsu.scan_limit` = 2 but not 1.
 #[test]
