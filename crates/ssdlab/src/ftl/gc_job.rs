@@ -48,7 +48,18 @@ impl Ftl {
     /// valid page, on its own plane.
     fn collect_die_set(&mut self, plane: u32, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
         pages.clear();
-        let Some(die) = self.gc.start_die(plane, &mut self.blocks, pages) else { return };
+        let Some(die) = self.gc.start_die(plane, &mut self.blocks, pages) else {
+            if self.gc.victim(plane) == NONE && self.blocks.free_blocks(plane) <= self.gc.limits.user_reserve_blocks {
+                // No aligned set, and the plane's user writes have no block left to open once
+                // their open block fills (and nothing may call GC again then): a victim of
+                // its own.
+                self.collect(plane, false, steps, pages);
+                if self.gc.victim(plane) != NONE {
+                    self.gc.mark_alone(plane);
+                }
+            }
+            return;
+        };
         steps.push(Step::Started);
         if pages.is_empty() {
             self.erase_die_set(die, steps);
@@ -77,7 +88,7 @@ impl Ftl {
         chip_load: &[u32],
         steps: &mut Vec<Step>,
     ) {
-        if self.gc.unit() == GcUnit::Die {
+        if self.gc.unit() == GcUnit::Die && !self.gc.collects_alone(source) {
             let mut txs = Vec::new();
             self.gc.die_move_read(source, read.map(|(tx, _, _)| tx), &mut txs);
             if !txs.is_empty() {
@@ -96,7 +107,7 @@ impl Ftl {
 
     /// A move off `plane` is done; after its unit's last, the erase.
     pub fn move_finished(&mut self, plane: u32, now: Ps, steps: &mut Vec<Step>) {
-        if self.gc.unit().aligned_set() {
+        if self.gc.unit().aligned_set() && !self.gc.collects_alone(plane) {
             if let Some(die) = self.gc.die_move_done(plane) {
                 self.erase_die_set(die, steps);
             }

@@ -151,6 +151,9 @@ pub struct Gc {
     wakeups: Vec<u32>,
     rng: Pcg64Mcg,
     unit: GcUnit,
+    /// Per plane, under an aligned unit: it collects a victim of its own, its die having no
+    /// aligned set while its user writes found no page ([`Gc::mark_alone`]).
+    alone: Vec<bool>,
     urgent_when: UrgentWhen,
     /// Die-GC's moves between read and program.
     die_moves: DieGcMoves,
@@ -180,6 +183,7 @@ impl Gc {
             wakeups: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6674_6c5f_7263),
             unit: gc.unit,
+            alone: vec![false; planes],
             urgent_when: gc.urgent_when,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
             set_max_valid: max_valid(geo, gc.unit, gc.die_leftover),
@@ -272,6 +276,24 @@ impl Gc {
         self.pending[plane as usize] = pages.len() as u32;
         self.start_pacing(plane, pages.len() as u32);
         Some(victim)
+    }
+
+    /// Under an aligned unit (Die-GC, TwinBlk), `plane`'s die has no aligned set to collect
+    /// while the plane has no free block above the user reserve: once its open user block
+    /// fills, its writes wait, nothing invalidates its pages (a static allocation sends its
+    /// overwrites to it) and nothing calls GC again, so it would wait forever. It collects a
+    /// victim of its own, as plane GC does, moves within the plane and a one-plane erase
+    /// [I]; the die's sets resume once it is done. Marks the plane whose victim
+    /// [`Gc::start`] just chose so.
+    pub fn mark_alone(&mut self, plane: u32) {
+        debug_assert!(self.victim[plane as usize] != NONE);
+        self.alone[plane as usize] = true;
+    }
+
+    /// Whether `plane` collects a victim of its own under an aligned unit.
+    #[inline]
+    pub fn collects_alone(&self, plane: u32) -> bool {
+        self.alone[plane as usize]
     }
 
     /// A page of `plane` became invalid. A plane whose GC found no victim is woken: the
@@ -377,6 +399,7 @@ impl Gc {
         assert!(victim != NONE, "finish_gc on plane {plane} without a victim");
         blocks.erase(victim);
         self.victim[plane as usize] = NONE;
+        self.alone[plane as usize] = false;
         self.collecting -= 1;
         victim
     }
