@@ -12,7 +12,10 @@
 //! plane's blocks get valid counts at the quantiles of that density, summing exactly to the
 //! plane's share of the data; the valid pages sit at random offsets in their blocks and the
 //! logical pages are shuffled over them. Blocks are aged so that fuller blocks are younger,
-//! as in the real process. GC then starts at its steady state from the first victim.
+//! as in the real process. The data covers every block of the plane but the GC trigger's
+//! count G, so once the user write frontier opens a block the plane is just under the
+//! trigger, where paced GC keeps it (`ftl.gc.urgent_when = "paced"`): GC starts at its
+//! steady state from the first victim.
 
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -62,6 +65,9 @@ pub fn precondition(
     }
     let ppb = geo.pages_per_block as usize;
     let usable_blocks = ftl.gc.limits.data_blocks_per_plane(&geo) as usize;
+    // The random pattern spreads the data over every block but the GC trigger's: in steady
+    // state GC keeps free blocks just under the trigger (ftl.gc.urgent_when = "paced").
+    let spread_blocks = (geo.blocks_per_plane - ftl.gc.limits.gc_threshold_blocks) as usize;
     ftl.map.make_dense();
     ftl.blocks.advise_huge_pages();
     let mut fill = Filler {
@@ -83,7 +89,7 @@ pub fn precondition(
                 usable_blocks * ppb
             ));
         }
-        fill.plane(ftl, p as u32, lpns, usable_blocks);
+        fill.plane(ftl, p as u32, lpns, spread_blocks.max(usable_blocks));
     }
     ftl.write_translation_pages();
     Ok(n)
@@ -157,8 +163,9 @@ struct Filler {
 }
 
 impl Filler {
-    /// Fill plane `p`'s first blocks with its logical pages `lpns`.
-    fn plane(&mut self, ftl: &mut Ftl, p: u32, lpns: &mut [Lpn], usable_blocks: usize) {
+    /// Fill plane `p`'s first blocks with its logical pages `lpns`; the random pattern
+    /// spreads them over `spread_blocks`.
+    fn plane(&mut self, ftl: &mut Ftl, p: u32, lpns: &mut [Lpn], spread_blocks: usize) {
         let ppb = self.page_lpns.len();
         let counts = match self.pattern {
             Pattern::Sequential => {
@@ -171,7 +178,7 @@ impl Filler {
             }
             Pattern::Random => {
                 lpns.shuffle(&mut self.rng);
-                steady_state_counts(lpns.len(), usable_blocks, ppb)
+                steady_state_counts(lpns.len(), spread_blocks, ppb)
             }
         };
         // Oldest (fewest valid) first, so opening order matches the decay.

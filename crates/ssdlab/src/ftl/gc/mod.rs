@@ -46,15 +46,15 @@ pub enum VictimPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UrgentWhen {
-    /// GC is paced against host writes by the free-space shortfall [S/I]: each user page
-    /// the plane takes while it collects owes its GC `u/(1−u) · φ/(1−φ)` moves, with u the
-    /// victim's valid share (u/(1−u) moves per page keep pace exactly) and φ = 1 − room /
-    /// ((G − R) · pages per block) the shortfall of the plane's user room (the rest of its
-    /// open user block and the pages of its free blocks above the user reserve R) below
-    /// what it has at the GC trigger G; each move done pays one back. GC is urgent while it
-    /// owes moves, and whenever a user write finds no page. The room settles where the rate
-    /// matches the host's, half of it for a break-even victim: neither exhausted nor left
-    /// unused.
+    /// GC is paced against host writes by the free-space shortfall [S/I]. The plane's user
+    /// room r is the rest of its open user block and the pages of its free blocks above the
+    /// user reserve R; at the GC trigger G it is r₀ = (G − R) blocks. Each user page the
+    /// plane takes while it collects owes its GC `u/(1−u) · s / (r / r₀)` moves, with u the
+    /// victim's valid share (u/(1−u) moves per user page keep pace exactly) and s = (r₀ − r)
+    /// in blocks the shortfall; each move done pays one back. GC is urgent while it owes
+    /// moves, and whenever a user write finds no page. GC keeps pace once the shortfall is
+    /// about one block, so free blocks settle just under the trigger whatever the load,
+    /// and the rate grows without bound as the room runs out.
     Paced,
     /// Only when a user write finds no page: the open user block is full and no free block
     /// is above the user reserve [I]. Under a saturating load GC then runs in bursts at the
@@ -237,10 +237,11 @@ impl Gc {
             return;
         }
         let l = &self.limits;
-        let full = ((l.gc_threshold_blocks - l.user_reserve_blocks) * self.geo.pages_per_block) as f64;
-        let room = blocks.user_room(plane, l.user_reserve_blocks) as f64;
-        let shortfall = (1.0 - room / full).clamp(0.0, 1.0);
-        self.debt[p] += self.keep_pace[p] * shortfall / (1.0 - shortfall).max(1e-9);
+        let ppb = self.geo.pages_per_block as f64;
+        let full = (l.gc_threshold_blocks - l.user_reserve_blocks) as f64 * ppb;
+        let room = (blocks.user_room(plane, l.user_reserve_blocks) as f64).min(full);
+        // The shortfall in blocks, over the share of the room left.
+        self.debt[p] += self.keep_pace[p] * ((full - room) / ppb) / (room / full).max(1e-9);
     }
 
     /// A victim's collection starts on `plane` with `moves` valid pages: no debt yet; u/(1−u)
