@@ -48,24 +48,38 @@ impl Ftl {
     /// valid page, on its own plane.
     fn collect_die_set(&mut self, plane: u32, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
         pages.clear();
-        let Some(die) = self.gc.start_die(plane, &mut self.blocks, pages) else {
-            if self.gc.victim(plane) == NONE && self.blocks.free_blocks(plane) <= self.gc.limits.user_reserve_blocks {
-                // No aligned set, and the plane's user writes have no block left to open once
-                // their open block fills (and nothing may call GC again then): a victim of
-                // its own.
-                self.collect(plane, false, steps, pages);
-                if self.gc.victim(plane) != NONE {
-                    self.gc.mark_alone(plane);
-                }
-            }
-            return;
-        };
+        let Some(die) = self.gc.start_die(plane, &mut self.blocks, pages) else { return };
         steps.push(Step::Started);
         if pages.is_empty() {
             self.erase_die_set(die, steps);
         }
         let geo = &self.geo;
         steps.extend(pages.iter().map(|&page| Step::Move { page, plane: geo.plane_of(page.ppn) }));
+    }
+
+    /// Nothing is left to happen and requests are unfinished: under an aligned unit a plane
+    /// whose die has no aligned set to collect, with no free block above the user reserve,
+    /// waits for an invalidation nothing can bring (a static allocation sends its overwrites
+    /// to it). Each such plane collects a victim of its own ([`super::gc::Gc::mark_alone`]).
+    /// Whether any did.
+    pub fn unstick(&mut self, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) -> bool {
+        if !self.gc.unit().aligned_set() {
+            return false;
+        }
+        let mut started = false;
+        for plane in 0..self.geo.planes() {
+            let stuck = self.gc.victim(plane) == NONE
+                && self.gc.needed(plane, &self.blocks)
+                && self.blocks.free_blocks(plane) <= self.gc.limits.user_reserve_blocks;
+            if stuck {
+                self.collect(plane, false, steps, pages);
+                if self.gc.victim(plane) != NONE {
+                    self.gc.mark_alone(plane);
+                    started = true;
+                }
+            }
+        }
+        started
     }
 
     /// Erase every block of `die`'s set with one multi-plane erase.

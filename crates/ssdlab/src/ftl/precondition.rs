@@ -12,10 +12,10 @@
 //! plane's blocks get valid counts at the quantiles of that density, summing exactly to the
 //! plane's share of the data; the valid pages sit at random offsets in their blocks and the
 //! logical pages are shuffled over them. Blocks are aged so that fuller blocks are younger,
-//! as in the real process. The data covers every block of the plane but the GC trigger's
-//! count G, so once the user write frontier opens a block the plane is just under the
-//! trigger, where paced GC keeps it (`ftl.gc.urgent_when = "paced"`): GC starts at its
-//! steady state from the first victim.
+//! as in the real process. The data covers every block of the plane but G (the GC
+//! trigger's count) plus the write frontiers, less one: once the frontiers open, the plane is
+//! one block under the trigger, where paced GC keeps it (`ftl.gc.urgent_when = "paced"`):
+//! GC starts at its steady state from the first writes.
 
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -65,9 +65,10 @@ pub fn precondition(
     }
     let ppb = geo.pages_per_block as usize;
     let usable_blocks = ftl.gc.limits.data_blocks_per_plane(&geo) as usize;
-    // The random pattern spreads the data over every block but the GC trigger's: in steady
-    // state GC keeps free blocks just under the trigger (ftl.gc.urgent_when = "paced").
-    let spread_blocks = (geo.blocks_per_plane - ftl.gc.limits.gc_threshold_blocks) as usize;
+    // The random pattern spreads the data over one block more: once the write frontiers
+    // open, the plane is one block under the GC trigger, where paced GC keeps it
+    // (ftl.gc.urgent_when = "paced"), so GC collects from the first writes.
+    let spread_blocks = usable_blocks + 1;
     ftl.map.make_dense();
     ftl.blocks.advise_huge_pages();
     let mut fill = Filler {
@@ -89,7 +90,7 @@ pub fn precondition(
                 usable_blocks * ppb
             ));
         }
-        fill.plane(ftl, p as u32, lpns, spread_blocks.max(usable_blocks));
+        fill.plane(ftl, p as u32, lpns, spread_blocks);
     }
     ftl.write_translation_pages();
     Ok(n)

@@ -283,15 +283,20 @@ impl Simulation {
             self.q.at(self.interval_ps, Event::Sample);
         }
         let mut next_progress = 2.0;
-        while let Some(ev) = self.q.pop() {
-            let now = self.q.now();
-            self.advance_stats(now);
-            self.route(ev);
-            self.end_of_event();
-            if self.progress && self.q.processed() & 0x3ff == 0 {
-                self.progress_line(wall, now, &mut next_progress);
+        loop {
+            while let Some(ev) = self.q.pop() {
+                let now = self.q.now();
+                self.advance_stats(now);
+                self.route(ev);
+                self.end_of_event();
+                if self.progress && self.q.processed() & 0x3ff == 0 {
+                    self.progress_line(wall, now, &mut next_progress);
+                }
+                if self.finished {
+                    break;
+                }
             }
-            if self.finished {
+            if self.finished || self.ios.live() == 0 || !self.unstick() {
                 break;
             }
         }
@@ -361,6 +366,19 @@ impl Simulation {
             self.schedule_pending = false;
             self.run_scheduler();
         }
+    }
+
+    /// Nothing is left to happen but requests are unfinished: planes the GC unit left
+    /// waiting for an invalidation nothing can bring collect on their own
+    /// (`Ftl::unstick`). Whether any work started.
+    #[cold]
+    fn unstick(&mut self) -> bool {
+        let mut steps = self.take_steps();
+        let mut pages = std::mem::take(&mut self.gc_pages);
+        let started = self.ftl.unstick(&mut steps, &mut pages);
+        self.gc_pages = pages;
+        self.apply_steps(steps);
+        started
     }
 
     /// The last, partial time-series window, the final checks and the outcome.

@@ -279,10 +279,10 @@ impl Gc {
         Some(victim)
     }
 
-    /// Under an aligned unit (Die-GC, TwinBlk), `plane`'s die has no aligned set to collect
-    /// while the plane has no free block above the user reserve: once its open user block
-    /// fills, its writes wait, nothing invalidates its pages (a static allocation sends its
-    /// overwrites to it) and nothing calls GC again, so it would wait forever. It collects a
+    /// Under an aligned unit (Die-GC, TwinBlk), `plane`'s die has no aligned set to collect,
+    /// the plane has no free block above the user reserve, and nothing is left to happen
+    /// (`Ftl::unstick`): its writes wait and nothing can invalidate its pages (a static
+    /// allocation sends its overwrites to it), so it would wait forever. It collects a
     /// victim of its own, as plane GC does, moves within the plane and a one-plane erase
     /// [I]; the die's sets resume once it is done. Marks the plane whose victim
     /// [`Gc::start`] just chose so.
