@@ -610,9 +610,8 @@ fn h_eager_destage_sends_written_pages_at_once_up_to_its_limit() {
 // (i) GC scheduling -----------------------------------------------------------------------
 
 /// One chip of two planes (16 blocks of 32 pages of 8 KiB, 30% spare), filled to 90% at
-/// random, then a write flood (whole pages, 32 outstanding) that keeps GC collecting, with
-/// 4 KiB reads of the other half of the drive arriving 100 per second, one at a time, beside
-/// it.
+/// random, then a write flood (whole pages, 32 outstanding) over the first half of the drive
+/// that keeps GC collecting, with a 4 KiB read of the other half every 10 ms beside it.
 fn reads_beside_gc(urgent: UrgentGc) -> Outcome {
     let mut cfg = preset("mqsim-default.toml");
     (cfg.nand.channels, cfg.nand.chips_per_channel, cfg.nand.dies_per_chip) = (1, 1, 1);
@@ -623,15 +622,16 @@ fn reads_beside_gc(urgent: UrgentGc) -> Outcome {
     // Reads keep to the second half of the logical space, writes to the first: no read waits
     // for a write of its page.
     let writes = FlowSpec { name: "w".into(), footprint: 0.5, ..synthetic(0.0, Address::Uniform, 8192, 32, 3000) };
+    // One 4 KiB read every 10 ms (each done long before the next: none waits for another),
+    // at a page of the second half picked by a fixed stride.
     let geo = ssdlab::nand::Geometry::from_config(&cfg.nand);
-    let half = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 * 8192 / 2;
-    let reads = FlowSpec {
-        name: "r".into(),
-        rate_iops: 100.0,
-        footprint: 0.5,
-        start_bytes: half,
-        ..synthetic(1.0, Address::Uniform, 4096, 1, 100)
-    };
+    let pages = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64;
+    let lines: Vec<_> =
+        (0..100u64).map(|k| (k * 10_000_000, (pages / 2 + k * 37 % (pages / 2)) * 16, 8, true)).collect();
+    let mut reads = trace_workload(trace_file(&format!("reads-beside-gc-{urgent:?}"), &lines), Replay::Timestamps, 1)
+        .flows
+        .remove(0);
+    reads.name = "r".into();
     let precondition = Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random });
     let wl = WorkloadSpec { source: String::new(), seed: 3, precondition, flows: vec![writes, reads] };
     run(&cfg, &wl, true)
@@ -655,7 +655,7 @@ fn i_a_read_beside_gc_waits_for_one_operation_at_most() {
     let mqsim = reads_beside_gc(UrgentGc::First);
     let waited = mqsim.stats.read.max_us();
     eprintln!(
-        "(h) worst read {worst:.1} us (bound {bound_us:.1}); under MQSim's rule {waited:.1} us; {} GC invocations",
+        "(i) worst read {worst:.1} us (bound {bound_us:.1}); under MQSim's rule {waited:.1} us; {} GC invocations",
         o.stats.gc_invocations
     );
     assert!(waited > 2.0 * bound_us, "under MQSim's rule a read should wait out a GC: worst {waited} us");
