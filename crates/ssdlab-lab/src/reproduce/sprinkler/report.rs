@@ -675,11 +675,13 @@ pub(super) const ANALYSIS: &str = r#"
   The four MSR excerpts are real but short (1,000–10,000 requests).
 - **SPK1 is never below PAS here.** ssdlab's SPK1 is PAS's request-granular, out-of-order walk
   with FARO's over-commitment and priority added, so it keeps every advantage PAS has.
-- **Figure 17: GC needs a run long enough to reach steady state.** ssdlab's TSU (`ooo`) runs
-  GC in a chip's idle time once a plane is below the GC threshold (5 % free blocks) and makes
-  it go first only at the hard threshold (0.5 %). VAS and PAS leave chips idle, so they
-  collect early; SPK3 keeps chips busier and first spends the free blocks in between, 4.5 % of
-  the drive. On the 16 GiB drive the 150,000-request mixes write several times that reserve.
+- **Figure 17: GC from the first write.** ssdlab's random precondition starts the drive at
+  GC's steady state (valid pages per Desnoyers' model, free blocks one under the GC
+  threshold), and GC is paced against host writes (`ftl.gc.urgent_when = "paced"`), so every
+  scheduler pays steady-state GC from the first request. The paper fills the drive with 1 MB
+  random writes "just before the GC begins", a fresher state: its degradations (SPK3 33–78 %,
+  VAS 11–28 %) are of GC's onset, these of its steady state, which is heavier (issue 33 is to
+  source this setup).
 - **Figure 17: readdressing.** ssdlab's GC and wear levelling move data within a plane, and
   under static `CWDP` an overwrite stays on its plane, so no uncommitted request ever changes
   target and "readdressing off" equals "on" (under `CW` an overwrite may move to another
