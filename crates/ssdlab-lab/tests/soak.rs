@@ -3,6 +3,16 @@
 use ssdlab::ftl::{AllocationScheme, MappingKind};
 use ssdlab_lab::soak::{self, CacheMode, Combination, GcMode, Planned};
 
+/// One combination as the soak runs it, on a thread of its own with a time limit, so that a
+/// livelock fails instead of hanging the suite.
+fn run_with_time_limit(planned: Planned, writes: u64) -> soak::SoakResult {
+    let name = planned.combination.name();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(soak::run_one(&planned, writes, 1)));
+    rx.recv_timeout(std::time::Duration::from_secs(300))
+        .unwrap_or_else(|_| panic!("{name}: no result after 300 s (a livelock)"))
+}
+
 /// Die-GC (`ftl.gc.unit = "die"`, last group padded) over both partitions, as `ssdlab soak`
 /// runs them (its small drive, 90 % full, random 4 and 8 KiB writes at queue depth 32, the
 /// oracle on): every request finishes and every read returns the data last written. The
@@ -25,12 +35,7 @@ fn die_gc_over_a_partition_finishes_every_request() {
         };
         let config = combination.apply(&base);
         config.validate("test").expect("Die-GC with a partition validates");
-        let planned = Planned { combination, config };
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || tx.send(soak::run_one(&planned, writes, 1)));
-        let r = rx
-            .recv_timeout(std::time::Duration::from_secs(300))
-            .unwrap_or_else(|_| panic!("{allocation} with Die-GC: no result after 300 s (a livelock)"));
+        let r = run_with_time_limit(Planned { combination, config }, writes);
         assert!(r.passed(), "{}", r.line());
         assert_eq!(r.violations, 0);
         assert!(r.writes > writes * 9 / 10 && r.gc_invocations > 0, "{}", r.line());
@@ -62,13 +67,7 @@ fn aligned_gc_without_an_aligned_set_finishes_every_request() {
         };
         let config = combination.apply(&base);
         config.validate("test").expect("the combination validates");
-        let planned = Planned { combination, config };
-        let name = planned.combination.name();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || tx.send(soak::run_one(&planned, writes, 1)));
-        let r = rx
-            .recv_timeout(std::time::Duration::from_secs(300))
-            .unwrap_or_else(|_| panic!("{name}: no result after 300 s (a livelock)"));
+        let r = run_with_time_limit(Planned { combination, config }, writes);
         assert!(r.passed(), "{}", r.line());
         assert_eq!(r.violations, 0);
         assert!(r.writes > writes * 9 / 10 && r.gc_invocations > 0, "{}", r.line());
