@@ -417,6 +417,11 @@ const NV_READ_1PLANE_PS: u64 = (20 + 6 * 25 + 100 + 20) * 1000; // 290 ns
 const NV_READ_2PLANE_PS: u64 = (20 + 2 * 6 * 25 + 500 + 100 + 20) * 1000; // 940 ns
 const NV_PROGRAM_1PLANE_PS: u64 = (20 + 6 * 25 + 70 + 6 + 15 + 100) * 1000; // 361 ns
 
+/// A cold CMT miss on `mqsim-compat`: the read command, tR, one 512 B sector out.
+fn mqsim_translation_read_ps() -> u64 {
+    NV_READ_1PLANE_PS + 75_000_000 + bus_ps(512, 333, 8)
+}
+
 fn qd1(read_ratio: f64, requests: u64) -> WorkloadSpec {
     WorkloadSpec {
         source: String::new(),
@@ -445,6 +450,12 @@ fn h_mqsim_compat_qd1_4k_read_is_the_sum_of_its_parts_to_the_picosecond() {
     let cqe = mqsim_tlp_ps(16); // 44 wire bytes = 11 ns
     let one = doorbell + fetch_request + sqe + command + t_r + data_out + data_to_host + cqe;
     assert_eq!(one, 88_887_801);
+    // Every translation page is on flash at the start and the CMT is cold: each request's
+    // first step reads its translation page, one 512 B sector of it (MQSim's
+    // Store_mapping_table_on_flash_at_start and SECTOR_SIZE_IN_BYTE; docs/techniques.md
+    // §12): the same command, tR, and 512 B out, ceil(512 x 10^6 / 333) = 1 537 538 ps.
+    let one = one + mqsim_translation_read_ps();
+    assert_eq!(one, 165_715_339, "§12: 88.906 + (75 + 0.29 + 512 x 3 ns) us, to the ps");
     // A fresh drive: with ftl.unwritten_read = "flash" every read reaches flash (MQSim
     // preconditions). QD1: each request arrives when the last completed, to an idle drive.
     let n = 40;
@@ -463,7 +474,8 @@ fn h_mqsim_compat_qd1_4k_write_moves_only_its_sectors() {
     // channel (program_data_in = "written_sectors"), tPROG, then the CQE.
     let host_in = mqsim_tlp_ps(2) + mqsim_tlp_ps(4) + mqsim_tlp_ps(64) + mqsim_tlp_ps(4) + mqsim_tlp_ps(4096);
     let flash = NV_PROGRAM_1PLANE_PS + bus_ps(4096, 333, 8) + 750_000_000;
-    let one = host_in + flash + mqsim_tlp_ps(16);
+    // The write translates first (update_order = "translate_first"): a cold translation read.
+    let one = host_in + mqsim_translation_read_ps() + flash + mqsim_tlp_ps(16);
     let n = 20;
     let o = run(&cfg, &qd1(0.0, n), false);
     assert_eq!(o.stats.write.count(), n);

@@ -44,7 +44,7 @@ pub use gc::die_gc::DieLeftover;
 use gc::Gc;
 pub use gc::{GcUnit, Limits, UrgentWhen, VictimPolicy};
 pub use job::Step;
-use mapping::demand::config::UpdateOrder;
+use mapping::demand::config::{TpRead, UpdateOrder};
 use mapping::demand::DemandMap;
 pub use mapping::demand::{Lookup, MapIo, MapStats, Waiter};
 use mapping::page::PageMap;
@@ -367,21 +367,40 @@ impl Ftl {
 
     /// Preconditioning wrote data functionally: write every translation page that maps
     /// anything the same way (into translation blocks, the GTD pointing at them).
-    pub(super) fn write_translation_pages(&mut self) {
+    pub(super) fn write_translation_pages(&mut self, every: bool) {
         let Some(d) = self.demand.as_mut() else { return };
         let (e, tps) = (d.params().entries_per_tp, d.translation_pages());
         const CWDP: [Level; 4] = [Level::Channel, Level::Way, Level::Die, Level::Plane];
         for vtpn in 0..tps {
             let lpns = vtpn * e..((vtpn + 1) * e).min(self.logical_pages);
-            if lpns.clone().all(|l| self.map.get(l) == NONE) {
+            let tp_lpn = self.logical_pages + vtpn;
+            let unmapped = lpns.clone().all(|l| self.map.get(l) == NONE);
+            if self.map.get(tp_lpn) != NONE || (unmapped && !every) {
                 continue;
             }
-            let tp_lpn = self.logical_pages + vtpn;
             let (plane, _) = static_plane(&self.geo, &CWDP, tp_lpn);
             let (ppn, _) = self.blocks.allocate(plane, Stream::Map, 0).expect("room for translation pages");
             self.blocks.program(ppn, tp_lpn);
             self.map.set(tp_lpn, ppn);
             self.demand.as_mut().expect("a map cache").preconditioned(vtpn, &self.map);
+        }
+    }
+
+    /// Before the run: with `ftl.map_cache.on_flash_at_start`, every translation page not
+    /// yet on flash is written there (functionally, no time), so the first touch of any
+    /// logical page reads its translation page (MQSim's start; docs/techniques.md §12).
+    pub fn translation_pages_at_start(&mut self) {
+        if self.demand.as_ref().is_some_and(|d| d.params().on_flash_at_start) {
+            self.write_translation_pages(true);
+        }
+    }
+
+    /// The sectors a translation page's read transfers (`ftl.map_cache.tp_read`): the
+    /// page's, or its first sector.
+    pub fn map_read_mask(&self, full: u64) -> u64 {
+        match self.demand.as_ref().map(|d| d.params().tp_read) {
+            Some(TpRead::Sector) => 1,
+            _ => full,
         }
     }
 

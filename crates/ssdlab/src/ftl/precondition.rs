@@ -92,7 +92,7 @@ pub fn precondition(
         }
         fill.plane(ftl, p as u32, lpns, spread_blocks);
     }
-    ftl.write_translation_pages();
+    ftl.write_translation_pages(false);
     Ok(n)
 }
 

@@ -392,7 +392,7 @@ impl Simulation {
             MapIo::Read(vtpn) => {
                 let tp = self.ftl.tp_lpn(vtpn);
                 let plane = self.geo.plane_of(self.ftl.mapped_page(tp));
-                NewTx::new(Owner::Map, FlashOp::Read, plane, tp, full)
+                NewTx::new(Owner::Map, FlashOp::Read, plane, tp, self.ftl.map_read_mask(full))
             }
             MapIo::Write(vtpn) => {
                 let tp = self.ftl.tp_lpn(vtpn);

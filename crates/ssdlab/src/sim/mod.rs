@@ -212,6 +212,7 @@ impl Simulation {
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
         size_partition(cfg, &geo, &flows, &mut ftl);
         let preconditioned_pages = fill(&geo, workload, &flows, &mut ftl, seed)?;
+        ftl.translation_pages_at_start();
         let hazards = cfg.hil.hazards;
         if opts.check && hazards != Hazards::Strict {
             return Err(Error::config(

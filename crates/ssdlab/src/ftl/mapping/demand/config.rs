@@ -51,6 +51,17 @@ pub enum GcUpdate {
     Cache,
 }
 
+/// How much of a translation page a CMT miss transfers out of the chip
+/// (`ftl.map_cache.tp_read`; docs/techniques.md §12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TpRead {
+    /// The whole page.
+    Page,
+    /// One sector, the entry's: MQSim's choice (`SECTOR_SIZE_IN_BYTE`) [C MQSim].
+    Sector,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct MapCacheConfig {
@@ -83,6 +94,11 @@ pub struct MapCacheConfig {
     pub compressed_entries: Option<bool>,
     /// TPFTL only: selective prefetch on sequential runs ([`tpftl::prefetch`]).
     pub prefetch: Option<bool>,
+    /// page | sector: how much of a translation page a miss reads out of the chip.
+    pub tp_read: Option<TpRead>,
+    /// Every translation page is on flash when the run starts, even one whose entries are
+    /// all unmapped (MQSim's `Store_mapping_table_on_flash_at_start`).
+    pub on_flash_at_start: Option<bool>,
 }
 
 /// A scheme's defaults for the keys a config leaves out.
@@ -142,6 +158,8 @@ pub struct Params {
     pub tp_nodes: bool,
     /// TPFTL's selective prefetch.
     pub prefetch: bool,
+    pub tp_read: TpRead,
+    pub on_flash_at_start: bool,
 }
 
 pub const DEFAULT_RAM_BYTES: u64 = 1_088 * 1024;
@@ -210,6 +228,8 @@ impl MapCacheConfig {
             dirty_links: d.dirty_links,
             tp_nodes: d.tp_nodes.is_some(),
             prefetch,
+            tp_read: self.tp_read.unwrap_or(TpRead::Page),
+            on_flash_at_start: self.on_flash_at_start.unwrap_or(false),
         })
     }
 

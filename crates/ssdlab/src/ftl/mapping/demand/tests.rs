@@ -2,7 +2,7 @@
 //! translation page (4 pages), every page on flash holding the true map (lpn → 100 + lpn).
 
 use super::blocks::Replacement;
-use super::config::{FlushVictim, GcUpdate, Params, UpdateOrder};
+use super::config::{FlushVictim, GcUpdate, Params, TpRead, UpdateOrder};
 use super::*;
 
 fn params(cmt_blocks: u32) -> Params {
@@ -24,6 +24,8 @@ fn params(cmt_blocks: u32) -> Params {
         dirty_links: false,
         tp_nodes: false,
         prefetch: false,
+        tp_read: TpRead::Page,
+        on_flash_at_start: false,
     }
 }
 

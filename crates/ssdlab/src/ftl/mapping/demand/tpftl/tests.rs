@@ -93,6 +93,8 @@ fn params(capacity: u32, prefetch: bool) -> Params {
         dirty_links: false,
         tp_nodes: true,
         prefetch,
+        tp_read: crate::ftl::mapping::demand::config::TpRead::Page,
+        on_flash_at_start: false,
     }
 }
 
