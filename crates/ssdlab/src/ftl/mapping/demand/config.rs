@@ -67,8 +67,12 @@ pub enum TpRead {
 pub struct MapCacheConfig {
     /// Map RAM for both levels, bytes (default 1,114,112 = 1,088 KiB, FMMU's).
     pub ram_bytes: Option<u64>,
-    /// Bytes of one entry in a translation page (entries per page = page size / this).
+    /// Bytes of one entry in a translation page (entries per page = page size / this,
+    /// rounded down).
     pub entry_bytes: Option<u32>,
+    /// RAM bytes one cached entry takes, tag included (default: `entry_bytes` + a 4-byte
+    /// tag); single-entry CMTs only. MQSim's is 9 (docs/techniques.md §12).
+    pub cmt_entry_bytes: Option<u32>,
     /// Bytes of the first level (CMT) when there is a second (CTP); the rest is CTP.
     pub cmt_bytes: Option<u64>,
     /// Map entries per CMT block (1: entry-level).
@@ -171,14 +175,11 @@ impl MapCacheConfig {
     pub fn resolve(&self, file: &str, kind: MappingKind, page_bytes: u32) -> Result<Params> {
         let d = kind.defaults().expect("a demand-based mapping");
         let entry_bytes = self.entry_bytes.unwrap_or(4);
-        if entry_bytes == 0 || !page_bytes.is_multiple_of(entry_bytes) || entry_bytes > page_bytes / 2 {
-            return fail(
-                file,
-                "ftl.map_cache.entry_bytes",
-                entry_bytes,
-                "must divide the page size, at least 2 entries per page",
-            );
+        if entry_bytes == 0 || entry_bytes > page_bytes / 2 {
+            return fail(file, "ftl.map_cache.entry_bytes", entry_bytes, "must leave at least 2 entries per page");
         }
+        // Whole entries only: the rest of the page is unused (MQSim's 6-byte entries leave 2
+        // bytes of an 8 KiB page).
         let e = page_bytes / entry_bytes;
         let block_entries = self.block_entries.unwrap_or(d.block_entries);
         if block_entries == 0 || !e.is_multiple_of(block_entries) {
@@ -194,8 +195,15 @@ impl MapCacheConfig {
             Some(t) if compressed => t.offset_bytes,
             _ => TAG_BYTES,
         };
-        let (cmt_blocks, ctp_pages) =
-            self.levels(file, kind, d, page_bytes, block_entries as u64 * entry_bytes as u64 + tag_bytes)?;
+        let block_bytes = match self.cmt_entry_bytes {
+            None => block_entries as u64 * entry_bytes as u64 + tag_bytes,
+            Some(c) if c > 0 && block_entries == 1 && d.tp_nodes.is_none() => c as u64,
+            Some(c) => {
+                let why = "sets the RAM of a single-entry CMT entry, tag included: needs block_entries = 1, no TP nodes, and a positive size";
+                return fail(file, "ftl.map_cache.cmt_entry_bytes", c, why);
+            }
+        };
+        let (cmt_blocks, ctp_pages) = self.levels(file, kind, d, page_bytes, block_bytes)?;
         let (low, high) =
             (self.low_watermark.unwrap_or(d.low_watermark), self.high_watermark.unwrap_or(d.high_watermark));
         if !(0.0..1.0).contains(&low) || !(0.0..=1.0).contains(&high) || (low > 0.0 && high <= low) {
@@ -323,4 +331,25 @@ impl MapCacheConfig {
 /// The error for `key = value`, whatever the caller returns.
 fn fail<T: std::fmt::Debug, R>(file: &str, key: &str, value: T, why: &str) -> Result<R> {
     Err(Error::config(file, 0, key, &format!("{key} = {value:?}: {why}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MQSim's sizes (docs/techniques.md §12): 6-byte entries on flash fill an 8 KiB page
+    /// with ⌊8192 / 6⌋ = 1,365 entries (2 bytes unused), and 9-byte cached entries put
+    /// ⌊2 MiB / 9⌋ = 233,016 entries in a 2 MiB CMT. By default a cached entry is the
+    /// entry plus a 4-byte tag: 2 MiB / 10 = 209,715.
+    #[test]
+    fn mqsim_entry_sizes_need_not_divide_the_page() {
+        let mut c = MapCacheConfig { ram_bytes: Some(2 << 20), entry_bytes: Some(6), ..MapCacheConfig::default() };
+        let p = c.resolve("t", MappingKind::Dftl, 8192).expect("6-byte entries resolve");
+        assert_eq!((p.entries_per_tp, p.cmt_blocks), (1365, 209_715));
+        c.cmt_entry_bytes = Some(9);
+        let p = c.resolve("t", MappingKind::Dftl, 8192).expect("9-byte CMT entries resolve");
+        assert_eq!((p.entries_per_tp, p.cmt_blocks), (1365, 233_016));
+        c.block_entries = Some(15);
+        assert!(c.resolve("t", MappingKind::Dftl, 8192).is_err(), "a CMT entry size needs single entries");
+    }
 }
