@@ -40,10 +40,13 @@ fn drive(scheduler: SchedulerKind) -> Config {
     cfg
 }
 
+/// The five requests of the table above: (arrival ns, first sector, sectors, read), 4
+/// sectors per page.
+const EXAMPLE: [(u64, u64, u32, bool); 5] =
+    [(0, 0, 16, true), (0, 72, 12, true), (0, 16, 12, true), (0, 36, 8, true), (0, 108, 8, true)];
+
 fn run(scheduler: SchedulerKind) -> Report {
-    // (arrival ns, first sector, sectors, read): 4 sectors per page.
-    let requests = [(0, 0, 16, true), (0, 72, 12, true), (0, 16, 12, true), (0, 36, 8, true), (0, 108, 8, true)];
-    let path = trace_file(&format!("spk-{scheduler}"), &requests);
+    let path = trace_file(&format!("spk-{scheduler}"), &EXAMPLE);
     let wl = trace_workload(path, Replay::Timestamps, 32);
     ssdlab::run(&drive(scheduler), &wl, None, &RunOptions::default()).unwrap()
 }
@@ -112,8 +115,7 @@ fn vas_gains_nothing_from_tags_beyond_the_request_after_its_stall() {
     let time = |tags: u32| {
         let mut cfg = drive(SchedulerKind::Vas);
         cfg.hil.queue_depth = tags;
-        let requests = [(0, 0, 16, true), (0, 72, 12, true), (0, 16, 12, true), (0, 36, 8, true), (0, 108, 8, true)];
-        let wl = trace_workload(trace_file(&format!("depth-vas-{tags}"), &requests), Replay::Timestamps, 32);
+        let wl = trace_workload(trace_file(&format!("depth-vas-{tags}"), &EXAMPLE), Replay::Timestamps, 32);
         ssdlab::run(&cfg, &wl, None, &RunOptions::default()).unwrap().sim.sim_time_ps
     };
     let three = time(3);
