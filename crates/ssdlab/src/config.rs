@@ -136,8 +136,10 @@ impl Config {
         self.hil.validate(file)?;
         self.hif.validate(file)?;
         self.stats.validate(file)?;
+        self.ftl.validate_mapping_unit(file, &self.nand)?;
         if self.ftl.mapping.defaults().is_some() {
-            self.ftl.map_cache.resolve(file, self.ftl.mapping, self.nand.page_bytes)?;
+            // Translation pages are mapping units.
+            self.ftl.map_cache.resolve(file, self.ftl.mapping, self.ftl.unit_bytes(self.nand.page_bytes))?;
         }
         let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
         if self.cache.enabled && sized_by_bytes && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
@@ -191,6 +193,10 @@ impl Config {
             return Ok(());
         }
         let name = policy.name();
+        if self.ftl.unit_bytes(self.nand.page_bytes) < self.nand.page_bytes {
+            let why = format!("cache.policy = \"{name}\" evicts whole pages one per plane: it is not built for mapping units below the page");
+            return reject(file, "ftl.mapping_unit_bytes", self.ftl.unit_bytes(self.nand.page_bytes), &why);
+        }
         if !self.cache.enabled {
             return reject(file, "cache.policy", name, "needs the write cache: set cache.enabled = true");
         }
@@ -249,7 +255,7 @@ impl Config {
     /// must fit in what is left, or GC can never catch up. Needs a valid geometry.
     fn validate_gc_room(&self, file: &str) -> Result<()> {
         let op = self.ftl.overprovisioning_ratio;
-        let geo = crate::nand::Geometry::from_config(&self.nand);
+        let geo = self.ftl.geometry(&self.nand);
         let ftl_limits = self.ftl.limits(self.nand.blocks_per_plane);
         let logical = crate::ftl::logical_pages(&geo, op) as u64;
         let holdable = ftl_limits.data_blocks_per_plane(&geo) as u64 * geo.planes() as u64 * geo.pages_per_block as u64;
@@ -376,4 +382,30 @@ mod tests {
             "drive.toml:2: ftl.allocation = \"CWXP\": `CWXP` is not an allocation scheme: letters must be C, W, D, P"
         );
     }
+
+    #[test]
+    fn mapping_units_divide_the_page_and_reject_what_moves_whole_pages() {
+        let set = |extra: &[&str]| {
+            let mut o: Vec<String> = vec!["nand.page_bytes=16384".into()];
+            o.extend(extra.iter().map(|s| s.to_string()));
+            Config::from_toml_str("", "c.toml", &o)
+        };
+        let c = set(&["ftl.mapping_unit_bytes=4096"]).expect("4 KiB units on 16 KiB pages");
+        let geo = c.ftl.geometry(&c.nand);
+        // 16 KiB / 4 KiB = 4 slots per page; the default 256 pages per block give 1,024 slots.
+        assert_eq!((geo.units_per_page, geo.pages_per_block, geo.page_bytes), (4, 1024, 4096));
+        assert_eq!(geo.flash_page(1023), 255);
+        for bad in ["3000", "0", "256", "32768"] {
+            let err = set(&[&format!("ftl.mapping_unit_bytes={bad}")]).expect_err(bad).to_string();
+            assert!(err.contains("ftl.mapping_unit_bytes") && err.contains("divide"), "{bad}: {err}");
+        }
+        let err = set(&["ftl.mapping_unit_bytes=4096", "ftl.gc.copyback=true"]).unwrap_err().to_string();
+        assert!(err.contains("copyback"), "{err}");
+        let err = set(&["ftl.mapping_unit_bytes=512", "nand.pages_per_block=2048"]).unwrap_err().to_string();
+        assert!(err.contains("65,535"), "{err}");
+        // The page itself is the default unit: nothing changes.
+        let c = set(&["ftl.mapping_unit_bytes=16384"]).unwrap();
+        assert_eq!(c.ftl.geometry(&c.nand).units_per_page, 1);
+    }
+
 }

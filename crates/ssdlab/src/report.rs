@@ -315,6 +315,10 @@ pub struct FtlReport {
     /// With `ftl.block_alignment = "die"`: user-data blocks opened outside their die's
     /// aligned set, for want of an index free on every plane of the die.
     pub unaligned_block_opens: u64,
+    /// With `ftl.mapping_unit_bytes` below the page: unit slots left empty because a program
+    /// command had fewer units for a plane than its page holds (they count as invalid for GC).
+    #[serde(default)]
+    pub unit_slots_skipped: u64,
     /// A demand-based map's cache: hits and misses per level, translation reads and
     /// writes, flushes, merged misses and the peak of reads in flight.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -545,6 +549,7 @@ impl Report {
                     map_pages_programmed: s.map_pages_programmed,
                     map_pages_moved: s.gc_map_pages_moved,
                     unaligned_block_opens: s.unaligned_block_opens,
+                    unit_slots_skipped: s.unit_slots_skipped,
                     map_cache: o.map.clone(),
                     partition: o.partition.clone(),
                     firmware: FirmwareReport::of(o),

@@ -687,3 +687,88 @@ fn h_mqsim_compat_never_runs_two_dies_of_a_chip_at_once() {
     let d = run(&preset("mqsim-default.toml"), &wl, false);
     assert!(d.stats.flp_commands[1] + d.stats.flp_commands[3] > 1000, "FLP commands {:?}", d.stats.flp_commands);
 }
+
+// (j) mapping units ----------------------------------------------------------------------
+
+/// One plane (every logical unit lands on it), 16 KiB pages mapped in 4 KiB units.
+fn one_plane_4k_units() -> Config {
+    let mut cfg = preset("mqsim-default.toml");
+    cfg.nand.channels = 1;
+    cfg.nand.chips_per_channel = 1;
+    cfg.nand.dies_per_chip = 1;
+    cfg.nand.planes_per_die = 1;
+    cfg.nand.blocks_per_plane = 64;
+    cfg.nand.pages_per_block = 64;
+    cfg.nand.page_bytes = 16384;
+    cfg.ftl.mapping_unit_bytes = Some(4096);
+    cfg.ftl.overprovisioning_ratio = 0.2;
+    cfg
+}
+
+#[test]
+fn j_four_4k_writes_in_4k_units_make_one_program_and_read_nothing() {
+    let cfg = one_plane_4k_units();
+    // A 4 KiB read at 0 keeps the chip busy (tR) while four 4 KiB writes to four units of
+    // different logical pages arrive at 1 µs. A write covers its whole unit: no
+    // read-modify-write. The four wait on the plane and go as one program of one page.
+    let path = trace_file(
+        "j-units",
+        &[(0, 400 * 8, 8, true), (1000, 0, 8, false), (1000, 8 * 9, 8, false), (1000, 8 * 70, 8, false), (1000, 8 * 333, 8, false)],
+    );
+    let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 8), true);
+    assert_eq!(o.stats.write.count(), 4);
+    assert_eq!(o.stats.rmw_reads, 0, "a 4 KiB write fills its 4 KiB unit");
+    assert_eq!(o.stats.user_pages_programmed, 4, "four units programmed");
+    assert_eq!(o.stats.commands, 2, "one read, one program");
+    assert_eq!(o.stats.page_ops, 2, "each command works on one flash page");
+    assert_eq!(o.stats.unit_slots_skipped, 0, "the page is full");
+    // Timing: the read holds the chip for its command, tR and 4 KiB out; then the program's
+    // command, 4 × 4 KiB in, tPROG. The last write completes when the program ends.
+    let cmd = 7 * 10_000;
+    let read_chip = cmd + 75_000_000 + bus_ps(4096, 333, 8);
+    let program = cmd + 4 * bus_ps(4096, 333, 8) + 750_000_000;
+    assert_eq!(o.sim_time_ps, read_chip + program);
+}
+
+#[test]
+fn j_a_lone_4k_write_ends_its_page_and_the_rest_is_lost_until_erase() {
+    let cfg = one_plane_4k_units();
+    // QD 1: each write programs alone; its page's three other slots are skipped.
+    let path = trace_file("j-lone", &[(0, 0, 8, false), (10_000_000, 8, 8, false)]);
+    let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 1), true);
+    assert_eq!((o.stats.commands, o.stats.user_pages_programmed), (2, 2));
+    assert_eq!(o.stats.unit_slots_skipped, 6);
+    assert_eq!(o.stats.rmw_reads, 0);
+}
+
+#[test]
+fn j_a_2k_write_reads_and_rewrites_only_its_4k_unit() {
+    let cfg = one_plane_4k_units();
+    // Unit 0 written whole, then its first 2 KiB rewritten: a read-modify-write of the unit
+    // (one read of 4 KiB out, not of the 16 KiB page).
+    let path = trace_file("j-rmw", &[(0, 0, 8, false), (10_000_000, 0, 4, false)]);
+    let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 1), true);
+    assert_eq!(o.stats.rmw_reads, 1);
+    // The second write: its 2 KiB over the link, the unit's other 2 KiB read (command, tR,
+    // 2 KiB out), then the unit programmed (command, 4 KiB in, tPROG).
+    let cmd = 7 * 10_000;
+    let read = cmd + 75_000_000 + bus_ps(2048, 333, 8);
+    let program = cmd + bus_ps(4096, 333, 8) + 750_000_000;
+    assert_eq!(o.sim_time_ps, 10_000_000_000 + pcie_ps(2048, 4_000_000_000) + read + program);
+}
+
+#[test]
+fn e_mapping_units_keep_data_through_gc() {
+    // 4 KiB units packed four to a 16 KiB page, through the write cache and GC.
+    let mut cfg = integrity_drive();
+    cfg.nand.page_bytes = 16384;
+    cfg.nand.pages_per_block = 16;
+    cfg.ftl.mapping_unit_bytes = Some(4096);
+    cfg.cache.enabled = true;
+    cfg.cache.capacity_bytes = 256 * 1024;
+    let o = run(&cfg, &integrity_workload(1_600_000), true);
+    assert_intact(&o);
+    // Partial units (512 B and 12 KiB requests) read-modify-write; whole ones do not.
+    assert!(o.stats.rmw_reads > 0);
+    eprintln!("(e) units: {} slots skipped, {} user units programmed", o.stats.unit_slots_skipped, o.stats.user_pages_programmed);
+}

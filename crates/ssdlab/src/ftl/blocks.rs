@@ -162,6 +162,30 @@ impl Blocks {
         Some((b * self.geo.pages_per_block + page, opened))
     }
 
+    /// With mapping units smaller than the page: the program of `stream` on `plane` that
+    /// just took its slots ends its flash page (a page is programmed once), so the write
+    /// point moves to the next page and the slots left are lost until the block is erased.
+    /// Returns how many slots were skipped.
+    pub fn close_flash_page(&mut self, plane: u32, stream: Stream) -> u32 {
+        let k = self.geo.units_per_page;
+        let p = plane as usize;
+        let b = self.frontier[p][stream as usize];
+        if b == NONE {
+            return 0; // the program filled its block's last page
+        }
+        let wp = self.write_ptr[b as usize] as u32;
+        let skip = (k - wp % k) % k;
+        if skip == 0 {
+            return 0;
+        }
+        self.write_ptr[b as usize] += skip as u16;
+        if wp + skip == self.geo.pages_per_block {
+            self.state[b as usize] = BlockState::Closed;
+            self.frontier[p][stream as usize] = NONE;
+        }
+        skip
+    }
+
     fn take_free_block(&mut self, plane: u32) -> u32 {
         let p = plane as usize;
         self.free_total -= 1;

@@ -15,6 +15,8 @@ use crate::error::Result;
 use crate::ftl::alloc::pacp::PartitionConfig;
 pub use crate::ftl::gc::config::GcConfig;
 use crate::ftl::gc::die_gc::DieLeftover;
+use crate::nand::config::NandConfig;
+use crate::nand::Geometry;
 use crate::validate::{reject, require_nonzero, require_times};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -26,6 +28,11 @@ pub struct FtlConfig {
     pub allocation: AllocationScheme,
     /// none | die: whether the planes of a die open blocks of the same index for user data.
     pub block_alignment: BlockAlignment,
+    /// Bytes each map entry covers: a divisor of `nand.page_bytes`, a whole number of
+    /// sectors (unset: the page). Below the page, units of different logical addresses pack
+    /// into one flash page (docs/config.md, `ftl.mapping_unit_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_unit_bytes: Option<u32>,
     /// full (the whole table in RAM) | dftl | cdftl | tpftl | fmmu (translation pages in
     /// flash, a cache of entries in RAM: `[ftl.map_cache]`).
     pub mapping: MappingKind,
@@ -57,6 +64,7 @@ impl Default for FtlConfig {
             overprovisioning_ratio: 0.07,
             allocation: AllocationScheme::CWDP,
             block_alignment: BlockAlignment::None,
+            mapping_unit_bytes: None,
             mapping: MappingKind::Full,
             map_cache: MapCacheConfig::default(),
             unwritten_read: UnwrittenRead::Flash,
@@ -150,6 +158,49 @@ impl FtlConfig {
 }
 
 impl FtlConfig {
+    /// The mapping unit on a drive of `page_bytes` pages.
+    pub fn unit_bytes(&self, page_bytes: u32) -> u32 {
+        self.mapping_unit_bytes.unwrap_or(page_bytes)
+    }
+
+    /// The drive's addressing as the layers above the PHY see it: in mapping units.
+    pub fn geometry(&self, nand: &NandConfig) -> Geometry {
+        let geo = Geometry::from_config(nand);
+        match self.mapping_unit_bytes {
+            Some(u) if u < nand.page_bytes => geo.with_units(u),
+            _ => geo,
+        }
+    }
+
+    /// `ftl.mapping_unit_bytes` against the page and sector of a valid `[nand]`, and the
+    /// parts built for whole pages only. The error names the key and its value.
+    pub fn validate_mapping_unit(&self, file: &str, nand: &NandConfig) -> Result<()> {
+        let Some(unit) = self.mapping_unit_bytes else { return Ok(()) };
+        let key = "ftl.mapping_unit_bytes";
+        if unit == 0 || !nand.page_bytes.is_multiple_of(unit) || !unit.is_multiple_of(nand.sector_bytes) {
+            let why = format!(
+                "must divide nand.page_bytes ({}) and be a whole number of sectors ({} bytes)",
+                nand.page_bytes, nand.sector_bytes
+            );
+            return reject(file, key, unit, &why);
+        }
+        let k = nand.page_bytes / unit;
+        if k == 1 {
+            return Ok(());
+        }
+        if nand.pages_per_block as u64 * k as u64 > u16::MAX as u64 {
+            return reject(file, key, unit, "gives more than 65,535 unit slots per block: use larger units");
+        }
+        let why = if self.gc.copyback {
+            "packs units of several pages into one: copyback moves whole pages, set ftl.gc.copyback = false"
+        } else if self.gc.unit == GcUnit::Die {
+            "is not built for Die-GC (ftl.gc.unit = \"die\"), whose moves go out in groups of whole pages, one per plane"
+        } else {
+            return Ok(());
+        };
+        reject(file, key, unit, why)
+    }
+
     /// Write points a plane keeps open: user and GC data, and with a demand-based map its
     /// translation pages.
     pub fn frontiers(&self) -> u32 {

@@ -116,10 +116,10 @@ pub struct Ftl {
 
 impl Ftl {
     pub fn new(nand: &NandConfig, f: &FtlConfig, seed: u64) -> Ftl {
-        let geo = Geometry::from_config(nand);
+        let geo = f.geometry(nand);
         let logical = logical_pages(&geo, f.overprovisioning_ratio);
         let demand = f.mapping.defaults().map(|_| {
-            let p = f.map_cache.resolve("", f.mapping, nand.page_bytes).expect("validated map cache");
+            let p = f.map_cache.resolve("", f.mapping, geo.page_bytes).expect("validated map cache");
             Box::new(DemandMap::new(p, logical, geo.planes()))
         });
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
@@ -550,6 +550,12 @@ impl Ftl {
             self.gc.user_page(plane, &self.blocks);
         }
         page
+    }
+
+    /// With mapping units smaller than the page, a program command that took slots of
+    /// `stream` on `plane` ends their flash page; returns the slots it left empty.
+    pub fn close_flash_page(&mut self, plane: u32, stream: Stream) -> u32 {
+        self.blocks.close_flash_page(plane, stream)
     }
 
     /// Map `lpn` to the freshly programmed `ppn`, invalidating its previous page.

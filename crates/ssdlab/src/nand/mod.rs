@@ -70,6 +70,11 @@ impl Divisor {
     }
 }
 
+/// The drive's addressing. A "page" here is what the layers above the PHY map and move:
+/// the flash page, or with `ftl.mapping_unit_bytes` below it a mapping unit ([`Geometry::
+/// with_units`]): then `page_bytes` is the unit, `pages_per_block` counts unit slots (flash
+/// pages × `units_per_page`), a `Ppn` names a slot, and [`Geometry::flash_page`] gives the
+/// flash page offset a slot is in (timing by page type, multi-plane offsets).
 #[derive(Debug, Clone)]
 pub struct Geometry {
     pub channels: u32,
@@ -80,6 +85,9 @@ pub struct Geometry {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub sector_bytes: u32,
+    /// Mapping units per flash page (1: the page is the unit).
+    pub units_per_page: u32,
+    div_upp: Divisor,
     div_ppb: Divisor,
     div_bpp: Divisor,
     div_ppc: Divisor,
@@ -104,6 +112,8 @@ impl Geometry {
             pages_per_block: n.pages_per_block,
             page_bytes: n.page_bytes,
             sector_bytes: n.sector_bytes,
+            units_per_page: 1,
+            div_upp: Divisor::new(1),
             div_ppb: Divisor::new(n.pages_per_block),
             div_bpp: Divisor::new(n.blocks_per_plane),
             div_ppc: Divisor::new(n.dies_per_chip * n.planes_per_die),
@@ -116,6 +126,30 @@ impl Geometry {
             planes_per_chip: n.dies_per_chip * n.planes_per_die,
         }
     }
+    /// The same drive mapped in units of `unit_bytes` (a divisor of the page): each flash
+    /// page holds `page_bytes / unit_bytes` slots, each addressed like a page.
+    pub fn with_units(&self, unit_bytes: u32) -> Geometry {
+        let k = self.page_bytes / unit_bytes;
+        debug_assert!(k >= 1 && self.page_bytes % unit_bytes == 0, "a unit divides the page");
+        let ppb = self.pages_per_block * k;
+        Geometry {
+            pages_per_block: ppb,
+            page_bytes: unit_bytes,
+            units_per_page: k,
+            div_upp: Divisor::new(k),
+            div_ppb: Divisor::new(ppb),
+            div_ppp: Divisor::new(self.blocks_per_plane * ppb),
+            sectors_per_page: unit_bytes / self.sector_bytes,
+            ..self.clone()
+        }
+    }
+
+    /// The flash page offset (within its block) of page or slot offset `page_in_block`.
+    #[inline]
+    pub fn flash_page(&self, page_in_block: u32) -> u32 {
+        self.div_upp.quotient(page_in_block)
+    }
+
     /// Fast divisors of the four resource levels: channels, chips per channel, dies per chip,
     /// planes per die.
     pub fn level_divisors(&self) -> [Divisor; 4] {

@@ -84,6 +84,18 @@ pub struct PhyCounters {
     pub suspensions: u64,
 }
 
+/// Planes a command (sorted by plane) works on: a plane may carry several mapping units.
+fn distinct_planes<R: PageOps + ?Sized>(txs: &[u32], ops: &R) -> u32 {
+    let mut last = u32::MAX;
+    let mut n = 0;
+    for &t in txs {
+        let p = ops.plane_in_chip(t);
+        n += u32::from(p != last);
+        last = p;
+    }
+    n
+}
+
 /// The command a chip runs (one per chip at a time).
 #[derive(Default)]
 struct Command {
@@ -238,7 +250,11 @@ impl Phy {
         c.cmd.out_order.clear();
         c.cmd.out_next = 0;
         c.cmd.op = Some(op);
-        c.cmd.planes_used = c.cmd.txs.len() as u32;
+        c.cmd.planes_used = if self.geo.units_per_page == 1 {
+            c.cmd.txs.len() as u32
+        } else {
+            distinct_planes(&c.cmd.txs, ops)
+        };
         c.cmd.segment_start_ps = now;
         c.cmd.suspends = 0;
         c.bus_phase_end_ps = Ps::MAX;
@@ -333,13 +349,15 @@ impl Phy {
     /// The array time of one plane's part of a command.
     #[inline(always)]
     fn cell_ps<R: PageOps + ?Sized>(&self, op: FlashOp, ops: &R, tx: u32) -> Ps {
-        let page = self.geo.page_in_block(ops.ppn(tx));
+        // The page type is the flash page's (a mapping unit's slot is part of it).
+        let page = self.geo.flash_page(self.geo.page_in_block(ops.ppn(tx)));
         match op {
             FlashOp::Read => self.timing.t_read(page),
             FlashOp::Program => self.timing.t_program(page),
             FlashOp::Erase => self.timing.t_erase_ps,
             FlashOp::Copyback => {
-                self.timing.t_read(self.geo.page_in_block(ops.src_ppn(tx))) + self.timing.t_program(page)
+                let src = self.geo.flash_page(self.geo.page_in_block(ops.src_ppn(tx)));
+                self.timing.t_read(src) + self.timing.t_program(page)
             }
         }
     }
@@ -363,6 +381,8 @@ impl Phy {
             let die = self.geo.die_of_plane_in_chip(ops.plane_in_chip(tx));
             let die_first = tx;
             let (mut cell, mut planes, mut data_in) = (0, 0, 0);
+            // Several mapping units of one plane share its page: the plane counts once.
+            let mut last_plane = u32::MAX;
             loop {
                 // A program's data in: its page, or with `program_data_in = "written_sectors"`
                 // only the sectors it writes.
@@ -372,7 +392,9 @@ impl Phy {
                     data_in += self.timing.bus_transfer_sectors_ps(sectors);
                 }
                 cell = cell.max(self.cell_ps(op, ops, tx));
-                planes += 1;
+                let plane = ops.plane_in_chip(tx);
+                planes += u64::from(plane != last_plane);
+                last_plane = plane;
                 i += 1;
                 if i == n {
                     break;

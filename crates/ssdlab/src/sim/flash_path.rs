@@ -255,7 +255,8 @@ impl Simulation {
             }
         }
         let dies = self.dies_in(txs);
-        self.stats.saw(Seen::Command { pages: txs.len() as u32, dies });
+        let pages = if self.geo.units_per_page == 1 { txs.len() as u32 } else { self.close_flash_pages(op, txs) };
+        self.stats.saw(Seen::Command { pages, dies });
         self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
     }
 
@@ -270,6 +271,27 @@ impl Simulation {
             TxKind::Mapping | TxKind::Migration => return,
         };
         self.tsu.count_write_cases(chip, txs, counts);
+    }
+
+    /// With mapping units smaller than the page, each plane of a program command ends its
+    /// flash page (the slots it left empty are counted). Returns the flash pages the command
+    /// works on.
+    #[inline(never)]
+    fn close_flash_pages(&mut self, op: FlashOp, txs: &[u32]) -> u32 {
+        let mut last = u32::MAX;
+        let mut pages = 0;
+        for &t in txs {
+            let (plane, stream) = (self.tsu.tx(t).plane, self.tsu.tx(t).stream);
+            if plane == last {
+                continue;
+            }
+            (last, pages) = (plane, pages + 1);
+            if op == FlashOp::Program {
+                let skipped = self.ftl.close_flash_page(plane, stream);
+                self.stats.saw(Seen::SlotsSkipped(skipped));
+            }
+        }
+        pages
     }
 
     /// Dies a command (sorted by plane) uses.

@@ -205,8 +205,10 @@ fn fill(geo: &Geometry, workload: &WorkloadSpec, flows: &[Flow], ftl: &mut Ftl, 
 
 impl Simulation {
     pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
-        let geo = Geometry::from_config(&cfg.nand);
         let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, seed);
+        // The layers above the PHY address mapping units (the flash page unless
+        // `ftl.mapping_unit_bytes` is smaller).
+        let geo = ftl.geo().clone();
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
         let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);

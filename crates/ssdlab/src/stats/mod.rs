@@ -225,6 +225,9 @@ pub struct Stats {
     pub gc_map_pages_moved: u64,
     /// Dummy pages Die-GC programmed to keep a die's GC write points equal.
     pub gc_pad_pages: u64,
+    /// Mapping-unit slots programs left empty (`ftl.mapping_unit_bytes` below the page: a
+    /// command with fewer units than a page holds ends the page).
+    pub unit_slots_skipped: u64,
     /// Die-GC moves put into the write buffer (`ftl.gc.die_leftover = "buffer"`).
     pub gc_buffered_moves: u64,
     /// Pages PACP's idle-time migration programmed.
@@ -425,6 +428,8 @@ pub enum Seen {
     MapPageProgrammed,
     /// A GC dummy page's program started.
     GcPadPage,
+    /// A program command left `n` mapping-unit slots of a plane's flash page empty.
+    SlotsSkipped(u32),
     /// Requests committed to a plane followed their page to another (the readdressing
     /// callback), `n` of them.
     Readdressed(u64),
@@ -464,6 +469,7 @@ impl Stats {
             Seen::EraseCommandDone => self.erase_commands += 1,
             Seen::MapPageProgrammed => self.map_pages_programmed += 1,
             Seen::GcPadPage => self.gc_pad_pages += 1,
+            Seen::SlotsSkipped(n) => self.unit_slots_skipped += n as u64,
             Seen::Readdressed(n) => self.readdressed += n,
             Seen::GcMoveProgrammed { map_page } => {
                 self.gc_pages_programmed += 1;

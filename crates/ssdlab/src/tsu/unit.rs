@@ -169,7 +169,8 @@ impl Tsu {
             _ => NONE,
         };
         let page_at = if class == QueueClass::GcRead {
-            Place { offset: self.geo.page_in_block(page), block: self.geo.block_in_plane(self.geo.block_of(page)) }
+            let offset = self.geo.flash_page(self.geo.page_in_block(page));
+            Place { offset, block: self.geo.block_in_plane(self.geo.block_of(page)) }
         } else {
             Place::NONE
         };

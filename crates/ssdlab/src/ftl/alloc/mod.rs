@@ -176,8 +176,11 @@ impl<'de> Deserialize<'de> for AllocationScheme {
 
 /// Decompose a logical page over the resources in a static order (mixed radix, first level
 /// fastest). Returns the flat plane index and the quotient left after the four levels.
+/// With mapping units below the page, the units of one logical page share its plane (the
+/// quotient then counts units again: the page's × units per page + the unit's place in it).
 pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) {
-    let mut x = lpn;
+    let k = geo.units_per_page;
+    let mut x = if k == 1 { lpn } else { lpn / k };
     let div = geo.level_divisors();
     let mut coord = [0u32; 4];
     for &level in order {
@@ -186,7 +189,8 @@ pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) 
         x = div[k].quotient(x);
     }
     let [c, w, d, p] = coord;
-    (geo.plane_index(c, w, d, p), x)
+    let rest = if k == 1 { x } else { x * k + lpn % k };
+    (geo.plane_index(c, w, d, p), rest)
 }
 
 pub struct Allocator {

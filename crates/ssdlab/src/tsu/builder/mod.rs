@@ -188,11 +188,59 @@ impl Builder {
             }
         }
         let op = dies.op?;
+        if geo.units_per_page > 1 && !ctx.traits.erase {
+            self.fill_pages(work, &ctx);
+            // Several units per plane: a stable sort keeps each plane's in queue order.
+            let txs = &*work.txs;
+            self.chosen.sort_by_key(|&t| txs[t].plane_in_chip);
+            return Some(op);
+        }
         // Order by plane so the bus phase visits each die once, in die order.
         // One transaction per plane: the plane alone decides the order.
         let txs = &*work.txs;
         self.chosen.sort_unstable_by_key(|&t| txs[t].plane_in_chip);
         Some(op)
+    }
+
+    /// Stage 4, with mapping units smaller than the page: each plane in the command fills
+    /// the rest of its flash page. A program takes the next units queued for the plane, up
+    /// to the end of the page its write point is in (the FTL closes the page after the
+    /// command: a page is programmed once); a read takes the plane's other queued reads of
+    /// the same flash page, within `scan_limit` (one array read serves them all).
+    fn fill_pages(&mut self, work: &mut ChipWork<'_>, ctx: &Ctx<'_, impl FtlView>) {
+        let Ctx { class, traits, geo, rules, ftl } = *ctx;
+        let k = geo.units_per_page;
+        for i in 0..self.chosen.len() {
+            let first = self.chosen[i];
+            let pic = work.txs[first].plane_in_chip as usize;
+            let plane = work.chip * geo.planes_per_chip() + pic as u32;
+            if !traits.read {
+                let at = ftl.next_offset(plane, traits.stream).expect("the plane's first unit joined");
+                for _ in 1..k - at % k {
+                    let Some(&e) = work.queues.front(class, pic) else { break };
+                    if traits.gc_move && e.lpn != NONE && ftl.lpn_at(e.page) != e.lpn {
+                        break; // stale: settled when it reaches a build as a head
+                    }
+                    work.queues.take(class, pic, 0);
+                    self.chosen.push(e.tx);
+                }
+                continue;
+            }
+            let page = page_of(geo, work.txs[first].ppn);
+            let (mut pos, mut joined) = (0, 1);
+            while joined < k && pos < rules.scan_limit.min(work.queues.plane_len(class, pic)) {
+                let e = *work.queues.get(class, pic, pos);
+                let ppn = if traits.follows_data { ftl.read_page(e.lpn) } else { e.page };
+                if geo.plane_of(ppn) != plane || page_of(geo, ppn) != page {
+                    pos += 1;
+                    continue;
+                }
+                work.queues.take(class, pic, pos);
+                work.txs[e.tx].ppn = ppn;
+                self.chosen.push(e.tx);
+                joined += 1;
+            }
+        }
     }
 
     /// Stage 1: each plane's oldest transaction of the class, in `order`. Stale work at the
@@ -282,7 +330,11 @@ impl Builder {
         } else if traits.erase {
             Some(Place { offset: 0, block: geo.block_in_plane(geo.block_of(cand.ppn)) })
         } else {
-            Some(Place { offset: ftl.next_offset(plane, traits.stream)?, block: NONE })
+            let at = ftl.next_offset(plane, traits.stream)?;
+            if traits.gc_move && geo.units_per_page > 1 && gc_page_fills_later(work.queues, cand, geo, at) {
+                return None;
+            }
+            Some(Place { offset: geo.flash_page(at), block: NONE })
         };
         let want = (dies.in_command & 1 << die != 0).then_some(dies.place[die]);
         if want.is_none() && dies.in_command != 0 && !rules.die_interleave {
@@ -310,7 +362,7 @@ impl Builder {
                     } else {
                         cand.ppn
                     };
-                    (Place { offset: geo.page_in_block(ppn), block: geo.block_in_plane(geo.block_of(ppn)) }, ppn)
+                    (place_of(geo, ppn), ppn)
                 }
             };
             if dies.op.is_none_or(|o| o == entry.op) && fits(want, place, rules) {
@@ -335,6 +387,28 @@ struct Joined {
     pos: usize,
     tx: u32,
     ppn: Ppn,
+}
+
+/// With mapping units below the page: whether a plane's GC moves wait for their page to
+/// fill, because fewer are queued than the page has room for while GC reads of the plane
+/// are still queued (their moves follow). A partial GC page would waste slots as fast as GC
+/// frees them; the moves of a victim's last page go as they are.
+#[inline(never)]
+fn gc_page_fills_later(queues: &ChipQueues, cand: Candidate, geo: &Geometry, at: u32) -> bool {
+    let room = (geo.units_per_page - at % geo.units_per_page) as usize;
+    queues.plane_len(QueueClass::GcWrite, cand.plane_in_chip) < room
+        && queues.plane_len(QueueClass::GcRead, cand.plane_in_chip) > 0
+}
+
+/// Where in its plane a page (or a mapping unit's slot) is: its block and flash page offset.
+#[inline(always)]
+fn place_of(geo: &Geometry, ppn: Ppn) -> Place {
+    Place { offset: geo.flash_page(geo.page_in_block(ppn)), block: geo.block_in_plane(geo.block_of(ppn)) }
+}
+
+/// The flash page a slot is in, as (block, flash page offset).
+fn page_of(geo: &Geometry, ppn: Ppn) -> (u32, u32) {
+    (geo.block_of(ppn), geo.flash_page(geo.page_in_block(ppn)))
 }
 
 /// Whether a plane working at `place` may join a die whose planes work at `want` (any
