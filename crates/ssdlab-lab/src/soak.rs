@@ -154,10 +154,16 @@ pub enum GcMode {
     Twin,
     /// ParaGC.
     Para,
+    /// Plane GC on a drive mapped in 4 KiB units ([`UNIT_BYTES`]; two per page of the
+    /// default drive), packed into pages.
+    Units,
 }
 
+/// `ftl.mapping_unit_bytes` of [`GcMode::Units`].
+pub const UNIT_BYTES: u32 = 4096;
+
 impl GcMode {
-    pub const ALL: [GcMode; 7] = [
+    pub const ALL: [GcMode; 8] = [
         GcMode::Plane,
         GcMode::Copyback,
         GcMode::WearLevel,
@@ -165,6 +171,7 @@ impl GcMode {
         GcMode::DieBuffer,
         GcMode::Twin,
         GcMode::Para,
+        GcMode::Units,
     ];
 
     pub fn name(self) -> &'static str {
@@ -176,12 +183,13 @@ impl GcMode {
             GcMode::DieBuffer => "die_buffer",
             GcMode::Twin => "twin",
             GcMode::Para => "para",
+            GcMode::Units => "units",
         }
     }
 
     fn apply(self, ftl: &mut FtlConfig) {
         ftl.gc.unit = match self {
-            GcMode::Plane | GcMode::Copyback | GcMode::WearLevel => GcUnit::Plane,
+            GcMode::Plane | GcMode::Copyback | GcMode::WearLevel | GcMode::Units => GcUnit::Plane,
             GcMode::Die | GcMode::DieBuffer => GcUnit::Die,
             GcMode::Twin => GcUnit::Twin,
             GcMode::Para => GcUnit::Para,
@@ -190,6 +198,7 @@ impl GcMode {
         ftl.gc.copyback = self == GcMode::Copyback;
         ftl.gc.die_leftover = if self == GcMode::DieBuffer { DieLeftover::Buffer } else { DieLeftover::Pad };
         ftl.wear_leveling.static_threshold = if self == GcMode::WearLevel { WEAR_LEVEL_SPREAD } else { 0 };
+        ftl.mapping_unit_bytes = (self == GcMode::Units).then_some(UNIT_BYTES);
     }
 }
 

@@ -407,5 +407,4 @@ mod tests {
         let c = set(&["ftl.mapping_unit_bytes=16384"]).unwrap();
         assert_eq!(c.ftl.geometry(&c.nand).units_per_page, 1);
     }
-
 }

@@ -713,7 +713,13 @@ fn j_four_4k_writes_in_4k_units_make_one_program_and_read_nothing() {
     // read-modify-write. The four wait on the plane and go as one program of one page.
     let path = trace_file(
         "j-units",
-        &[(0, 400 * 8, 8, true), (1000, 0, 8, false), (1000, 8 * 9, 8, false), (1000, 8 * 70, 8, false), (1000, 8 * 333, 8, false)],
+        &[
+            (0, 400 * 8, 8, true),
+            (1000, 0, 8, false),
+            (1000, 8 * 9, 8, false),
+            (1000, 8 * 70, 8, false),
+            (1000, 8 * 333, 8, false),
+        ],
     );
     let o = run(&cfg, &trace_workload(path, Replay::Timestamps, 8), true);
     assert_eq!(o.stats.write.count(), 4);
@@ -770,5 +776,8 @@ fn e_mapping_units_keep_data_through_gc() {
     assert_intact(&o);
     // Partial units (512 B and 12 KiB requests) read-modify-write; whole ones do not.
     assert!(o.stats.rmw_reads > 0);
-    eprintln!("(e) units: {} slots skipped, {} user units programmed", o.stats.unit_slots_skipped, o.stats.user_pages_programmed);
+    eprintln!(
+        "(e) units: {} slots skipped, {} user units programmed",
+        o.stats.unit_slots_skipped, o.stats.user_pages_programmed
+    );
 }

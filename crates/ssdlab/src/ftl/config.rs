@@ -188,6 +188,13 @@ impl FtlConfig {
         if k == 1 {
             return Ok(());
         }
+        if !k.is_power_of_two() {
+            let why = format!(
+                "must leave a power-of-two number of units per page (nand.page_bytes {} / {unit} = {k})",
+                nand.page_bytes
+            );
+            return reject(file, key, unit, &why);
+        }
         if nand.pages_per_block as u64 * k as u64 > u16::MAX as u64 {
             return reject(file, key, unit, "gives more than 65,535 unit slots per block: use larger units");
         }

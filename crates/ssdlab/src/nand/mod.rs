@@ -85,9 +85,10 @@ pub struct Geometry {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub sector_bytes: u32,
-    /// Mapping units per flash page (1: the page is the unit).
+    /// Mapping units per flash page (1: the page is the unit), a power of two.
     pub units_per_page: u32,
-    div_upp: Divisor,
+    /// log2 of `units_per_page`: a slot's flash page is one shift away.
+    upp_shift: u32,
     div_ppb: Divisor,
     div_bpp: Divisor,
     div_ppc: Divisor,
@@ -113,7 +114,7 @@ impl Geometry {
             page_bytes: n.page_bytes,
             sector_bytes: n.sector_bytes,
             units_per_page: 1,
-            div_upp: Divisor::new(1),
+            upp_shift: 0,
             div_ppb: Divisor::new(n.pages_per_block),
             div_bpp: Divisor::new(n.blocks_per_plane),
             div_ppc: Divisor::new(n.dies_per_chip * n.planes_per_die),
@@ -130,13 +131,13 @@ impl Geometry {
     /// page holds `page_bytes / unit_bytes` slots, each addressed like a page.
     pub fn with_units(&self, unit_bytes: u32) -> Geometry {
         let k = self.page_bytes / unit_bytes;
-        debug_assert!(k >= 1 && self.page_bytes % unit_bytes == 0, "a unit divides the page");
+        assert!(k.is_power_of_two() && self.page_bytes % unit_bytes == 0, "a page holds 2^n units");
         let ppb = self.pages_per_block * k;
         Geometry {
             pages_per_block: ppb,
             page_bytes: unit_bytes,
             units_per_page: k,
-            div_upp: Divisor::new(k),
+            upp_shift: k.trailing_zeros(),
             div_ppb: Divisor::new(ppb),
             div_ppp: Divisor::new(self.blocks_per_plane * ppb),
             sectors_per_page: unit_bytes / self.sector_bytes,
@@ -147,7 +148,7 @@ impl Geometry {
     /// The flash page offset (within its block) of page or slot offset `page_in_block`.
     #[inline]
     pub fn flash_page(&self, page_in_block: u32) -> u32 {
-        self.div_upp.quotient(page_in_block)
+        page_in_block >> self.upp_shift
     }
 
     /// Fast divisors of the four resource levels: channels, chips per channel, dies per chip,

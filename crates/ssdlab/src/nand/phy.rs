@@ -250,11 +250,8 @@ impl Phy {
         c.cmd.out_order.clear();
         c.cmd.out_next = 0;
         c.cmd.op = Some(op);
-        c.cmd.planes_used = if self.geo.units_per_page == 1 {
-            c.cmd.txs.len() as u32
-        } else {
-            distinct_planes(&c.cmd.txs, ops)
-        };
+        c.cmd.planes_used =
+            if self.geo.units_per_page == 1 { c.cmd.txs.len() as u32 } else { distinct_planes(&c.cmd.txs, ops) };
         c.cmd.segment_start_ps = now;
         c.cmd.suspends = 0;
         c.bus_phase_end_ps = Ps::MAX;

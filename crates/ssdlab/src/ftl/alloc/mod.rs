@@ -178,6 +178,7 @@ impl<'de> Deserialize<'de> for AllocationScheme {
 /// fastest). Returns the flat plane index and the quotient left after the four levels.
 /// With mapping units below the page, the units of one logical page share its plane (the
 /// quotient then counts units again: the page's × units per page + the unit's place in it).
+#[inline(always)]
 pub fn static_plane(geo: &Geometry, order: &[Level; 4], lpn: Lpn) -> (u32, u32) {
     let k = geo.units_per_page;
     let mut x = if k == 1 { lpn } else { lpn / k };
