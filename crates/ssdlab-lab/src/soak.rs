@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use ssdlab::cache::config::{CacheConfig, CachePolicy, Destage, SlotRelease};
 use ssdlab::config::{Config, FtlConfig};
 use ssdlab::error::{Error, Result};
+use ssdlab::ftl::config::MappingUnit;
 use ssdlab::ftl::gc::die_gc::DieLeftover;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit, MappingKind};
@@ -198,7 +199,7 @@ impl GcMode {
         ftl.gc.copyback = self == GcMode::Copyback;
         ftl.gc.die_leftover = if self == GcMode::DieBuffer { DieLeftover::Buffer } else { DieLeftover::Pad };
         ftl.wear_leveling.static_threshold = if self == GcMode::WearLevel { WEAR_LEVEL_SPREAD } else { 0 };
-        ftl.mapping_unit_bytes = (self == GcMode::Units).then_some(UNIT_BYTES);
+        ftl.mapping_unit_bytes = (self == GcMode::Units).then_some(MappingUnit::Bytes(UNIT_BYTES));
     }
 }
 

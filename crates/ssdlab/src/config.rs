@@ -406,5 +406,9 @@ mod tests {
         // The page itself is the default unit: nothing changes.
         let c = set(&["ftl.mapping_unit_bytes=16384"]).unwrap();
         assert_eq!(c.ftl.geometry(&c.nand).units_per_page, 1);
+        // "page" follows the page size.
+        let c = set(&["ftl.mapping_unit_bytes=\"page\"", "nand.page_bytes=4096"]).unwrap();
+        assert_eq!((c.ftl.unit_bytes(c.nand.page_bytes), c.ftl.geometry(&c.nand).units_per_page), (4096, 1));
+        assert!(set(&["ftl.mapping_unit_bytes=\"pages\""]).is_err());
     }
 }

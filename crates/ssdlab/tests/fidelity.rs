@@ -700,7 +700,7 @@ fn one_plane_4k_units() -> Config {
     cfg.nand.blocks_per_plane = 64;
     cfg.nand.pages_per_block = 64;
     cfg.nand.page_bytes = 16384;
-    cfg.ftl.mapping_unit_bytes = Some(4096);
+    cfg.ftl.mapping_unit_bytes = Some(ssdlab::ftl::config::MappingUnit::Bytes(4096));
     cfg.ftl.overprovisioning_ratio = 0.2;
     cfg
 }
@@ -769,7 +769,7 @@ fn e_mapping_units_keep_data_through_gc() {
     let mut cfg = integrity_drive();
     cfg.nand.page_bytes = 16384;
     cfg.nand.pages_per_block = 16;
-    cfg.ftl.mapping_unit_bytes = Some(4096);
+    cfg.ftl.mapping_unit_bytes = Some(ssdlab::ftl::config::MappingUnit::Bytes(4096));
     cfg.cache.enabled = true;
     cfg.cache.capacity_bytes = 256 * 1024;
     let o = run(&cfg, &integrity_workload(1_600_000), true);
@@ -780,4 +780,30 @@ fn e_mapping_units_keep_data_through_gc() {
         "(e) units: {} slots skipped, {} user units programmed",
         o.stats.unit_slots_skipped, o.stats.user_pages_programmed
     );
+}
+
+#[test]
+fn h_below_destage_limit_a_write_waits_for_the_write_back_in_flight() {
+    // One plane, eager destaging of at most one page. Two 4 KiB writes to fresh pages
+    // arrive together; their data crosses the link one after the other. Admitted always,
+    // the second completes a DRAM access after its data arrives. Admitted only below the
+    // limit (MQSim's back-pressure buffer), it waits for the first write's page to be
+    // programmed: command, the 8 KiB page in, tPROG, counted from the first write's data.
+    let mut cfg = preset("mqsim-default.toml");
+    (cfg.nand.channels, cfg.nand.chips_per_channel, cfg.nand.dies_per_chip, cfg.nand.planes_per_die) = (1, 1, 1, 1);
+    (cfg.nand.blocks_per_plane, cfg.nand.pages_per_block) = (64, 64);
+    cfg.ftl.overprovisioning_ratio = 0.2;
+    cfg.cache.enabled = true;
+    cfg.cache.destage = ssdlab::cache::config::Destage::Eager;
+    cfg.cache.max_destaging_pages = 1;
+    let path = trace_file("h-admit", &[(0, 0, 8, false), (0, 16, 8, false)]);
+    let wl = trace_workload(path, Replay::Timestamps, 2);
+    let free = run(&cfg, &wl, true);
+    cfg.cache.write_admission = ssdlab::cache::config::WriteAdmission::BelowDestageLimit;
+    let held = run(&cfg, &wl, true);
+    assert_eq!((free.stats.write.count(), held.stats.write.count()), (2, 2));
+    let program = 7 * 10_000 + bus_ps(8192, 333, 8) + 750_000_000;
+    let data_gap = pcie_ps(4096, 4_000_000_000);
+    assert_eq!(held.stats.write.sum_ps - free.stats.write.sum_ps, (program - data_gap) as u128);
+    assert_eq!(held.stats.cache_waits, 1);
 }

@@ -29,6 +29,8 @@ pub struct CacheConfig {
     pub destage: Destage,
     /// Eager destaging: at most this many pages on their way to flash at once.
     pub max_destaging_pages: u32,
+    /// always | below_destage_limit: whether a host write waits for destaging to drain.
+    pub write_admission: WriteAdmission,
     /// lru | spd | baseline_d | baseline_p: which dirty pages leave together.
     pub policy: CachePolicy,
     /// stall | pad: SPD when no die holds N dirty pages.
@@ -94,6 +96,20 @@ pub enum Destage {
     /// Send every written page to flash at once, up to `max_destaging_pages` in flight
     /// (MQSim's destage buffer): the cache keeps written data readable while it drains.
     Eager,
+}
+
+/// When a host write may enter the cache (`cache.write_admission`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteAdmission {
+    /// Whenever it finds room: with eager destaging it completes at DRAM speed however far
+    /// flash is behind.
+    #[default]
+    Always,
+    /// Only while fewer than `max_destaging_pages` pages are on their way to flash; else it
+    /// waits, in arrival order, for a write-back to end (MQSim's back-pressure buffer,
+    /// docs/techniques.md §12). Needs `destage = "eager"`.
+    BelowDestageLimit,
 }
 
 /// How DRAM access time is modelled (`cache.dram_model`).
@@ -175,6 +191,7 @@ impl Default for CacheConfig {
             ddr: DdrConfig::default(),
             destage: Destage::WhenFull,
             max_destaging_pages: 256,
+            write_admission: WriteAdmission::Always,
             policy: CachePolicy::Lru,
             spd_fallback: SpdFallback::Stall,
             slot_release: SlotRelease::Programmed,
@@ -196,6 +213,10 @@ impl CacheConfig {
                 f,
                 "must be a fraction in [0, 1] (0: use cache.capacity_bytes)",
             );
+        }
+        if self.write_admission == WriteAdmission::BelowDestageLimit && self.destage != Destage::Eager {
+            let why = "holds writes while max_destaging_pages pages are on their way to flash, which only eager destaging sends: set cache.destage = \"eager\"";
+            return reject(file, "cache.write_admission", "below_destage_limit", why);
         }
         if self.slot_release == SlotRelease::Evicted && self.destage == Destage::Eager {
             let why = "makes the write that evicts wait for the pages it evicted, and eager destaging evicts without such a write: use cache.destage = \"when_full\"";

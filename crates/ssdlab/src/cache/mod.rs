@@ -27,7 +27,7 @@ pub mod spd;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use config::{CacheConfig, CachePolicy, Destage, SlotRelease, SpdFallback};
+use config::{CacheConfig, CachePolicy, Destage, SlotRelease, SpdFallback, WriteAdmission};
 use dram::Dram;
 
 use rustc_hash::FxHashMap;
@@ -178,6 +178,9 @@ pub struct WriteCache {
     /// Eager destaging (`cache.destage = "eager"`): at most this many pages in flight;
     /// None: write back only when full.
     eager_limit: Option<u32>,
+    /// `cache.write_admission = "below_destage_limit"`: host writes wait while the eager
+    /// limit's pages are in flight.
+    admit_below_limit: bool,
     /// Per-die lists (`cache.policy` other than `lru`).
     dies: Option<Dies>,
     /// Whether a write-back frees its slot when it starts (`slot_release = "evicted"`).
@@ -217,6 +220,7 @@ impl WriteCache {
             waiting: VecDeque::new(),
             dram: Dram::fixed(access_ps),
             eager_limit: None,
+            admit_below_limit: false,
             dies: None,
             release_at_eviction: false,
             released: 0,
@@ -254,6 +258,7 @@ impl WriteCache {
         if cache.destage == Destage::Eager {
             c.eager_limit = Some(cache.max_destaging_pages);
         }
+        c.admit_below_limit = cache.write_admission == WriteAdmission::BelowDestageLimit;
         c.release_at_eviction = cache.slot_release == SlotRelease::Evicted;
         c
     }
@@ -286,6 +291,13 @@ impl WriteCache {
     #[inline]
     pub fn should_destage(&self) -> bool {
         self.eager_limit.is_some_and(|limit| self.flushing_pages < limit && self.dirty_pages > self.flushing_pages)
+    }
+
+    /// Whether host writes wait for destaging (`cache.write_admission =
+    /// "below_destage_limit"` with the limit's pages in flight), not for room.
+    #[inline]
+    pub fn admission_blocked(&self) -> bool {
+        self.admit_below_limit && self.eager_limit.is_some_and(|limit| self.flushing_pages >= limit)
     }
 
     pub fn len(&self) -> u32 {
@@ -365,7 +377,7 @@ impl WriteCache {
     /// waits, behind any write already waiting (arrival order is kept), for a write-back to
     /// make room.
     pub fn offer(&mut self, mr: u32, lpn: Lpn, mask: u64) -> Offer {
-        if self.waiting.is_empty() {
+        if self.waiting.is_empty() && !self.admission_blocked() {
             let outcome = self.write(lpn, mask);
             if outcome != WriteOutcome::Full {
                 return Offer::Stored(outcome);
@@ -379,6 +391,9 @@ impl WriteCache {
     /// memory request and what storing it did.
     pub fn admit_waiting(&mut self) -> Option<(u32, WriteOutcome)> {
         let w = *self.waiting.front()?;
+        if self.admission_blocked() {
+            return None;
+        }
         let outcome = self.write(w.lpn, w.mask);
         if outcome == WriteOutcome::Full {
             return None;

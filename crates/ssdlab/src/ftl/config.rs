@@ -28,11 +28,11 @@ pub struct FtlConfig {
     pub allocation: AllocationScheme,
     /// none | die: whether the planes of a die open blocks of the same index for user data.
     pub block_alignment: BlockAlignment,
-    /// Bytes each map entry covers: a divisor of `nand.page_bytes`, a whole number of
-    /// sectors (unset: the page). Below the page, units of different logical addresses pack
-    /// into one flash page (docs/config.md, `ftl.mapping_unit_bytes`).
+    /// What each map entry covers: `"page"` (the default), or bytes dividing
+    /// `nand.page_bytes`, a whole number of sectors. Below the page, units of different
+    /// logical addresses pack into one flash page (docs/config.md, `ftl.mapping_unit_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mapping_unit_bytes: Option<u32>,
+    pub mapping_unit_bytes: Option<MappingUnit>,
     /// full (the whole table in RAM) | dftl | cdftl | tpftl | fmmu (translation pages in
     /// flash, a cache of entries in RAM: `[ftl.map_cache]`).
     pub mapping: MappingKind,
@@ -46,6 +46,52 @@ pub struct FtlConfig {
     pub firmware: FirmwareConfig,
     /// Read/write channel partitioning (`allocation = "lv_partition"` or `"pacp"`).
     pub partition: PartitionConfig,
+}
+
+/// `ftl.mapping_unit_bytes`: the flash page whatever its size (a preset that states its
+/// source's rule, "one entry per page", keeps it when the page size is changed), or a size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MappingUnit {
+    Page,
+    Bytes(u32),
+}
+
+impl Serialize for MappingUnit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            MappingUnit::Page => s.serialize_str("page"),
+            MappingUnit::Bytes(b) => s.serialize_u32(*b),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MappingUnit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Unit;
+        impl serde::de::Visitor<'_> for Unit {
+            type Value = MappingUnit;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"page\" or a size in bytes")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<MappingUnit, E> {
+                match v {
+                    "page" => Ok(MappingUnit::Page),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<MappingUnit, E> {
+                u32::try_from(v)
+                    .map(MappingUnit::Bytes)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<MappingUnit, E> {
+                u32::try_from(v)
+                    .map(MappingUnit::Bytes)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(Unit)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -160,14 +206,17 @@ impl FtlConfig {
 impl FtlConfig {
     /// The mapping unit on a drive of `page_bytes` pages.
     pub fn unit_bytes(&self, page_bytes: u32) -> u32 {
-        self.mapping_unit_bytes.unwrap_or(page_bytes)
+        match self.mapping_unit_bytes {
+            Some(MappingUnit::Bytes(b)) => b,
+            _ => page_bytes,
+        }
     }
 
     /// The drive's addressing as the layers above the PHY see it: in mapping units.
     pub fn geometry(&self, nand: &NandConfig) -> Geometry {
         let geo = Geometry::from_config(nand);
-        match self.mapping_unit_bytes {
-            Some(u) if u < nand.page_bytes => geo.with_units(u),
+        match self.unit_bytes(nand.page_bytes) {
+            u if u < nand.page_bytes => geo.with_units(u),
             _ => geo,
         }
     }
@@ -175,7 +224,7 @@ impl FtlConfig {
     /// `ftl.mapping_unit_bytes` against the page and sector of a valid `[nand]`, and the
     /// parts built for whole pages only. The error names the key and its value.
     pub fn validate_mapping_unit(&self, file: &str, nand: &NandConfig) -> Result<()> {
-        let Some(unit) = self.mapping_unit_bytes else { return Ok(()) };
+        let Some(MappingUnit::Bytes(unit)) = self.mapping_unit_bytes else { return Ok(()) };
         let key = "ftl.mapping_unit_bytes";
         if unit == 0 || !nand.page_bytes.is_multiple_of(unit) || !unit.is_multiple_of(nand.sector_bytes) {
             let why = format!(

@@ -342,6 +342,10 @@ impl Simulation {
             }
         } else if kind == TxKind::Migration {
             self.launch_migration(lpn, src, ppn, plane);
+        } else if kind == TxKind::Gc && src != NONE && self.ftl.lpn_at(src) != lpn {
+            // A user program of the same logical page launched just before it in this
+            // command (`tsu.user_joins_gc`) made the move stale: its page is a dummy.
+            self.stats.saw(Seen::GcPadPage);
         } else if kind == TxKind::Gc {
             debug_assert_eq!(stream, Stream::Gc);
             self.ftl.commit_gc_move(lpn, ppn, now);

@@ -297,6 +297,9 @@ impl Simulation {
             Offer::Stored(outcome) => self.cache_stored(mr, outcome),
             Offer::Waits => {
                 self.stats.saw(Seen::CacheWait);
+                if self.cache.as_ref().expect("cache on").admission_blocked() {
+                    return; // there is room: the write waits for flash to drain
+                }
                 self.start_writeback();
                 if self.cache.as_ref().expect("cache on").releases_at_eviction() {
                     // The evicted pages' slots are free already.

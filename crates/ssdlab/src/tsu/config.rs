@@ -18,6 +18,9 @@ pub struct TsuConfig {
     pub scan_limit: u32,
     /// after_reads | first: what urgent GC goes ahead of under `ooo`.
     pub urgent_gc: UrgentGc,
+    /// User reads and programs may join a GC command of the same operation on planes it
+    /// leaves free (MQSim's rule).
+    pub user_joins_gc: bool,
     pub flin: FlinConfig,
 }
 
@@ -45,6 +48,7 @@ impl Default for TsuConfig {
             policy: TsuPolicyKind::Ooo,
             scan_limit: 64,
             urgent_gc: UrgentGc::AfterReads,
+            user_joins_gc: false,
             flin: FlinConfig::default(),
         }
     }

@@ -72,6 +72,7 @@ impl Tsu {
                 independent_planes: nand.multiplane_addressing == MultiplaneAddressing::Independent,
                 die_interleave: nand.die_interleave,
                 scan_limit: tsu.scan_limit as usize,
+                user_joins_gc: tsu.user_joins_gc,
             },
             policy,
             txs: Slab::new(),

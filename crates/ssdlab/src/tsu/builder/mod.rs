@@ -57,6 +57,9 @@ pub struct Rules {
     pub die_interleave: bool,
     /// How many queued transactions of a plane a read joining a die looks at.
     pub scan_limit: usize,
+    /// User reads and programs may join a GC command of the same operation
+    /// (`tsu.user_joins_gc`).
+    pub user_joins_gc: bool,
 }
 
 /// A plane's candidate for the command, in the builder's order.
@@ -190,6 +193,11 @@ impl Builder {
         let op = dies.op?;
         if geo.units_per_page > 1 && !ctx.traits.erase {
             self.fill_pages(work, &ctx);
+        }
+        if rules.user_joins_gc && matches!(class, QueueClass::GcRead | QueueClass::GcWrite) {
+            self.join_user_work(work, &ctx, &mut dies);
+        }
+        if geo.units_per_page > 1 && !ctx.traits.erase {
             // Several units per plane: a stable sort keeps each plane's in queue order.
             let txs = &*work.txs;
             self.chosen.sort_by_key(|&t| txs[t].plane_in_chip);
@@ -200,6 +208,39 @@ impl Builder {
         let txs = &*work.txs;
         self.chosen.sort_unstable_by_key(|&t| txs[t].plane_in_chip);
         Some(op)
+    }
+
+    /// Stage 5, with `tsu.user_joins_gc`: user work of the same operation rides in a GC
+    /// command (MQSim's rule, docs/techniques.md §12): each plane the command leaves free
+    /// offers its oldest user read or program, which joins by the same multi-plane and
+    /// die-interleaving rules as the GC work did.
+    #[inline(never)]
+    fn join_user_work(&mut self, work: &mut ChipWork<'_>, ctx: &Ctx<'_, impl FtlView>, dies: &mut Dies) {
+        let class = if ctx.traits.read { QueueClass::UserRead } else { QueueClass::UserWrite };
+        if work.queues.class_len(class) == 0 {
+            return;
+        }
+        let user = Ctx { class, traits: ClassTraits::of(class), ..*ctx };
+        let mut used = 0u64;
+        for &t in &self.chosen {
+            used |= 1 << work.txs[t].plane_in_chip;
+        }
+        self.plane_heads(work, &user);
+        self.order.sort_unstable_by_key(|c| c.seq);
+        for k in 0..self.order.len() {
+            let cand = self.order[k];
+            if used & 1 << cand.plane_in_chip != 0 {
+                continue;
+            }
+            if let Some(j) = Builder::join(work, &user, cand, dies) {
+                work.queues.take(class, cand.plane_in_chip, j.pos);
+                if user.traits.read {
+                    work.txs[j.tx].ppn = j.ppn;
+                }
+                self.chosen.push(j.tx);
+                used |= 1 << cand.plane_in_chip;
+            }
+        }
     }
 
     /// Stage 4, with mapping units smaller than the page: each plane in the command fills

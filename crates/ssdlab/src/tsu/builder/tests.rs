@@ -368,3 +368,45 @@ fn write_cases_follow_what_the_dies_other_plane_holds() {
     k.gc_move(FlashOp::Program, 7, 1, 3, 1);
     assert_eq!(k.build_cases(QueueClass::UserWrite).1, [0, 0, 1, 0], "a GC program on plane 1: unaligned");
 }
+
+/// `tsu.user_joins_gc`: a GC program G (d0p0, GC write point 3) leads. User program U1
+/// (d0p1, user write point 3) has G's offset and joins die 0; U2 (d1p0, user offset 7)
+/// brings die 1 in; U3 (d1p1, user offset 8) is not at die 1's offset 7. A user read R
+/// (d0p1) is another operation and stays. Without the key the command is G alone.
+#[test]
+fn user_programs_ride_in_a_gc_program_by_the_multi_plane_rules() {
+    for joins in [true, false] {
+        let mut c = config();
+        c.tsu.user_joins_gc = joins;
+        let mut t = Case::new(&c);
+        t.ftl.gc_offset = [Some(3), None, None, None];
+        t.ftl.user_offset = [None, Some(3), Some(7), Some(8)];
+        let g = t.gc_move(FlashOp::Program, 10, 0, 1, 0);
+        let r = t.user_read(20, 1, 2, 3);
+        let u1 = t.user_write(11, 1);
+        let u2 = t.user_write(12, 2);
+        let u3 = t.user_write(13, 3);
+        let (op, txs) = t.build(QueueClass::GcWrite, None).expect("the GC move starts");
+        assert_eq!(op, FlashOp::Program);
+        if joins {
+            assert_eq!(txs, vec![g, u1, u2]);
+        } else {
+            assert_eq!(txs, vec![g]);
+        }
+        let _ = (r, u3);
+    }
+}
+
+/// A GC read (d0p0, block 1, page 4) leads; a user read of d0p1 at page 4 joins die 0 as a
+/// multi-plane read, one at page 6 of d1p0 brings die 1 in.
+#[test]
+fn user_reads_ride_in_a_gc_read() {
+    let mut c = config();
+    c.tsu.user_joins_gc = true;
+    let mut t = Case::new(&c);
+    let g = t.gc_move(FlashOp::Read, 10, 0, 1, 4);
+    let r1 = t.user_read(20, 1, 5, 4);
+    let r2 = t.user_read(21, 2, 3, 6);
+    let (op, txs) = t.build(QueueClass::GcRead, None).expect("the GC read starts");
+    assert_eq!((op, txs), (FlashOp::Read, vec![g, r1, r2]));
+}

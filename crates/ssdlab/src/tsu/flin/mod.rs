@@ -364,6 +364,20 @@ impl Flin {
     /// User transactions `txs` of `op` left the chip's queues as one command: out of FLIN's
     /// queues, stage 2's round-robin moves on, they become the running ones, writes count
     /// toward GC charging.
+    /// GC's `n` transactions of `op` started on chip `ci`: their service time is charged to
+    /// the flows that wrote (docs/techniques.md §1).
+    fn gc_dispatched(&mut self, ci: usize, op: FlashOp, n: usize) {
+        let per_tx = match op {
+            FlashOp::Read => self.svc[READ],
+            FlashOp::Erase => self.t_erase,
+            _ => self.svc[WRITE],
+        };
+        let gc_ps = per_tx * n as Ps;
+        if gc_ps > 0 {
+            self.charge_gc(ci, gc_ps, op == FlashOp::Erase);
+        }
+    }
+
     fn user_dispatched(&mut self, ci: usize, txs: &[u32], all: &[Transaction], op: usize) {
         let base = self.records(ci).start;
         let commands = self.chips[ci].commands;
@@ -547,28 +561,22 @@ impl TsuPolicy for Flin {
         // A new command: the flows' running transactions are now those of this one.
         self.chips[ci].commands += 1;
         let Some(&first) = txs.first() else { return };
-        // A command is built from one queue class: one kind, one operation (checked in debug
-        // builds, so in the tests; the loop would cost a mispredicted exit per command here).
+        // A command has one operation; it is one queue class's, or a GC command that user
+        // work rode in (`tsu.user_joins_gc`): each part is accounted as its own.
         let (kind, op) = (all[first as usize].kind, all[first as usize].op);
-        debug_assert!(
-            txs.iter().all(|&tx| all[tx as usize].kind == kind && all[tx as usize].op == op),
-            "mixed command"
-        );
-        match kind {
-            TxKind::User => self.user_dispatched(ci, txs, all, if op == FlashOp::Read { READ } else { WRITE }),
-            TxKind::Gc => {
-                let per_tx = match op {
-                    FlashOp::Read => self.svc[READ],
-                    FlashOp::Erase => self.t_erase,
-                    _ => self.svc[WRITE],
-                };
-                let gc_ps = per_tx * txs.len() as Ps;
-                if gc_ps > 0 {
-                    self.charge_gc(ci, gc_ps, op == FlashOp::Erase);
-                }
+        let dir = if op == FlashOp::Read { READ } else { WRITE };
+        if txs.iter().all(|&tx| all[tx as usize].kind == kind) {
+            match kind {
+                TxKind::User => self.user_dispatched(ci, txs, all, dir),
+                TxKind::Gc => self.gc_dispatched(ci, op, txs.len()),
+                TxKind::Mapping | TxKind::Migration => {}
             }
-            TxKind::Mapping | TxKind::Migration => {}
+            return;
         }
+        let user: Vec<u32> = txs.iter().copied().filter(|&tx| all[tx as usize].kind == TxKind::User).collect();
+        let gc = txs.iter().filter(|&&tx| all[tx as usize].kind == TxKind::Gc).count();
+        self.user_dispatched(ci, &user, all, dir);
+        self.gc_dispatched(ci, op, gc);
     }
 
     fn pick(&mut self, ctx: &PickContext<'_>) -> Option<Pick> {
