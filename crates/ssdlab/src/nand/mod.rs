@@ -131,7 +131,7 @@ impl Geometry {
     /// page holds `page_bytes / unit_bytes` slots, each addressed like a page.
     pub fn with_units(&self, unit_bytes: u32) -> Geometry {
         let k = self.page_bytes / unit_bytes;
-        assert!(k.is_power_of_two() && self.page_bytes % unit_bytes == 0, "a page holds 2^n units");
+        assert!(k.is_power_of_two() && self.page_bytes.is_multiple_of(unit_bytes), "a page holds 2^n units");
         let ppb = self.pages_per_block * k;
         Geometry {
             pages_per_block: ppb,
