@@ -95,6 +95,30 @@ pub fn write_table<'a>(
     crate::sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
 }
 
+/// A results.csv column computed from a reproduction's own row type, for rows that combine
+/// several runs (FLIN's: a shared run and its flows' alone runs).
+pub struct RowColumn<R> {
+    pub name: &'static str,
+    pub value: fn(&R) -> String,
+}
+
+impl<R> RowColumn<R> {
+    pub const fn new(name: &'static str, value: fn(&R) -> String) -> RowColumn<R> {
+        RowColumn { name, value }
+    }
+}
+
+/// Write `out`/results.csv from rows of `R`: the columns' names, then each row's values.
+pub fn write_rows<R>(out: &std::path::Path, columns: &[RowColumn<R>], rows: &[R]) -> Result<()> {
+    let mut csv = columns.iter().map(|c| c.name).collect::<Vec<_>>().join(",");
+    csv.push('\n');
+    for r in rows {
+        csv += &columns.iter().map(|c| (c.value)(r)).collect::<Vec<_>>().join(",");
+        csv.push('\n');
+    }
+    crate::sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
+}
+
 /// The fields' values of one report, comma-separated (after the reproduction's own ones).
 /// A path the report does not have is an internal error naming it.
 pub fn values(report: &Report, fields: &[Field]) -> Result<String> {

@@ -37,6 +37,7 @@ mod report;
 pub use report::check_table;
 use report::*;
 
+use super::columns::RowColumn;
 use super::{io_err, mean, plot, run_all, shared_trace, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::precondition::Pattern;
@@ -545,33 +546,29 @@ fn case_row(c: &Case, reports: &[Report], duration_ms: f64) -> Row {
     }
 }
 
+/// The columns of results.csv, in order: adding one is one line here. A FLIN row joins a
+/// shared run with its flows' alone runs, so its columns are computed from the [`Row`]
+/// rather than read from one report ([`super::columns::Field`]).
+const COLUMNS: [RowColumn<Row>; 14] = [
+    RowColumn::new("experiment", |r| r.experiment.to_string()),
+    RowColumn::new("mix", |r| r.mix.clone()),
+    RowColumn::new("high_flows", |r| r.high_flows.to_string()),
+    RowColumn::new("policy", |r| r.policy.to_string()),
+    RowColumn::new("fairness", |r| format!("{:.4}", r.fairness)),
+    RowColumn::new("unfairness", |r| format!("{:.4}", r.unfairness)),
+    RowColumn::new("weighted_speedup", |r| format!("{:.4}", r.weighted_speedup)),
+    RowColumn::new("max_slowdown", |r| format!("{:.3}", r.max_slowdown)),
+    RowColumn::new("iops", |r| format!("{:.1}", r.iops)),
+    RowColumn::new("slowdowns", |r| r.slowdowns.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(";")),
+    RowColumn::new("flows", |r| r.flow_names.join(";")),
+    RowColumn::new("same_requests", |r| r.same_requests.to_string()),
+    RowColumn::new("drain_ms", |r| format!("{:.3}", r.drain_ms)),
+    RowColumn::new("alone_drain_ms", |r| format!("{:.3}", r.alone_drain_ms)),
+];
+
 /// Write `out`/results.csv.
 fn write_csv(out: &Path, rows: &[Row]) -> Result<()> {
-    let mut csv = String::from(
-        "experiment,mix,high_flows,policy,fairness,unfairness,weighted_speedup,max_slowdown,iops,slowdowns,flows,same_requests,drain_ms,alone_drain_ms\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.3},{:.1},{},{},{},{:.3},{:.3}",
-            r.experiment,
-            r.mix,
-            r.high_flows,
-            r.policy,
-            r.fairness,
-            r.unfairness,
-            r.weighted_speedup,
-            r.max_slowdown,
-            r.iops,
-            r.slowdowns.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(";"),
-            r.flow_names.join(";"),
-            r.same_requests,
-            r.drain_ms,
-            r.alone_drain_ms
-        );
-    }
-    let path = out.join("results.csv");
-    crate::sweep::write_atomic(&path, csv.as_bytes())
+    super::columns::write_rows(out, &COLUMNS, rows)
 }
 
 #[cfg(test)]

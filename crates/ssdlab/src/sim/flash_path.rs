@@ -265,12 +265,8 @@ impl Simulation {
     /// read path only pays the test of the operation.
     #[inline(never)]
     fn count_write_cases(&mut self, chip: u32, txs: &[u32]) {
-        let counts = match self.tsu.tx(txs[0]).kind {
-            TxKind::User => &mut self.stats.write_cases.user,
-            TxKind::Gc => &mut self.stats.write_cases.gc,
-            TxKind::Mapping | TxKind::Migration => return,
-        };
-        self.tsu.count_write_cases(chip, txs, counts);
+        let cases = &mut self.stats.write_cases;
+        self.tsu.count_write_cases(chip, txs, &mut cases.user, &mut cases.gc);
     }
 
     /// With mapping units smaller than the page, each plane of a program command ends its

@@ -255,7 +255,10 @@ impl Tsu {
     /// now on `chip` uses, in `counts` (indexed by case). `txs` are the command's transactions
     /// in plane order, out of the queues already; call before anything else is queued. A die
     /// with all its planes in the command is aligned without looking at the queues.
-    pub fn count_write_cases(&self, chip: u32, txs: &[u32], counts: &mut [u64; 4]) {
+    /// Each die counts for the host (`user`) or GC (`gc`) by its first transaction's kind
+    /// (a GC command may carry user programs, `tsu.user_joins_gc`); translation-page and
+    /// migration programs are not counted.
+    pub fn count_write_cases(&self, chip: u32, txs: &[u32], user: &mut [u64; 4], gc: &mut [u64; 4]) {
         let ppd = self.geo.planes_per_die;
         let all_planes = (1u32 << ppd) - 1;
         let queues = &self.queues[chip as usize];
@@ -272,6 +275,11 @@ impl Tsu {
                 in_command |= 1 << p;
                 i += 1;
             }
+            let counts = match self.txs[first].kind {
+                TxKind::User => &mut *user,
+                TxKind::Gc => &mut *gc,
+                TxKind::Mapping | TxKind::Migration => continue,
+            };
             let case = if in_command == all_planes {
                 WriteCase::Aligned
             } else {

@@ -326,8 +326,9 @@ impl Case {
     /// `WriteCase`), as the simulation does when a program command starts.
     fn build_cases(&mut self, class: QueueClass) -> (Vec<u32>, [u64; 4]) {
         let (_, txs) = self.build(class, None).expect("a command");
-        let mut counts = [0; 4];
-        self.tsu.count_write_cases(0, &txs, &mut counts);
+        let (mut counts, mut gc) = ([0; 4], [0; 4]);
+        self.tsu.count_write_cases(0, &txs, &mut counts, &mut gc);
+        assert_eq!(gc, [0; 4], "user commands count for the host");
         (txs, counts)
     }
 }
