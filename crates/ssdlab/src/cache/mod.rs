@@ -618,8 +618,33 @@ impl WriteCache {
         }
     }
 
-    /// The least recently used dirty page not yet being written back.
+    /// The least recently used dirty page not yet being written back. With few of them
+    /// waiting (under a quarter of the pages: eager destaging sends each page as it is
+    /// written, so they are the most recent), the list is walked from its head until all of
+    /// them were seen: the last one
+    /// seen is the same page the walk from the tail finds first, without passing every clean
+    /// page on the way.
     fn lru_dirty(&self) -> Option<u32> {
+        let waiting = self.dirty_pages - self.flushing_pages;
+        if waiting == 0 {
+            return None;
+        }
+        if waiting as usize * 4 > self.index.len() {
+            return self.lru_dirty_from_tail();
+        }
+        let (mut s, mut seen, mut last) = (self.head, 0, NONE);
+        while s != NONE && seen < waiting {
+            let e = &self.entries[s as usize];
+            if e.dirty && !e.flushing {
+                (seen, last) = (seen + 1, s);
+            }
+            s = e.next;
+        }
+        debug_assert_eq!(Some(last).filter(|&l| l != NONE), self.lru_dirty_from_tail());
+        Some(last).filter(|&l| l != NONE)
+    }
+
+    fn lru_dirty_from_tail(&self) -> Option<u32> {
         let mut s = self.tail;
         while s != NONE {
             let e = &self.entries[s as usize];
