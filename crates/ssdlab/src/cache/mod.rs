@@ -25,7 +25,7 @@ pub mod config;
 pub mod dram;
 pub mod spd;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use config::{CacheConfig, CachePolicy, Destage, SlotRelease, SpdFallback, WriteAdmission};
 use dram::Dram;
@@ -58,6 +58,8 @@ struct Entry {
     flushing_gc: bool,
     prev: u32,
     next: u32,
+    /// When it last went to the front of the recency list (its order in the list).
+    stamp: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +170,11 @@ pub struct WriteCache {
     head: u32,
     /// Least recently used end.
     tail: u32,
+    /// The last recency stamp given.
+    stamp: u64,
+    /// Dirty pages not being written back, by recency stamp: the first is the least
+    /// recently used (what a write-back takes), found without walking the list.
+    waiting_lru: BTreeSet<(u64, u32)>,
     pub dirty_pages: u32,
     pub flushing_pages: u32,
     /// Clean pages dropped to make room, not yet collected with `take_dropped`.
@@ -214,6 +221,8 @@ impl WriteCache {
             free: Vec::new(),
             head: NONE,
             tail: NONE,
+            stamp: 0,
+            waiting_lru: BTreeSet::new(),
             dirty_pages: 0,
             flushing_pages: 0,
             dropped: Vec::new(),
@@ -308,6 +317,19 @@ impl WriteCache {
         self.index.is_empty()
     }
 
+    /// `s` is listed among the waiting dirty pages if it is one.
+    fn note_waiting(&mut self, s: u32) {
+        let e = &self.entries[s as usize];
+        if e.dirty && !e.flushing {
+            self.waiting_lru.insert((e.stamp, s));
+        }
+    }
+
+    /// `s` is no longer listed among the waiting dirty pages (if it was).
+    fn leave_waiting(&mut self, s: u32) {
+        self.waiting_lru.remove(&(self.entries[s as usize].stamp, s));
+    }
+
     fn unlink(&mut self, s: u32) {
         let (p, n) = (self.entries[s as usize].prev, self.entries[s as usize].next);
         if p != NONE {
@@ -323,6 +345,8 @@ impl WriteCache {
     }
 
     fn push_front(&mut self, s: u32) {
+        self.stamp += 1;
+        self.entries[s as usize].stamp = self.stamp;
         self.entries[s as usize].prev = NONE;
         self.entries[s as usize].next = self.head;
         if self.head != NONE {
@@ -336,9 +360,11 @@ impl WriteCache {
 
     fn touch(&mut self, s: u32) {
         if self.head != s {
+            self.leave_waiting(s);
             self.unlink(s);
             self.push_front(s);
         }
+        self.note_waiting(s);
         if let Some(d) = &mut self.dies {
             d.lists.touch(s);
             let e = &self.entries[s as usize];
@@ -473,6 +499,7 @@ impl WriteCache {
             flushing_gc: false,
             prev: NONE,
             next: NONE,
+            stamp: 0,
         };
         let s = match self.free.pop() {
             Some(s) => {
@@ -487,6 +514,7 @@ impl WriteCache {
         self.index.insert(lpn, s);
         self.push_front(s);
         self.dirty_pages += 1;
+        self.note_waiting(s);
         if let Some(d) = &mut self.dies {
             d.used(s, false);
         }
@@ -517,6 +545,7 @@ impl WriteCache {
             e.gc_data = true;
             self.dirty_pages += 1;
             self.list_dirty(s);
+            self.note_waiting(s);
         }
     }
 
@@ -618,30 +647,14 @@ impl WriteCache {
         }
     }
 
-    /// The least recently used dirty page not yet being written back. With few of them
-    /// waiting (under a quarter of the pages: eager destaging sends each page as it is
-    /// written, so they are the most recent), the list is walked from its head until all of
-    /// them were seen: the last one
-    /// seen is the same page the walk from the tail finds first, without passing every clean
-    /// page on the way.
+    /// The least recently used dirty page not yet being written back: the first of
+    /// `waiting_lru` (the same page a walk from the list's tail finds first, asserted in
+    /// debug builds), in logarithmic time however many clean pages the list holds.
     fn lru_dirty(&self) -> Option<u32> {
-        let waiting = self.dirty_pages - self.flushing_pages;
-        if waiting == 0 {
-            return None;
-        }
-        if waiting as usize * 4 > self.index.len() {
-            return self.lru_dirty_from_tail();
-        }
-        let (mut s, mut seen, mut last) = (self.head, 0, NONE);
-        while s != NONE && seen < waiting {
-            let e = &self.entries[s as usize];
-            if e.dirty && !e.flushing {
-                (seen, last) = (seen + 1, s);
-            }
-            s = e.next;
-        }
-        debug_assert_eq!(Some(last).filter(|&l| l != NONE), self.lru_dirty_from_tail());
-        Some(last).filter(|&l| l != NONE)
+        let found = self.waiting_lru.first().map(|&(_, s)| s);
+        debug_assert_eq!(found, self.lru_dirty_from_tail());
+        debug_assert_eq!(self.waiting_lru.len() as u32, self.dirty_pages - self.flushing_pages);
+        found
     }
 
     fn lru_dirty_from_tail(&self) -> Option<u32> {
@@ -657,6 +670,7 @@ impl WriteCache {
     }
 
     fn begin_writeback(&mut self, s: u32, plane: Option<u32>) -> Writeback {
+        self.leave_waiting(s);
         self.unlist(s);
         let e = &mut self.entries[s as usize];
         debug_assert!(e.dirty && !e.flushing);
@@ -713,10 +727,12 @@ impl WriteCache {
             }
         } else {
             self.list_dirty(s);
+            self.note_waiting(s);
         }
     }
 
     fn remove(&mut self, s: u32) {
+        self.leave_waiting(s);
         if let Some(d) = &mut self.dies {
             d.not_clean(s);
         }
