@@ -692,16 +692,9 @@ fn h_mqsim_compat_never_runs_two_dies_of_a_chip_at_once() {
 
 /// One plane (every logical unit lands on it), 16 KiB pages mapped in 4 KiB units.
 fn one_plane_4k_units() -> Config {
-    let mut cfg = preset("mqsim-default.toml");
-    cfg.nand.channels = 1;
-    cfg.nand.chips_per_channel = 1;
-    cfg.nand.dies_per_chip = 1;
-    cfg.nand.planes_per_die = 1;
-    cfg.nand.blocks_per_plane = 64;
-    cfg.nand.pages_per_block = 64;
+    let mut cfg = common::one_plane_drive();
     cfg.nand.page_bytes = 16384;
     cfg.ftl.mapping_unit_bytes = Some(ssdlab::ftl::config::MappingUnit::Bytes(4096));
-    cfg.ftl.overprovisioning_ratio = 0.2;
     cfg
 }
 
@@ -789,10 +782,7 @@ fn h_below_destage_limit_a_write_waits_for_the_write_back_in_flight() {
     // the second completes a DRAM access after its data arrives. Admitted only below the
     // limit (MQSim's back-pressure buffer), it waits for the first write's page to be
     // programmed: command, the 8 KiB page in, tPROG, counted from the first write's data.
-    let mut cfg = preset("mqsim-default.toml");
-    (cfg.nand.channels, cfg.nand.chips_per_channel, cfg.nand.dies_per_chip, cfg.nand.planes_per_die) = (1, 1, 1, 1);
-    (cfg.nand.blocks_per_plane, cfg.nand.pages_per_block) = (64, 64);
-    cfg.ftl.overprovisioning_ratio = 0.2;
+    let mut cfg = common::one_plane_drive();
     cfg.cache.enabled = true;
     cfg.cache.destage = ssdlab::cache::config::Destage::Eager;
     cfg.cache.max_destaging_pages = 1;

@@ -51,14 +51,7 @@ fn preconditioned(mut wl: WorkloadSpec, occupancy: f64, pattern: Pattern) -> Wor
 /// 8 KiB, 20% spare: 3,276 logical pages. With 64-byte map entries a translation page holds
 /// 8192 / 64 = 128 entries: 26 translation pages.
 fn one_chip(mapping: MappingKind) -> Config {
-    let mut cfg = preset("mqsim-default.toml");
-    cfg.nand.channels = 1;
-    cfg.nand.chips_per_channel = 1;
-    cfg.nand.dies_per_chip = 1;
-    cfg.nand.planes_per_die = 1;
-    cfg.nand.blocks_per_plane = 64;
-    cfg.nand.pages_per_block = 64;
-    cfg.ftl.overprovisioning_ratio = 0.2;
+    let mut cfg = common::one_plane_drive();
     cfg.ftl.mapping = mapping;
     if mapping != MappingKind::Full {
         cfg.ftl.map_cache.entry_bytes = Some(64);

@@ -13,6 +13,17 @@ pub fn preset(name: &str) -> Config {
     Config::load(&path, &[]).expect("preset loads")
 }
 
+/// MQSim's default drive shrunk to one plane (one channel, chip, die) of 64 blocks of 64
+/// pages, 20 % spare: every logical page lands on that plane, and commands run one after
+/// another, so a request's latency is a sum of its parts.
+pub fn one_plane_drive() -> Config {
+    let mut cfg = preset("mqsim-default.toml");
+    (cfg.nand.channels, cfg.nand.chips_per_channel, cfg.nand.dies_per_chip, cfg.nand.planes_per_die) = (1, 1, 1, 1);
+    (cfg.nand.blocks_per_plane, cfg.nand.pages_per_block) = (64, 64);
+    cfg.ftl.overprovisioning_ratio = 0.2;
+    cfg
+}
+
 /// A trace file in MQSim format: `arrival_ns device lba_sector size_sectors type(1 = read)`.
 pub fn trace_file(name: &str, lines: &[(u64, u64, u32, bool)]) -> PathBuf {
     let path = std::env::temp_dir().join(format!("ssdlab-test-{}-{name}.trace", std::process::id()));
