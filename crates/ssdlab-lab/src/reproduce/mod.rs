@@ -14,6 +14,7 @@ pub mod pacp;
 pub mod plot;
 pub mod spd;
 pub mod sprinkler;
+pub mod template;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -337,9 +337,7 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
 
 /// The slides' headline numbers beside this run's (REPORT.md's last table).
 pub fn check_table(rows: &[Row]) -> String {
-    let mut m = String::new();
-    report::claims(&mut m, rows);
-    m
+    report::claims_section(rows)
 }
 
 /// Run the reproduction; returns the rows (also written to DIR/results.csv).
@@ -434,6 +432,58 @@ mod tests {
         let held = |x: &Experiment| x.slot_release.value(SlotRelease::Evicted) == SlotRelease::Programmed;
         assert_eq!(full.iter().filter(|x| held(x)).count(), 2);
         assert_eq!(full.iter().map(|x| x.planes).collect::<Vec<_>>(), [2, 2, 4, 2, 2, 2]);
+    }
+
+    fn row(scheme: Scheme, write_us: f64) -> Row {
+        let experiment = "nogc".to_string();
+        Row {
+            csv: String::new(),
+            experiment,
+            trace: "msr-rw20",
+            scheme,
+            planes: 2,
+            buffer_factor: 1.0,
+            buffer_pages: 9,
+            requests: 1,
+            write_us,
+            read_us: 50.0,
+            plane_util_time: 0.1,
+            plane_util_busy: 0.5,
+            user_cases: [0.0, 0.0, 0.0, 1.0],
+            gc_aligned: 0.0,
+            hit_ratio: 0.25,
+            gc_invocations: 0,
+            erases: 0,
+            gc_cost_s: 0.0,
+            pad_pages: 0,
+            buffered_moves: 0,
+            cache_pad_pages: 0,
+            waf: 1.0,
+            unaligned_opens: 0,
+        }
+    }
+
+    /// The report is its template with this run's values: SPD writing in 100 µs where
+    /// Baseline-D takes 200 µs is a change of −50.0% in the claims row of slide s.23, and
+    /// the check table `reproduce` prints is that section of REPORT.md.
+    #[test]
+    fn the_report_template_takes_the_runs_values() {
+        let rows = [row(Scheme::BaselineD, 200.0), row(Scheme::Spd, 100.0)];
+        let opts = Options {
+            out: "out".into(),
+            quick: true,
+            traces: "traces".into(),
+            threads: 2,
+            resume: false,
+            stop: None,
+        };
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        assert!(md.starts_with("# SPD (Gao et al., MSST 2019) reproduced with ssdlab\n\nMode: **quick** (2 runs, 3 s wall on 2 threads)"));
+        let claim = "| s.23 write latency, SPD vs Baseline-D, no GC | < −15% | -50.0% |\n";
+        assert!(md.contains(claim), "{md}");
+        let check = check_table(&rows);
+        assert!(check.starts_with("## The slides' claims\n") && check.contains(claim));
+        assert!(md.contains(&check));
     }
 
     #[test]

@@ -1,0 +1,121 @@
+//! A reproduction's REPORT.md prose lives in a template, `experiments/<paper>/report.md`:
+//! Markdown in which `{{name}}` marks a value the run computes. The code computes values
+//! and tables; the template holds the sentences around them, so rewording the prose touches
+//! no Rust and no stored run.
+//!
+//! - A line holding only `{{name}}` takes the value as a block: the value brings its own
+//!   line ends (a table and the blank line after it), and an empty value removes the line.
+//! - Anywhere else the value goes inline.
+//!
+//! Templates are compiled in, so a name without a value, a value the template never uses or
+//! a name set twice is a bug in the program, not bad input: rendering panics naming the
+//! template, its line and the name, and each paper's unit test renders its template once.
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+
+/// The values of one rendering, by name.
+#[derive(Default)]
+pub struct Values {
+    by_name: BTreeMap<&'static str, String>,
+}
+
+impl Values {
+    pub fn new() -> Values {
+        Values::default()
+    }
+
+    /// Give `name` its value; a name is set once.
+    pub fn set(&mut self, name: &'static str, value: impl Display) {
+        let old = self.by_name.insert(name, value.to_string());
+        assert!(old.is_none(), "report template value `{name}` set twice");
+    }
+}
+
+/// `template` (the file `file`, for messages) with every `{{name}}` replaced by its value.
+pub fn render(file: &str, template: &str, values: &Values) -> String {
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut used = std::collections::BTreeSet::new();
+    for (i, line) in template.split_inclusive('\n').enumerate() {
+        let mut lookup = |name: &str| -> &str {
+            let Some((key, value)) = values.by_name.get_key_value(name) else {
+                panic!("{file}:{}: `{{{{{name}}}}}` has no value", i + 1)
+            };
+            used.insert(*key);
+            value
+        };
+        match block_name(line) {
+            Some(name) => out.push_str(lookup(name)),
+            None => inline(line, &mut out, &mut lookup),
+        }
+    }
+    let unused: Vec<&str> = values.by_name.keys().filter(|k| !used.contains(*k)).copied().collect();
+    assert!(unused.is_empty(), "{file}: values never used by the template: {}", unused.join(", "));
+    out
+}
+
+/// The part of `template` from the line `heading` to the next `## ` heading (or the end):
+/// one section, to render alone (a reproduction's claims table, printed by `ssdlab reproduce`).
+pub fn section<'t>(template: &'t str, heading: &str) -> &'t str {
+    let start = template
+        .find(&format!("{heading}\n"))
+        .filter(|&at| at == 0 || template[..at].ends_with('\n'))
+        .unwrap_or_else(|| panic!("report template has no line `{heading}`"));
+    let rest = &template[start + heading.len() + 1..];
+    let end = rest.find("\n## ").map_or(template.len(), |at| start + heading.len() + 1 + at + 1);
+    &template[start..end]
+}
+
+/// The name of a line that is exactly `{{name}}` (and its line end).
+fn block_name(line: &str) -> Option<&str> {
+    let inner = line.trim_end_matches('\n').strip_prefix("{{")?.strip_suffix("}}")?;
+    (!inner.contains("{{") && !inner.contains("}}")).then_some(inner)
+}
+
+/// Copy `line` to `out`, each `{{name}}` replaced by `lookup(name)`.
+fn inline<'v>(mut line: &str, out: &mut String, lookup: &mut impl FnMut(&str) -> &'v str) {
+    while let Some(start) = line.find("{{") {
+        let Some(len) = line[start + 2..].find("}}") else { break };
+        out.push_str(&line[..start]);
+        out.push_str(lookup(&line[start + 2..start + 2 + len]));
+        line = &line[start + 2 + len + 2..];
+    }
+    out.push_str(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{render, section, Values};
+
+    #[test]
+    fn values_go_inline_and_whole_lines_take_blocks() {
+        let mut v = Values::new();
+        v.set("mode", "quick");
+        v.set("n", 12);
+        v.set("table", "| a |\n|---|\n\n");
+        v.set("absent", "");
+        let text = "# Title\n\nMode **{{mode}}** ({{n}} runs, {{n}} again).\n\n{{table}}\n{{absent}}\nEnd.\n";
+        assert_eq!(render("t.md", text, &v), "# Title\n\nMode **quick** (12 runs, 12 again).\n\n| a |\n|---|\n\nEnd.\n");
+    }
+
+    #[test]
+    fn a_section_runs_from_its_heading_to_the_next() {
+        let text = "# T\n\n## One\n\na\n\n## Two\n\nb\n";
+        assert_eq!(section(text, "## One"), "## One\n\na\n\n");
+        assert_eq!(section(text, "## Two"), "## Two\n\nb\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "t.md:2: `{{missing}}` has no value")]
+    fn a_name_without_a_value_names_its_line() {
+        render("t.md", "ok\nsee {{missing}}\n", &Values::new());
+    }
+
+    #[test]
+    #[should_panic(expected = "t.md: values never used by the template: spare")]
+    fn a_value_the_template_never_uses_is_a_bug() {
+        let mut v = Values::new();
+        v.set("spare", 1);
+        render("t.md", "nothing here\n", &v);
+    }
+}
