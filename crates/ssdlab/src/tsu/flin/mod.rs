@@ -5,31 +5,34 @@
 //!    chip has a read and a write queue per NVMe priority class, each split into a
 //!    low-intensity segment (front) and a high-intensity one. A flow is low-intensity for reads
 //!    (writes) on a chip when it enqueued fewer than α_read (α_write) transactions there in the
-//!    last epoch. A low-intensity flow's transaction goes to the end of the low segment; a
+//!    last epoch: by default a share of the reads (writes) the chip can serve in an epoch
+//!    (`tsu.flin.intensity`). A low-intensity flow's transaction goes to the end of the low segment; a
 //!    high-intensity one to the tail. Then the new transaction is moved forward — past other
 //!    flows' transactions only — to the slot that maximises fairness (min / max of the flows'
 //!    mean estimated slowdowns) over its segment; or, if the high segment is already unfair
 //!    (fairness below `fairness_threshold`) and the new transaction's flow is the most slowed
 //!    down, straight to the front of the high segment behind a barrier. A transaction's
-//!    slowdown estimate is (time waited + service of everything ahead + its own service) /
-//!    (estimated alone wait + own service), the alone wait being how long it would wait behind
-//!    its own flow's earlier transactions if the flow ran alone.
+//!    slowdown estimate is (time waited + the chip's remaining busy time + service of everything
+//!    ahead + its own service) / (estimated alone wait + own service), the alone wait being how
+//!    long it would wait behind its own flow's earlier transactions if the flow ran alone.
 //! 2. **Priority-aware queue arbitration**: weighted round-robin over the priority classes
 //!    (weight 2^i: urgent 8, high 4, medium 2, low 1 of 15 turns), separately for reads and
 //!    writes, picks the read candidate and the write candidate (the heads of their queues).
 //! 3. **Wait-balancing selection** (read/write-ratio and GC interference): serve the read if
-//!    its proportional wait — (waited + the write's service + the GC work the write's flow
-//!    would cause) / its own service — is at least the write's — (waited + the read's service)
-//!    / its own service. Before a write, GC goes first when a plane of the chip is at the hard
-//!    free-block threshold; with no user work, GC runs in the background.
+//!    its proportional wait — (waited + the write's service + T_GC) / its own service — is at
+//!    least the write's — (waited + the read's service + T_GC) / its own service — where T_GC
+//!    is the GC work the write's flow would cause. Before the write, that flow's N_GC page
+//!    moves run (GC queued on the chip × the flow's share of the chip's writes since its last
+//!    erase); all GC goes first when a plane is at the hard free-block threshold; with no user
+//!    work, GC runs in the background.
 //!
 //! GC is charged to the flows that caused it: each GC command's service time is split among
 //! the flows in proportion to the user writes each made on that chip since its last GC erase
 //! (`gc_charged_us` per flow in the report).
 //!
-//! Simplifications (stated): the chip's remaining busy time is not added to the slowdown
-//! estimates (every candidate position shares it); a transaction's service time is the mean
-//! over page types of command, array and transfer time.
+//! Simplification (stated): a command's service time is the mean over page types of command,
+//! array and transfer time (one more transfer per extra plane); the chip's remaining busy time
+//! is estimated from it.
 
 #[cfg(test)]
 mod tests;
@@ -38,7 +41,7 @@ use super::{GcUrgency, Pick, PickContext, QueueClass, Transaction, TsuPolicy, Tx
 use crate::engine::Ps;
 use crate::nand::config::NandConfig;
 use crate::nand::{FlashOp, Geometry, Timing, NONE};
-use crate::tsu::config::FlinConfig;
+use crate::tsu::config::{FlinConfig, FlinIntensity, GcBeforeWrite, GcInWaits};
 use crate::validate::us_to_ps;
 
 const CLASSES: usize = 4;
@@ -178,6 +181,15 @@ pub struct ChipState {
     commands: u64,
     /// User writes dispatched on the chip since its last GC erase, all flows together.
     writes_total: u64,
+    /// When the command under way is estimated to end.
+    busy_until: Ps,
+    /// GC owed before the write candidate `debt_for` (a transaction index; `NONE` for none):
+    /// GC reads and GC writes still to dispatch ahead of it.
+    gc_owed: [u32; 2],
+    debt_for: u32,
+    /// A write that paid GC moves went: a GC erase that is ready goes next (its victim may
+    /// now be empty).
+    erase_due: bool,
 }
 
 /// What FLIN keeps per chip and flow, in one 32-byte record.
@@ -207,7 +219,12 @@ pub struct Flin {
     alpha: [u32; 2],
     fairness_threshold: f64,
     svc: [Ps; 2],
+    /// One more page's transfer (each extra plane of a command).
+    xfer: Ps,
     t_erase: Ps,
+    gc_in_waits: GcInWaits,
+    gc_before_write: GcBeforeWrite,
+    chip_busy_in_slowdown: bool,
     gc_charge_ps: Vec<f64>,
     /// Reused buffers of stage 1's fairness estimates (no allocation per insertion).
     scratch: Scratch,
@@ -229,7 +246,6 @@ impl Flin {
         let xfer = timing.bus_transfer_ps(geo.page_bytes as u64);
         let svc_read = timing.cmd_addr_ps(FlashOp::Read) + mean(&timing.t_read_ps) + xfer;
         let svc_write = timing.cmd_addr_ps(FlashOp::Program) + xfer + mean(&timing.t_program_ps);
-        let per_chip = |bytes: u64| (bytes / geo.chips() as u64 / geo.page_bytes as u64) as u32;
         let mut prio: Vec<u8> = flow_prio.to_vec();
         prio.push(1);
         let mut flows_in_class = [0; CLASSES];
@@ -239,7 +255,7 @@ impl Flin {
         let n = prio.len();
         let epoch_ps = us_to_ps(f.epoch_us);
         // Commands start at 1 so that no flow has a running transaction before the first.
-        let chip = ChipState { epoch_end: epoch_ps, commands: 1, ..Default::default() };
+        let chip = ChipState { epoch_end: epoch_ps, commands: 1, debt_for: NONE, ..Default::default() };
         let flow = FlowOnChip { low: [f.start_low_intensity; 2], ..Default::default() };
         Flin {
             chips: vec![chip; geo.chips() as usize],
@@ -247,10 +263,14 @@ impl Flin {
             prio,
             flows_in_class,
             epoch_ps,
-            alpha: [per_chip(f.alpha_read_bytes), per_chip(f.alpha_write_bytes)],
+            alpha: intensity_thresholds(f, &geo, epoch_ps, [svc_read, svc_write]),
             fairness_threshold: f.fairness_threshold,
             svc: [svc_read, svc_write],
+            xfer,
             t_erase: timing.t_erase_ps,
+            gc_in_waits: f.gc_in_waits,
+            gc_before_write: f.gc_before_write,
+            chip_busy_in_slowdown: f.chip_busy_in_slowdown,
             gc_charge_ps: vec![0.0; n],
             scratch: Scratch::default(),
         }
@@ -307,6 +327,7 @@ impl Flin {
         fc.count[op] += 1;
         let low = fc.low[op];
         let running_end = (fc.running_cmd == commands).then_some(fc.running_end);
+        let busy = if self.chip_busy_in_slowdown { self.chips[chip].busy_until.saturating_sub(now) } else { 0 };
         let oq = &mut self.chips[chip].ops[op];
         let sc = &mut self.scratch;
         let len = oq.class(class).len();
@@ -321,7 +342,7 @@ impl Flin {
             e.alone_wait = alone_wait(oq.class(class), pos, &e, running_end, now);
             oq.insert(class, pos, e);
             oq.low_len[class] += 1;
-            reorder_for_fairness(oq.class_mut(class), 0, pos, now, sc);
+            reorder_for_fairness(oq.class_mut(class), 0, pos, Clock { now, busy }, sc);
         } else {
             let pos = len;
             let mut e = e;
@@ -329,11 +350,12 @@ impl Flin {
             oq.insert(class, pos, e);
             let lo = oq.low_len(class);
             let q = oq.class_mut(class);
-            match segment_fairness(q, lo, now, sc) {
+            let clock = Clock { now, busy };
+            match segment_fairness(q, lo, clock, sc) {
                 Some((fairness, worst)) if fairness < threshold && worst == e.flow => {
                     move_forward(q, lo, pos);
                 }
-                _ => reorder_for_fairness(q, lo, pos, now, sc),
+                _ => reorder_for_fairness(q, lo, pos, clock, sc),
             }
         }
     }
@@ -346,19 +368,45 @@ impl Flin {
         (t != NO_TURN).then(|| (oq.class(TURNS[t as usize] as usize)[0], t))
     }
 
-    /// Estimated GC work the write candidate's flow would cause before its write:
-    /// N_GC = queued GC reads × its share of the chip's writes since the last erase.
-    fn gc_before_write(&self, chip: usize, ctx: &PickContext<'_>, w: Option<&Entry>) -> Ps {
-        let Some(w) = w else { return 0 };
+    /// N_GC: the page moves the write candidate's flow owes before its write, the GC reads
+    /// queued on the chip × the flow's share of the chip's user writes since its last erase.
+    fn n_gc(&self, chip: usize, ctx: &PickContext<'_>, w: &Entry) -> u64 {
         let total = self.chips[chip].writes_total;
         if total == 0 {
             return 0;
         }
         let mine = self.flows[self.records(chip).start + self.flow_index(w.flow)].writes_since_erase as u64;
-        let gc_reads = ctx.queues.class_len(QueueClass::GcRead) as u64;
-        let n = gc_reads * mine / total;
+        ctx.queues.class_len(QueueClass::GcRead) as u64 * mine / total
+    }
+
+    /// T_GC: the service time of the N_GC page moves before the write, and of an erase if any
+    /// is due.
+    fn gc_before_write_ps(&self, chip: usize, ctx: &PickContext<'_>, w: &Entry) -> Ps {
+        let n = self.n_gc(chip, ctx, w);
         let erase = if n > 0 || ctx.queues.class_len(QueueClass::GcErase) > 0 { self.t_erase } else { 0 };
         n * (self.svc[READ] + self.svc[WRITE]) + erase
+    }
+
+    /// GC FLIN runs ahead of the write `w` (`GcBeforeWrite::Share`): the first time `w` is the
+    /// write chosen, its flow owes N_GC GC reads and GC writes; each pick pays one command of
+    /// them (writes first, so moved pages land) until paid or none can start.
+    fn owed_gc(&mut self, chip: usize, ctx: &PickContext<'_>, w: &Entry) -> Option<Pick> {
+        if self.chips[chip].debt_for != w.tx {
+            let n = self.n_gc(chip, ctx, w).min(u32::MAX as u64) as u32;
+            let c = &mut self.chips[chip];
+            c.debt_for = w.tx;
+            c.gc_owed = [n, n];
+            c.erase_due = n > 0;
+        }
+        let owed = self.chips[chip].gc_owed;
+        let class = [(WRITE, QueueClass::GcWrite), (READ, QueueClass::GcRead)]
+            .into_iter()
+            .find(|&(op, class)| owed[op] > 0 && ctx.available(class))
+            .map(|(_, class)| class);
+        if class.is_none() {
+            self.chips[chip].gc_owed = [0, 0];
+        }
+        class.map(Pick::class)
     }
 
     /// User transactions `txs` of `op` left the chip's queues as one command: out of FLIN's
@@ -367,6 +415,11 @@ impl Flin {
     /// GC's `n` transactions of `op` started on chip `ci`: their service time is charged to
     /// the flows that wrote (docs/techniques.md §1).
     fn gc_dispatched(&mut self, ci: usize, op: FlashOp, n: usize) {
+        let dir = if op == FlashOp::Read { READ } else { WRITE };
+        if op != FlashOp::Erase {
+            let owed = &mut self.chips[ci].gc_owed[dir];
+            *owed = owed.saturating_sub(n as u32);
+        }
         let per_tx = match op {
             FlashOp::Read => self.svc[READ],
             FlashOp::Erase => self.t_erase,
@@ -375,6 +428,16 @@ impl Flin {
         let gc_ps = per_tx * n as Ps;
         if gc_ps > 0 {
             self.charge_gc(ci, gc_ps, op == FlashOp::Erase);
+        }
+    }
+
+    /// Estimated service time of a command of `op` over `n` planes.
+    fn command_ps(&self, op: FlashOp, n: usize) -> Ps {
+        let extra = n.saturating_sub(1) as Ps * self.xfer;
+        match op {
+            FlashOp::Read => self.svc[READ] + extra,
+            FlashOp::Erase => self.t_erase,
+            _ => self.svc[WRITE] + extra,
         }
     }
 
@@ -399,6 +462,9 @@ impl Flin {
             }
             if op == WRITE {
                 fc.writes_since_erase += 1;
+            }
+            if op == WRITE && self.chips[ci].debt_for == tx {
+                self.chips[ci].debt_for = NONE;
             }
         }
         if op == WRITE {
@@ -432,12 +498,36 @@ impl Flin {
     }
 }
 
-/// Proportional waits (stage 3): (read, write), each (waited + the other's service [+ GC]) /
-/// own service.
-pub fn proportional_waits(r: &Entry, w: &Entry, t_gc: Ps, now: Ps) -> (f64, f64) {
+/// Proportional waits (stage 3): (read, write), each (waited + the other's service + T_GC) /
+/// own service; with `GcInWaits::ReadOnly`, T_GC on the read's side only.
+pub fn proportional_waits(r: &Entry, w: &Entry, t_gc: Ps, gc_in: GcInWaits, now: Ps) -> (f64, f64) {
+    let write_gc = if gc_in == GcInWaits::Both { t_gc } else { 0 };
     let pw_read = ((now - r.arrival) + w.svc + t_gc) as f64 / r.svc.max(1) as f64;
-    let pw_write = ((now - w.arrival) + r.svc) as f64 / w.svc.max(1) as f64;
+    let pw_write = ((now - w.arrival) + r.svc + write_gc) as f64 / w.svc.max(1) as f64;
     (pw_read, pw_write)
+}
+
+/// The per-chip intensity thresholds (reads, writes) in transactions per epoch: a share of
+/// what a chip serves in an epoch, one command's service time at a time (rounded up, so a
+/// flow is low-intensity while it enqueues fewer than share × capacity), or the authors'
+/// drive-wide bytes divided over the chips and into pages (integer division, as their code).
+fn intensity_thresholds(f: &FlinConfig, geo: &Geometry, epoch_ps: Ps, svc: [Ps; 2]) -> [u32; 2] {
+    match f.intensity {
+        FlinIntensity::ChipShare => {
+            svc.map(|s| (f.share() * epoch_ps as f64 / s.max(1) as f64).ceil().min(u32::MAX as f64) as u32)
+        }
+        FlinIntensity::DriveBytes => {
+            f.alpha_bytes().map(|bytes| (bytes / geo.chips() as u64 / geo.page_bytes as u64) as u32)
+        }
+    }
+}
+
+/// The time stage 1's estimates start from: now, and how long the chip stays busy with the
+/// command under way (0 when idle or not counted).
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub now: Ps,
+    pub busy: Ps,
 }
 
 /// How long `e` would wait if its flow ran alone: behind the nearest earlier transaction of
@@ -449,12 +539,13 @@ fn alone_wait(q: &[Entry], pos: usize, e: &Entry, running_end: Option<Ps>, now: 
     end.map_or(0, |end| end.saturating_sub(now))
 }
 
-/// Estimated slowdown of each entry of `q` in its current order.
-fn slowdowns(q: &[Entry], now: Ps, out: &mut Vec<f64>) {
+/// Estimated slowdown of each entry of `q` in its current order: everything ahead of it,
+/// the chip's command under way included, delays it.
+fn slowdowns(q: &[Entry], clock: Clock, out: &mut Vec<f64>) {
     out.clear();
-    let mut ahead: Ps = 0;
+    let mut ahead: Ps = clock.busy;
     for e in q {
-        let shared = now.saturating_sub(e.arrival) + ahead + e.svc;
+        let shared = clock.now.saturating_sub(e.arrival) + ahead + e.svc;
         out.push(shared as f64 / (e.alone_wait + e.svc).max(1) as f64);
         ahead += e.svc;
     }
@@ -462,9 +553,9 @@ fn slowdowns(q: &[Entry], now: Ps, out: &mut Vec<f64>) {
 
 /// Fairness of `q[lo..]` by per-flow mean slowdown (min / max) and the most slowed-down flow;
 /// None with fewer than two flows there.
-pub fn segment_fairness(q: &[Entry], lo: usize, now: Ps, sc: &mut Scratch) -> Option<(f64, u32)> {
+pub fn segment_fairness(q: &[Entry], lo: usize, clock: Clock, sc: &mut Scratch) -> Option<(f64, u32)> {
     let Scratch { slowdowns: s, per_flow } = sc;
-    slowdowns(q, now, s);
+    slowdowns(q, clock, s);
     fairness_of(&q[lo..], &s[lo..], per_flow)
 }
 
@@ -496,14 +587,14 @@ fn fairness_of(q: &[Entry], s: &[f64], per_flow: &mut Vec<(u32, f64, u32)>) -> O
 
 /// Move the entry at `pos` forward within `q[lo..=pos]`, past other flows' entries only, to
 /// the position where fairness over the range is highest (ties: the furthest back).
-pub fn reorder_for_fairness(q: &mut [Entry], lo: usize, pos: usize, now: Ps, sc: &mut Scratch) {
+pub fn reorder_for_fairness(q: &mut [Entry], lo: usize, pos: usize, clock: Clock, sc: &mut Scratch) {
     let flow = q[pos].flow;
-    let mut best = (fairness_at(q, lo, pos, now, sc), pos);
+    let mut best = (fairness_at(q, lo, pos, clock, sc), pos);
     let mut p = pos;
     while p > lo && q[p - 1].flow != flow {
         q.swap(p - 1, p);
         p -= 1;
-        let f = fairness_at(q, lo, pos, now, sc);
+        let f = fairness_at(q, lo, pos, clock, sc);
         if f > best.0 {
             best = (f, p);
         }
@@ -512,9 +603,9 @@ pub fn reorder_for_fairness(q: &mut [Entry], lo: usize, pos: usize, now: Ps, sc:
     q[p..=best.1].rotate_left(1);
 }
 
-fn fairness_at(q: &[Entry], lo: usize, hi: usize, now: Ps, sc: &mut Scratch) -> f64 {
+fn fairness_at(q: &[Entry], lo: usize, hi: usize, clock: Clock, sc: &mut Scratch) -> f64 {
     let Scratch { slowdowns: s, per_flow } = sc;
-    slowdowns(&q[..=hi], now, s);
+    slowdowns(&q[..=hi], clock, s);
     fairness_of(&q[lo..=hi], &s[lo..=hi], per_flow).map_or(1.0, |x| x.0)
 }
 
@@ -556,7 +647,7 @@ impl TsuPolicy for Flin {
         }
     }
 
-    fn dispatched(&mut self, chip: u32, txs: &[u32], all: &[Transaction], _now: Ps) {
+    fn dispatched(&mut self, chip: u32, txs: &[u32], all: &[Transaction], now: Ps) {
         let ci = chip as usize;
         // A new command: the flows' running transactions are now those of this one.
         self.chips[ci].commands += 1;
@@ -564,6 +655,7 @@ impl TsuPolicy for Flin {
         // A command has one operation; it is one queue class's, or a GC command that user
         // work rode in (`tsu.user_joins_gc`): each part is accounted as its own.
         let (kind, op) = (all[first as usize].kind, all[first as usize].op);
+        self.chips[ci].busy_until = now + self.command_ps(op, txs.len());
         let dir = if op == FlashOp::Read { READ } else { WRITE };
         if txs.iter().all(|&tx| all[tx as usize].kind == kind) {
             match kind {
@@ -585,6 +677,13 @@ impl TsuPolicy for Flin {
         if ctx.available(MapRead) {
             return Some(Pick::class(MapRead));
         }
+        let c = &mut self.chips[chip];
+        if c.erase_due && c.debt_for == NONE {
+            c.erase_due = false;
+            if ctx.available(GcErase) {
+                return Some(Pick::class(GcErase));
+            }
+        }
         let read = if ctx.available(UserRead) { self.candidate(chip, READ) } else { None };
         let write = if ctx.available(UserWrite) { self.candidate(chip, WRITE) } else { None };
         if let Some((_, t)) = read {
@@ -598,8 +697,8 @@ impl TsuPolicy for Flin {
         let gc = |order: &[QueueClass]| order.iter().copied().find(|&c| ctx.available(c)).map(Pick::class);
         let serve_read = match (&read, &write) {
             (Some((r, _)), Some((w, _))) => {
-                let t_gc = self.gc_before_write(chip, ctx, Some(w));
-                let (pr, pw) = proportional_waits(r, w, t_gc, ctx.now);
+                let t_gc = self.gc_before_write_ps(chip, ctx, w);
+                let (pr, pw) = proportional_waits(r, w, t_gc, self.gc_in_waits, ctx.now);
                 pr >= pw
             }
             (Some(_), None) => true,
@@ -612,6 +711,11 @@ impl TsuPolicy for Flin {
         if let Some((w, _)) = write {
             if ctx.gc_urgency == GcUrgency::Critical {
                 if let Some(p) = gc(&gc_first) {
+                    return Some(p);
+                }
+            }
+            if self.gc_before_write == GcBeforeWrite::Share {
+                if let Some(p) = self.owed_gc(chip, ctx, &w) {
                     return Some(p);
                 }
             }

@@ -160,15 +160,150 @@ fn the_next_turn_table_follows_the_round_robin_walk() {
 #[test]
 fn wait_balancing_serves_the_queue_with_the_larger_proportional_wait() {
     let e = |arrival, svc| Entry { tx: 0, flow: 0, arrival, alone_wait: 0, svc, barrier: false };
-    let (pr, pw) = proportional_waits(&e(9_995, 100), &e(0, 1000), 0, 10_000);
+    let both = GcInWaits::Both;
+    let (pr, pw) = proportional_waits(&e(9_995, 100), &e(0, 1000), 0, both, 10_000);
     assert!((pr - 10.05).abs() < 1e-12 && (pw - 10.1).abs() < 1e-12);
     assert!(pr < pw);
-    let (pr, pw) = proportional_waits(&e(9_990, 100), &e(0, 1000), 0, 10_000);
+    let (pr, pw) = proportional_waits(&e(9_990, 100), &e(0, 1000), 0, both, 10_000);
     assert!(pr >= pw);
-    // GC work the write would bring counts on the read's side: 1000 of it tips a balanced
-    // pair toward the read.
-    let (pr, pw) = proportional_waits(&e(9_995, 100), &e(0, 1000), 1000, 10_000);
-    assert!((pr - 20.05).abs() < 1e-12 && pr > pw);
+}
+
+/// Stage 3 with T_GC = 1000 on both sides (the port's rule): the read (service 100, waited 5)
+/// has PW_read = (5 + 1000 + 1000) / 100 = 20.05. A write (service 1000) that waited 19 000
+/// has PW_write = (19 000 + 100 + 1000) / 1000 = 20.1 and goes first; with T_GC on the read's
+/// side only it would have (19 000 + 100) / 1000 = 19.1 and wait: a write must then wait
+/// 19 950 to go, 950 longer, and the gap grows with T_GC (T_GC × (1/100 − 1/1000) × 1000).
+#[test]
+fn gc_work_before_the_write_counts_on_both_sides_of_stage_3() {
+    let e = |arrival, svc| Entry { tx: 0, flow: 0, arrival, alone_wait: 0, svc, barrier: false };
+    let now = 19_005;
+    let (read, write) = (e(19_000, 100), e(5, 1000));
+    let (pr, pw) = proportional_waits(&read, &write, 1000, GcInWaits::Both, now);
+    assert!((pr - 20.05).abs() < 1e-12 && (pw - 20.1).abs() < 1e-12 && pw > pr);
+    let (pr, pw) = proportional_waits(&read, &write, 1000, GcInWaits::ReadOnly, now);
+    assert!((pr - 20.05).abs() < 1e-12 && (pw - 19.1).abs() < 1e-12 && pr > pw);
+}
+
+/// Intensity on the FLIN preset's drive (32 chips of 8 KiB pages): a flow that enqueues one
+/// read per read service time keeps the chip busy, about 100 reads per 10 ms epoch. The
+/// authors' α_read (32 MiB / 32 chips / 8 KiB = 128 reads) never sees it as high-intensity;
+/// a quarter of what the chip serves in an epoch does, and a flow at a fifth of the chip
+/// stays low-intensity.
+#[test]
+fn a_flow_saturating_a_chip_is_high_intensity() {
+    let mut cfg = config();
+    cfg.nand.channels = 8;
+    cfg.nand.chips_per_channel = 4;
+    cfg.nand.page_bytes = 8192;
+    let epoch: Ps = 10_000_000_000;
+    let classed_low = |cfg: &Sections, every: u32| {
+        let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
+        let gap = f.svc[READ] * every as Ps;
+        let n = epoch / gap;
+        for k in 0..n {
+            let t = tx(TxKind::User, FlashOp::Read, 0, k + 1);
+            f.enqueued(0, k as u32, &t, k * gap);
+            f.dequeued(0, k as u32);
+        }
+        // The first arrival of the next epoch closes this one.
+        f.enqueued(0, n as u32, &tx(TxKind::User, FlashOp::Read, 1, n + 1), epoch);
+        (n, f.flow_on_chip(0, 0).low[READ])
+    };
+    let (saturating, low) = classed_low(&cfg, 1);
+    assert!((90..128).contains(&saturating), "{saturating} reads per epoch");
+    assert!(!low, "chip_share: a saturating flow is high-intensity");
+    assert!(classed_low(&cfg, 5).1, "a fifth of the chip is low-intensity");
+    cfg.tsu.flin.intensity = FlinIntensity::DriveBytes;
+    let f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
+    assert_eq!(f.alpha[READ], 128);
+    assert!(classed_low(&cfg, 1).1, "drive_bytes: the saturating flow stays low-intensity");
+}
+
+/// GC before a write (§1.7): 4 GC reads are queued on the chip; flow 0 wrote 1 page there
+/// since the last erase, flow 1 wrote 3. Flow 1's write owes N_GC = 4 × 3 / 4 = 3 page moves
+/// (3 GC reads, 3 GC writes) before it goes, and the GC erase that is ready goes right after
+/// it; flow 0's would owe 4 × 1 / 4 = 1. Under the earlier rule (`urgent`) the write goes at
+/// once while no plane is urgent, and the erase waits for idle time.
+#[test]
+fn a_write_pays_its_flows_share_of_the_queued_gc_first() {
+    let moves_before_write = |writer: u32, rule: GcBeforeWrite| {
+        let mut cfg = config();
+        cfg.tsu.flin.gc_before_write = rule;
+        let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
+        f.flow_on_chip(0, 0).writes_since_erase = 1;
+        f.flow_on_chip(0, 1).writes_since_erase = 3;
+        f.chips[0].writes_total = 4;
+        let mut all: Vec<Transaction> = (0..4).map(|k| tx(TxKind::Gc, FlashOp::Read, NONE, k + 1)).collect();
+        all.push(tx(TxKind::User, FlashOp::Program, writer, 5));
+        let mut queues = ChipQueues::new(1);
+        let entry = |k: u32, op| QueueEntry { tx: k, lpn: k, page: NONE, page_at: Place::NONE, op, seq: k as u64 + 1 };
+        for k in 0..4 {
+            queues.push(QueueClass::GcRead, 0, entry(k, FlashOp::Read));
+        }
+        queues.push(QueueClass::UserWrite, 0, entry(4, FlashOp::Program));
+        all.push(tx(TxKind::Gc, FlashOp::Erase, NONE, 6));
+        queues.push(QueueClass::GcErase, 0, entry(5, FlashOp::Erase));
+        f.enqueued(0, 4, &all[4], 0);
+        let excluded = [false; QUEUE_CLASSES];
+        let mut moves = 0;
+        loop {
+            let ctx = PickContext {
+                chip: 0,
+                now: 0,
+                queues: &queues,
+                txs: &all,
+                gc_urgency: GcUrgency::None,
+                excluded: &excluded,
+            };
+            let p = f.pick(&ctx).unwrap();
+            let tx = queues.take(p.class, 0, 0);
+            match p.class {
+                QueueClass::UserWrite => {
+                    f.dispatched(0, &[tx], &all, 0);
+                    let ctx = PickContext {
+                        chip: 0,
+                        now: 0,
+                        queues: &queues,
+                        txs: &all,
+                        gc_urgency: GcUrgency::None,
+                        excluded: &excluded,
+                    };
+                    return (moves, f.pick(&ctx).map(|p| p.class));
+                }
+                QueueClass::GcRead => {
+                    // The page read comes back as its GC write.
+                    let w = all.len() as u32;
+                    all.push(tx_of(TxKind::Gc, FlashOp::Program, w));
+                    queues.push(QueueClass::GcWrite, 0, entry(w, FlashOp::Program));
+                }
+                QueueClass::GcWrite => moves += 1,
+                other => panic!("picked {other:?}"),
+            }
+            f.dispatched(0, &[tx], &all, 0);
+        }
+    };
+    let erase = Some(QueueClass::GcErase);
+    assert_eq!(moves_before_write(1, GcBeforeWrite::Share), (3, erase));
+    assert_eq!(moves_before_write(0, GcBeforeWrite::Share), (1, erase));
+    // Idle after the write: the background order starts with the queued GC reads.
+    assert_eq!(moves_before_write(1, GcBeforeWrite::Urgent), (0, Some(QueueClass::GcRead)));
+}
+
+fn tx_of(kind: TxKind, op: FlashOp, seq: u32) -> Transaction {
+    tx(kind, op, NONE, seq as u64 + 1)
+}
+
+/// The slowdown estimate counts the chip's command under way: one queued read of service
+/// 100 that arrived now, with no alone wait, has slowdown (0 + 400 + 100) / 100 = 5 while the
+/// chip is busy for 400 more, and 1 when idle.
+#[test]
+fn slowdowns_count_the_chips_remaining_busy_time() {
+    let q = [Entry { tx: 0, flow: 0, arrival: 1_000, alone_wait: 0, svc: 100, barrier: false }];
+    let mut out = Vec::new();
+    slowdowns(&q, Clock { now: 1_000, busy: 400 }, &mut out);
+    assert_eq!(out, [5.0]);
+    slowdowns(&q, Clock { now: 1_000, busy: 0 }, &mut out);
+    assert_eq!(out, [1.0]);
 }
 
 /// GC charging: flow 0 wrote three pages on the chip since its last erase, flow 1 one; a GC
