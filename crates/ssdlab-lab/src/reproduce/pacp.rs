@@ -509,9 +509,7 @@ fn share(channels: &[ChannelLoad], f: impl Fn(&ChannelLoad) -> (u64, u64)) -> f6
 
 /// The paper's headline numbers beside this run's (REPORT.md's claims table).
 pub fn check_table(rows: &[Row]) -> String {
-    let mut m = String::new();
-    report::claims(&mut m, rows);
-    m
+    report::claims_section(rows)
 }
 
 /// Run the reproduction; returns the rows (also written to DIR/results.csv).
@@ -667,6 +665,53 @@ mod tests {
         let schemes = SCHEMES.len() + PRELOAD_SCHEMES.len();
         let quick = standins(true).len() * (g.quick_channels.len() * schemes + g.history_bits.len());
         assert_eq!(quick, 48);
+    }
+
+    fn row(scheme: Scheme, read_us: f64) -> Row {
+        Row {
+            csv: String::new(),
+            workload: "hm_0",
+            synthetic: true,
+            scheme,
+            channels: 32,
+            trh_bits: u8::from(scheme.has_history()),
+            read_us,
+            write_us: 3000.0,
+            gc_invocations: 0,
+            user_programs: 100,
+            gc_programs: 0,
+            migrated_gc: 0,
+            migrated_idle: 0,
+            trh_predicted: 0,
+            trh_accuracy: None,
+            read_channels_end: None,
+            relabels: 0,
+            requests: 100,
+            chip_util: 0.1,
+            spilled_writes: 0,
+            reads_on_read: None,
+            writes_on_read: None,
+        }
+    }
+
+    /// The report is its template with this run's values: PACP without migration reading
+    /// in 100 µs where the baseline takes 200 µs on hm_0 at 32 channels is a change of
+    /// −50.0% in Figure 7's claims row, and the check table `reproduce` prints is that
+    /// section of REPORT.md. These rows have no preload runs and no excerpts, so the
+    /// template's parts on them are left out.
+    #[test]
+    fn the_report_template_takes_the_runs_values() {
+        let rows = [row(Scheme::Baseline, 200.0), row(Scheme::PacpNoMig, 100.0)];
+        let opts =
+            Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        assert!(md.starts_with("# PACP (Lim, Shin, Han, Electronics 2022) reproduced with ssdlab\n\nMode: **quick** (2 runs, 3 s wall on 2 threads)"));
+        let claim = "| hm_0 read latency, PACP without migration vs baseline (Fig. 7) | −31.9% | -50.0% | – |\n";
+        assert!(md.contains(claim), "{md}");
+        assert!(!md.contains("## Sensitivity") && !md.contains("The MSR excerpts are short"), "{md}");
+        let check = check_table(&rows);
+        assert!(check.starts_with("## The paper's claims\n") && check.contains(claim));
+        assert!(md.contains(&format!("{check}## Where ssdlab and the paper differ, and why\n")), "{md}");
     }
 
     #[test]
