@@ -1,24 +1,26 @@
 //! REPORT.md of `reproduce fmmu`: every result beside the paper's number, the drive's
 //! bounds worked out from its config, and where ssdlab and the paper differ, the evidence.
+//! The prose is the template `experiments/fmmu/report.md`; this module computes its values
+//! and tables.
 
 use std::fmt::Write as _;
 
 use super::{pick, scheme_config, Figure, Kind, Row, Synthetic, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
+use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{plot, Options};
 use ssdlab::Config;
 
 mod differences;
 
-/// The paper's ideal results (§5.3; docs/techniques.md §9.9): GB/s for sequential, KIOPS for
-/// random workloads. Both random-write runs stand beside the paper's one number.
-pub fn paper_ideal(w: Synthetic) -> f64 {
-    match w {
-        Synthetic::SeqWrite => 5.5,
-        Synthetic::SeqRead => 9.2,
-        Synthetic::RandWriteGc | Synthetic::RandWrite => 283.0,
-        Synthetic::RandRead => 1165.0,
-    }
-}
+/// REPORT.md's prose: `experiments/fmmu/report.md`, its values set by [`report_md`].
+const TEMPLATE: &str = include_str!("../../../../../experiments/fmmu/report.md");
+const TEMPLATE_NAME: &str = "experiments/fmmu/report.md";
+
+/// The template's section holding Figure 11, whose table `ssdlab reproduce` prints.
+const FIG11: &str = "## Figure 11: throughput";
+
+/// Said under the list of figures when they were drawn without text.
+const NO_FONT: &str = "(No TrueType font was found on this machine, so the figures have no text.)\n\n";
 
 /// A synthetic row's figure of merit: GB/s (sequential) or KIOPS (random; GC runs over the
 /// second half of the run).
@@ -55,30 +57,6 @@ fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
     x.map_or("–".into(), f)
 }
 
-/// The headline: Figure 11 per scheme (share of ideal in brackets), the paper's ideal
-/// above. Printed after a run and at the top of the report.
-pub fn check_table(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "| scheme | seq write 64 KiB GB/s | seq read 64 KiB GB/s | rand write 4 KiB, GC active, KIOPS | rand write 4 KiB, before GC, KIOPS | rand read 4 KiB KIOPS |\n|---|---|---|---|---|---|\n| paper: ideal |",
-    );
-    for w in SYNTHETIC {
-        let _ = write!(s, " {} |", paper_ideal(w));
-    }
-    s.push('\n');
-    for sc in &SCHEMES {
-        let _ = write!(s, "| {} |", sc.name);
-        for w in SYNTHETIC {
-            let v = synthetic(rows, w, sc.name);
-            let share = if sc.kind == Kind::Ideal { None } else { of_ideal(rows, w, sc.name) };
-            let share = share.map_or(String::new(), |x| format!(" ({})", pct(x)));
-            let digits = if w.sequential() { 2 } else { 1 };
-            let _ = write!(s, " {}{share} |", opt(v, |v| format!("{v:.digits$}")));
-        }
-        s.push('\n');
-    }
-    s
-}
-
 /// The drive's throughput bounds, worked out from its config.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {
@@ -109,59 +87,65 @@ impl Bounds {
     }
 }
 
+/// REPORT.md: the template with this run's values and tables.
 pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) -> String {
-    let mut m = String::new();
-    header(&mut m, opts, rows, figures, wall_s, base);
-    let _ = writeln!(m, "## Figure 11: throughput\n\n{}", check_table(rows));
-    fig11_notes(&mut m, rows);
-    fig12(&mut m, rows);
-    map_cache(&mut m, rows);
-    fig13(&mut m, rows);
-    fig14(&mut m, rows);
-    claims(&mut m, rows);
-    analysis(&mut m, rows, base);
-    m
+    let mut v = Values::new();
+    header(&mut v, opts, rows, figures, wall_s, base);
+    v.set("schemes", schemes_rows(base));
+    fig11(&mut v, rows);
+    v.set("fig12_rows", fig12_rows(rows));
+    v.set("map_cache_rows", map_cache_rows(rows));
+    v.set("fig13_rows", fig13_rows(rows));
+    v.set("flash_ops_rows", flash_ops_rows(rows));
+    v.set("fig14_rows", fig14_rows(rows));
+    claims(&mut v, rows);
+    let b = Bounds::of(base);
+    bounds(&mut v, base, &b);
+    differences::values(&mut v, rows, base, &b);
+    render(TEMPLATE_NAME, TEMPLATE, &v)
 }
 
-/// Title, setup, the schemes' costs and the figures.
-fn header(m: &mut String, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
+/// The headline: Figure 11 per scheme (share of ideal in brackets) under the paper's ideal
+/// results (§5.3; docs/techniques.md §9.9: GB/s for sequential, KIOPS for random
+/// workloads; both random-write runs stand beside the paper's one number), which the
+/// template holds. Printed after a run, and the table of the report's Figure 11 section.
+pub fn check_table(rows: &[Row]) -> String {
+    let mut v = Values::new();
+    fig11(&mut v, rows);
+    let text = render(TEMPLATE_NAME, section(TEMPLATE, FIG11), &v);
+    text.split_inclusive('\n').skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|')).collect()
+}
+
+/// The setup: mode, the drive as configured, the host, the figures.
+fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
     let n = &base.nand;
-    let mode = if opts.quick { "quick" } else { "full" };
-    let _ = writeln!(m, "# FMMU (Woo & Min, arXiv 1704.03168) reproduced with ssdlab\n");
-    let _ = writeln!(
-        m,
-        "Mode: **{mode}** ({} runs, {wall_s:.0} s wall on {} threads). Drive: `presets/fmmu.toml` — {} channels × {} ways, {} die × {} planes, {} blocks of {} pages of {} KiB per plane, tR {} µs, tPROG {} µs, bus {} MT/s × {} bit, PCIe {} lanes × {} GB/s, over-provisioning {}, device queue {}. Host: closed loop, {QUEUE_DEPTH} requests outstanding, no gap between arrivals; every run starts on a drive filled sequentially (random writes with GC active: filled to GC's steady state). Every number is in `results.csv`.\n",
-        rows.len(),
-        opts.threads,
-        n.channels,
-        n.chips_per_channel,
-        n.dies_per_chip,
-        n.planes_per_die,
-        n.blocks_per_plane,
-        n.pages_per_block,
-        n.page_bytes / 1024,
-        n.t_read_us.first().copied().unwrap_or(0.0),
-        n.t_program_us.first().copied().unwrap_or(0.0),
-        n.bus.rate_mt_s,
-        n.bus.width_bits,
-        base.hif.pcie.lanes,
-        base.hif.pcie.lane_gb_s,
-        base.ftl.overprovisioning_ratio,
-        base.hil.queue_depth,
-    );
-    schemes_table(m, base);
-    let _ = writeln!(m, "Figures: {}.\n", figures.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "));
-    if !plot::have_font() {
-        let _ = writeln!(m, "(No TrueType font was found on this machine, so the figures have no text.)\n");
-    }
+    v.set("mode", if opts.quick { "quick" } else { "full" });
+    v.set("runs", rows.len());
+    v.set("wall_s", format!("{wall_s:.0}"));
+    v.set("threads", opts.threads);
+    v.set("channels", n.channels);
+    v.set("ways", n.chips_per_channel);
+    v.set("dies", n.dies_per_chip);
+    v.set("planes", n.planes_per_die);
+    v.set("blocks", n.blocks_per_plane);
+    v.set("pages", n.pages_per_block);
+    v.set("page_kib", n.page_bytes / 1024);
+    v.set("t_read_us", n.t_read_us.first().copied().unwrap_or(0.0));
+    v.set("t_program_us", n.t_program_us.first().copied().unwrap_or(0.0));
+    v.set("bus_mt_s", n.bus.rate_mt_s);
+    v.set("bus_bits", n.bus.width_bits);
+    v.set("pcie_lanes", base.hif.pcie.lanes);
+    v.set("lane_gb_s", base.hif.pcie.lane_gb_s);
+    v.set("op", base.ftl.overprovisioning_ratio);
+    v.set("device_queue", base.hil.queue_depth);
+    v.set("queue_depth", QUEUE_DEPTH);
+    v.set("figures", figures.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "));
+    v.set("no_font", if plot::have_font() { "" } else { NO_FONT });
 }
 
-/// Each scheme's map and firmware as run.
-fn schemes_table(m: &mut String, base: &Config) {
-    let _ = writeln!(
-        m,
-        "| scheme | map | CMT blocks (16 entries, 4-way) | CTP pages | servers | issue ns | hit ns | miss ns | flush ns + per block scanned |\n|---|---|---|---|---|---|---|---|---|"
-    );
+/// Each scheme's map and firmware as run: the rows of the schemes table.
+fn schemes_rows(base: &Config) -> String {
+    let mut m = String::new();
     for s in &SCHEMES {
         let Ok(c) = scheme_config(s, base) else { continue };
         let (cmt, ctp) = match c.ftl.mapping.defaults() {
@@ -184,31 +168,33 @@ fn schemes_table(m: &mut String, base: &Config) {
             s.name, c.ftl.mapping, f.op_cost_ns, f.hit_ns, f.miss_ns, f.flush_ns, f.flush_block_ns
         );
     }
-    let _ = writeln!(
-        m,
-        "\nDFTL and CDFTL flushes scan every CMT block (no dirty list); FMMU's visit only the flushed page's dirty blocks (DTL). A miss that merges with a translation-page read in flight costs the miss time too, and the fill that answers it the hit time.\n"
-    );
+    m
 }
 
-/// Under the table: the rand-write runs and the scaling of software with cores.
-fn fig11_notes(m: &mut String, rows: &[Row]) {
+/// Figure 11's values: a row per scheme, and the GC invocations of ideal's random-write
+/// runs (the note under the table).
+fn fig11(v: &mut Values, rows: &[Row]) {
+    let mut s = String::new();
+    for sc in &SCHEMES {
+        let _ = write!(s, "| {} |", sc.name);
+        for w in SYNTHETIC {
+            let merit = synthetic(rows, w, sc.name);
+            let share = if sc.kind == Kind::Ideal { None } else { of_ideal(rows, w, sc.name) };
+            let share = share.map_or(String::new(), |x| format!(" ({})", pct(x)));
+            let digits = if w.sequential() { 2 } else { 1 };
+            let _ = write!(s, " {}{share} |", opt(merit, |v| format!("{v:.digits$}")));
+        }
+        s.push('\n');
+    }
+    v.set("fig11_rows", s);
     let gc = |w: Synthetic| pick(rows, "synthetic", w.name(), "ideal").map_or(0, |r| r.gc_invocations);
-    let _ = writeln!(
-        m,
-        "\nRandom writes with GC active: throughput over the second half of the run (time series). Before GC: on the sequentially filled drive, {} GC invocations in ideal's run (with GC: {}). Shares in brackets are of ideal on the same workload.\n",
-        gc(Synthetic::RandWrite),
-        gc(Synthetic::RandWriteGc)
-    );
+    v.set("gc_before", gc(Synthetic::RandWrite));
+    v.set("gc_active", gc(Synthetic::RandWriteGc));
 }
 
-/// Figure 12: utilization of host link, NAND bus, chips and FTL per run.
-fn fig12(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 12: utilization (busy / elapsed)\n");
-    let _ = writeln!(
-        m,
-        "FTL: busy time of the firmware's servers over servers × elapsed time (FMMU and ideal: the issuing core and the map unit; DFTL/CDFTL: the cores).\n"
-    );
-    let _ = writeln!(m, "| workload | scheme | host link | NAND bus | chips | FTL |\n|---|---|---|---|---|---|");
+/// Figure 12: utilization of host link, NAND bus, chips and FTL per run (the table's rows).
+fn fig12_rows(rows: &[Row]) -> String {
+    let mut m = String::new();
     for w in SYNTHETIC {
         for s in &SCHEMES {
             let Some(r) = pick(rows, "synthetic", w.name(), s.name) else { continue };
@@ -224,17 +210,13 @@ fn fig12(m: &mut String, rows: &[Row]) {
             );
         }
     }
-    m.push('\n');
+    m
 }
 
-/// The map cache per synthetic run: hit ratio and translation traffic per 1,000 requests.
-fn map_cache(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Map cache per run\n");
-    let _ = writeln!(
-        m,
-        "Hit ratio: lookups and updates answered from RAM (CMT, CTP or a translation page not yet on flash) over all. Per 1,000 requests: translation-page reads and writes, flushes, CMT blocks the flushes scanned.\n"
-    );
-    let _ = writeln!(m, "| workload | scheme | hit ratio | map reads | map writes | flushes | blocks scanned | merged misses | GC invocations |\n|---|---|---|---|---|---|---|---|---|");
+/// The map cache per synthetic run: hit ratio and translation traffic per 1,000 requests
+/// (the table's rows).
+fn map_cache_rows(rows: &[Row]) -> String {
+    let mut m = String::new();
     for w in SYNTHETIC {
         for s in SCHEMES.iter().filter(|s| !s.pooled) {
             let Some(r) = pick(rows, "synthetic", w.name(), s.name) else { continue };
@@ -254,7 +236,7 @@ fn map_cache(m: &mut String, rows: &[Row]) {
             );
         }
     }
-    m.push('\n');
+    m
 }
 
 /// The paper's Figure 13 ratios, (trace stand-in, scheme, ratio).
@@ -265,15 +247,10 @@ const PAPER_TRACE_RATIOS: [(&str, &str, f64); 4] = [
     ("msr-hm0", "cdftl-4", 1.32),
 ];
 
-/// Figure 13: time to finish each trace over ideal's, and flash operations.
-fn fig13(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 13: traces (time to finish / ideal)\n");
-    let _ = writeln!(m, "Each excerpt is looped to the same number of requests for every scheme. Paper's values in brackets where it gives one.\n");
-    let mut head = String::from("| scheme |");
-    for (_, name, paper) in TRACES {
-        let _ = write!(head, " {name} ({paper}) |");
-    }
-    let _ = writeln!(m, "{head}\n|---|---|---|---|");
+/// Figure 13: time to finish each trace over ideal's, a row per scheme, the paper's ratio
+/// beside ours where it gives one (the template's columns are [`TRACES`] in order).
+fn fig13_rows(rows: &[Row]) -> String {
+    let mut m = String::new();
     for s in &SCHEMES {
         let mut line = format!("| {} |", s.name);
         for (_, name, _) in TRACES {
@@ -283,8 +260,12 @@ fn fig13(m: &mut String, rows: &[Row]) {
         }
         let _ = writeln!(m, "{line}");
     }
-    let _ = writeln!(m, "\nFlash page operations (thousands): data reads / map reads / data programs / map programs, and the map-cache hit ratio.\n");
-    let _ = writeln!(m, "| trace | scheme | requests | data reads | map reads | data programs | map programs | hit ratio | time (s) |\n|---|---|---|---|---|---|---|---|---|");
+    m
+}
+
+/// Figure 13's flash operations per trace and scheme (the table's rows).
+fn flash_ops_rows(rows: &[Row]) -> String {
+    let mut m = String::new();
     for (_, name, _) in TRACES {
         for s in SCHEMES.iter().filter(|s| !s.pooled) {
             let Some(r) = pick(rows, "trace", name, s.name) else { continue };
@@ -302,13 +283,12 @@ fn fig13(m: &mut String, rows: &[Row]) {
             );
         }
     }
-    m.push('\n');
+    m
 }
 
-/// Figure 14: FMMU and ideal against channels × ways.
-fn fig14(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 14: scaling (4 KiB random read, whole map in RAM, PCIe 3.0 x32)\n");
-    let _ = writeln!(m, "| channels × ways | FMMU KIOPS | ideal KIOPS | FMMU / ideal | hit ratio | NAND bus | chips | host link | FTL |\n|---|---|---|---|---|---|---|---|---|");
+/// Figure 14: FMMU and ideal against channels × ways (the table's rows).
+fn fig14_rows(rows: &[Row]) -> String {
+    let mut m = String::new();
     for r in rows.iter().filter(|r| r.experiment == "scaling" && r.scheme == "fmmu") {
         let ideal = rows
             .iter()
@@ -329,7 +309,7 @@ fn fig14(m: &mut String, rows: &[Row]) {
             pct(r.util_ftl)
         );
     }
-    let _ = writeln!(m, "\nPaper: ≈4,300 KIOPS at 32 × 8, bound by the 32 channels' buses.\n");
+    m
 }
 
 /// Software's gain from 1 to 4 cores on each workload, "a→b" in merit units.
@@ -348,102 +328,63 @@ fn core_gains(rows: &[Row], family: &str) -> String {
         .join(", ")
 }
 
-/// The paper's claims against ssdlab's numbers.
-fn claims(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## The paper's claims\n\n| claim | paper | ssdlab |\n|---|---|---|");
+/// ssdlab's numbers for the paper's claims (the template holds the paper's).
+fn claims(v: &mut Values, rows: &[Row]) {
     let ideal = |w: Synthetic| opt(synthetic(rows, w, "ideal"), |v| format!("{v:.2}"));
-    let _ = writeln!(m, "| ideal seq write | 5.5 GB/s (chips) | {} GB/s |", ideal(Synthetic::SeqWrite));
-    let _ = writeln!(m, "| ideal seq read | 9.2 GB/s (NAND bus) | {} GB/s |", ideal(Synthetic::SeqRead));
-    let _ = writeln!(
-        m,
-        "| ideal rand write | 283 KIOPS (chips) | GC active {} KIOPS; before GC {} KIOPS |",
-        ideal(Synthetic::RandWriteGc),
-        ideal(Synthetic::RandWrite)
-    );
-    let _ = writeln!(m, "| ideal rand read | 1,165 KIOPS (NAND bus) | {} KIOPS |", ideal(Synthetic::RandRead));
-    let _ = writeln!(m, "| DFTL gains from 1 to 4 cores | yes, every workload | {} |", core_gains(rows, "dftl"));
-    let _ = writeln!(m, "| CDFTL gains from 1 to 4 cores | yes, every workload | {} |", core_gains(rows, "cdftl"));
+    v.set("ideal_seq_write", ideal(Synthetic::SeqWrite));
+    v.set("ideal_seq_read", ideal(Synthetic::SeqRead));
+    v.set("ideal_rand_write_gc", ideal(Synthetic::RandWriteGc));
+    v.set("ideal_rand_write", ideal(Synthetic::RandWrite));
+    v.set("ideal_rand_read", ideal(Synthetic::RandRead));
+    v.set("dftl_core_gains", core_gains(rows, "dftl"));
+    v.set("cdftl_core_gains", core_gains(rows, "cdftl"));
     let share = |w: Synthetic, s: &str| opt(of_ideal(rows, w, s), pct);
-    let _ = writeln!(
-        m,
-        "| CDFTL-4 on rand write | ≈88% of ideal | GC active {}; before GC {} |",
-        share(Synthetic::RandWriteGc, "cdftl-4"),
-        share(Synthetic::RandWrite, "cdftl-4")
-    );
+    v.set("cdftl4_rand_write_gc", share(Synthetic::RandWriteGc, "cdftl-4"));
+    v.set("cdftl4_rand_write", share(Synthetic::RandWrite, "cdftl-4"));
     let fmmu: Vec<String> = SYNTHETIC.iter().map(|&w| format!("{} {}", w.name(), share(w, "fmmu"))).collect();
-    let _ = writeln!(m, "| FMMU against ideal | within 10% everywhere | {} |", fmmu.join(", "));
+    v.set("fmmu_of_ideal", fmmu.join(", "));
     let util = pick(rows, "synthetic", Synthetic::RandRead.name(), "fmmu").map(|r| r.util_ftl);
-    let _ = writeln!(m, "| FMMU's FTL utilization on rand read | ≈17% | {} |", opt(util, pct));
+    v.set("fmmu_rand_read_ftl", opt(util, pct));
     let seq = |s: &str| opt(synthetic(rows, Synthetic::SeqRead, s), |v| format!("{v:.2}"));
-    let _ = writeln!(
-        m,
-        "| seq read: DFTL above CDFTL at 1 core, below at 4 | yes | 1 core: DFTL {} vs CDFTL {} GB/s; 4 cores: {} vs {} GB/s |",
-        seq("dftl-1"),
-        seq("cdftl-1"),
-        seq("dftl-4"),
-        seq("cdftl-4")
-    );
-    trace_claims(m, rows);
+    v.set("seq_read_dftl_1", seq("dftl-1"));
+    v.set("seq_read_cdftl_1", seq("cdftl-1"));
+    v.set("seq_read_dftl_4", seq("dftl-4"));
+    v.set("seq_read_cdftl_4", seq("cdftl-4"));
+    trace_claims(v, rows);
     let top =
         rows.iter().filter(|r| r.experiment == "scaling" && r.scheme == "fmmu").max_by_key(|r| r.channels * r.ways);
-    let _ = writeln!(
-        m,
-        "| FMMU at 32 × 8, PCIe x32, map hits | ≈4.3 MIOPS | {} |\n",
-        opt(top.map(|r| r.iops / 1e6), |x| format!("{x:.2} MIOPS"))
-    );
+    v.set("scaling_top", opt(top.map(|r| r.iops / 1e6), |x| format!("{x:.2} MIOPS")));
 }
 
 /// Figure 13's claims.
-fn trace_claims(m: &mut String, rows: &[Row]) {
+fn trace_claims(v: &mut Values, rows: &[Row]) {
     let ratio = |t: &str, s: &str| opt(elapsed_ratio(rows, t, s), |x| format!("{x:.2}×"));
-    let _ = writeln!(
-        m,
-        "| MSR_proj (here msr-rw20): DFTL-1 / CDFTL-4 / FMMU vs ideal | 10.63× / 1.47× / ≈1× | {} / {} / {} |",
-        ratio("msr-rw20", "dftl-1"),
-        ratio("msr-rw20", "cdftl-4"),
-        ratio("msr-rw20", "fmmu")
-    );
-    let _ = writeln!(
-        m,
-        "| MSR_hm (here msr-hm0): DFTL / CDFTL vs ideal after going to 4 cores | 3.35× / 1.32× | 4 cores {} / {}; 1 core {} / {} |",
-        ratio("msr-hm0", "dftl-4"),
-        ratio("msr-hm0", "cdftl-4"),
-        ratio("msr-hm0", "dftl-1"),
-        ratio("msr-hm0", "cdftl-1")
-    );
+    v.set("rw20_dftl_1", ratio("msr-rw20", "dftl-1"));
+    v.set("rw20_cdftl_4", ratio("msr-rw20", "cdftl-4"));
+    v.set("rw20_fmmu", ratio("msr-rw20", "fmmu"));
+    v.set("hm0_dftl_4", ratio("msr-hm0", "dftl-4"));
+    v.set("hm0_cdftl_4", ratio("msr-hm0", "cdftl-4"));
+    v.set("hm0_dftl_1", ratio("msr-hm0", "dftl-1"));
+    v.set("hm0_cdftl_1", ratio("msr-hm0", "cdftl-1"));
     let reads = |s: &str| pick(rows, "trace", "websearch", s).map(|r| (r.data_reads + r.tp_reads) as f64);
     let more = |s: &str| match (reads("dftl-1"), reads(s)) {
         (Some(d), Some(x)) if x > 0.0 => format!("{:+.1}%", (d / x - 1.0) * 100.0),
         _ => "–".into(),
     };
-    let _ = writeln!(
-        m,
-        "| WebSearch: DFTL's flash reads vs CDFTL / FMMU | ≈+8% | {} / {} |",
-        more("cdftl-1"),
-        more("fmmu")
-    );
+    v.set("websearch_more_reads_cdftl", more("cdftl-1"));
+    v.set("websearch_more_reads_fmmu", more("fmmu"));
 }
 
-/// The bounds of the drive.
-fn analysis(m: &mut String, rows: &[Row], base: &Config) {
-    let b = Bounds::of(base);
-    let _ = writeln!(m, "## Bounds of this drive\n");
-    let _ = writeln!(
-        m,
-        "- NAND buses: {} channels × {} MB/s = **{:.2} GB/s**.\n- Programs, two-plane: {} chips × 2 × {} KiB / {} µs = **{:.2} GB/s**; one page per chip per tPROG: {:.2} GB/s.\n- Host link: {} lanes × {} GB/s × 256 / 280 (TLP overhead) = **{:.2} GB/s**.\n",
-        base.nand.channels,
-        base.nand.bus.rate_mt_s * base.nand.bus.width_bits as f64 / 8.0,
-        b.bus_gb_s,
-        base.nand.channels * base.nand.chips_per_channel,
-        base.nand.page_bytes / 1024,
-        base.nand.t_program_us.first().copied().unwrap_or(0.0),
-        b.program_gb_s,
-        b.program_one_plane_gb_s,
-        base.hif.pcie.lanes,
-        base.hif.pcie.lane_gb_s,
-        b.pcie_gb_s
-    );
-    differences::write(m, rows, base, &b);
+/// The bounds of the drive (the header's names for channels, page size, tPROG and the PCIe
+/// lanes are used here too).
+fn bounds(v: &mut Values, base: &Config, b: &Bounds) {
+    let n = &base.nand;
+    v.set("bus_mb_s", n.bus.rate_mt_s * n.bus.width_bits as f64 / 8.0);
+    v.set("bus_gb_s", format!("{:.2}", b.bus_gb_s));
+    v.set("chips", n.channels * n.chips_per_channel);
+    v.set("program_gb_s", format!("{:.2}", b.program_gb_s));
+    v.set("program_one_plane_gb_s", format!("{:.2}", b.program_one_plane_gb_s));
+    v.set("pcie_gb_s", format!("{:.2}", b.pcie_gb_s));
 }
 
 #[cfg(test)]
