@@ -1,6 +1,8 @@
-//! REPORT.md and the figures of `reproduce sprinkler`: rows picked, tables and prose.
+//! REPORT.md and the figures of `reproduce sprinkler`: rows picked, figures drawn, and the
+//! values and tables of the report's template, `experiments/sprinkler/report.md`.
 
 use super::*;
+use crate::reproduce::template::{render, section, Values};
 
 pub(super) fn pick<'a>(rows: &'a [Row], exp: &str, workload: &str, sched: &str, chips: u32) -> Option<&'a Row> {
     rows.iter().find(|r| r.experiment == exp && r.workload == workload && r.scheduler == sched && r.chips == chips)
@@ -210,12 +212,37 @@ pub(super) fn gc_figure(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     }
 }
 
+/// REPORT.md's prose: `experiments/sprinkler/report.md`, its values set by [`report_md`].
+const TEMPLATE: &str = include_str!("../../../../../experiments/sprinkler/report.md");
+const TEMPLATE_NAME: &str = "experiments/sprinkler/report.md";
+
+/// The heading of the template's section that holds the floors table.
+const FLOORS: &str = "## The paper's floors, per workload";
+
+/// Said after the list of figures when they were drawn without text. It is in the report
+/// only on a machine without a font, so it is a value rather than template text.
+const NO_FONT: &str = "(No TrueType font was found on this machine, so the figures have no text.)\n\n";
+
 /// The paper's floors, per main workload at 64 chips: SPK3 / VAS bandwidth ≥ 2.2× and
-/// SPK3 / PAS ≥ 1.8× (printed after a run, and in the report).
+/// SPK3 / PAS ≥ 1.8× (printed after a run, and in the report): the template's floors table
+/// with this run's rows.
 pub fn msr_check(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "| workload | SPK3 / VAS bandwidth (paper ≥ 2.2×) | SPK3 / PAS bandwidth (paper 1.8×) | PAS / VAS | plane utilization VAS → SPK3 | SPK3 transactions saved vs VAS |\n|---|---|---|---|---|---|\n",
-    );
+    let mut v = Values::new();
+    v.set("floor_rows", floor_rows(rows));
+    render(TEMPLATE_NAME, floors_table(), &v)
+}
+
+/// The floors table of the template: from its header line to the blank line after it.
+fn floors_table() -> &'static str {
+    let s = section(TEMPLATE, FLOORS);
+    let start = s.find("\n|").expect("the floors section holds a table") + 1;
+    let len = s[start..].find("\n\n").expect("a blank line ends the floors table") + 1;
+    &s[start..start + len]
+}
+
+/// The floors table's rows: each main workload at 64 chips with its VAS, PAS and SPK3 runs.
+fn floor_rows(rows: &[Row]) -> String {
+    let mut s = String::new();
     // The floors have two significant digits; compare at the precision printed.
     let mark = |x: f64, floor: f64| if (x * 100.0).round() >= floor * 100.0 { "" } else { " (below)" };
     for w in workload_names(rows, "workloads", 64) {
@@ -236,17 +263,10 @@ pub fn msr_check(rows: &[Row]) -> String {
     s
 }
 
-/// The sensitivity rows on the MSR traces: each variant against the preset's own setting.
-pub(super) fn sensitivity_table(rows: &[Row], base: &Config) -> String {
-    let main = format!("preset ({}/{}, no guard)", base.ftl.allocation, base.hil.queue_depth);
-    let mut s = format!(
-        "### Sensitivity: device queue depth, write placement, starvation guard\n\n\
-         `allocation/tags` rows are the MSR traces with `--set ftl.allocation=... --set hil.queue_depth=...`; \
-         `guard 32` sets `hil.max_bypass=32` (PAS and SPK1 let the oldest request go first after 32 bypasses). \
-         The first row of each trace is the preset ({main}).\n\n\
-         | trace | setting | SPK3 / VAS | SPK3 / PAS | SPK1 / PAS | SPK3 transactions saved vs VAS | SPK3 reduction vs page ops | SPK3 pages in die-interleaved / multi-plane / both |\n\
-         |---|---|---|---|---|---|---|---|\n"
-    );
+/// The sensitivity table's rows on the MSR traces: for each trace the preset's runs, then
+/// each variant's.
+fn sensitivity_rows(rows: &[Row]) -> String {
+    let mut s = String::new();
     for (_, name) in MSR_TRACES {
         let mut settings: Vec<(&str, &str)> = vec![("preset", "workloads")];
         settings.extend(grid().variant.iter().map(|v| (v.name.as_str(), "sensitivity")));
@@ -280,25 +300,18 @@ pub(super) fn sensitivity_table(rows: &[Row], base: &Config) -> String {
     s
 }
 
-/// Open loop: each workload at the grid's `open_loop_load` of VAS's closed-loop IOPS.
-pub(super) fn report_open_loop(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(
-        m,
-        "## Open-loop host: the same workloads at {:.0}% of VAS's closed-loop throughput (64 chips)\n\n\
-         Arrivals follow each trace's timestamps (the synthetics': Poisson), sped up so the offered load is \
-         {:.0}% of what VAS sustained closed-loop on that workload. Every scheduler keeps up, so bandwidth is the \
-         offered load; latency and queue stall show what scheduling does at equal load.\n",
-        grid().open_loop_load * 100.0,
-        grid().open_loop_load * 100.0
-    );
-    let _ = writeln!(m, "| workload | offered IOPS | device latency µs VAS / PAS / SPK3 | response time µs VAS / PAS / SPK3 | SPK3 device latency vs VAS | queue stall s VAS / SPK3 |\n|---|---|---|---|---|---|");
+/// Open loop: each workload at the grid's `open_loop_load` of VAS's closed-loop IOPS (the
+/// table's rows), and the range of SPK3's device latency below VAS's.
+fn open_loop(v: &mut Values, rows: &[Row]) {
+    v.set("open_loop_load", format!("{:.0}", grid().open_loop_load * 100.0));
+    let mut table = String::new();
     let mut lower = Vec::new();
     for w in workload_names(rows, "open_loop", 64) {
         let get = |sched: &str| pick(rows, "open_loop", &w, sched, 64);
         let (Some(v), Some(p), Some(k)) = (get("vas"), get("pas"), get("spk3")) else { continue };
         lower.push(1.0 - k.device_latency_us / v.device_latency_us);
         let _ = writeln!(
-            m,
+            table,
             "| {w} | {:.0} | {:.0} / {:.0} / {:.0} | {:.0} / {:.0} / {:.0} | −{:.1}% | {:.3} / {:.3} |",
             v.offered_iops,
             v.device_latency_us,
@@ -312,13 +325,10 @@ pub(super) fn report_open_loop(m: &mut String, rows: &[Row]) {
             k.queue_stall_s
         );
     }
+    v.set("open_loop_rows", table);
     let (lo, hi) = min_max(&lower);
-    let _ = writeln!(
-        m,
-        "\nSPK3's device latency is {:.1}–{:.1}% below VAS's at equal load (paper, closed: 59.1–92.3%).\n",
-        lo * 100.0,
-        hi * 100.0
-    );
+    v.set("open_loop_lower_min", format!("{:.1}", lo * 100.0));
+    v.set("open_loop_lower_max", format!("{:.1}", hi * 100.0));
 }
 
 pub(super) fn min_max(xs: &[f64]) -> (f64, f64) {
@@ -329,65 +339,49 @@ pub(super) fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
+/// REPORT.md: the template with this run's values and tables.
 pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) -> String {
-    let mut m = String::new();
-    report_header(&mut m, opts, rows, figures, wall_s, base);
-    report_fig10(&mut m, rows);
-    report_open_loop(&mut m, rows);
-    report_fig11_14(&mut m, rows);
-    report_fig15(&mut m, rows);
-    report_fig17(&mut m, rows);
-    let _ = writeln!(m, "## The paper's floors, per workload\n\n{}", msr_check(rows));
-    let _ = writeln!(m, "\n{}", sensitivity_table(rows, base));
-    m += ANALYSIS;
-    m
+    let mut v = Values::new();
+    header(&mut v, opts, rows, figures, wall_s, base);
+    fig10(&mut v, rows);
+    open_loop(&mut v, rows);
+    fig11_14(&mut v, rows);
+    fig15(&mut v, rows);
+    v.set("gc_rows", gc_rows(rows));
+    v.set("floor_rows", floor_rows(rows));
+    v.set("sensitivity_rows", sensitivity_rows(rows));
+    render(TEMPLATE_NAME, TEMPLATE, &v)
 }
 
-/// The title, the setup and the list of figures.
-pub(super) fn report_header(
-    m: &mut String,
-    opts: &Options,
-    rows: &[Row],
-    figures: &[Figure],
-    wall_s: f64,
-    base: &Config,
-) {
-    let host_queue_depth = grid().host_queue_depth;
-    let mode = if opts.quick { "quick" } else { "full" };
-    let _ = writeln!(m, "# Sprinkler (HPCA 2014) reproduced with ssdlab\n");
-    let _ = writeln!(
-        m,
-        "Mode: **{mode}** ({} runs, {:.0} s wall on {} threads). Drive: `{PRESET_NAME}` — {} channels × {} chips, {} dies × {} planes, {} blocks per plane, {} pages of {} B, MLC program {}–{} µs by page, read {} µs, ONFI {} MT/s, device queue {} tags, allocation `{}`, no starvation guard, scheduler set per run. Host: closed loop, {host_queue_depth} requests outstanding (the device queue stays full), and open loop in its own section. Latency is the paper's device-level latency (fetch → completion) unless a column says response time (host arrival → completion). 256 chips = 16 channels × 16 chips; 1024 chips = 32 × 32.\n",
-        rows.len(),
-        wall_s,
-        opts.threads,
-        base.nand.channels,
-        base.nand.chips_per_channel,
-        base.nand.dies_per_chip,
-        base.nand.planes_per_die,
-        base.nand.blocks_per_plane,
-        base.nand.pages_per_block,
-        base.nand.page_bytes,
-        base.nand.t_program_us.first().copied().unwrap_or(0.0),
-        base.nand.t_program_us.last().copied().unwrap_or(0.0),
-        base.nand.t_read_us.first().copied().unwrap_or(0.0),
-        base.nand.bus.rate_mt_s,
-        base.hil.queue_depth,
-        base.ftl.allocation,
-    );
-    let _ = writeln!(
-        m,
-        "Every number below is in `results.csv` (one row per run). Figures: {}.\n",
-        figures.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", ")
-    );
-    if !plot::have_font() {
-        let _ = writeln!(m, "(No TrueType font was found on this machine, so the figures have no text.)\n");
-    }
+/// The setup: the mode, the drive, the host and the list of figures.
+fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
+    let n = &base.nand;
+    v.set("mode", if opts.quick { "quick" } else { "full" });
+    v.set("runs", rows.len());
+    v.set("wall_s", format!("{wall_s:.0}"));
+    v.set("threads", opts.threads);
+    v.set("preset", PRESET_NAME);
+    v.set("channels", n.channels);
+    v.set("chips", n.chips_per_channel);
+    v.set("dies", n.dies_per_chip);
+    v.set("planes", n.planes_per_die);
+    v.set("blocks", n.blocks_per_plane);
+    v.set("pages", n.pages_per_block);
+    v.set("page_bytes", n.page_bytes);
+    v.set("program_min_us", n.t_program_us.first().copied().unwrap_or(0.0));
+    v.set("program_max_us", n.t_program_us.last().copied().unwrap_or(0.0));
+    v.set("read_us", n.t_read_us.first().copied().unwrap_or(0.0));
+    v.set("onfi_mt_s", n.bus.rate_mt_s);
+    v.set("tags", base.hil.queue_depth);
+    v.set("allocation", &base.ftl.allocation);
+    v.set("host_queue_depth", grid().host_queue_depth);
+    v.set("figures", figures.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "));
+    v.set("font_note", if plot::have_font() { "" } else { NO_FONT });
 }
 
 /// Figure 10's per-workload ratios, gathered for its claims table.
 #[derive(Default)]
-pub(super) struct Fig10Ratios {
+struct Fig10Ratios {
     /// SPK3 / VAS bandwidth.
     vas: Vec<f64>,
     /// SPK3 / PAS bandwidth.
@@ -405,11 +399,11 @@ pub(super) struct Fig10Ratios {
     workloads: usize,
 }
 
-/// Fig. 10: bandwidth, IOPS, latency and queue stall per workload, then the paper's claims.
-pub(super) fn report_fig10(m: &mut String, rows: &[Row]) {
+/// Fig. 10: bandwidth, IOPS, latency and queue stall per workload (the table's rows), then
+/// the values of its claims table.
+fn fig10(v: &mut Values, rows: &[Row]) {
     let names = workload_names(rows, "workloads", 64);
-    let _ = writeln!(m, "## Figure 10: bandwidth, IOPS, latency, queue stall (64 chips)\n");
-    let _ = writeln!(m, "| workload | VAS MB/s | PAS | SPK1 | SPK2 | SPK3 | SPK3/VAS | SPK3/PAS | SPK3 device latency vs VAS | SPK3 response time vs VAS | SPK3 stall / VAS |\n|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut table = String::new();
     let mut ratios = Fig10Ratios { workloads: names.len(), ..Fig10Ratios::default() };
     for w in &names {
         let get = |s: &str| pick(rows, "workloads", w, s, 64);
@@ -432,7 +426,7 @@ pub(super) fn report_fig10(m: &mut String, rows: &[Row]) {
             ratios.spk2_best += 1;
         }
         let _ = writeln!(
-            m,
+            table,
             "| {w} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2}× | {:.2}× | −{:.1}% | −{:.1}% | {:.2} |",
             v.bandwidth_mb_s,
             p.bandwidth_mb_s,
@@ -446,67 +440,51 @@ pub(super) fn report_fig10(m: &mut String, rows: &[Row]) {
             if v.queue_stall_s > 0.0 { k3.queue_stall_s / v.queue_stall_s } else { 0.0 }
         );
     }
-    report_fig10_claims(m, &ratios);
+    v.set("fig10_rows", table);
+    fig10_claims(v, &ratios);
 }
 
-/// Fig. 10's claims table: the paper's numbers against ssdlab's.
-pub(super) fn report_fig10_claims(m: &mut String, ratios: &Fig10Ratios) {
+/// Fig. 10's claims: this run's side of the table (the template holds the paper's numbers).
+fn fig10_claims(v: &mut Values, ratios: &Fig10Ratios) {
     let (vmin, vmax) = min_max(&ratios.vas);
     let (pmin, pmax) = min_max(&ratios.pas);
     let (lmin, lmax) = min_max(&ratios.latency);
     let (rmin, rmax) = min_max(&ratios.response);
-    let _ = writeln!(m, "\n| claim | paper | ssdlab |\n|---|---|---|");
-    let _ =
-        writeln!(m, "| SPK3 bandwidth / VAS | ≥ 2.2× | {:.2}× geomean ({vmin:.2}–{vmax:.2}×) |", geomean(&ratios.vas));
-    let _ =
-        writeln!(m, "| SPK3 bandwidth / PAS | 1.8× | {:.2}× geomean ({pmin:.2}–{pmax:.2}×) |", geomean(&ratios.pas));
-    let _ = writeln!(
-        m,
-        "| SPK3 device latency vs VAS | 59.1–92.3% lower | {:.1}–{:.1}% lower (response time: {:.1}–{:.1}%) |",
-        lmin * 100.0,
-        lmax * 100.0,
-        rmin * 100.0,
-        rmax * 100.0
-    );
-    let _ = writeln!(
-        m,
-        "| SPK3 queue stall vs VAS | ~86% lower | {:.1}% lower (mean) |",
-        (1.0 - mean(&ratios.stall)) * 100.0
-    );
+    v.set("vas_ratio_geomean", format!("{:.2}", geomean(&ratios.vas)));
+    v.set("vas_ratio_min", format!("{vmin:.2}"));
+    v.set("vas_ratio_max", format!("{vmax:.2}"));
+    v.set("pas_ratio_geomean", format!("{:.2}", geomean(&ratios.pas)));
+    v.set("pas_ratio_min", format!("{pmin:.2}"));
+    v.set("pas_ratio_max", format!("{pmax:.2}"));
+    v.set("latency_lower_min", format!("{:.1}", lmin * 100.0));
+    v.set("latency_lower_max", format!("{:.1}", lmax * 100.0));
+    v.set("response_lower_min", format!("{:.1}", rmin * 100.0));
+    v.set("response_lower_max", format!("{:.1}", rmax * 100.0));
+    v.set("stall_lower", format!("{:.1}", (1.0 - mean(&ratios.stall)) * 100.0));
     let below = &ratios.spk1_below_pas;
-    let _ = writeln!(
-        m,
-        "| SPK1 below PAS | sometimes (cfs3, proj0, proj1 latency) | on {} of {} workloads{} |",
-        below.len(),
-        ratios.workloads,
-        if below.is_empty() { String::new() } else { format!(": {}", below.join(", ")) }
-    );
-    let _ = writeln!(
-        m,
-        "| SPK2 above VAS and PAS | always | on {} of {} workloads |\n",
-        ratios.spk2_best, ratios.workloads
-    );
+    v.set("spk1_below_pas", below.len());
+    v.set("workloads", ratios.workloads);
+    v.set("spk1_below_pas_list", if below.is_empty() { String::new() } else { format!(": {}", below.join(", ")) });
+    v.set("spk2_best", ratios.spk2_best);
 }
 
 /// The mean of `f` over the main workloads at 64 chips under scheduler `s`.
-pub(super) fn workload_mean(rows: &[Row], s: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
+fn workload_mean(rows: &[Row], s: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
     let xs: Vec<f64> =
         rows.iter().filter(|r| r.experiment == "workloads" && r.chips == 64 && r.scheduler == s).map(f).collect();
     mean(&xs)
 }
 
-/// Fig. 11 and 13/14: idleness and flash-level parallelism per scheduler, then the claims.
-pub(super) fn report_fig11_14(m: &mut String, rows: &[Row]) {
+/// Fig. 11 and 13/14: idleness and flash-level parallelism per scheduler (the table's
+/// rows), then the values of its claims table.
+fn fig11_14(v: &mut Values, rows: &[Row]) {
     let avg = |s: &str, f: &dyn Fn(&Row) -> f64| workload_mean(rows, s, f);
-    let _ =
-        writeln!(m, "## Figures 11, 13, 14: idleness and flash-level parallelism (64 chips, mean over workloads)\n");
-    let _ = writeln!(m, "FLP columns: share of the pages served (Figure 14's measure), then in brackets the share of commands. Transactions saved: against VAS's transactions on the same workload (Figure 16's measure), then against page operations.\n");
-    let _ = writeln!(m, "| scheduler | chip utilization (plane-weighted) | inter-chip idleness | intra-chip idleness | single | die-interleaved | multi-plane | both | transactions saved vs VAS (vs page ops) |\n|---|---|---|---|---|---|---|---|---|");
     let vs_vas = |r: &Row| reduction_vs_vas(rows, r).unwrap_or(0.0);
     let flp = |s: &str, k: usize| format!("{} ({})", pct(avg(s, &|r| r.flp_pages[k])), pct(avg(s, &|r| r.flp[k])));
+    let mut table = String::new();
     for s in SCHEDULERS {
         let _ = writeln!(
-            m,
+            table,
             "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} ({}) |",
             s.to_uppercase(),
             pct(avg(s, &|r| r.chip_utilization)),
@@ -521,35 +499,31 @@ pub(super) fn report_fig11_14(m: &mut String, rows: &[Row]) {
             pct(avg(s, &|r| r.transaction_reduction)),
         );
     }
+    v.set("scheduler_rows", table);
     let inter = 1.0 - avg("spk3", &|r| r.inter_chip_idleness) / avg("vas", &|r| r.inter_chip_idleness);
     let intra = 1.0 - avg("spk3", &|r| r.intra_chip_idleness) / avg("vas", &|r| r.intra_chip_idleness);
-    let _ = writeln!(m, "\n| claim | paper | ssdlab |\n|---|---|---|");
-    let _ = writeln!(m, "| SPK3 inter-chip idleness vs VAS | −46.1% | −{:.1}% |", inter * 100.0);
-    let _ = writeln!(m, "| SPK3 intra-chip idleness vs VAS | −23.5% | −{:.1}% |", intra * 100.0);
-    let _ = writeln!(
-        m,
-        "| SPK3 transaction reduction (Fig. 16, against VAS) | 50.2% | {} (against page ops: {}) |",
-        pct(avg("spk3", &vs_vas)),
-        pct(avg("spk3", &|r| r.transaction_reduction))
-    );
-    let _ = writeln!(
-        m,
-        "| VAS FLP (pages served) | PAL1 only, 1–3% | multi-plane {}, die-interleaved {}, both {} |\n",
-        pct(avg("vas", &|r| r.flp_pages[2])),
-        pct(avg("vas", &|r| r.flp_pages[1])),
-        pct(avg("vas", &|r| r.flp_pages[3]))
-    );
+    v.set("inter_chip_lower", format!("{:.1}", inter * 100.0));
+    v.set("intra_chip_lower", format!("{:.1}", intra * 100.0));
+    v.set("spk3_saved_vs_vas", pct(avg("spk3", &vs_vas)));
+    v.set("spk3_saved_vs_page_ops", pct(avg("spk3", &|r| r.transaction_reduction)));
+    v.set("vas_multi_plane", pct(avg("vas", &|r| r.flp_pages[2])));
+    v.set("vas_die_interleaved", pct(avg("vas", &|r| r.flp_pages[1])));
+    v.set("vas_both", pct(avg("vas", &|r| r.flp_pages[3])));
 }
 
-/// Fig. 15: utilization per transfer size (plane-weighted, chip-busy in brackets), then the
-/// mean against the paper's.
-pub(super) fn report_fig15(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "## Figure 15: chip utilization against transfer size\n");
-    let _ = writeln!(m, "Plane-weighted utilization (a command on one of a chip's four planes counts a quarter), chip-busy utilization in brackets. The paper's utilization rises with FLP, which only the plane-weighted measure can show.\n");
-    let paper = [(64, 0.712, 0.37), (256, 0.615, 0.212), (1024, 0.449, 0.139)];
-    let _ = writeln!(m, "| chips | transfer | VAS | PAS | SPK1 | SPK2 | SPK3 |\n|---|---|---|---|---|---|---|");
-    let mut overall = Vec::new();
-    for (chips, p3, pv) in paper {
+/// Figure 15's chip counts, each with the template's names of SPK3's and VAS's mean
+/// utilization over the transfer sizes (plane-weighted, chip-busy), beside the paper's.
+const FIG15_CHIPS: [(u32, [&str; 4]); 3] = [
+    (64, ["spk3_plane_64", "spk3_chip_64", "vas_plane_64", "vas_chip_64"]),
+    (256, ["spk3_plane_256", "spk3_chip_256", "vas_plane_256", "vas_chip_256"]),
+    (1024, ["spk3_plane_1024", "spk3_chip_1024", "vas_plane_1024", "vas_chip_1024"]),
+];
+
+/// Fig. 15: utilization per transfer size (plane-weighted, chip-busy in brackets; the
+/// table's rows), then at each chip count SPK3's and VAS's mean over the transfer sizes.
+fn fig15(v: &mut Values, rows: &[Row]) {
+    let mut table = String::new();
+    for (chips, [spk3_plane, spk3_chip, vas_plane, vas_chip]) in FIG15_CHIPS {
         for b in transfer_sizes(rows, chips) {
             let mut line = format!("| {chips} | {} KiB |", b >> 10);
             for s in SCHEDULERS {
@@ -557,7 +531,7 @@ pub(super) fn report_fig15(m: &mut String, rows: &[Row]) {
                 let (plane, chip) = r.map_or((0.0, 0.0), |r| (r.plane_utilization, r.chip_utilization));
                 line += &format!(" {} ({}) |", pct(plane), pct(chip));
             }
-            let _ = writeln!(m, "{line}");
+            let _ = writeln!(table, "{line}");
         }
         let u = |s: &str, f: &dyn Fn(&Row) -> f64| {
             let xs: Vec<f64> = rows
@@ -569,27 +543,17 @@ pub(super) fn report_fig15(m: &mut String, rows: &[Row]) {
         };
         let plane = |r: &Row| r.plane_utilization;
         let chip = |r: &Row| r.chip_utilization;
-        overall.push((chips, p3, pv, (u("spk3", &plane), u("spk3", &chip)), (u("vas", &plane), u("vas", &chip))));
+        v.set(spk3_plane, pct(u("spk3", &plane)));
+        v.set(spk3_chip, pct(u("spk3", &chip)));
+        v.set(vas_plane, pct(u("vas", &plane)));
+        v.set(vas_chip, pct(u("vas", &chip)));
     }
-    let _ = writeln!(m, "\n| chips | paper SPK3 | ssdlab SPK3 plane-weighted (chip-busy) | paper VAS | ssdlab VAS plane-weighted (chip-busy) |\n|---|---|---|---|---|");
-    for (chips, p3, pv, s3, sv) in overall {
-        let _ = writeln!(
-            m,
-            "| {chips} | {} | {} ({}) | {} | {} ({}) |",
-            pct(p3),
-            pct(s3.0),
-            pct(s3.1),
-            pct(pv),
-            pct(sv.0),
-            pct(sv.1)
-        );
-    }
+    v.set("transfer_rows", table);
 }
 
-/// Fig. 17: each fragmented run against its pristine one.
-pub(super) fn report_fig17(m: &mut String, rows: &[Row]) {
-    let _ = writeln!(m, "\n## Figure 17: garbage collection and readdressing\n");
-    let _ = writeln!(m, "| workload | scheduler | readdressing | pristine MB/s | 95% filled MB/s | degradation | GC invocations | WAF | chip time in GC |\n|---|---|---|---|---|---|---|---|---|");
+/// Fig. 17's rows: each fragmented run against its pristine one.
+fn gc_rows(rows: &[Row]) -> String {
+    let mut s = String::new();
     for r in rows.iter().filter(|r| r.experiment == "gc" && r.state == "fragmented") {
         let pristine = rows
             .iter()
@@ -598,7 +562,7 @@ pub(super) fn report_fig17(m: &mut String, rows: &[Row]) {
             })
             .map_or(0.0, |p| p.bandwidth_mb_s);
         let _ = writeln!(
-            m,
+            s,
             "| {} | {} | {} | {:.1} | {:.1} | {:.1}% | {} | {:.2} | {} |",
             r.workload,
             r.scheduler.to_uppercase(),
@@ -611,81 +575,5 @@ pub(super) fn report_fig17(m: &mut String, rows: &[Row]) {
             pct(r.gc_chip_time_fraction)
         );
     }
-    let _ = writeln!(m, "\nPaper: SPK3 degrades 33–78%, VAS 11–28%; under GC SPK3 stays about 2× VAS.\n");
-    let _ = writeln!(
-        m,
-        "This figure runs on a drive 16× smaller (256 blocks per plane, 16 GiB) so that each run writes several \
-         times the free blocks a busy drive may use up before GC must run (see below).\n"
-    );
+    s
 }
-
-/// What differs from the paper and why (kept with the code so every run's report carries it).
-pub(super) const ANALYSIS: &str = r#"
-## Where ssdlab and the paper differ, and why
-
-- **The setup is the paper's; earlier versions of this report used ours.** The preset now has
-  a 32-tag native command queue (the paper's 256 KB layout table is exactly 32 tags × 4 MB /
-  2 KB pages × 4 bytes), static `CWDP` allocation (Table 1's transactional locality is computed
-  from the static chip layout; §4.3 moves data only for GC, wear levelling and bad blocks) and
-  no starvation guard in PAS and SPK1 (the paper describes none). The sensitivity table shows
-  the earlier defaults: with 256 tags and `CW` (the controller picks a chip's die and plane per
-  write) SPK3 reaches 6–12× VAS on the MSR traces, several times the paper's ≥ 2.2×, because
-  both settings help only schedulers that over-commit; each alone is a row of its own.
-- **What "commit" means is ssdlab's model, stated in code.** The paper does not give its
-  simulator's commit rules. VAS and PAS commit whole host requests to chips with no committed
-  work of another request; RIOS without FARO (SPK2) gives a clear chip every memory request
-  waiting for it, of every host request, in one visit (Figure 7); FARO (SPK1, SPK3) also
-  over-commits a busy chip, one waiting memory request per plane. The TSU builds a command from
-  what is waiting when the chip frees. `crates/ssdlab/src/hil/` documents each rule; the unit
-  tests work the paper-style examples by hand.
-- **Where a workload is below a floor (the floors table), and why.** SPK3 / PAS is SPK3 / VAS
-  divided by PAS / VAS. SPK3 clears 2.2× VAS on every workload but msnfs3; where it falls short
-  of 1.8× PAS, PAS itself already reaches about 1.9–2.8× VAS (msr-hm0, msr-rw20, msr-rw40,
-  hm1, msnfs2, proj3). Our PAS commits any queued request whose chips are clear, out of order
-  and without a guard, and with small random requests (1–6 pages) a request seldom collides,
-  so PAS already takes most of the inter-chip parallelism that RIOS adds. What Sprinkler adds
-  beyond that is flash-level parallelism, and at 32 tags under static `CWDP` it is small: a
-  chip rarely holds two waiting memory requests for different planes at one page offset, and
-  SPK3 saves 5–16 % of VAS's transactions on these workloads (the paper: 50.2 % on average).
-  Two rows of the sensitivity table are the evidence: with the starvation guard (`guard 32`)
-  PAS loses bandwidth and SPK3 / PAS rises (1.3–2.6× on the MSR traces); with placement of a
-  chip's writes on its die and plane (`CW/32`) FARO finds multi-plane pairs (17–47 % saved)
-  and SPK3 / PAS is 2.3–3.4×. Two workloads differ: **proj4** is the fastest workload (SPK3
-  moves 1.15 GB/s, 72 % of the eight 200 MB/s channels' 1.6 GB/s), where channel transfer
-  rather than chip idleness bounds every scheduler, so SPK3 / PAS is 1.77× and SPK3 / VAS
-  2.25×; **msnfs3** is few huge writes (477 KB on average): each spans every chip, VAS already
-  keeps chips busier than on any other workload (plane utilization 27 % against 2–8 %), and
-  FARO's spreading of commits over several requests makes each finish later (SPK3 below SPK2:
-  the contention §4.2 warns of), so SPK3 / VAS is 1.37×.
-- **SPK2 and SPK3 are close.** Both commit all the work a clear chip has waiting; SPK3 adds
-  over-commitment of busy chips, which pays when more work for a busy chip arrives than one
-  command takes. With 32 tags that is rare; with 256 tags (sensitivity) it is not.
-- **Latency is the paper's device-level latency** (fetch → completion), with response time
-  (host arrival → completion, host queue wait included) beside it. Closed-loop, both are
-  mostly the bandwidth ratio restated (Little's law with a full queue), so the open-loop
-  section measures latency at equal offered load. The open-loop load (80 % of VAS's
-  closed-loop throughput) is our choice; MSR timestamps keep their burstiness, so VAS's
-  response time there includes bursts queued in the host.
-- **Figure 15's utilization is plane-weighted.** A chip-busy fraction counts a one-plane
-  command as a busy chip, so it cannot rise with FLP as the paper's does; weighting each
-  command by the planes it uses can. Both are shown.
-- **Traces.** Table 1's traces are not shipped; the synthetic workloads match their read
-  share, mean request sizes (drawn from an exponential distribution of that mean, cut at 16×
-  the mean) and randomness, but not their burstiness, address correlation or real size mix.
-  The four MSR excerpts are real but short (1,000–10,000 requests).
-- **SPK1 is never below PAS here.** ssdlab's SPK1 is PAS's request-granular, out-of-order walk
-  with FARO's over-commitment and priority added, so it keeps every advantage PAS has.
-- **Figure 17: GC from the first write.** ssdlab's random precondition starts the drive at
-  GC's steady state (valid pages per Desnoyers' model, free blocks one under the GC
-  threshold), and GC is paced against host writes (`ftl.gc.urgent_when = "paced"`), so every
-  scheduler pays steady-state GC from the first request. The paper fills the drive with 1 MB
-  random writes "just before the GC begins", a fresher state: its degradations (SPK3 33–78 %,
-  VAS 11–28 %) are of GC's onset, these of its steady state, which is heavier (issue 33 is to
-  source this setup).
-- **Figure 17: readdressing.** ssdlab's GC and wear levelling move data within a plane, and
-  under static `CWDP` an overwrite stays on its plane, so no uncommitted request ever changes
-  target and "readdressing off" equals "on" (under `CW` an overwrite may move to another
-  plane of its chip and a held read is readdressed). The paper's fill uses 1 MB random
-  writes; ssdlab's precondition writes pages at random and then brings the valid-page
-  distribution to GC's steady state, which fragments more.
-"#;
