@@ -586,4 +586,58 @@ mod tests {
         assert_eq!(g.mixes_per_group, 8);
         assert!(g.feasible_load < 1.0 && g.low_fraction < 1.0 && g.overloaded_high > 0.0);
     }
+
+    fn row(experiment: &'static str, policy: &'static str, fairness: f64, weighted_speedup: f64, max: f64) -> Row {
+        Row {
+            experiment,
+            mix: "mix50-0".into(),
+            high_flows: 2,
+            policy,
+            fairness,
+            unfairness: 1.0 / fairness,
+            weighted_speedup,
+            max_slowdown: max,
+            slowdowns: vec![1.0, max],
+            flow_names: vec!["tpcc-hi".into(), "reader-lo".into()],
+            iops: 1000.0,
+            same_requests: 2,
+            drain_ms: 1.0,
+            alone_drain_ms: 0.5,
+        }
+    }
+
+    /// The report is its template with this run's values: FLIN at fairness 0.6 where
+    /// Sprinkler+Fairness has 0.4 is +50.0% in the claims row, and its worst flow slowed 2×
+    /// against 4× and 5× is the worst-slowdown row. The check table `reproduce` prints is not
+    /// part of REPORT.md, but each of its policy rows begins that policy's row of the main
+    /// setting's summary. A run with the strict-hazards experiment has its section.
+    #[test]
+    fn the_report_template_takes_the_runs_values() {
+        let rows = [
+            row("mix", "flin", 0.6, 2.0, 2.0),
+            row("mix", "sprinkler", 0.3, 1.5, 4.0),
+            row("mix", "sprinkler_fairness", 0.4, 1.6, 5.0),
+            row("mix_strict", "flin", 0.5, 1.8, 3.0),
+        ];
+        let opts =
+            Options { out: "out".into(), quick: false, traces: "traces".into(), threads: 2, resume: false, stop: None };
+        let md = report_md(&opts, &rows, &[], &POLICIES[..3], &[], 3.0);
+        assert!(md.starts_with(
+            "# FLIN (ISCA 2018) reproduced with ssdlab\n\nMode: **full** (4 cases, 3 s wall on 2 threads)"
+        ));
+        assert!(md.contains("| FLIN fairness vs Sprinkler+Fairness | +70% | +50.0% |\n"), "{md}");
+        assert!(md.contains("| FLIN weighted speedup vs Sprinkler+Fairness | +47% | +25.0% |\n"), "{md}");
+        let worst = "| worst slowdown | FLIN < 80×; Sprinkler-based > 500× | FLIN 2.0×; Sprinkler 4.0×; Sprinkler+Fairness 5.0× |\n";
+        assert!(md.contains(worst), "{md}");
+        let check = check_table(&rows);
+        assert!(check.contains("| flin | 0.600 | 2.000 | 2.00 | 2.00 |\n"), "{check}");
+        for line in check.lines().filter(|l| POLICIES.iter().any(|p| l.starts_with(&format!("| {p} |")))) {
+            assert!(md.contains(&format!("\n{line} 1000 |\n")), "{line}\n{md}");
+        }
+        let strict =
+            md.find("**0 of 0**.\n\n\n## Sensitivity: the main setting's mixes with `hil.hazards = \"strict\"`\n");
+        let every_mix = md.find("|\n\n## Every mix of the main setting\n");
+        let (Some(strict), Some(every_mix)) = (strict, every_mix) else { panic!("{md}") };
+        assert!(md[strict..every_mix].contains("\n| flin | 0.500 | 1.800 | 3.00 | 3.00 | 1000 |\n"), "{md}");
+    }
 }
