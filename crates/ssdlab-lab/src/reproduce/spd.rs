@@ -469,16 +469,12 @@ mod tests {
     #[test]
     fn the_report_template_takes_the_runs_values() {
         let rows = [row(Scheme::BaselineD, 200.0), row(Scheme::Spd, 100.0)];
-        let opts = Options {
-            out: "out".into(),
-            quick: true,
-            traces: "traces".into(),
-            threads: 2,
-            resume: false,
-            stop: None,
-        };
+        let opts =
+            Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
         let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
-        assert!(md.starts_with("# SPD (Gao et al., MSST 2019) reproduced with ssdlab\n\nMode: **quick** (2 runs, 3 s wall on 2 threads)"));
+        assert!(md.starts_with(
+            "# SPD (Gao et al., MSST 2019) reproduced with ssdlab\n\nMode: **quick** (2 runs, 3 s wall on 2 threads)"
+        ));
         let claim = "| s.23 write latency, SPD vs Baseline-D, no GC | < −15% | -50.0% |\n";
         assert!(md.contains(claim), "{md}");
         let check = check_table(&rows);

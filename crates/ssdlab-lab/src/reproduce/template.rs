@@ -95,7 +95,10 @@ mod tests {
         v.set("table", "| a |\n|---|\n\n");
         v.set("absent", "");
         let text = "# Title\n\nMode **{{mode}}** ({{n}} runs, {{n}} again).\n\n{{table}}\n{{absent}}\nEnd.\n";
-        assert_eq!(render("t.md", text, &v), "# Title\n\nMode **quick** (12 runs, 12 again).\n\n| a |\n|---|\n\nEnd.\n");
+        assert_eq!(
+            render("t.md", text, &v),
+            "# Title\n\nMode **quick** (12 runs, 12 again).\n\n| a |\n|---|\n\nEnd.\n"
+        );
     }
 
     #[test]

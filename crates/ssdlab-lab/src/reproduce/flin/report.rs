@@ -121,7 +121,40 @@ pub(super) fn report_md(
     v.set("mix_same", same_requests(rows, "mix"));
     sensitivity(&mut v, rows);
     v.set("every_mix", every_mix_rows(rows));
+    flin_rules(&mut v);
     render(TEMPLATE_NAME, TEMPLATE, &v)
+}
+
+/// FLIN's rules as the preset sets them: the intensity thresholds (per chip and epoch, as
+/// FLIN computes them on this drive) and the stage-3, GC and slowdown rules.
+fn flin_rules(v: &mut Values) {
+    use ssdlab::tsu::config::{FlinIntensity, GcBeforeWrite, GcInWaits};
+    let cfg = ssdlab::Config::from_toml_str(super::PRESET, super::PRESET_NAME, &[]).expect("the shipped preset");
+    let f = &cfg.tsu.flin;
+    let [reads, writes] = ssdlab::tsu::flin::Flin::thresholds(&cfg.nand, f);
+    let epoch_ms = f.epoch_us / 1000.0;
+    let rule = match f.intensity {
+        FlinIntensity::ChipShare => format!(
+            "`tsu.flin.intensity = \"chip_share\"`: a flow is low-intensity for reads (writes) on a chip while it enqueues fewer than {} of what the chip can serve in an epoch, one command at a time; on this drive **{reads} reads and {writes} writes per chip per {epoch_ms} ms epoch**. (The authors' code's whole-drive bytes, `drive_bytes`, would be 128 reads per chip, more than a chip behind a shared channel serves.)",
+            f.share()
+        ),
+        FlinIntensity::DriveBytes => format!(
+            "`tsu.flin.intensity = \"drive_bytes\"`, as the authors' code: {} and {} bytes per epoch for the whole drive, divided over the chips and into pages: **{reads} reads and {writes} writes per chip per {epoch_ms} ms epoch**.",
+            f.alpha_bytes()[0],
+            f.alpha_bytes()[1]
+        ),
+    };
+    v.set("intensity_rule", rule);
+    let waits = match f.gc_in_waits {
+        GcInWaits::Both => "T_GC in both proportional waits",
+        GcInWaits::ReadOnly => "T_GC in the read's proportional wait only",
+    };
+    let before = match f.gc_before_write {
+        GcBeforeWrite::Share => "N_GC page moves charged to the writing flow before each write while GC is queued",
+        GcBeforeWrite::Urgent => "GC ahead of writes only at the hard threshold",
+    };
+    let busy = if f.chip_busy_in_slowdown { "with" } else { "without" };
+    v.set("flin_rules", format!("{waits}; {before}; slowdown estimates {busy} the chip's remaining busy time"));
 }
 
 /// The sensitivity sections' values: overloaded, light, closed loop, and (when the run has

@@ -276,6 +276,12 @@ impl Flin {
         }
     }
 
+    /// The per-chip intensity thresholds (reads, writes per epoch) FLIN uses on drive `nand`
+    /// (what a reproduction's report states).
+    pub fn thresholds(nand: &NandConfig, f: &FlinConfig) -> [u32; 2] {
+        Flin::new(nand, f, &[]).alpha
+    }
+
     /// Where `chip`'s per-flow records are in `flows`.
     fn records(&self, chip: usize) -> std::ops::Range<usize> {
         let n = self.prio.len();
