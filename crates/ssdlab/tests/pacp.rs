@@ -220,6 +220,41 @@ fn idle_migration_moves_the_read_pages_of_the_most_invalid_write_channel_block()
     assert_eq!(off.partition.as_ref().unwrap().migrated_idle, 0);
 }
 
+/// Idle-time migration chooses among Write-channel blocks holding a read-predicted page
+/// (docs/techniques.md §10.10 item 3), worked by hand on the drive of the test above:
+/// 1. writes of pages 0..16 in rotation put the odd pages on channel 1 (Write), in blocks
+///    A = {1, 3, 5, 7} and B = {9, 11, 13, 15};
+/// 2. reads of pages 8..16: of channel 1's pages only 9, 11, 13 and 15 now predict read;
+/// 3. rewrites of pages 1 and 3 (last access a write: predicted write, to channel 1) leave
+///    A = {_, _, 5, 7}, the most invalid closed Write-channel block, with no read-predicted
+///    page;
+/// 4. a 260 ms gap: B's four read-predicted pages move to channel 0. Under the earlier rule
+///    (`idle_victims = "any"`) A is chosen and nothing moves.
+#[test]
+fn idle_migration_picks_a_block_holding_read_predicted_pages() {
+    use ssdlab::ftl::alloc::pacp::IdleVictims;
+    use ssdlab::host::Replay;
+    let mut cfg = drive("pacp");
+    (cfg.nand.channels, cfg.nand.planes_per_die, cfg.nand.pages_per_block) = (2, 1, 4);
+    cfg.ftl.partition.n_read = 1;
+    cfg.ftl.partition.period = 1_000_000;
+    cfg.ftl.partition.idle_us = 50_000.0;
+    let ms = 1_000_000u64;
+    let mut lines: Vec<(u64, u64, u32, bool)> = (0..16u64).map(|p| (p * 10 * ms, p * 16, 16, false)).collect();
+    lines.extend((8..16u64).map(|p| (160 * ms + p * 10 * ms, p * 16, 16, true)));
+    lines.push((320 * ms, 16, 16, false));
+    lines.push((330 * ms, 3 * 16, 16, false));
+    lines.push((600 * ms, 2 * 16, 16, true));
+    let wl = trace_workload(trace_file("idle-victims", &lines), Replay::Timestamps, 4);
+    let o = run(&cfg, &wl);
+    let p = o.partition.as_ref().expect("a partition");
+    assert_eq!((p.migrated_idle, p.migrated_gc), (4, 0), "{p:?}");
+    assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+    cfg.ftl.partition.idle_victims = IdleVictims::Any;
+    let any = run(&cfg, &wl);
+    assert_eq!(any.partition.as_ref().unwrap().migrated_idle, 0);
+}
+
 /// A migration program that GC overtakes goes back to the migration job. On this run (the
 /// PACP preset at 256 blocks per plane, GC scheduled by the earlier rule, a 90% fill, then paced reads, mixed and writes of
 /// `reproduce pacp --quick`'s web_0 stand-in) GC moves a page while an idle-time migration

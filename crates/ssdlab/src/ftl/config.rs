@@ -172,6 +172,9 @@ impl FtlConfig {
         if p.idle_migration == Some(true) && lv {
             return reject(file, "ftl.partition.idle_migration", true, why);
         }
+        if p.idle_victims != crate::ftl::alloc::pacp::IdleVictims::default() && lv {
+            return reject(file, "ftl.partition.idle_victims", p.idle_victims, why);
+        }
         require_times(file, &[("ftl.partition.idle_us", p.idle_us)])?;
         require_nonzero(file, &[("ftl.partition.idle_pages", p.idle_pages)])
     }

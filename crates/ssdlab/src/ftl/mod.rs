@@ -30,7 +30,7 @@ pub mod precondition;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Ps;
-use crate::ftl::alloc::pacp::ChannelPartition;
+use crate::ftl::alloc::pacp::{ChannelPartition, IdleVictims};
 use crate::ftl::config::FtlConfig;
 use crate::nand::config::NandConfig;
 use crate::nand::{FlashOp, Geometry, Lpn, Ppn, NONE};
@@ -450,27 +450,34 @@ impl Ftl {
     }
 
     /// Idle-time migration's pages (§3.3, GC-aware): of the closed, not collected blocks on
-    /// Write channels, the one with the fewest valid (most invalid) pages (ties: lowest
-    /// index); its valid pages whose history predicts read, at most `max`, into `out`.
+    /// Write channels — by default only those holding a read-predicted valid page
+    /// (`ftl.partition.idle_victims`) — the one with the fewest valid (most invalid) pages
+    /// (ties: lowest index); its valid pages whose history predicts read, at most `max`,
+    /// into `out`.
     pub fn idle_migration_pages(&self, max: u32, out: &mut Vec<LivePage>) {
         out.clear();
         let Some(p) = self.partition.as_deref() else { return };
         let bpp = self.geo.blocks_per_plane;
-        let mut best: Option<(u16, u32)> = None;
+        let mut candidates: Vec<(u16, u32)> = Vec::new();
         for plane in 0..self.geo.planes() {
             if !p.is_write_channel(self.geo.channel_of_chip(self.geo.chip_of_plane(plane))) {
                 continue;
             }
             for x in plane * bpp..(plane + 1) * bpp {
-                let v = self.blocks.valid[x as usize];
-                if self.blocks.state[x as usize] == BlockState::Closed && best.is_none_or(|b| (v, x) < b) {
-                    best = Some((v, x));
+                if self.blocks.state[x as usize] == BlockState::Closed {
+                    candidates.push((self.blocks.valid[x as usize], x));
                 }
             }
         }
-        let Some((_, block)) = best else { return };
-        self.blocks.valid_pages(block, out);
-        out.retain(|lp| lp.lpn < self.logical_pages && p.predicts_read(lp.lpn));
+        candidates.sort_unstable();
+        let any = p.idle_victims == IdleVictims::Any;
+        for &(_, block) in &candidates {
+            self.blocks.valid_pages(block, out);
+            out.retain(|lp| lp.lpn < self.logical_pages && p.predicts_read(lp.lpn));
+            if any || !out.is_empty() {
+                break;
+            }
+        }
         out.truncate(max as usize);
     }
 

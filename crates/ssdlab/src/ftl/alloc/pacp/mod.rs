@@ -21,7 +21,7 @@
 mod partition;
 mod trh;
 
-pub use partition::{Partition, PartitionConfig, Preload, Split};
+pub use partition::{IdleVictims, Partition, PartitionConfig, Preload, Split};
 pub use trh::{Prediction, Trh};
 
 use crate::engine::Ps;
@@ -168,6 +168,8 @@ pub struct ChannelPartition {
     pub migrated_gc: u64,
     /// Idle-time migration: (time the host must be idle, pages per idle period); None: off.
     pub idle: Option<(crate::engine::Ps, u32)>,
+    /// Which Write-channel blocks idle-time migration chooses among.
+    pub idle_victims: IdleVictims,
     /// Pages idle-time migration moved to a Read channel.
     pub migrated_idle: u64,
     /// Idle-time migrations given up after their plane was chosen: GC moved the page first.
@@ -231,6 +233,7 @@ impl ChannelPartition {
             migrated_gc: 0,
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
                 .then(|| (crate::validate::us_to_ps(cfg.idle_us), cfg.idle_pages)),
+            idle_victims: cfg.idle_victims,
             migrated_idle: 0,
             idle_dropped: 0,
             load: vec![ChannelLoad::default(); geo.channels as usize],

@@ -25,10 +25,27 @@ pub struct PartitionConfig {
     /// most invalid pages move to Read channels, at most `idle_pages` per idle period.
     /// Unset: on for `pacp`; not built for `lv_partition`.
     pub idle_migration: Option<bool>,
+    /// Which Write-channel blocks idle migration chooses among.
+    pub idle_victims: IdleVictims,
     pub idle_us: f64,
     pub idle_pages: u32,
     /// Where preconditioning puts the pages the workload reads before it writes them.
     pub preload: Preload,
+}
+
+/// Which Write-channel blocks idle-time migration chooses its block among
+/// (`ftl.partition.idle_victims`; docs/techniques.md §10.5 item 2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleVictims {
+    /// Closed blocks holding at least one valid page whose history predicts read; among
+    /// them the most invalid pages [I, docs/techniques.md §10.10 item 3]: the paper's aim is
+    /// to move read-predicted pages.
+    #[default]
+    ReadPredicted,
+    /// Any closed block; the most invalid pages, whether or not it holds a read-predicted
+    /// page (ssdlab's earlier rule: it moves almost nothing).
+    Any,
 }
 
 /// Where preconditioning places the pages the workload reads before writing them
@@ -53,6 +70,7 @@ impl Default for PartitionConfig {
             trh_bits: 1,
             gc_migration: None,
             idle_migration: None,
+            idle_victims: IdleVictims::ReadPredicted,
             idle_us: 1000.0,
             idle_pages: 64,
             preload: Preload::Spread,
