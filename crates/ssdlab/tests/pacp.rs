@@ -93,8 +93,11 @@ fn lv_partition_writes_only_to_write_channels() {
     assert_eq!((p.read_channels_end, p.relabels, p.trh_predicted), (1, 0, 0));
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
     let mut bad = drive("lv_partition");
-    bad.ftl.partition.gc_migration = Some(true);
-    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.gc_migration"));
+    bad.ftl.partition.idle_migration = Some(true);
+    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.idle_migration"));
+    bad = drive("pacp");
+    bad.ftl.partition.lv_window = 10;
+    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.lv_window"));
     bad = drive("lv_partition");
     bad.ftl.partition.n_read = 4;
     assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.n_read"));
@@ -273,6 +276,8 @@ fn a_migration_program_overtaken_by_gc_goes_back_to_the_migration_job() {
     // happens on this run under that timing.
     cfg.ftl.gc.urgent_when = ssdlab::ftl::UrgentWhen::NearReserve;
     cfg.tsu.urgent_gc = ssdlab::tsu::UrgentGc::First;
+    // And idle migration choosing blocks by the earlier rule (issue 32 changed the default).
+    cfg.ftl.partition.idle_victims = ssdlab::ftl::alloc::pacp::IdleVictims::Any;
     let flow = |name: &str, read_ratio: f64, requests: u64, footprint: f64, start: u64, rate: f64| FlowSpec {
         name: name.into(),
         read_ratio,

@@ -165,9 +165,23 @@ impl FtlConfig {
             return reject(file, "ftl.partition.period", 0, "must be at least one request");
         }
         let lv = self.allocation == AllocationScheme::LvPartition;
-        let why = "is built for pacp only (Lv et al.'s page classification is not)";
-        if p.gc_migration == Some(true) && lv {
-            return reject(file, "ftl.partition.gc_migration", true, why);
+        let why = "is PACP's idle-time migration (Lv et al. migrate only when GC moves a page)";
+        if !p.lv_region_bytes.is_power_of_two() {
+            return reject(file, "ftl.partition.lv_region_bytes", p.lv_region_bytes, "must be a power of two (bytes)");
+        }
+        if p.lv_window == 0 {
+            return reject(file, "ftl.partition.lv_window", 0, "must be at least 1 host page access");
+        }
+        let d = PartitionConfig::default();
+        if !lv && (p.lv_window, p.lv_region_bytes) != (d.lv_window, d.lv_region_bytes) {
+            let key =
+                if p.lv_window != d.lv_window { "ftl.partition.lv_window" } else { "ftl.partition.lv_region_bytes" };
+            return reject(
+                file,
+                key,
+                "(set)",
+                "is Lv et al.'s classification: applies to ftl.allocation = \"lv_partition\"",
+            );
         }
         if p.idle_migration == Some(true) && lv {
             return reject(file, "ftl.partition.idle_migration", true, why);

@@ -21,6 +21,9 @@
 mod partition;
 mod trh;
 
+pub mod lv;
+
+pub use lv::AccessWindow;
 pub use partition::{IdleVictims, Partition, PartitionConfig, Preload, Split};
 pub use trh::{Prediction, Trh};
 
@@ -161,6 +164,8 @@ pub struct ChannelPartition {
     pub part: Partition,
     /// PACP only.
     pub trh: Option<Trh>,
+    /// Lv et al. only: the access characteristic GC migration reads.
+    pub lv: Option<AccessWindow>,
     rot: Rotation,
     geo: Geometry,
     gc_migration: bool,
@@ -227,9 +232,11 @@ impl ChannelPartition {
         ChannelPartition {
             part: Partition::new(geo.channels, n_read, split, cfg.period.max(1)),
             trh: (scheme == Scheme::Pacp).then(|| Trh::new(logical_pages, cfg.trh_bits)),
+            lv: (scheme == Scheme::Lv)
+                .then(|| AccessWindow::new(logical_pages, cfg.lv_region_pages(geo.page_bytes), cfg.lv_window)),
             rot: Rotation::new(geo),
             geo: geo.clone(),
-            gc_migration: scheme == Scheme::Pacp && cfg.gc_migration.unwrap_or(true),
+            gc_migration: cfg.gc_migration.unwrap_or(true),
             migrated_gc: 0,
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
                 .then(|| (crate::validate::us_to_ps(cfg.idle_us), cfg.idle_pages)),
@@ -273,9 +280,14 @@ impl ChannelPartition {
         }
     }
 
-    /// Whether `lpn`'s history predicts read (a page idle-time migration may move).
+    /// Whether `lpn` is a page migration moves to the read area: its history predicts read
+    /// (PACP), or its region is read-dominant (Lv et al.).
     pub fn predicts_read(&self, lpn: Lpn) -> bool {
-        self.trh.as_ref().is_some_and(|t| t.predict(lpn) == Prediction::Read)
+        match (&self.trh, &self.lv) {
+            (Some(t), _) => t.predict(lpn) == Prediction::Read,
+            (None, Some(w)) => w.read_dominant(lpn),
+            (None, None) => false,
+        }
     }
 
     /// Whether `channel` is labelled Write.
@@ -341,6 +353,9 @@ impl ChannelPartition {
         let old_channel = (old != crate::nand::NONE).then(|| self.channel_of(old));
         let old_on_write = old_channel.is_some_and(|c| !self.part.is_read(c));
         let Some(trh) = &mut self.trh else {
+            if let Some(w) = &mut self.lv {
+                w.record(lpn, true);
+            }
             let plane = self.plane_with_room(ChannelSet::Write, load, &room);
             self.count_write(plane);
             return plane;
@@ -400,6 +415,9 @@ impl ChannelPartition {
             l.host_reads_as_read += u64::from(self.part.is_read(c));
         }
         let on_write = channel.is_some_and(|c| !self.part.is_read(c));
+        if let Some(w) = &mut self.lv {
+            w.record(lpn, false);
+        }
         let Some(trh) = &mut self.trh else { return };
         let before = counted(trh, lpn);
         trh.record(lpn, false, on_write);

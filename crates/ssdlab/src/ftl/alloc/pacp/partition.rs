@@ -17,9 +17,14 @@ pub struct PartitionConfig {
     pub period: u64,
     /// PACP: history bits per logical page, 1 to 3 [P: 1].
     pub trh_bits: u8,
-    /// GC-piggybacked migration (§3.3): a Write-channel GC move of a page predicted read is
-    /// programmed on a Read channel. Unset: on for `pacp`; not built for `lv_partition`.
+    /// GC-piggybacked migration (§3.3): a Write-channel GC move of a page predicted read
+    /// (PACP) or read-dominant (Lv et al., §6.3) is programmed on a Read channel. Unset: on.
     pub gc_migration: Option<bool>,
+    /// Lv et al.: host page accesses over which a region's reads and writes are counted.
+    pub lv_window: u64,
+    /// Lv et al.: bytes of logical space classified together (a power of two, at least a
+    /// page).
+    pub lv_region_bytes: u64,
     /// GC-aware migration at idle time (§3.3): after the host has had nothing outstanding
     /// for `idle_us`, the read-predicted valid pages of the Write-channel block with the
     /// most invalid pages move to Read channels, at most `idle_pages` per idle period.
@@ -69,6 +74,8 @@ impl Default for PartitionConfig {
             period: 10_000,
             trh_bits: 1,
             gc_migration: None,
+            lv_window: 1_000_000,
+            lv_region_bytes: 2 << 20,
             idle_migration: None,
             idle_victims: IdleVictims::ReadPredicted,
             idle_us: 1000.0,
@@ -178,5 +185,12 @@ impl Partition {
         self.read[c as usize] = !from_read;
         self.relabels += 1;
         Some(c)
+    }
+}
+
+impl PartitionConfig {
+    /// Pages per region of Lv et al.'s classification on pages of `page_bytes`.
+    pub fn lv_region_pages(&self, page_bytes: u32) -> u32 {
+        (self.lv_region_bytes / page_bytes.max(1) as u64).clamp(1, 1 << 31) as u32
     }
 }

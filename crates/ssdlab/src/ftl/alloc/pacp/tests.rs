@@ -198,3 +198,37 @@ fn host_accesses_spills_and_relabellings_are_counted_where_they_happen() {
     assert_eq!((r.relabel_log[0].t_us, r.relabel_log[0].to_read), (3.0, true));
     assert_eq!(r.read_channels_end, 3);
 }
+
+/// Lv et al. place and migrate by access characteristic (docs/techniques.md §6.3): on 4
+/// channels with channel 0 the read area, a page on a Write channel that was read twice and
+/// not written within the window goes to a Read-channel plane when GC moves it; a page
+/// written within the window stays; with `gc_migration = false` nothing moves. Regions of
+/// one page (4 KiB pages, `lv_region_bytes` = 4096).
+#[test]
+fn lv_migrates_a_read_dominant_page_out_of_a_write_channel() {
+    let geo = geometry();
+    let cfg = PartitionConfig { lv_region_bytes: 4096, lv_window: 100, ..PartitionConfig::default() };
+    let mut p = ChannelPartition::new(Scheme::Lv, &cfg, &geo, 64, 1);
+    assert!(p.part.is_read(0) && !p.part.is_read(1));
+    let load = vec![0; geo.chips() as usize];
+    // Page 0 of channel 1's first plane holds lpn 7; page 1 of it holds lpn 9.
+    let on_write_channel = |page: u32| {
+        let plane = (0..geo.planes()).find(|&pl| geo.channel_of_chip(geo.chip_of_plane(pl)) == 1).unwrap();
+        plane * geo.blocks_per_plane * geo.pages_per_block + page
+    };
+    p.host_read(7, on_write_channel(0), 0);
+    p.host_read(7, on_write_channel(0), 0);
+    p.host_read(9, on_write_channel(1), 0);
+    p.host_read(9, on_write_channel(1), 0);
+    let _ = p.write_plane(9, on_write_channel(1), &load, 0, |_| true);
+    assert!(p.predicts_read(7) && !p.predicts_read(9));
+    let plane = p.migration_plane(7, on_write_channel(0), &load, |_| true).expect("moves to the read area");
+    assert_eq!(geo.channel_of_chip(geo.chip_of_plane(plane)), 0);
+    assert_eq!(p.migration_plane(9, on_write_channel(1), &load, |_| true), None, "written in the window");
+    assert_eq!(p.migrated_gc, 1);
+    let off = PartitionConfig { gc_migration: Some(false), ..cfg };
+    let mut q = ChannelPartition::new(Scheme::Lv, &off, &geo, 64, 1);
+    q.host_read(7, on_write_channel(0), 0);
+    q.host_read(7, on_write_channel(0), 0);
+    assert_eq!(q.migration_plane(7, on_write_channel(0), &load, |_| true), None);
+}
