@@ -305,7 +305,7 @@ mod tests {
     use crate::ftl::AllocationScheme;
 
     /// Each choice key with every spelling docs/config.md allows.
-    const CHOICES: [(&str, &[&str]); 11] = [
+    const CHOICES: [(&str, &[&str]); 12] = [
         ("tsu.policy", &["fifo", "ooo", "flin"]),
         ("ftl.allocation", &["CWDP", "PDWC", "CW", "D", "WDP", "dynamic", "dynamic_rr", "lv_partition", "pacp"]),
         ("ftl.mapping", &["full", "dftl", "cdftl", "tpftl", "fmmu"]),
@@ -315,6 +315,7 @@ mod tests {
         ("hil.scheduler", &["direct", "vas", "pas", "spk1", "spk2", "spk3"]),
         ("hil.hazards", &["strict", "war", "none"]),
         ("hil.fairness", &["none", "wa_bc"]),
+        ("hil.faro_priority", &["overlap_depth", "within_request"]),
         ("hif.interface", &["nvme", "sata"]),
         ("hif.arbitration", &["round_robin", "weighted_round_robin"]),
     ];

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Fairness, Hazards, SchedulerKind};
+use super::{Fairness, FaroPriority, Hazards, SchedulerKind};
 use crate::error::Result;
 use crate::validate::{reject, require_at_most, require_nonzero};
 
@@ -33,6 +33,10 @@ pub struct HilConfig {
     /// `spk1`, `spk3`: committed requests that may wait per plane for their command (FARO
     /// fills one slot per plane; more leaves the TSU a choice, e.g. for FLIN).
     pub plane_slots: u32,
+    /// `spk1`, `spk3`: what FARO ranks by: overlap_depth (the chip's overlap depth across all
+    /// queued requests, Sprinkler §4.2 and Algorithm 1) | within_request (ssdlab's rule before
+    /// issue 32: nothing across requests is counted).
+    pub faro_priority: FaroPriority,
 }
 
 impl Default for HilConfig {
@@ -46,6 +50,7 @@ impl Default for HilConfig {
             fairness: Fairness::None,
             wa_bc_round_us: 10_000.0,
             plane_slots: 1,
+            faro_priority: FaroPriority::OverlapDepth,
         }
     }
 }

@@ -390,24 +390,40 @@ impl fmt::Display for SchedulerKind {
 impl SchedulerKind {
     /// Build the scheduler; `readdressing` turns Sprinkler's readdressing callback on;
     /// `max_bypass` 0 means no starvation guard (the papers' PAS and FARO have none);
-    /// `plane_slots` is how many committed requests may wait per plane under FARO.
+    /// `plane_slots` is how many committed requests may wait per plane under FARO, and
+    /// `faro` what FARO ranks by.
     pub fn build(
         self,
         geo: &Geometry,
         max_bypass: u32,
         readdressing: bool,
-        plane_slots: u32,
+        (plane_slots, faro): (u32, FaroPriority),
     ) -> Box<dyn DeviceScheduler> {
         let max_bypass = if max_bypass == 0 { u32::MAX } else { max_bypass };
         match self {
             SchedulerKind::Direct => Box::new(Direct::default()),
             SchedulerKind::Vas => Box::new(Vas::new(geo, readdressing)),
             SchedulerKind::Pas => Box::new(Pas::new(geo, max_bypass, readdressing)),
-            SchedulerKind::Spk1 => Box::new(Sprinkler::spk1(geo, max_bypass, readdressing, plane_slots)),
+            SchedulerKind::Spk1 => Box::new(Sprinkler::spk1(geo, max_bypass, readdressing, (plane_slots, faro))),
             SchedulerKind::Spk2 => Box::new(Sprinkler::spk2(geo, readdressing)),
-            SchedulerKind::Spk3 => Box::new(Sprinkler::spk3(geo, readdressing, plane_slots)),
+            SchedulerKind::Spk3 => Box::new(Sprinkler::spk3(geo, readdressing, (plane_slots, faro))),
         }
     }
+}
+
+/// What FARO (`spk1`, `spk3`) ranks uncommitted requests by (`hil.faro_priority`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaroPriority {
+    /// Sprinkler §4.2 and Algorithm 1 [P]: per chip, the host request (tag) whose memory
+    /// requests on the chip would give it the highest overlap depth — distinct (die, plane)
+    /// pairs with a committed request waiting, of any host request, together with this
+    /// request's — then the highest connectivity (its memory requests on the chip), then the
+    /// oldest [I].
+    OverlapDepth,
+    /// ssdlab's rule before issue 32 [I]: `spk3` gives each free plane the request with most
+    /// memory requests on the chip, then the oldest; `spk1` counts depth inside one request.
+    WithinRequest,
 }
 
 /// The fairness layer over the device queue (`hil.fairness`).

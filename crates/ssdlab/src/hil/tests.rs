@@ -50,29 +50,41 @@ const EXAMPLE: [(u32, u32, u32); 15] = [
 
 impl Harness {
     fn new(kind: SchedulerKind) -> Harness {
+        Harness::with(kind, (1, FaroPriority::OverlapDepth), &EXAMPLE)
+    }
+
+    /// The scheduler with `faro` = (plane slots, FARO's priority), and the memory requests
+    /// `example` lists ready.
+    fn with(kind: SchedulerKind, faro: (u32, FaroPriority), example: &[(u32, u32, u32)]) -> Harness {
         let mut cfg = Sections::default();
         cfg.nand.channels = 3;
         cfg.nand.chips_per_channel = 3;
         cfg.nand.dies_per_chip = 2;
         cfg.nand.planes_per_die = 2;
         let geo = Geometry::from_config(&cfg.nand);
-        let sched = kind.build(&geo, 32, true, 1);
+        let sched = kind.build(&geo, 32, true, faro);
         let mut h = Harness { occ: Occupancy::new(&geo), geo, mrs: Vec::new(), sched };
-        for (k, &(io, chip, pic)) in EXAMPLE.iter().enumerate() {
-            h.mrs.push(MemoryRequest {
+        h.add(example);
+        h
+    }
+
+    /// Memory requests (request, chip, plane in chip) become ready, in this order.
+    fn add(&mut self, example: &[(u32, u32, u32)]) {
+        for &(io, chip, pic) in example {
+            let k = self.mrs.len() as u32;
+            self.mrs.push(MemoryRequest {
                 io,
                 flow: 0,
                 io_seq: io as u64,
-                lpn: k as u32,
+                lpn: k,
                 sector_mask: 1,
                 op: MrOp::Read,
                 plane: chip * 4 + pic,
                 committed: false,
                 waiting: false,
             });
-            h.sched.ready(k as u32, &h.mrs);
+            self.sched.ready(k, &self.mrs);
         }
-        h
     }
 
     /// One scheduling round: the committed memory requests as "#io:Cchip.pplane".
@@ -194,13 +206,13 @@ fn spk2_commits_per_chip_in_striped_order() {
     assert_eq!(h.round(), Vec::<String>::new());
 }
 
-/// SPK3, RIOS + FARO (Figures 8, 9): every free plane slot of every chip is filled in the
-/// first round. On C3 plane 0 both #1 and #4 want the slot: #4 has two memory requests on C3
-/// (connectivity 2 against 1) and wins; #1's goes as soon as C3's command starts, while C3 is
-/// still busy (over-commitment).
+/// SPK3 under the earlier rule (`hil.faro_priority = "within_request"`): every free plane slot
+/// of every chip is filled in the first round. On C3 plane 0 both #1 and #4 want the slot:
+/// #4 has two memory requests on C3 (connectivity 2 against 1) and wins; #1's goes as soon as
+/// C3's command starts, while C3 is still busy (over-commitment).
 #[test]
-fn spk3_fills_every_plane_by_connectivity() {
-    let mut h = Harness::new(SchedulerKind::Spk3);
+fn spk3_within_request_fills_every_plane_by_connectivity() {
+    let mut h = Harness::with(SchedulerKind::Spk3, (1, FaroPriority::WithinRequest), &EXAMPLE);
     assert_eq!(
         h.round(),
         labels(&[
@@ -214,6 +226,78 @@ fn spk3_fills_every_plane_by_connectivity() {
     assert_eq!(h.round(), labels(&["#1:C3.p0"]), "over-committed to busy C3");
     assert_eq!(h.occ.chip_committed[3], 5);
     assert_eq!(h.sched.pending(), 0);
+}
+
+/// SPK3, RIOS + FARO (Figures 8, 9; Algorithm 1): one tag per chip per visit, in RIOS order
+/// C0, C3, C6, C1, C4, C7, C2, C5, C8. First visit: C0's tags #1 (p0) and #2 (p1) both
+/// reach depth 1 with connectivity 1, #1 is older; on C3, #1 reaches depth 1 (p0), #4 depth
+/// 2 (p0, p2), #5 depth 2 (p1, p3), both with connectivity 2, so the older #4. Second visit:
+/// C0 with #1 waiting on p0 reaches depth 2 with #2; C3 with p0, p2 waiting reaches depth 4
+/// with #5, while #1's p0 has no free slot. Nothing else is left.
+#[test]
+fn spk3_commits_the_deepest_tag_per_chip_in_rios_order() {
+    let mut h = Harness::new(SchedulerKind::Spk3);
+    assert_eq!(
+        h.round(),
+        labels(&[
+            "#1:C0.p0", "#4:C3.p0", "#4:C3.p2", "#3:C6.p0", "#1:C1.p0", "#4:C4.p0", "#3:C7.p0", "#1:C2.p0", "#2:C5.p0",
+            "#3:C8.p0", // first visit
+            "#2:C0.p1", "#5:C3.p1", "#5:C3.p3", "#2:C1.p1", // second visit
+        ])
+    );
+    assert_eq!(h.round(), Vec::<String>::new(), "C3 plane 0 still has a waiting request");
+    h.start(3);
+    assert_eq!(h.round(), labels(&["#1:C3.p0"]), "over-committed to busy C3");
+    assert_eq!(h.sched.pending(), 0);
+}
+
+/// One chip, C0: #1 (older) has five memory requests there on p0 and p1 (connectivity 5,
+/// depth 2); #2 has four, one on each (die, plane) (connectivity 4, depth 4). FARO commits
+/// #2's four first and #1 finds no free plane; the earlier rule gave p0 and p1 to #1 (higher
+/// connectivity) and p2, p3 to #2.
+#[test]
+fn faro_commits_four_requests_on_distinct_planes_ahead_of_an_older_more_connected_one() {
+    let example = [(1, 0, 0), (1, 0, 1), (1, 0, 0), (1, 0, 1), (1, 0, 0), (2, 0, 0), (2, 0, 1), (2, 0, 2), (2, 0, 3)];
+    let mut h = Harness::with(SchedulerKind::Spk3, (1, FaroPriority::OverlapDepth), &example);
+    assert_eq!(h.round(), labels(&["#2:C0.p0", "#2:C0.p1", "#2:C0.p2", "#2:C0.p3"]));
+    assert_eq!(h.sched.pending(), 5);
+    let mut h = Harness::with(SchedulerKind::Spk3, (1, FaroPriority::WithinRequest), &example);
+    assert_eq!(h.round(), labels(&["#1:C0.p0", "#1:C0.p1", "#2:C0.p2", "#2:C0.p3"]));
+}
+
+/// Overlap depth counted across requests, two slots per plane. Round 1 commits #1's C0 p0
+/// and p1 (depth 2). Round 2, with p0 and p1 waiting: #2 (p0, p1, p0) adds no plane, depth
+/// 2 + 0 = 2, connectivity 3; #3 (p2) depth 3, connectivity 1; #4 (p2, p3) depth 4,
+/// connectivity 2. #4 goes first; then all four planes wait and every tag's depth is 4, so
+/// connectivity decides: #2 (3) takes p0 and p1's second slots (its second p0 finds both
+/// taken), then #3 (1) takes p2's.
+#[test]
+fn overlap_depth_counts_the_waiting_requests_of_other_tags() {
+    let mut h = Harness::with(SchedulerKind::Spk3, (2, FaroPriority::OverlapDepth), &[(1, 0, 0), (1, 0, 1)]);
+    assert_eq!(h.round(), labels(&["#1:C0.p0", "#1:C0.p1"]));
+    h.add(&[(2, 0, 0), (2, 0, 1), (2, 0, 0), (3, 0, 2), (4, 0, 2), (4, 0, 3)]);
+    assert_eq!(h.round(), labels(&["#4:C0.p2", "#4:C0.p3", "#2:C0.p0", "#2:C0.p1", "#3:C0.p2"]));
+    assert_eq!(h.occ.plane_waiting[..4], [2, 2, 2, 1]);
+    assert_eq!(h.sched.pending(), 1, "#2's second p0");
+}
+
+/// SPK1 with the cross-request depth: #1 waits on C0 p0, p1, p2. Then #2 (C1 p0, p1: depth 2,
+/// connectivity 2 on C1) and #3 (C0 p3 and C1 p0) compete for C1 p0. #3 would give C0 depth
+/// 3 + 1 = 4, so it goes first and #2 waits whole; the earlier rule (depth inside one
+/// request: #2 2, #3 1) committed #2 and left #3 waiting.
+#[test]
+fn spk1_ranks_whole_requests_by_the_depth_they_give_a_chip() {
+    let first = [(1, 0, 0), (1, 0, 1), (1, 0, 2)];
+    let later = [(2, 1, 0), (2, 1, 1), (3, 0, 3), (3, 1, 0)];
+    for (faro, expect) in [
+        (FaroPriority::OverlapDepth, labels(&["#3:C0.p3", "#3:C1.p0"])),
+        (FaroPriority::WithinRequest, labels(&["#2:C1.p0", "#2:C1.p1"])),
+    ] {
+        let mut h = Harness::with(SchedulerKind::Spk1, (1, faro), &first);
+        assert_eq!(h.round().len(), 3);
+        h.add(&later);
+        assert_eq!(h.round(), expect, "{faro:?}");
+    }
 }
 
 /// SPK1, FARO alone: whole requests by overlap depth, then connectivity. #4 (depth 2 on C3,
@@ -248,7 +332,7 @@ fn direct_commits_everything_at_once() {
 fn pas_stops_overtaking_a_starving_request() {
     for (max_bypass, expect) in [(32, labels(&["#4:C3.p0", "#4:C3.p2", "#4:C4.p0"])), (1, vec![])] {
         let mut h = Harness::new(SchedulerKind::Pas);
-        h.sched = SchedulerKind::Pas.build(&h.geo, max_bypass, true, 1);
+        h.sched = SchedulerKind::Pas.build(&h.geo, max_bypass, true, (1, FaroPriority::OverlapDepth));
         for k in 0..EXAMPLE.len() as u32 {
             h.sched.ready(k, &h.mrs);
         }
@@ -267,7 +351,7 @@ fn pas_stops_overtaking_a_starving_request() {
 fn readdressing_regroups_an_uncommitted_read_under_its_new_chip() {
     for (on, chip) in [(true, 4), (false, 3)] {
         let mut h = Harness::new(SchedulerKind::Spk2);
-        h.sched = SchedulerKind::Spk2.build(&h.geo, 32, on, 1);
+        h.sched = SchedulerKind::Spk2.build(&h.geo, 32, on, (1, FaroPriority::OverlapDepth));
         for k in 0..4u32 {
             h.sched.ready(k, &h.mrs); // request #1 only
         }

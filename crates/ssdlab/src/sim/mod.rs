@@ -229,7 +229,12 @@ impl Simulation {
         let priorities = tenants.priorities();
         let nflows = tenants.len();
         let tsu_policy = cfg.tsu.policy.build(&cfg.nand, &cfg.tsu, &priorities);
-        let sched = cfg.hil.scheduler.build(&geo, cfg.hil.max_bypass, cfg.hil.readdressing, cfg.hil.plane_slots);
+        let sched = cfg.hil.scheduler.build(
+            &geo,
+            cfg.hil.max_bypass,
+            cfg.hil.readdressing,
+            (cfg.hil.plane_slots, cfg.hil.faro_priority),
+        );
         let tags = if cfg.hif.interface == Interface::Sata { cfg.hil.queue_depth.min(32) } else { cfg.hil.queue_depth };
         let timeline = opts.timeline.map(|(a, b)| Timeline::new(a, b));
         Ok(Simulation {
