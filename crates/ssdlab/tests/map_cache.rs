@@ -8,6 +8,8 @@
 mod common;
 
 use common::{bus_ps, pcie_ps, preset, trace_file, trace_workload};
+use ssdlab::ftl::firmware::Charges;
+use ssdlab::ftl::mapping::demand::config::UpdateTarget;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{MapStats, MappingKind, UnwrittenRead};
 use ssdlab::host::{Address, FlowSpec, PreconditionSpec, Replay, WorkloadSpec};
@@ -193,24 +195,51 @@ fn b_a_cold_read_costs_one_translation_read_plus_the_data_read() {
 
 /// Firmware time on the same cold read (DFTL, one core): the miss holds the core for
 /// `miss_ns` (the victim search and the read's issue, docs/techniques.md §9.7: "each step holds
-/// its core for the table's cost, then emits flash transactions"), the translation page is
-/// read, and the fill that answers the request takes `hit_ns`. 4.5 µs + 99,670,601 ps +
-/// 1.5 µs on top of the full-map read; the hit of a second lookup of the same entry costs
-/// 1.5 µs.
+/// its core for the table's cost, then emits flash transactions"), then the translation page
+/// is read, and the request goes on when it arrives: 4.5 µs + 99,670,601 ps on top of the
+/// full-map read (each lookup charged once, `charges = "once"`). The earlier `with_fill`
+/// charged the fill that answers the request `hit_ns` again: 1.5 µs more. The hit of a
+/// second lookup of the same entry costs 1.5 µs either way.
 #[test]
-fn b_a_cold_read_pays_the_miss_then_the_fill_on_the_core() {
+fn b_a_cold_read_pays_the_miss_on_the_core() {
     let lines = [(0, 0, 8, true), (10_000_000, 0, 8, true)];
     let wl = preconditioned(trace("cold-fw", &lines, 1), 0.5, Pattern::Sequential);
     let read = CMD_PS + T_R_PS + bus_ps(4096, 333, 8) + pcie_ps(4096, LINK_B_S);
     let tp_read = CMD_PS + T_R_PS + bus_ps(8192, 333, 8);
     let (miss, hit) = (4_500_000, 1_500_000);
-    let mut cfg = one_chip(MappingKind::Dftl);
-    cfg.ftl.firmware.miss_ns = 4500.0;
-    cfg.ftl.firmware.hit_ns = 1500.0;
-    let o = run(&cfg, &wl, false);
-    assert_eq!(map(&o).tp_reads, 1);
-    assert_eq!(o.sim_time_ps, 10_000_000_000 + read + hit, "the second read hits");
-    assert_eq!(o.stats.read.sum_ps, (miss + tp_read + hit + read + hit + read) as u128);
+    for (charges, fill) in [(Charges::Once, 0), (Charges::WithFill, hit)] {
+        let mut cfg = one_chip(MappingKind::Dftl);
+        cfg.ftl.firmware.miss_ns = 4500.0;
+        cfg.ftl.firmware.hit_ns = 1500.0;
+        cfg.ftl.firmware.charges = charges;
+        let o = run(&cfg, &wl, false);
+        assert_eq!(map(&o).tp_reads, 1);
+        assert_eq!(o.sim_time_ps, 10_000_000_000 + read + hit, "{charges:?}: the second read hits");
+        assert_eq!(o.stats.read.sum_ps, (miss + tp_read + fill + read + hit + read) as u128, "{charges:?}");
+    }
+}
+
+/// What a lookup joining a translation page's read costs (docs/techniques.md §9.7,
+/// "Charges"): DFTL, one core, hit 1.5 µs, miss 4.5 µs; three reads at time 0 of lpn 0,
+/// lpn 0 again and lpn 1 (both in translation page 0, on flash). The first misses and
+/// starts the read (4.5 µs); the second joins lpn 0's transient entry (a hit, 1.5 µs); the
+/// third is a CMT miss of its own on the page being read (4.5 µs), with no second read. Core
+/// busy: 10.5 µs. The earlier `with_fill`: both joins a hit, and each of the three requests
+/// a hit again at the fill: 4.5 + 1.5 + 1.5 + 3 × 1.5 = 12 µs. One read either way.
+#[test]
+fn b_a_join_of_a_waiting_entry_costs_a_hit_and_another_entry_of_the_page_a_miss() {
+    let lines = [(0, 0, 8, true), (0, 0, 8, true), (0, 1, 8, true)];
+    let wl = preconditioned(trace("join-fw", &lines, 3), 0.5, Pattern::Sequential);
+    for (charges, busy_ns) in [(Charges::Once, 10_500u128), (Charges::WithFill, 12_000)] {
+        let mut cfg = one_chip(MappingKind::Dftl);
+        cfg.ftl.firmware.miss_ns = 4500.0;
+        cfg.ftl.firmware.hit_ns = 1500.0;
+        cfg.ftl.firmware.charges = charges;
+        let o = run(&cfg, &wl, false);
+        let m = map(&o);
+        assert_eq!((m.tp_reads, m.cmt_misses, m.merges, m.block_merges), (1, 3, 2, 1), "{charges:?}");
+        assert_eq!(o.firmware.2, busy_ns * 1000, "{charges:?}");
+    }
 }
 
 // 3. A batch flush writes one translation page for its dirty entries --------------------
@@ -394,7 +423,10 @@ fn tiny_cache(kind: MappingKind) -> Config {
 /// holds the newer one (`DemandMap::check` at the end), and no entry may enter the cache
 /// stale. Again with firmware time on two cores (DFTL's costs, docs/techniques.md §9.7: hit
 /// 1.5 µs, miss 4.5 µs, flush 10 µs + 10 ns per block scanned), so translation reads and
-/// writes leave after the firmware work that asked for them.
+/// writes leave after the firmware work that asked for them. Again for the two-level schemes
+/// under the earlier update rule (`update_target = "ctp"`: in the CTP copy in place), and
+/// for DFTL and CDFTL with FMMU's watermarks (1/16, 1/8: flushes of the least recently used
+/// dirty entry's page, found without a dirty list).
 #[test]
 fn f_check_holds_through_misses_evictions_flushes_and_translation_gc() {
     let flow = FlowSpec {
@@ -414,16 +446,26 @@ fn f_check_holds_through_misses_evictions_flushes_and_translation_gc() {
         precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random }),
         flows: vec![flow],
     };
-    for (kind, firmware) in DEMAND.iter().flat_map(|&k| [(k, false), (k, true)]) {
+    let variants = ["plain", "firmware", "update in the CTP", "watermarks"];
+    for (kind, variant) in DEMAND.iter().flat_map(|&k| variants.map(|v| (k, v))) {
+        let two_levels = matches!(kind, MappingKind::Cdftl | MappingKind::Fmmu);
         let mut cfg = tiny_cache(kind);
-        if firmware {
-            let f = &mut cfg.ftl.firmware;
-            (f.cores, f.hit_ns, f.miss_ns, f.flush_ns, f.flush_block_ns) = (2, 1500.0, 4500.0, 10_000.0, 10.0);
+        match variant {
+            "firmware" => {
+                let f = &mut cfg.ftl.firmware;
+                (f.cores, f.hit_ns, f.miss_ns, f.flush_ns, f.flush_block_ns) = (2, 1500.0, 4500.0, 10_000.0, 10.0);
+            }
+            "update in the CTP" if two_levels => cfg.ftl.map_cache.update_target = Some(UpdateTarget::Ctp),
+            "watermarks" if matches!(kind, MappingKind::Dftl | MappingKind::Cdftl) => {
+                (cfg.ftl.map_cache.low_watermark, cfg.ftl.map_cache.high_watermark) = (Some(1.0 / 16.0), Some(0.125));
+            }
+            "plain" => {}
+            _ => continue,
         }
         let o = run(&cfg, &wl, true);
         let c = o.check.as_ref().expect("checked");
         let m = map(&o);
-        let what = format!("{kind:?}, firmware {firmware}");
+        let what = format!("{kind:?}, {variant}");
         eprintln!(
             "(f) {what}: {} reads checked; GC {} runs, {} pages moved, {} translation pages; {m:?}",
             c.reads_checked, o.stats.gc_invocations, o.stats.gc_pages_moved, o.stats.gc_map_pages_moved

@@ -172,6 +172,7 @@ pub fn scheme_config(s: &Scheme, base: &Config) -> Result<Config> {
                 flush_ns: 0.0,
                 flush_block_ns: k.flush_block_ns,
                 map_unit: MapUnit::Cores,
+                charges: fw.charges,
             };
         }
     }

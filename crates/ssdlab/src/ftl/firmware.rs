@@ -4,14 +4,20 @@
 //! Each piece of FTL work holds one server for its cost: issuing a memory request's flash
 //! command (`op_cost_ns`, on the cores, when the request is committed), a map lookup that
 //! hits (`hit_ns`) or misses (`miss_ns`, which covers the victim search and issuing the
-//! translation-page read; the core is then free while the flash read runs), the fill that
-//! answers a waiting request when its page arrives (`hit_ns` again [I]), an entry update
+//! translation-page read; the core is then free while the flash read runs), an entry update
 //! (`hit_ns` or `miss_ns`; nobody waits for it, but it holds its server), and a flush
 //! (`flush_ns` + `flush_block_ns` × the CMT blocks it scans: every block of the CMT for
 //! DFTL/CDFTL/TPFTL, which have no dirty list, the page's dirty blocks for FMMU). Work goes
 //! to the server that frees first (lowest index on ties), so k cores are an M/D/k-style
 //! queue; with `map_unit = "hardware"` the map work has one server of its own and the cores
 //! only issue. All costs 0 (the default): no time is spent and nothing is scheduled.
+//!
+//! Each lookup or update is charged once (`charges = "once"`, docs/techniques.md §9.7
+//! "Charges" [I]): a request joining a CMT block another request already waits for costs a
+//! hit, a CMT miss on another block of a translation page being read a miss, and the fill
+//! that answers the waiting requests is part of those costs. `charges = "with_fill"` is the
+//! earlier rule: any request joining a read in flight costs a hit, and every request answered
+//! when its page arrives a hit again (a miss then cost `miss_ns + hit_ns`).
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +33,17 @@ pub enum MapUnit {
     Cores,
     /// On one hardware unit beside the cores (FMMU).
     Hardware,
+}
+
+/// How lookups that wait for a translation page are charged (`ftl.firmware.charges`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Charges {
+    /// Each lookup once, when it reaches the map: a join of a transient block a hit, a CMT
+    /// miss (first on its page or not) a miss; the fill costs nothing more [I].
+    Once,
+    /// The earlier rule: every join of a read in flight a hit, and a hit again at the fill.
+    WithFill,
 }
 
 /// A kind of map work, for its cost.
@@ -52,6 +69,7 @@ pub struct Firmware {
     miss_ps: Ps,
     flush_ps: Ps,
     flush_block_ps: Ps,
+    charges: Charges,
     /// Server time spent, cores and hardware unit.
     pub core_busy_ps: u128,
     pub unit_busy_ps: u128,
@@ -68,6 +86,7 @@ impl Firmware {
             miss_ps: ns_to_ps(f.miss_ns),
             flush_ps: ns_to_ps(f.flush_ns),
             flush_block_ps: ns_to_ps(f.flush_block_ns),
+            charges: f.charges,
             core_busy_ps: 0,
             unit_busy_ps: 0,
         }
@@ -76,6 +95,10 @@ impl Firmware {
     /// Whether map work takes time (else lookups answer at once).
     pub fn times_map_work(&self) -> bool {
         self.hit_ps + self.miss_ps + self.flush_ps + self.flush_block_ps > 0
+    }
+
+    pub fn charges(&self) -> Charges {
+        self.charges
     }
 
     /// Cores and hardware units, for utilization.
@@ -96,7 +119,9 @@ impl Firmware {
     /// Map work arriving at `now`: when it is done, or None if it takes no time.
     pub fn map_work(&mut self, now: Ps, work: MapWork) -> Option<Ps> {
         let cost = match work {
-            MapWork::Hit | MapWork::Fill => self.hit_ps,
+            MapWork::Hit => self.hit_ps,
+            MapWork::Fill if self.charges == Charges::WithFill => self.hit_ps,
+            MapWork::Fill => 0,
             MapWork::Miss => self.miss_ps,
             MapWork::Flush { blocks } => self.flush_ps + self.flush_block_ps * blocks,
         };
@@ -141,6 +166,8 @@ pub struct FirmwareConfig {
     pub flush_block_ns: f64,
     /// cores | hardware (FMMU): where map work runs.
     pub map_unit: MapUnit,
+    /// once | with_fill: how lookups that wait for a translation page are charged.
+    pub charges: Charges,
 }
 
 impl Default for FirmwareConfig {
@@ -153,6 +180,7 @@ impl Default for FirmwareConfig {
             flush_ns: 0.0,
             flush_block_ns: 0.0,
             map_unit: MapUnit::Cores,
+            charges: Charges::Once,
         }
     }
 }
@@ -234,5 +262,22 @@ mod tests {
         assert_eq!(f.map_work(0, MapWork::Flush { blocks: 4 }), Some(160_000 + 1_040_000));
         assert_eq!(f.request_done_at(0), Some(200_000), "the core was not touched by map work");
         assert_eq!(f.servers(), (1, 1));
+    }
+
+    /// A miss then its fill, 1 core, hit 1.5 µs, miss 4.5 µs. Charged once (the default):
+    /// the miss holds the core 4.5 µs and the fill nothing more (4.5 µs in all). The earlier
+    /// `with_fill` adds a hit at the fill: 6 µs, the miss charged as a miss and a hit.
+    #[test]
+    fn a_fill_costs_nothing_more_unless_charged_with_fill() {
+        let mut c = Sections::default();
+        (c.ftl.firmware.hit_ns, c.ftl.firmware.miss_ns) = (1500.0, 4500.0);
+        assert_eq!(c.ftl.firmware.charges, Charges::Once);
+        for (charges, busy_ns) in [(Charges::Once, 4500), (Charges::WithFill, 6000)] {
+            c.ftl.firmware.charges = charges;
+            let mut f = Firmware::new(&c.ftl.firmware);
+            assert_eq!(f.map_work(0, MapWork::Miss), Some(4_500_000));
+            f.map_work(10_000_000, MapWork::Fill);
+            assert_eq!(f.core_busy_ps, busy_ns * 1000, "{charges:?}");
+        }
     }
 }

@@ -39,7 +39,7 @@ pub use alloc::pacp::{PartitionReport, Scheme as PartitionScheme};
 use alloc::Allocator;
 pub use alloc::{static_plane, AllocationScheme, Level};
 pub use blocks::{BlockState, Blocks, LivePage, Stream};
-use firmware::{Firmware, MapWork};
+use firmware::{Charges, Firmware, MapWork};
 pub use gc::die_gc::DieLeftover;
 use gc::Gc;
 pub use gc::{GcUnit, Limits, UrgentWhen, VictimPolicy};
@@ -268,9 +268,7 @@ impl Ftl {
             None => Lookup::Hit,
         };
         self.charge_flushes(now);
-        // A miss searches a victim and asks for the read; a merge only logs itself on the
-        // read in flight, as a hit's work (docs/techniques.md §9.4).
-        let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
+        let work = self.lookup_work(found);
         let done = self.firmware.map_work(now, work);
         match (found, done) {
             (Lookup::Miss, at) => {
@@ -278,7 +276,7 @@ impl Ftl {
                 self.io_at = self.io_at.max(at.unwrap_or(now));
                 Translated::Pending
             }
-            (Lookup::Merged, _) => Translated::Pending,
+            (Lookup::Merged | Lookup::MissOnRead, _) => Translated::Pending,
             (_, Some(at)) => Translated::At(at),
             (_, None) => Translated::Now,
         }
@@ -290,12 +288,24 @@ impl Ftl {
         self.io_at = now;
         let d = self.demand.as_mut().expect("a map cache");
         let found = d.update(lpn, &self.map);
-        let work = if found == Lookup::Miss { MapWork::Miss } else { MapWork::Hit };
+        let work = self.lookup_work(found);
         let done = self.firmware.map_work(now, work);
         if work == MapWork::Miss {
             self.io_at = self.io_at.max(done.unwrap_or(now));
         }
         self.charge_flushes(now);
+    }
+
+    /// The work a lookup or update that found `found` costs (docs/techniques.md §9.7,
+    /// "Charges" [I]): a miss searches a victim and asks for the read; a join of a transient
+    /// CMT block only logs itself there, a hit's work; a CMT miss on another block of a page
+    /// being read searches a victim like any miss (`charges = "once"`; a hit's work under
+    /// the earlier `"with_fill"`).
+    fn lookup_work(&self, found: Lookup) -> MapWork {
+        match (found, self.firmware.charges()) {
+            (Lookup::Miss, _) | (Lookup::MissOnRead, Charges::Once) => MapWork::Miss,
+            _ => MapWork::Hit,
+        }
     }
 
     /// Charge the flushes the map cache did since the last call.

@@ -53,6 +53,10 @@ pub struct BlockCache {
     /// Per tag: its slot, or NONE.
     slot_of: FxHashMap<u32, u32>,
     dirty_blocks: u32,
+    /// Per slot: when it was last inserted or touched (the access clock's count), so the
+    /// least recently used dirty block can be found across sets (see [`BlockCache::lru_dirty`]).
+    stamp: Vec<u64>,
+    clock: u64,
 }
 
 /// Longest victim search, in blocks (a fully associative cache under `clean_first` would
@@ -81,6 +85,8 @@ impl BlockCache {
             used: vec![0; sets as usize],
             slot_of: FxHashMap::with_capacity_and_hasher(blocks as usize, Default::default()),
             dirty_blocks: 0,
+            stamp: vec![0; n],
+            clock: 0,
         }
     }
 
@@ -119,6 +125,8 @@ impl BlockCache {
     pub fn touch(&mut self, tag: u32) {
         let s = self.slot(tag);
         debug_assert_ne!(s, NONE, "touch of an uncached tag {tag}");
+        self.clock += 1;
+        self.stamp[s as usize] = self.clock;
         match self.replacement {
             Replacement::Lru => self.move_to_head(s),
             Replacement::SecondChance => self.referenced[s as usize] = true,
@@ -161,9 +169,21 @@ impl BlockCache {
         self.tag[s] = tag;
         self.dirty[s] = false;
         self.referenced[s] = false;
+        self.clock += 1;
+        self.stamp[s] = self.clock;
         self.slot_of.insert(tag, slot);
         self.push_head(set, slot);
         evicted
+    }
+
+    /// The tag of the least recently used dirty block (inserted or touched longest ago), by a
+    /// scan of every slot: how a map cache without a dirty list (DFTL, CDFTL) finds what a
+    /// watermark flush writes [I]. None if no block is dirty.
+    pub fn lru_dirty(&self) -> Option<u32> {
+        (0..self.tag.len())
+            .filter(|&s| self.tag[s] != NONE && self.dirty[s])
+            .min_by_key(|&s| self.stamp[s])
+            .map(|s| self.tag[s])
     }
 
     /// The slot to evict from a full set.
@@ -228,7 +248,7 @@ impl BlockCache {
 
     /// Bytes of memory the structure uses.
     pub fn state_bytes(&self) -> u64 {
-        (self.tag.len() * 14 + self.slot_of.capacity() * 12 + self.head.len() * 12) as u64
+        (self.tag.len() * 22 + self.slot_of.capacity() * 12 + self.head.len() * 12) as u64
     }
 }
 

@@ -80,6 +80,18 @@ impl Cmt {
         }
     }
 
+    /// The tag of the least recently used dirty block (entry for TP nodes), found by scanning
+    /// the cache, and the blocks that search visits beyond the flush's own scan: none for a
+    /// block cache (one pass over every block notes the least recent dirty one and each dirty
+    /// block's page, then cleans the chosen page's from that note [I]), every cached entry
+    /// for TP nodes (whose flush visits only its node).
+    pub fn lru_dirty(&self) -> Option<(u32, u32)> {
+        match self {
+            Cmt::Blocks(c) => c.lru_dirty().map(|t| (t, 0)),
+            Cmt::Nodes(n) => n.lru_dirty().map(|t| (t, n.len())),
+        }
+    }
+
     pub fn state_bytes(&self) -> u64 {
         match self {
             Cmt::Blocks(c) => c.state_bytes(),

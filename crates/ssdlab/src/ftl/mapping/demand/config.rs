@@ -36,6 +36,20 @@ pub enum UpdateOrder {
     ProgramFirst,
 }
 
+/// Where an Update or CondUpdate goes while its translation page is in the CTP
+/// (`ftl.map_cache.update_target`; docs/techniques.md §9.3.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateTarget {
+    /// FMMU's rule [P §4.2, Fig. 8]: every update dirties a CMT block (registered on the
+    /// DTL); the CTP's copy changes only when the CMT flushes into it.
+    Cmt,
+    /// The earlier rule, CDFTL on its own [I, docs/techniques.md §5.3 item 3]: while the page
+    /// is in the CTP, the change goes to the CTP's copy in place and no CMT block becomes
+    /// dirty.
+    Ctp,
+}
+
 /// How a GC move's new address reaches the map (`ftl.map_cache.gc_update`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -92,6 +106,9 @@ pub struct MapCacheConfig {
     /// Translation-page reads in flight at most; further misses wait in order.
     pub max_outstanding_misses: Option<u32>,
     pub update_order: Option<UpdateOrder>,
+    /// cmt | ctp: where an update goes while its translation page is in the CTP (two-level
+    /// schemes; `ctp` is rejected without a CTP).
+    pub update_target: Option<UpdateTarget>,
     pub gc_update: Option<GcUpdate>,
     /// TPFTL only: an entry in RAM holds its offset in its translation page and its PPN, not
     /// a full tag (the TP nodes' `offset_bytes` instead of [`TAG_BYTES`]).
@@ -153,6 +170,7 @@ pub struct Params {
     pub flush_victim: FlushVictim,
     pub max_outstanding_misses: u32,
     pub update_order: UpdateOrder,
+    pub update_target: UpdateTarget,
     pub gc_update: GcUpdate,
     /// Dirty blocks are linked per translation page (FMMU's DTL `next` links): a flush
     /// visits only them, where DFTL and CDFTL test every CMT block.
@@ -229,9 +247,10 @@ impl MapCacheConfig {
             batch_on_evict: self.batch_on_evict.unwrap_or(true),
             low_watermark: low,
             high_watermark: high,
-            flush_victim: self.flush_victim.unwrap_or(FlushVictim::CostBenefit),
+            flush_victim: self.flush_victim(file, kind, d)?,
             max_outstanding_misses: max_out,
             update_order: self.update_order.unwrap_or(d.update_order),
+            update_target: self.update_target(file, kind, d)?,
             gc_update: self.gc_update.unwrap_or(d.gc_update),
             dirty_links: d.dirty_links,
             tp_nodes: d.tp_nodes.is_some(),
@@ -239,6 +258,33 @@ impl MapCacheConfig {
             tp_read: self.tp_read.unwrap_or(TpRead::Page),
             on_flash_at_start: self.on_flash_at_start.unwrap_or(false),
         })
+    }
+
+    /// The DTL's victim rule. Only a scheme with a dirty translation list has one: DFTL,
+    /// CDFTL and TPFTL find dirty blocks by scanning the CMT and flush the translation page
+    /// of the least recently used dirty block (FMMU §5.1; the rule is [I]), so they reject
+    /// the key.
+    fn flush_victim(&self, file: &str, kind: MappingKind, d: &SchemeDefaults) -> Result<FlushVictim> {
+        match self.flush_victim {
+            Some(v) if !d.dirty_links => {
+                let why = format!(
+                    "{kind:?} has no dirty translation list: its watermark flushes write the page of the least recently used dirty CMT block; drop the key"
+                );
+                fail(file, "ftl.map_cache.flush_victim", v, &why)
+            }
+            v => Ok(v.unwrap_or(FlushVictim::CostBenefit)),
+        }
+    }
+
+    /// Where updates go; `ctp` needs a CTP (two-level schemes).
+    fn update_target(&self, file: &str, kind: MappingKind, d: &SchemeDefaults) -> Result<UpdateTarget> {
+        match self.update_target {
+            Some(UpdateTarget::Ctp) if d.cmt_bytes.is_none() => {
+                let why = format!("{kind:?} has no CTP: updates can only go to the CMT");
+                fail(file, "ftl.map_cache.update_target", UpdateTarget::Ctp, &why)
+            }
+            t => Ok(t.unwrap_or(UpdateTarget::Cmt)),
+        }
     }
 
     /// The TP nodes' own keys, (compressed entries, prefetch), with the scheme's defaults;
@@ -351,5 +397,31 @@ mod tests {
         assert_eq!((p.entries_per_tp, p.cmt_blocks), (1365, 233_016));
         c.block_entries = Some(15);
         assert!(c.resolve("t", MappingKind::Dftl, 8192).is_err(), "a CMT entry size needs single entries");
+    }
+
+    /// A dirty-list victim rule is FMMU's: DFTL, CDFTL and TPFTL have no DTL and reject
+    /// `flush_victim`, naming it. Updates default to the CMT for every scheme; `ctp` needs a
+    /// CTP (CDFTL, FMMU), and a one-level scheme rejects it.
+    #[test]
+    fn schemes_without_a_dirty_list_reject_flush_victim_and_one_level_rejects_ctp_updates() {
+        let victim = MapCacheConfig { flush_victim: Some(FlushVictim::Greedy), ..MapCacheConfig::default() };
+        for kind in [MappingKind::Dftl, MappingKind::Cdftl, MappingKind::Tpftl] {
+            let e = victim.resolve("t", kind, 4096).unwrap_err().to_string();
+            assert!(e.contains("ftl.map_cache.flush_victim"), "{kind:?}: {e}");
+        }
+        let p = victim.resolve("t", MappingKind::Fmmu, 4096).expect("FMMU has a DTL");
+        assert_eq!(p.flush_victim, FlushVictim::Greedy);
+        for kind in [MappingKind::Dftl, MappingKind::Cdftl, MappingKind::Tpftl, MappingKind::Fmmu] {
+            let p = MapCacheConfig::default().resolve("t", kind, 4096).expect("defaults resolve");
+            assert_eq!(p.update_target, UpdateTarget::Cmt, "{kind:?}");
+        }
+        let ctp = MapCacheConfig { update_target: Some(UpdateTarget::Ctp), ..MapCacheConfig::default() };
+        for kind in [MappingKind::Cdftl, MappingKind::Fmmu] {
+            assert_eq!(ctp.resolve("t", kind, 4096).expect("two levels").update_target, UpdateTarget::Ctp);
+        }
+        for kind in [MappingKind::Dftl, MappingKind::Tpftl] {
+            let e = ctp.resolve("t", kind, 4096).unwrap_err().to_string();
+            assert!(e.contains("ftl.map_cache.update_target"), "{kind:?}: {e}");
+        }
     }
 }

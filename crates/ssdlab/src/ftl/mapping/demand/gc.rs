@@ -10,7 +10,7 @@
 //! the entry is pending on the page (`TpState::gc_moved`), which the checks allow for, and
 //! the page's next write (for any reason) carries it.
 
-use super::config::GcUpdate;
+use super::config::{GcUpdate, UpdateTarget};
 use super::{DemandMap, Phase};
 use crate::ftl::mapping::page::PageMap;
 use crate::ftl::mapping::Mapping;
@@ -27,7 +27,11 @@ impl DemandMap {
     pub fn gc_moved(&mut self, lpn: Lpn, plane: u32, truth: &PageMap) {
         let tag = lpn / self.p.block_entries;
         let vtpn = self.vtpn(lpn);
-        if self.cmt.contains(tag) || self.ctp_has(vtpn) {
+        // The CTP counts as the cache only when updates go there (`update_target = "ctp"`);
+        // under "cmt" an entry not in the CMT is batched, and its page's batch write merges
+        // into the CTP copy if the page is there (a CMT flush into the CTP).
+        let in_ctp = self.p.update_target == UpdateTarget::Ctp && self.ctp_has(vtpn);
+        if self.cmt.contains(tag) || in_ctp {
             // Lazy copying: the cached entry takes the new address (no recency change).
             self.stats.gc_lazy_updates += 1;
             self.dirty(lpn);

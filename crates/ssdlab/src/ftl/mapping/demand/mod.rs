@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 
 use blocks::{BlockCache, Evicted};
 use cmt::Cmt;
-use config::{Params, UpdateOrder};
+use config::{Params, UpdateOrder, UpdateTarget};
 use dtl::Dtl;
 use lazy::LazyTable;
 
@@ -67,9 +67,14 @@ pub enum Lookup {
     RamHit,
     /// The request waits for its translation page, whose read it starts (or queues).
     Miss,
-    /// The request waits for its translation page, whose read is already asked for: it
-    /// logs itself on it (an MSHR merge) and searches no victim.
+    /// The request waits for its translation page, whose read is already asked for, and
+    /// another request already waits for its CMT block (a transient block): it logs itself
+    /// on that block (an MSHR merge) and searches no victim: a hit's work.
     Merged,
+    /// A CMT miss on a block no request waits for yet, whose translation page is already
+    /// being read: a new transient block whose load joins that read (no second flash read),
+    /// but a CMT miss's work (docs/techniques.md §9.7, "Charges").
+    MissOnRead,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -120,6 +125,10 @@ pub struct MapStats {
     pub flush_blocks_cleaned: u64,
     /// Misses that joined a translation page read already in flight.
     pub merges: u64,
+    /// Of those, the ones that joined a CMT block another request already waited for
+    /// (`Lookup::Merged`; the others are `Lookup::MissOnRead`).
+    #[serde(default)]
+    pub block_merges: u64,
     pub peak_outstanding: u32,
     /// Misses that waited for a read slot.
     pub stalled_misses: u64,
@@ -311,9 +320,11 @@ impl DemandMap {
     }
 
     /// A lookup is answered from a translation page's copy: the entry there must be the
-    /// true map's (the CTP's copy is kept current in place).
+    /// true map's. The lookup missed the CMT, so no dirty CMT block holds a newer value of
+    /// it; the CTP's copy may, when the CMT flushed into it (or, with `update_target =
+    /// "ctp"`, an update went there) since the page was loaded or last written back.
     fn check_answer(&mut self, lpn: Lpn, truth: &PageMap) {
-        if self.image.get(lpn) != truth.get(lpn) && !self.ctp_holds(lpn) && !self.gc_pending(lpn) {
+        if self.image.get(lpn) != truth.get(lpn) && !self.ctp_newer(lpn) && !self.gc_pending(lpn) {
             self.stats.stale_entries += 1;
             debug_assert!(
                 false,
@@ -324,17 +335,23 @@ impl DemandMap {
         }
     }
 
-    /// Whether the CTP holds `lpn`'s translation page (its copy there is current: entries
-    /// are updated in place and the CMT's dirty entries merged when it is loaded).
-    fn ctp_holds(&self, lpn: Lpn) -> bool {
-        self.ctp.as_ref().is_some_and(|c| c.contains(lpn / self.p.entries_per_tp))
+    /// Whether the CTP holds `lpn`'s translation page dirty: only then may its copy there be
+    /// newer than the one on flash. A clean CTP page equals its flash copy: it was read and
+    /// nothing merged into it, or written back since (under either `update_target`, every
+    /// change to the CTP copy — a CMT flush into it, a merge on load, an in-place update —
+    /// marks it dirty). Entries of dirty CMT blocks are newer still, and checked apart.
+    fn ctp_newer(&self, lpn: Lpn) -> bool {
+        let vtpn = lpn / self.p.entries_per_tp;
+        self.ctp.as_ref().is_some_and(|c| c.contains(vtpn) && c.is_dirty(vtpn))
     }
 
-    /// Mark `lpn`'s entry changed: in the CTP copy if its page is there, else in its
-    /// (cached) CMT block, registered on the dirty translation list.
+    /// Mark `lpn`'s entry changed: in its (cached) CMT block, registered on the dirty
+    /// translation list (FMMU's rule, `update_target = "cmt"`: the CTP copy changes only when
+    /// the CMT flushes into it), or, with `update_target = "ctp"` (CDFTL's own rule), in the
+    /// CTP copy in place when the page is there.
     fn dirty(&mut self, lpn: Lpn) {
         let vtpn = self.vtpn(lpn);
-        if let Some(ctp) = &mut self.ctp {
+        if let Some(ctp) = self.ctp.as_mut().filter(|_| self.p.update_target == UpdateTarget::Ctp) {
             if ctp.contains(vtpn) {
                 if !ctp.is_dirty(vtpn) {
                     ctp.set_dirty(vtpn, true);
@@ -358,12 +375,23 @@ impl DemandMap {
             Record::Lookup { lpn, .. } | Record::Update { lpn } => lpn,
         };
         let vtpn = self.vtpn(lpn);
+        let tag = lpn / self.p.block_entries;
+        let be = self.p.block_entries;
         let t = &mut self.tps[vtpn as usize];
+        // A record already logged for the same CMT block: that block is transient.
+        let transient = t.records.iter().any(|r| match *r {
+            Record::Lookup { lpn, .. } | Record::Update { lpn } => lpn / be == tag,
+        });
         t.records.push(record);
         match t.phase {
             Phase::Reading | Phase::Queued => {
                 self.stats.merges += 1;
-                Lookup::Merged
+                if transient {
+                    self.stats.block_merges += 1;
+                    Lookup::Merged
+                } else {
+                    Lookup::MissOnRead
+                }
             }
             Phase::Idle => {
                 self.start_read(vtpn);
@@ -400,7 +428,7 @@ impl DemandMap {
         let mut records = std::mem::take(&mut t.records);
         let flush = std::mem::take(&mut t.flush_after_read);
         if self.ctp.is_some() {
-            self.enter_ctp(vtpn, truth);
+            self.enter_ctp(vtpn, flush, truth);
         } else if flush {
             // Read-modify-write: the page's copy takes the flushed entries first.
             self.assemble(vtpn, truth);
@@ -514,8 +542,11 @@ impl DemandMap {
             self.stats.flush_blocks_scanned += self.cmt.flush_scan(vtpn) as u64;
         }
         if self.ctp.as_ref().is_some_and(|c| c.contains(vtpn)) {
-            // Merged into the CTP copy: no flash I/O now.
+            // Merged into the CTP copy: no flash I/O now. The evicted block counts as cleaned
+            // by this flush, as in `assemble`.
             self.clean_cmt_blocks(vtpn, true);
+            let evicted = self.tps[vtpn as usize].evicted.len() as u64;
+            self.cleaned(evicted);
             self.tps[vtpn as usize].evicted.clear();
             self.tps[vtpn as usize].gc_moved.clear();
             if let Some(ctp) = &mut self.ctp {
@@ -612,8 +643,11 @@ impl DemandMap {
     }
 
     /// `vtpn` was read into the CTP: make room (a dirty victim is written back) and merge
-    /// the CMT's dirty entries of the page into the copy.
-    fn enter_ctp(&mut self, vtpn: u32, truth: &PageMap) {
+    /// what waited for the page's write into the copy: the CMT blocks evicted dirty, GC's
+    /// batched moves, and, when a flush asked for the read or updates go to the CTP
+    /// (`update_target = "ctp"`), the page's dirty CMT blocks. Under `"cmt"` a read for a
+    /// lookup leaves the CMT's dirty blocks dirty: they reach the copy at their flush.
+    fn enter_ctp(&mut self, vtpn: u32, flush: bool, truth: &PageMap) {
         let ctp = self.ctp.as_mut().expect("a CTP");
         if let Some(e) = ctp.insert(vtpn) {
             if e.dirty {
@@ -622,7 +656,10 @@ impl DemandMap {
         }
         let t = &self.tps[vtpn as usize];
         let pending = !t.evicted.is_empty() || !t.gc_moved.is_empty();
-        let merged = self.clean_cmt_blocks(vtpn, true) > 0 || pending;
+        let merge_cmt = flush || self.p.update_target == UpdateTarget::Ctp;
+        let merged = (merge_cmt && self.clean_cmt_blocks(vtpn, true) > 0) || pending;
+        let evicted = self.tps[vtpn as usize].evicted.len() as u64;
+        self.cleaned(evicted);
         self.tps[vtpn as usize].evicted.clear();
         self.tps[vtpn as usize].gc_moved.clear();
         if merged {
@@ -632,10 +669,16 @@ impl DemandMap {
         }
     }
 
-    /// Write a CTP page back: its copy is the true map's entries.
+    /// Write a CTP page back: its copy is the true map's entries, except those of the
+    /// page's dirty CMT blocks (`update_target = "cmt"`), whose newer values have not been
+    /// flushed into it: the image keeps its older value for them (the check allows it, the
+    /// block being dirty), and their flush writes them later.
     fn write_ctp_page(&mut self, vtpn: u32, truth: &PageMap) {
+        let be = self.p.block_entries;
         for l in self.tp_lpns(vtpn) {
-            self.image.set(l, truth.get(l));
+            if !self.cmt.is_dirty(l / be) {
+                self.image.set(l, truth.get(l));
+            }
         }
         self.tps[vtpn as usize].gc_moved.clear();
         if let Some(ctp) = &mut self.ctp {
@@ -659,7 +702,7 @@ impl DemandMap {
         let cap = self.cmt.capacity() as f64;
         if (self.cmt.non_dirty() as f64) <= self.p.low_watermark * cap {
             while (self.cmt.non_dirty() as f64) < self.p.high_watermark * cap {
-                let Some(vtpn) = self.dtl.pick(self.p.flush_victim) else { break };
+                let Some(vtpn) = self.flush_pick() else { break };
                 let before = self.cmt.non_dirty();
                 self.flush(vtpn, truth);
                 if self.cmt.non_dirty() == before {
@@ -682,10 +725,24 @@ impl DemandMap {
         }
     }
 
+    /// The translation page a watermark flush writes: the DTL's choice (FMMU), or, without
+    /// dirty links (DFTL, CDFTL, TPFTL: no DTL, FMMU §5.1), the page of the least recently
+    /// used dirty CMT block, found by scanning the CMT [I] (what that search visits beyond
+    /// the flush's own scan is counted in `flush_blocks_scanned`).
+    fn flush_pick(&mut self) -> Option<u32> {
+        if self.p.dirty_links {
+            return self.dtl.pick(self.p.flush_victim);
+        }
+        let (tag, visited) = self.cmt.lru_dirty()?;
+        self.stats.flush_blocks_scanned += visited as u64;
+        Some(tag * self.p.block_entries / self.p.entries_per_tp)
+    }
+
     // ------------------------------------------------------------ checks
 
     /// Every entry the translation pages hold differs from the true map only where the
-    /// cache holds a newer one (dirty, in the CTP) or a change waits for its page's read.
+    /// cache holds a newer one (a dirty CMT block, a dirty CTP page) or a change waits for
+    /// its page's read or write.
     pub fn check(&self, truth: &PageMap) {
         let mut pending = vec![false; self.logical_pages as usize];
         for t in &self.tps {
@@ -705,7 +762,7 @@ impl DemandMap {
             }
         }
         for lpn in 0..self.logical_pages {
-            let dirty = self.cmt.is_dirty(lpn / self.p.block_entries) || self.ctp_holds(lpn);
+            let dirty = self.cmt.is_dirty(lpn / self.p.block_entries) || self.ctp_newer(lpn);
             if !dirty && !pending[lpn as usize] {
                 assert_eq!(
                     self.image.get(lpn),

@@ -2,7 +2,7 @@
 //! translation page (4 pages), every page on flash holding the true map (lpn → 100 + lpn).
 
 use super::blocks::Replacement;
-use super::config::{FlushVictim, GcUpdate, Params, TpRead, UpdateOrder};
+use super::config::{FlushVictim, GcUpdate, Params, TpRead, UpdateOrder, UpdateTarget};
 use super::*;
 
 fn params(cmt_blocks: u32) -> Params {
@@ -20,6 +20,7 @@ fn params(cmt_blocks: u32) -> Params {
         flush_victim: FlushVictim::CostBenefit,
         max_outstanding_misses: 16,
         update_order: UpdateOrder::TranslateFirst,
+        update_target: UpdateTarget::Cmt,
         gc_update: GcUpdate::Batch,
         dirty_links: false,
         tp_nodes: false,
@@ -56,18 +57,23 @@ fn load(d: &mut DemandMap, truth: &PageMap, vtpn: u32, lpns: &[Lpn]) {
     assert_eq!(resumed.len(), lpns.len());
 }
 
-/// Two misses on one translation page cause one flash read; both requests resume when it
-/// arrives, in order; the entries then hit.
+/// Three misses on one translation page cause one flash read: lpn 0 starts it (a miss),
+/// lpn 3 is another CMT block of the page being read (a CMT miss of its own that joins the
+/// read: `MissOnRead`), and a second lookup of lpn 0 joins lpn 0's transient block
+/// (`Merged`, a hit's work). All resume when the page arrives, in order; the entries then
+/// hit. Merges: 2, of which 1 on a transient block.
 #[test]
 fn two_misses_on_one_translation_page_cause_one_read() {
     let (mut d, truth) = setup(params(4));
     assert_eq!(d.lookup(0, Waiter::Read(10), &truth), Lookup::Miss);
-    assert_eq!(d.lookup(3, Waiter::Read(11), &truth), Lookup::Merged);
+    assert_eq!(d.lookup(3, Waiter::Read(11), &truth), Lookup::MissOnRead);
+    assert_eq!(d.lookup(0, Waiter::Read(12), &truth), Lookup::Merged);
     assert_eq!(ios(&mut d), vec![MapIo::Read(0)]);
     let mut resumed = Vec::new();
     d.tp_read_done(0, &mut resumed, &truth);
-    assert_eq!(resumed, vec![Waiter::Read(10), Waiter::Read(11)]);
-    assert_eq!((d.stats.tp_reads, d.stats.merges, d.stats.cmt_misses), (1, 1, 2));
+    assert_eq!(resumed, vec![Waiter::Read(10), Waiter::Read(11), Waiter::Read(12)]);
+    let s = &d.stats;
+    assert_eq!((s.tp_reads, s.merges, s.block_merges, s.cmt_misses), (1, 2, 1, 3));
     assert_eq!(d.lookup(3, Waiter::Read(12), &truth), Lookup::Hit);
     d.check(&truth);
 }
@@ -169,13 +175,15 @@ fn misses_past_the_bound_wait_in_order() {
     assert_eq!(d.stats.peak_outstanding, 1);
 }
 
-/// Two levels (CDFTL): a page read goes into the CTP; a CMT miss that hits the CTP needs no
-/// flash; an update while the page is in the CTP dirties the CTP copy, and evicting that
-/// page from the CTP writes it (no read: the whole page is in RAM).
+/// Two levels, CDFTL's own update rule (`update_target = "ctp"`): a page read goes into the
+/// CTP; a CMT miss that hits the CTP needs no flash; an update while the page is in the CTP
+/// dirties the CTP copy, and evicting that page from the CTP writes it (no read: the whole
+/// page is in RAM).
 #[test]
 fn ctp_serves_misses_and_writes_back_its_dirty_page_whole() {
     let mut p = params(2);
     p.ctp_pages = 1;
+    p.update_target = UpdateTarget::Ctp;
     let (mut d, mut truth) = setup(p);
     load(&mut d, &truth, 0, &[0]);
     assert_eq!(d.lookup(7, Waiter::Read(7), &truth), Lookup::RamHit);
@@ -302,4 +310,112 @@ fn a_batched_page_written_meanwhile_is_not_written_again() {
     assert_eq!(d.stats.gc_batch_pages, 0);
     d.tp_programmed(0);
     d.check(&truth);
+}
+
+/// Two levels with a CMT of 2 entries and a CTP of 1 page, FMMU's update rule
+/// (`update_target = "cmt"`, FMMU §4.2, Fig. 8). Page 0 is read (lpn 0 enters the CMT, the
+/// page the CTP). Updating lpn 7, whose page is in the CTP, is a CMT miss answered from the
+/// CTP (`RamHit`): lpn 7 enters the CMT dirty and the CTP copy stays clean. Lookups of 1
+/// and 2 (CTP hits) evict 0 (clean), then 7 (dirty): its flush goes into the CTP copy, which
+/// becomes dirty — 1 flush, no flash I/O, the flash copy still says 107. Reading page 1
+/// evicts page 0 from the CTP, dirty: it is written (no read) and the flash copy says 400.
+/// Flash: 2 reads, 1 write; flushes: the CMT's into the CTP and the CTP's write-back.
+#[test]
+fn an_update_of_a_page_in_the_ctp_dirties_the_cmt_and_reaches_the_ctp_at_the_flush() {
+    let mut p = params(2);
+    p.ctp_pages = 1;
+    let (mut d, mut truth) = setup(p);
+    load(&mut d, &truth, 0, &[0]);
+    truth.set(7, 400);
+    assert_eq!(d.update(7, &truth), Lookup::RamHit);
+    assert!(d.cmt.is_dirty(7), "the update dirtied a CMT block");
+    assert!(!d.ctp.as_ref().unwrap().is_dirty(0), "the CTP copy is unchanged");
+    assert_eq!((d.stats.flushes, d.image.get(7)), (0, 107));
+    d.check(&truth);
+    assert_eq!(d.lookup(1, Waiter::Read(1), &truth), Lookup::RamHit);
+    assert!(d.cmt.contains(7) && !d.cmt.contains(0), "the clean LRU entry went first");
+    assert_eq!(d.lookup(2, Waiter::Read(2), &truth), Lookup::RamHit);
+    assert!(ios(&mut d).is_empty(), "the flush went into the CTP copy");
+    assert!(d.ctp.as_ref().unwrap().is_dirty(0));
+    assert_eq!((d.stats.flushes, d.stats.flush_blocks_cleaned, d.image.get(7)), (1, 1, 107));
+    d.check(&truth);
+    load(&mut d, &truth, 1, &[8]);
+    assert_eq!(ios(&mut d), vec![MapIo::Write(0)]);
+    assert_eq!(d.image.get(7), 400);
+    let s = &d.stats;
+    assert_eq!((s.tp_reads, s.tp_writes, s.flushes), (2, 1, 2));
+    d.tp_programmed(0);
+    d.check(&truth);
+}
+
+/// Where a page read into the CTP leaves the CMT's dirty entries. CMT of 4, CTP of 1 page:
+/// page 0 is read (lpn 0), lpn 0 updated, page 1 read (lpn 8) — page 0 leaves the CTP —,
+/// then a lookup of lpn 1 reads page 0 again.
+/// - `cmt`: the update dirtied CMT entry 0; the CTP copy of page 0 was clean, so it leaves
+///   without a write; reading page 0 back for a lookup merges nothing: entry 0 stays dirty,
+///   the CTP copy clean. 3 reads, 0 writes.
+/// - `ctp`: the update went to the CTP copy, which leaves dirty: written (1 write). Once
+///   programmed, page 0 is read back; entry 0 was never dirty. 3 reads, 1 write.
+#[test]
+fn a_page_read_for_a_lookup_leaves_the_cmts_dirty_entries_in_the_cmt() {
+    for (target, writes, cmt_dirty) in [(UpdateTarget::Cmt, 0, true), (UpdateTarget::Ctp, 1, false)] {
+        let mut p = params(4);
+        p.ctp_pages = 1;
+        p.update_target = target;
+        let (mut d, mut truth) = setup(p);
+        load(&mut d, &truth, 0, &[0]);
+        truth.set(0, 600);
+        assert_eq!(d.update(0, &truth), Lookup::Hit);
+        load(&mut d, &truth, 1, &[8]);
+        let written = ios(&mut d);
+        assert_eq!(written.len(), writes, "{target:?}: {written:?}");
+        for io in written {
+            assert_eq!(io, MapIo::Write(0));
+            d.tp_programmed(0);
+        }
+        load(&mut d, &truth, 0, &[1]);
+        assert!(ios(&mut d).is_empty(), "{target:?}");
+        assert_eq!(d.cmt.is_dirty(0), cmt_dirty, "{target:?}");
+        assert!(!d.ctp.as_ref().unwrap().is_dirty(0), "{target:?}");
+        assert_eq!((d.stats.tp_reads, d.stats.tp_writes), (3, writes as u64), "{target:?}");
+        d.check(&truth);
+    }
+}
+
+/// A watermark flush without a dirty list (DFTL, CDFTL: FMMU §5.1). CMT of 8 entries (LRU),
+/// CTP of 2 pages holding pages 0 and 1, watermarks 1/4 and 1/2 (2 and 4 non-dirty
+/// entries). Access order (stamps): load 0 (1), load 8 (2), update 8 (3), update 0 (4),
+/// update 1 (5), update 2 (6), update 9 (7), lookup 8 (8), update 10 (9). After update 10
+/// six entries are dirty: 2 non-dirty, at the low watermark. The least recently used dirty
+/// entry is 0 (stamp 4): page 0 is flushed into the CTP, one scan of the CMT's 8 blocks
+/// cleaning 0, 1, 2 — 5 non-dirty, past the high watermark: done. Page 1's 8, 9, 10 stay
+/// dirty. FMMU's DTL would pick page 1 instead: both pages have 3 dirty blocks of 8 and
+/// were updated since the last scan; page 1, registered first, scores 3/8 + 1 = 1.375
+/// against page 0's 3/8 + 15/16 = 1.3125 — and its flush visits only its 3 dirty blocks.
+#[test]
+fn a_watermark_flush_without_a_dirty_list_writes_the_page_of_the_lru_dirty_block() {
+    for (links, flushed, scanned) in [(false, 0, 8), (true, 1, 3)] {
+        let mut p = params(8);
+        (p.ctp_pages, p.low_watermark, p.high_watermark, p.dirty_links) = (2, 0.25, 0.5, links);
+        let (mut d, mut truth) = setup(p);
+        load(&mut d, &truth, 0, &[0]);
+        load(&mut d, &truth, 1, &[8]);
+        for (l, update) in [(8, true), (0, true), (1, true), (2, true), (9, true), (8, false), (10, true)] {
+            if update {
+                truth.set(l, 700 + l);
+                d.update(l, &truth);
+            } else {
+                assert_eq!(d.lookup(l, Waiter::Read(l), &truth), Lookup::Hit);
+            }
+        }
+        let s = &d.stats;
+        assert_eq!((s.flushes, s.flush_blocks_scanned, s.flush_blocks_cleaned), (1, scanned, 3), "links {links}");
+        assert!(ios(&mut d).is_empty(), "the flush went into the CTP");
+        let ctp = d.ctp.as_ref().unwrap();
+        assert!(ctp.is_dirty(flushed) && !ctp.is_dirty(1 - flushed), "links {links}");
+        let kept: [Lpn; 3] = if flushed == 0 { [8, 9, 10] } else { [0, 1, 2] };
+        assert!(kept.iter().all(|&l| d.cmt.is_dirty(l)), "links {links}");
+        assert_eq!(d.cmt.dirty_blocks(), 3);
+        d.check(&truth);
+    }
 }

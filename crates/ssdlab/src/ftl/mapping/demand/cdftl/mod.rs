@@ -4,8 +4,11 @@
 //! A CMT miss that hits the CTP copies the entry up without flash I/O; a miss in both reads
 //! the page into the CTP (evicting its LRU page, written back if dirty). A dirty CMT
 //! eviction whose page is in the CTP merges into it; otherwise the page is read, merged and
-//! written (batched). While a page is in the CTP, updates to its entries go to the CTP copy
-//! in place. Default split [I]: two translation pages of CTP, the rest CMT
+//! written (batched). Updates dirty CMT entries, merged into the CTP copy when flushed
+//! (FMMU's comparison, `update_target = "cmt"`); `update_target = "ctp"` is CDFTL on its
+//! own: while a page is in the CTP, updates to its entries go to the CTP copy in place.
+//! Without a dirty list, a watermark flush writes the page of the least recently used dirty
+//! CMT entry, found by scanning the CMT [I]. Default split [I]: two translation pages of CTP, the rest CMT
 //! (`ftl.map_cache.cmt_bytes`). Mechanism: [`super`].
 
 use super::blocks::Replacement;

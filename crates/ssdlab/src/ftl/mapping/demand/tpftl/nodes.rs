@@ -192,6 +192,15 @@ impl TpNodes {
         self.renode(lpn / self.entries_per_tp, |n| n.0 += new - old);
     }
 
+    /// The least recently used dirty entry (the oldest stamp), by a scan of every slot; None
+    /// if no entry is dirty. A watermark flush writes its page (no dirty list) [I].
+    pub fn lru_dirty(&self) -> Option<Lpn> {
+        (0..self.lpn.len())
+            .filter(|&s| self.lpn[s] != NONE && self.dirty[s])
+            .min_by_key(|&s| self.stamp[s])
+            .map(|s| self.lpn[s])
+    }
+
     /// Mark cached `lpn` dirty or clean (its recency stays).
     pub fn set_dirty(&mut self, lpn: Lpn, dirty: bool) {
         let slot = self.slot(lpn);

@@ -4,7 +4,7 @@
 use super::nodes::TpNodes;
 use super::prefetch::Prefetch;
 use crate::ftl::mapping::demand::blocks::{Evicted, Replacement};
-use crate::ftl::mapping::demand::config::{FlushVictim, GcUpdate, MapCacheConfig, Params, UpdateOrder};
+use crate::ftl::mapping::demand::config::{FlushVictim, GcUpdate, MapCacheConfig, Params, UpdateOrder, UpdateTarget};
 use crate::ftl::mapping::demand::{DemandMap, Lookup, MapIo, Waiter};
 use crate::ftl::mapping::page::PageMap;
 use crate::ftl::mapping::{Mapping, MappingKind};
@@ -89,6 +89,7 @@ fn params(capacity: u32, prefetch: bool) -> Params {
         flush_victim: FlushVictim::CostBenefit,
         max_outstanding_misses: 16,
         update_order: UpdateOrder::TranslateFirst,
+        update_target: UpdateTarget::Cmt,
         gc_update: GcUpdate::Batch,
         dirty_links: false,
         tp_nodes: true,
@@ -115,10 +116,11 @@ fn ios(d: &mut DemandMap) -> Vec<MapIo> {
     std::iter::from_fn(|| d.take_io()).collect()
 }
 
-/// Look `lpns` up (all missing on page `vtpn`), then deliver the page.
+/// Look `lpns` up (distinct, all missing on page `vtpn`), then deliver the page. The first
+/// starts the read; each other entry is a CMT miss of its own that joins it.
 fn miss(d: &mut DemandMap, truth: &PageMap, vtpn: u32, lpns: &[u32]) {
     for (i, &l) in lpns.iter().enumerate() {
-        let want = if i == 0 { Lookup::Miss } else { Lookup::Merged };
+        let want = if i == 0 { Lookup::Miss } else { Lookup::MissOnRead };
         assert_eq!(d.lookup(l, Waiter::Read(l), truth), want, "lpn {l}");
     }
     assert_eq!(ios(d), vec![MapIo::Read(vtpn)]);
