@@ -310,7 +310,13 @@ impl Blocks {
         self.free_total += 1;
     }
 
-    /// Valid pages of a block with their logical pages.
+    /// Whether a valid page of `block` holds a logical page for which `f` is true.
+    pub fn any_valid(&self, block: u32, f: impl Fn(Lpn) -> bool) -> bool {
+        let base = (block * self.geo.pages_per_block) as usize;
+        self.p2l[base..base + self.geo.pages_per_block as usize].iter().any(|&e| e != 0 && f(e - 1))
+    }
+
+    /// The valid pages of `block` into `out`.
     pub fn valid_pages(&self, block: u32, out: &mut Vec<LivePage>) {
         out.clear();
         let base = block * self.geo.pages_per_block;

@@ -189,8 +189,14 @@ impl FtlConfig {
         if p.idle_victims != crate::ftl::alloc::pacp::IdleVictims::default() && lv {
             return reject(file, "ftl.partition.idle_victims", p.idle_victims, why);
         }
+        if p.idle_search_blocks != PartitionConfig::default().idle_search_blocks && lv {
+            return reject(file, "ftl.partition.idle_search_blocks", p.idle_search_blocks, why);
+        }
         require_times(file, &[("ftl.partition.idle_us", p.idle_us)])?;
-        require_nonzero(file, &[("ftl.partition.idle_pages", p.idle_pages)])
+        require_nonzero(
+            file,
+            &[("ftl.partition.idle_pages", p.idle_pages), ("ftl.partition.idle_search_blocks", p.idle_search_blocks)],
+        )
     }
 
     /// Die-GC and TwinBlk collect aligned block sets: they need aligned blocks, and are built

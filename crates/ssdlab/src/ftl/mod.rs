@@ -461,34 +461,47 @@ impl Ftl {
 
     /// Idle-time migration's pages (§3.3, GC-aware): of the closed, not collected blocks on
     /// Write channels — by default only those holding a read-predicted valid page
-    /// (`ftl.partition.idle_victims`) — the one with the fewest valid (most invalid) pages
-    /// (ties: lowest index); its valid pages whose history predicts read, at most `max`,
-    /// into `out`.
+    /// (`ftl.partition.idle_victims`), looked for among the `idle_search_blocks` most invalid
+    /// — the one with the fewest valid (most invalid) pages (ties: lowest index); its valid
+    /// pages whose history predicts read, at most `max`, into `out`.
     pub fn idle_migration_pages(&self, max: u32, out: &mut Vec<LivePage>) {
         out.clear();
         let Some(p) = self.partition.as_deref() else { return };
+        let any = p.idle_victims == IdleVictims::Any;
+        // The `idle_search` most invalid closed Write-channel blocks, most invalid first (one
+        // when any block will do) [I]: searching every block on every idle period would cost
+        // more than the moves.
+        let keep = if any { 1 } else { p.idle_search.max(1) as usize };
+        let mut most_invalid = std::collections::BinaryHeap::with_capacity(keep + 1);
         let bpp = self.geo.blocks_per_plane;
-        let mut candidates: Vec<(u16, u32)> = Vec::new();
         for plane in 0..self.geo.planes() {
             if !p.is_write_channel(self.geo.channel_of_chip(self.geo.chip_of_plane(plane))) {
                 continue;
             }
             for x in plane * bpp..(plane + 1) * bpp {
-                if self.blocks.state[x as usize] == BlockState::Closed {
-                    candidates.push((self.blocks.valid[x as usize], x));
+                if self.blocks.state[x as usize] != BlockState::Closed {
+                    continue;
+                }
+                let key = (self.blocks.valid[x as usize], x);
+                if most_invalid.len() < keep {
+                    most_invalid.push(key);
+                } else if most_invalid.peek().is_some_and(|&top| key < top) {
+                    most_invalid.pop();
+                    most_invalid.push(key);
                 }
             }
         }
-        candidates.sort_unstable();
-        let any = p.idle_victims == IdleVictims::Any;
-        for &(_, block) in &candidates {
+        let read_predicted = |lpn: Lpn| lpn < self.logical_pages && p.predicts_read(lpn);
+        let chosen = most_invalid
+            .into_sorted_vec()
+            .into_iter()
+            .map(|(_, block)| block)
+            .find(|&block| any || self.blocks.any_valid(block, read_predicted));
+        if let Some(block) = chosen {
             self.blocks.valid_pages(block, out);
-            out.retain(|lp| lp.lpn < self.logical_pages && p.predicts_read(lp.lpn));
-            if any || !out.is_empty() {
-                break;
-            }
+            out.retain(|lp| read_predicted(lp.lpn));
+            out.truncate(max as usize);
         }
-        out.truncate(max as usize);
     }
 
     /// Idle-time migration of `lpn` off `src` (still its page): a Read-channel plane with

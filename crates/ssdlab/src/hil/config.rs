@@ -72,6 +72,15 @@ impl HilConfig {
                 "applies to hil.scheduler = \"spk1\" or \"spk3\" (FARO)",
             );
         }
+        let faro = matches!(self.scheduler, SchedulerKind::Spk1 | SchedulerKind::Spk3);
+        if self.faro_priority != FaroPriority::OverlapDepth && !faro {
+            return reject(
+                file,
+                "hil.faro_priority",
+                self.faro_priority,
+                "applies to hil.scheduler = \"spk1\" or \"spk3\" (FARO)",
+            );
+        }
         if !(self.wa_bc_round_us.is_finite() && self.wa_bc_round_us > 0.0) {
             return reject(
                 file,

@@ -175,6 +175,8 @@ pub struct ChannelPartition {
     pub idle: Option<(crate::engine::Ps, u32)>,
     /// Which Write-channel blocks idle-time migration chooses among.
     pub idle_victims: IdleVictims,
+    /// How many of the most invalid Write-channel blocks idle-time migration looks into.
+    pub idle_search: u32,
     /// Pages idle-time migration moved to a Read channel.
     pub migrated_idle: u64,
     /// Idle-time migrations given up after their plane was chosen: GC moved the page first.
@@ -241,6 +243,7 @@ impl ChannelPartition {
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
                 .then(|| (crate::validate::us_to_ps(cfg.idle_us), cfg.idle_pages)),
             idle_victims: cfg.idle_victims,
+            idle_search: cfg.idle_search_blocks,
             migrated_idle: 0,
             idle_dropped: 0,
             load: vec![ChannelLoad::default(); geo.channels as usize],

@@ -32,6 +32,9 @@ pub struct PartitionConfig {
     pub idle_migration: Option<bool>,
     /// Which Write-channel blocks idle migration chooses among.
     pub idle_victims: IdleVictims,
+    /// How many of the most invalid closed Write-channel blocks idle migration looks into for
+    /// one holding a read-predicted page (`idle_victims = "read_predicted"`).
+    pub idle_search_blocks: u32,
     pub idle_us: f64,
     pub idle_pages: u32,
     /// Where preconditioning puts the pages the workload reads before it writes them.
@@ -78,6 +81,7 @@ impl Default for PartitionConfig {
             lv_region_bytes: 2 << 20,
             idle_migration: None,
             idle_victims: IdleVictims::ReadPredicted,
+            idle_search_blocks: 16,
             idle_us: 1000.0,
             idle_pages: 64,
             preload: Preload::Spread,
