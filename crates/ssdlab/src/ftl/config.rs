@@ -187,7 +187,7 @@ impl FtlConfig {
             return reject(file, "ftl.partition.idle_migration", true, why);
         }
         if p.idle_victims != crate::ftl::alloc::pacp::IdleVictims::default() && lv {
-            return reject(file, "ftl.partition.idle_victims", p.idle_victims, why);
+            return reject(file, "ftl.partition.idle_victims", "any", why);
         }
         if p.idle_search_blocks != PartitionConfig::default().idle_search_blocks && lv {
             return reject(file, "ftl.partition.idle_search_blocks", p.idle_search_blocks, why);

@@ -77,7 +77,7 @@ impl HilConfig {
             return reject(
                 file,
                 "hil.faro_priority",
-                self.faro_priority,
+                "within_request",
                 "applies to hil.scheduler = \"spk1\" or \"spk3\" (FARO)",
             );
         }
