@@ -32,6 +32,28 @@ impl Values {
     }
 }
 
+impl Values {
+    /// The values of the line every report opens with: `mode` (quick or full), the number of
+    /// runs under `count` ("runs", "cases"), `wall_s` and `threads`.
+    pub fn run_line(&mut self, opts: &super::Options, count: &'static str, n: usize, wall_s: f64) {
+        self.set("mode", if opts.quick { "quick" } else { "full" });
+        self.set(count, n);
+        self.set("wall_s", format!("{wall_s:.0}"));
+        self.set("threads", opts.threads);
+    }
+
+    /// The drive's geometry: `channels`, `chips` (per channel), `dies` (per chip), `planes`
+    /// (per die), `blocks` (per plane) and `pages` (per block).
+    pub fn geometry(&mut self, n: &ssdlab::nand::config::NandConfig) {
+        self.set("channels", n.channels);
+        self.set("chips", n.chips_per_channel);
+        self.set("dies", n.dies_per_chip);
+        self.set("planes", n.planes_per_die);
+        self.set("blocks", n.blocks_per_plane);
+        self.set("pages", n.pages_per_block);
+    }
+}
+
 /// `template` (the file `file`, for messages) with every `{{name}}` replaced by its value.
 pub fn render(file: &str, template: &str, values: &Values) -> String {
     let mut out = String::with_capacity(template.len() * 2);

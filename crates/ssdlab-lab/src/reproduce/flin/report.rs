@@ -107,10 +107,7 @@ pub(super) fn report_md(
     wall_s: f64,
 ) -> String {
     let mut v = Values::new();
-    v.set("mode", if opts.quick { "quick" } else { "full" });
-    v.set("cases", rows.len());
-    v.set("wall_s", format!("{wall_s:.0}"));
-    v.set("threads", opts.threads);
+    v.run_line(opts, "cases", rows.len(), wall_s);
     v.set("duration_ms", if opts.quick { 100 } else { 400 });
     v.set("figures", figures.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "));
     pacing(&mut v, pool);

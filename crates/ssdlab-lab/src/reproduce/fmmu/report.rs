@@ -119,16 +119,8 @@ pub fn check_table(rows: &[Row]) -> String {
 /// The setup: mode, the drive as configured, the host, the figures.
 fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
     let n = &base.nand;
-    v.set("mode", if opts.quick { "quick" } else { "full" });
-    v.set("runs", rows.len());
-    v.set("wall_s", format!("{wall_s:.0}"));
-    v.set("threads", opts.threads);
-    v.set("channels", n.channels);
-    v.set("ways", n.chips_per_channel);
-    v.set("dies", n.dies_per_chip);
-    v.set("planes", n.planes_per_die);
-    v.set("blocks", n.blocks_per_plane);
-    v.set("pages", n.pages_per_block);
+    v.run_line(opts, "runs", rows.len(), wall_s);
+    v.geometry(n);
     v.set("page_kib", n.page_bytes / 1024);
     v.set("t_read_us", n.t_read_us.first().copied().unwrap_or(0.0));
     v.set("t_program_us", n.t_program_us.first().copied().unwrap_or(0.0));
@@ -381,7 +373,7 @@ fn bounds(v: &mut Values, base: &Config, b: &Bounds) {
     let n = &base.nand;
     v.set("bus_mb_s", n.bus.rate_mt_s * n.bus.width_bits as f64 / 8.0);
     v.set("bus_gb_s", format!("{:.2}", b.bus_gb_s));
-    v.set("chips", n.channels * n.chips_per_channel);
+    v.set("all_chips", n.channels * n.chips_per_channel);
     v.set("program_gb_s", format!("{:.2}", b.program_gb_s));
     v.set("program_one_plane_gb_s", format!("{:.2}", b.program_one_plane_gb_s));
     v.set("pcie_gb_s", format!("{:.2}", b.pcie_gb_s));

@@ -149,10 +149,7 @@ pub fn claims_section(rows: &[Row]) -> String {
 fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s: f64, base: &Config) {
     let n = &base.nand;
     let chans: Vec<String> = channels_in(rows).iter().map(|c| c.to_string()).collect();
-    v.set("mode", if opts.quick { "quick" } else { "full" });
-    v.set("runs", rows.len());
-    v.set("wall_s", format!("{wall_s:.0}"));
-    v.set("threads", opts.threads);
+    v.run_line(opts, "runs", rows.len(), wall_s);
     v.set("chips", n.chips_per_channel);
     v.set("dies", n.dies_per_chip);
     v.set("planes", n.planes_per_die);

@@ -153,16 +153,8 @@ fn sweep_factors(rows: &[Row]) -> Vec<f64> {
 
 fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[(String, String)], wall_s: f64, base: &Config) {
     let n = &base.nand;
-    v.set("mode", if opts.quick { "quick" } else { "full" });
-    v.set("runs", rows.len());
-    v.set("wall_s", format!("{wall_s:.0}"));
-    v.set("threads", opts.threads);
-    v.set("channels", n.channels);
-    v.set("chips", n.chips_per_channel);
-    v.set("dies", n.dies_per_chip);
-    v.set("planes", n.planes_per_die);
-    v.set("blocks", n.blocks_per_plane);
-    v.set("pages", n.pages_per_block);
+    v.run_line(opts, "runs", rows.len(), wall_s);
+    v.geometry(n);
     v.set("page_kib", n.page_bytes / 1024);
     v.set("op", base.ftl.overprovisioning_ratio);
     v.set("gc_fill", pct(GC_FILL));

@@ -356,17 +356,9 @@ pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s
 /// The setup: the mode, the drive, the host and the list of figures.
 fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
     let n = &base.nand;
-    v.set("mode", if opts.quick { "quick" } else { "full" });
-    v.set("runs", rows.len());
-    v.set("wall_s", format!("{wall_s:.0}"));
-    v.set("threads", opts.threads);
+    v.run_line(opts, "runs", rows.len(), wall_s);
     v.set("preset", PRESET_NAME);
-    v.set("channels", n.channels);
-    v.set("chips", n.chips_per_channel);
-    v.set("dies", n.dies_per_chip);
-    v.set("planes", n.planes_per_die);
-    v.set("blocks", n.blocks_per_plane);
-    v.set("pages", n.pages_per_block);
+    v.geometry(n);
     v.set("page_bytes", n.page_bytes);
     v.set("program_min_us", n.t_program_us.first().copied().unwrap_or(0.0));
     v.set("program_max_us", n.t_program_us.last().copied().unwrap_or(0.0));
