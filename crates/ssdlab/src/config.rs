@@ -210,8 +210,11 @@ impl Config {
         if policy == CachePolicy::Spd && !plane_open {
             return reject(file, "ftl.allocation", allocation, "cache.policy = \"spd\" chooses each page's plane at eviction: use an allocation that fixes channel, chip and die and leaves the plane open, such as CWD");
         }
-        if policy != CachePolicy::Spd && !is_static {
-            return reject(file, "ftl.allocation", allocation, &format!("cache.policy = \"{name}\" evicts by each page's die and plane as a static allocation order fixes them: use one, such as CWDP"));
+        // Baseline-D needs each page's die only, which an allocation leaving just the plane open
+        // also fixes (TwinBlk's CWD on Baseline-D's buffer, docs/techniques.md §3.6 item 4).
+        let die_fixed = is_static || (policy == CachePolicy::BaselineD && plane_open);
+        if policy != CachePolicy::Spd && !die_fixed {
+            return reject(file, "ftl.allocation", allocation, &format!("cache.policy = \"{name}\" evicts by each page's die (baseline_p: and plane) as the allocation fixes them: use a static order such as CWDP (baseline_d also takes one that leaves only the plane open, such as CWD)"));
         }
         let geo = crate::nand::Geometry::from_config(&self.nand);
         let (n, dies) = (geo.planes_per_die as u64, (geo.chips() * geo.dies_per_chip) as u64);
@@ -327,6 +330,26 @@ mod tests {
             v = v.get(part).unwrap_or_else(|| panic!("{key} missing from the resolved config")).clone();
         }
         v
+    }
+
+    /// Baseline-D's buffer needs each page's die: a static order fixes it, and so does `CWD`,
+    /// which leaves only the plane open (TwinBlk on Baseline-D's buffer); Baseline-P also needs
+    /// the plane, so `CWD` is an error naming the allocation.
+    #[test]
+    fn baseline_d_takes_an_allocation_that_fixes_the_die() {
+        let with = |policy: &str, allocation: &str| {
+            let sets = [
+                "cache.enabled=true".to_string(),
+                "cache.destage=\"when_full\"".into(),
+                format!("cache.policy=\"{policy}\""),
+                format!("ftl.allocation=\"{allocation}\""),
+            ];
+            Config::from_toml_str("", "t.toml", &sets)
+        };
+        assert!(with("baseline_d", "CWDP").is_ok());
+        assert!(with("baseline_d", "CWD").is_ok());
+        let e = with("baseline_p", "CWD").unwrap_err().to_string();
+        assert!(e.contains("ftl.allocation") && e.contains("CWD"), "{e}");
     }
 
     #[test]

@@ -93,8 +93,9 @@ impl Scheme {
         let (policy, allocation, alignment, unit) = match self {
             Scheme::BaselineD => (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Plane),
             Scheme::BaselineP => (CachePolicy::BaselineP, "CWDP", BlockAlignment::None, GcUnit::Plane),
-            Scheme::TwinBlk => (CachePolicy::Lru, "CWD", BlockAlignment::Die, GcUnit::Twin),
-            Scheme::ParaGc => (CachePolicy::Lru, "CWDP", BlockAlignment::None, GcUnit::Para),
+            // Block and GC schemes, so Baseline-D's buffer (slides s.21; docs/techniques.md §3.6).
+            Scheme::TwinBlk => (CachePolicy::BaselineD, "CWD", BlockAlignment::Die, GcUnit::Twin),
+            Scheme::ParaGc => (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Para),
             Scheme::Spd | Scheme::SpdPad | Scheme::SpdGcPad => {
                 (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die)
             }
