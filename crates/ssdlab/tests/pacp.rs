@@ -184,6 +184,17 @@ fn the_pacp_preset_is_table_2() {
     assert_eq!(c.ftl.partition.trh_bits, 1);
 }
 
+/// The idle-migration tests' drive: 2 channels of one plane (channel 0 Read, channel 1
+/// Write), blocks of 4 pages, no relabelling, idle after 50 ms.
+fn idle_drive() -> Config {
+    let mut cfg = drive("pacp");
+    (cfg.nand.channels, cfg.nand.planes_per_die, cfg.nand.pages_per_block) = (2, 1, 4);
+    cfg.ftl.partition.n_read = 1;
+    cfg.ftl.partition.period = 1_000_000;
+    cfg.ftl.partition.idle_us = 50_000.0;
+    cfg
+}
+
 /// Idle-time migration worked by hand on 2 channels of one plane each (channel 0 Read,
 /// channel 1 Write; blocks of 4 pages), requests 10 ms apart (the drive idles less than the
 /// 50 ms idle time between them):
@@ -197,11 +208,7 @@ fn the_pacp_preset_is_table_2() {
 #[test]
 fn idle_migration_moves_the_read_pages_of_the_most_invalid_write_channel_block() {
     use ssdlab::host::Replay;
-    let mut cfg = drive("pacp");
-    (cfg.nand.channels, cfg.nand.planes_per_die, cfg.nand.pages_per_block) = (2, 1, 4);
-    cfg.ftl.partition.n_read = 1;
-    cfg.ftl.partition.period = 1_000_000;
-    cfg.ftl.partition.idle_us = 50_000.0;
+    let mut cfg = idle_drive();
     let ms = 1_000_000u64;
     let mut lines = Vec::new();
     for p in 0..16u64 {
@@ -237,11 +244,7 @@ fn idle_migration_moves_the_read_pages_of_the_most_invalid_write_channel_block()
 fn idle_migration_picks_a_block_holding_read_predicted_pages() {
     use ssdlab::ftl::alloc::pacp::IdleVictims;
     use ssdlab::host::Replay;
-    let mut cfg = drive("pacp");
-    (cfg.nand.channels, cfg.nand.planes_per_die, cfg.nand.pages_per_block) = (2, 1, 4);
-    cfg.ftl.partition.n_read = 1;
-    cfg.ftl.partition.period = 1_000_000;
-    cfg.ftl.partition.idle_us = 50_000.0;
+    let mut cfg = idle_drive();
     let ms = 1_000_000u64;
     let mut lines: Vec<(u64, u64, u32, bool)> = (0..16u64).map(|p| (p * 10 * ms, p * 16, 16, false)).collect();
     lines.extend((8..16u64).map(|p| (160 * ms + p * 10 * ms, p * 16, 16, true)));

@@ -48,6 +48,11 @@ fn writes_since_erase(f: &Flin) -> Vec<u32> {
     f.flows.iter().map(|fc| fc.writes_since_erase).collect()
 }
 
+/// Chip 0 at time 0 with no GC urgency and no queue excluded.
+fn calm<'a>(queues: &'a ChipQueues, txs: &'a [Transaction], excluded: &'a [bool; QUEUE_CLASSES]) -> PickContext<'a> {
+    PickContext { chip: 0, now: 0, queues, txs, gc_urgency: GcUrgency::None, excluded }
+}
+
 fn order(f: &Flin, op: usize, class: usize) -> Vec<(u32, u32)> {
     f.chips[0].ops[op].class(class).iter().map(|e| (e.tx, e.flow)).collect()
 }
@@ -122,14 +127,7 @@ fn priority_classes_get_their_weighted_shares() {
     let excluded = [false; QUEUE_CLASSES];
     let mut served = [0; 4];
     for _ in 0..15 {
-        let ctx = PickContext {
-            chip: 0,
-            now: 0,
-            queues: &queues,
-            txs: &all,
-            gc_urgency: GcUrgency::None,
-            excluded: &excluded,
-        };
+        let ctx = calm(&queues, &all, &excluded);
         let p = f.pick(&ctx).unwrap();
         let leader = p.leader.unwrap();
         served[all[leader as usize].flow as usize] += 1;
@@ -247,27 +245,13 @@ fn a_write_pays_its_flows_share_of_the_queued_gc_first() {
         let excluded = [false; QUEUE_CLASSES];
         let mut moves = 0;
         loop {
-            let ctx = PickContext {
-                chip: 0,
-                now: 0,
-                queues: &queues,
-                txs: &all,
-                gc_urgency: GcUrgency::None,
-                excluded: &excluded,
-            };
+            let ctx = calm(&queues, &all, &excluded);
             let p = f.pick(&ctx).unwrap();
             let tx = queues.take(p.class, 0, 0);
             match p.class {
                 QueueClass::UserWrite => {
                     f.dispatched(0, &[tx], &all, 0);
-                    let ctx = PickContext {
-                        chip: 0,
-                        now: 0,
-                        queues: &queues,
-                        txs: &all,
-                        gc_urgency: GcUrgency::None,
-                        excluded: &excluded,
-                    };
+                    let ctx = calm(&queues, &all, &excluded);
                     return (moves, f.pick(&ctx).map(|p| p.class));
                 }
                 QueueClass::GcRead => {
