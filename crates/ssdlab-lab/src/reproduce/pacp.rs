@@ -60,6 +60,8 @@ pub struct Grid {
     pub figure_channels: u32,
     /// Figure 6's history depths beside the main grid's 1 bit.
     pub history_bits: Vec<u8>,
+    /// Lv et al.'s split swept at `figure_channels`: Read channels as shares of them.
+    pub lv_read_shares: Vec<f64>,
 }
 
 /// The grid (read once; the file is compiled in, and a unit test reads it).
@@ -208,6 +210,9 @@ pub enum Scheme {
     Ideal,
     /// Lv et al.: a static split sized from the workload, every write to Write channels.
     Lv,
+    /// Sensitivity: Lv et al. with a given number of Read channels (`ftl.partition.n_read`;
+    /// the row's `n_read`) instead of the sizing rule.
+    LvSplit,
     /// PACP with GC-piggybacked migration off.
     PacpNoMig,
     Pacp,
@@ -228,6 +233,7 @@ impl Scheme {
             Scheme::Baseline => "baseline",
             Scheme::Ideal => "ideal",
             Scheme::Lv => "lv",
+            Scheme::LvSplit => "lv-split",
             Scheme::PacpNoMig => "pacp-nomig",
             Scheme::Pacp => "pacp",
             Scheme::PacpNoMigPreload => "pacp-nomig-preload",
@@ -236,15 +242,15 @@ impl Scheme {
     }
 
     /// The keys that make the preset (PACP) this scheme, with `trh_bits` history bits for
-    /// the PACP schemes.
-    fn apply(self, cfg: &mut Config, trh_bits: u8) {
+    /// the PACP schemes and `n_read` Read channels for [`Scheme::LvSplit`].
+    fn apply(self, cfg: &mut Config, trh_bits: u8, n_read: u32) {
         cfg.ftl.partition = PartitionConfig::default();
         cfg.nand.ideal = Ideal::None;
         cfg.ftl.allocation = match self {
             // The paper's baseline (TOMPECS'16 as PACP describes it): rotation skipping busy
             // resources, i.e. PACP's own allocator without a partition.
             Scheme::Baseline | Scheme::Ideal => AllocationScheme::DynamicRr,
-            Scheme::Lv => AllocationScheme::LvPartition,
+            Scheme::Lv | Scheme::LvSplit => AllocationScheme::LvPartition,
             _ => AllocationScheme::Pacp,
         };
         match self {
@@ -260,6 +266,9 @@ impl Scheme {
         }
         if self.has_history() {
             cfg.ftl.partition.trh_bits = trh_bits;
+        }
+        if self == Scheme::LvSplit {
+            cfg.ftl.partition.n_read = n_read;
         }
     }
 
@@ -290,15 +299,28 @@ struct Meta {
     scheme: Scheme,
     channels: u32,
     trh_bits: u8,
+    /// Read channels of a [`Scheme::LvSplit`] run (0 for the others).
+    n_read: u32,
 }
 
 impl Meta {
+    fn new(workload: &'static str, synthetic: bool, scheme: Scheme, channels: u32) -> Meta {
+        let trh_bits = if scheme.has_history() { 1 } else { 0 };
+        Meta { workload, synthetic, scheme, channels, trh_bits, n_read: 0 }
+    }
+
     /// The [`OWN`] columns.
     fn csv(&self) -> String {
         let m = self;
         let source = if m.synthetic { "stand-in" } else { "msr" };
-        format!("{},{source},{},{},{}", m.workload, m.scheme.name(), m.channels, m.trh_bits)
+        format!("{},{source},{},{},{},{}", m.workload, m.scheme.name(), m.channels, m.trh_bits, m.n_read)
     }
+}
+
+/// Lv's Read channels for a share of `channels`: rounded, at least one, at most all but one
+/// (§6.3's clamp).
+pub fn lv_split(share: f64, channels: u32) -> u32 {
+    ((share * channels as f64).round() as u32).clamp(1, channels - 1)
 }
 
 #[derive(Default)]
@@ -310,7 +332,7 @@ struct Plan {
 impl Plan {
     fn push(&mut self, base: &Config, meta: Meta, workload: impl Fn(&Config) -> WorkloadSpec) -> Result<()> {
         let mut cfg = drive(base, meta.channels);
-        meta.scheme.apply(&mut cfg, meta.trh_bits.max(1));
+        meta.scheme.apply(&mut cfg, meta.trh_bits.max(1), meta.n_read);
         cfg.validate(PRESET_NAME)?;
         let workload = workload(&cfg);
         self.jobs.push(Job { config: cfg, workload });
@@ -338,20 +360,25 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let g = grid();
     let channels: &[u32] = if opts.quick { &g.quick_channels } else { &g.channels };
     let n = requests(opts.quick);
-    let bits = |s: Scheme| if s.has_history() { 1 } else { 0 };
     for s in standins(opts.quick) {
         for &ch in channels {
             for scheme in SCHEMES.into_iter().chain(PRELOAD_SCHEMES) {
-                let meta = Meta { workload: s.name, synthetic: true, scheme, channels: ch, trh_bits: bits(scheme) };
-                plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
+                plan.push(base, Meta::new(s.name, true, scheme, ch), |cfg| synthetic(&s, cfg, n))?;
             }
         }
     }
     // Figure 6: 2 and 3 history bits (1 bit is the main grid's PACP run).
     for s in standins(opts.quick) {
         for &trh_bits in &g.history_bits {
-            let channels = g.figure_channels;
-            let meta = Meta { workload: s.name, synthetic: true, scheme: Scheme::Pacp, channels, trh_bits };
+            let meta = Meta { trh_bits, ..Meta::new(s.name, true, Scheme::Pacp, g.figure_channels) };
+            plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
+        }
+    }
+    // Lv's split swept (its sizing rule is the main row's).
+    for s in standins(opts.quick) {
+        for &share in &g.lv_read_shares {
+            let n_read = lv_split(share, g.figure_channels);
+            let meta = Meta { n_read, ..Meta::new(s.name, true, Scheme::LvSplit, g.figure_channels) };
             plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
         }
     }
@@ -360,8 +387,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
         let path = shared_trace(opts, file)?;
         for &ch in channels {
             for scheme in SCHEMES.into_iter().chain(PRELOAD_SCHEMES) {
-                let meta = Meta { workload: name, synthetic: false, scheme, channels: ch, trh_bits: bits(scheme) };
-                plan.push(base, meta, |_| trace_workload(&path))?;
+                plan.push(base, Meta::new(name, false, scheme, ch), |_| trace_workload(&path))?;
             }
         }
     }
@@ -380,6 +406,8 @@ pub struct Row {
     pub channels: u32,
     /// History bits (0 for the schemes without a history).
     pub trh_bits: u8,
+    /// Read channels of a [`Scheme::LvSplit`] run (0 for the others).
+    pub n_read: u32,
     pub read_us: f64,
     pub write_us: f64,
     pub gc_invocations: u64,
@@ -407,7 +435,7 @@ pub struct Row {
 }
 
 /// What a run is: the first columns of results.csv ([`Meta::csv`]).
-const OWN: [&str; 5] = ["workload", "source", "scheme", "channels", "trh_bits"];
+const OWN: [&str; 6] = ["workload", "source", "scheme", "channels", "trh_bits", "n_read"];
 
 /// results.csv's columns after [`OWN`], read from each run's report: adding a counter to
 /// the table is one line here. A drive without a partition leaves its columns 0 or empty.
@@ -478,6 +506,7 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
         scheme: meta.scheme,
         channels: meta.channels,
         trh_bits: meta.trh_bits,
+        n_read: meta.n_read,
         read_us: s.latency_us.read.mean,
         write_us: s.latency_us.write.mean,
         gc_invocations: s.gc.invocations,
@@ -532,6 +561,14 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
 pub fn pick<'a>(rows: &'a [Row], workload: &str, scheme: Scheme, channels: u32) -> Option<&'a Row> {
     let bits = if scheme.has_history() { 1 } else { 0 };
     rows.iter().find(|r| r.workload == workload && r.scheme == scheme && r.channels == channels && r.trh_bits == bits)
+}
+
+/// Lv's row on `workload` at the figures' channel count with `n_read` Read channels.
+pub fn pick_lv_split<'a>(rows: &'a [Row], workload: &str, n_read: u32) -> Option<&'a Row> {
+    let fig_channels = grid().figure_channels;
+    rows.iter().find(|r| {
+        r.workload == workload && r.scheme == Scheme::LvSplit && r.channels == fig_channels && r.n_read == n_read
+    })
 }
 
 /// PACP's row on `workload` at the figures' channel count (`grid().figure_channels`) with `bits` history bits.
@@ -653,8 +690,9 @@ mod tests {
     use super::*;
 
     /// The shipped grid: Table 2's channel counts, the Figure 7 drive among them (and among
-    /// the quick ones), Figure 6's extra depths. `--quick` by hand: 3 stand-ins × 2 channel
-    /// counts × 7 schemes + 3 stand-ins × 2 depths = 48 runs.
+    /// the quick ones), Figure 6's extra depths, Lv's three swept splits. `--quick` by hand:
+    /// 3 stand-ins × (2 channel counts × 7 schemes + 2 depths + 3 splits) = 57 runs; the
+    /// splits at 32 channels are 8, 16 and 24 Read channels.
     #[test]
     fn the_grid_file_is_the_grid_of_the_evaluation() {
         let g = grid();
@@ -663,8 +701,11 @@ mod tests {
         assert!(g.quick_channels.iter().all(|c| g.channels.contains(c)));
         assert_eq!(g.history_bits, [2, 3]);
         let schemes = SCHEMES.len() + PRELOAD_SCHEMES.len();
-        let quick = standins(true).len() * (g.quick_channels.len() * schemes + g.history_bits.len());
-        assert_eq!(quick, 48);
+        let per_standin = g.quick_channels.len() * schemes + g.history_bits.len() + g.lv_read_shares.len();
+        assert_eq!(standins(true).len() * per_standin, 57);
+        let splits: Vec<u32> = g.lv_read_shares.iter().map(|&x| lv_split(x, g.figure_channels)).collect();
+        assert_eq!(splits, [8, 16, 24]);
+        assert_eq!((lv_split(0.01, 8), lv_split(0.99, 8)), (1, 7), "clamped to 1 ..= channels - 1");
     }
 
     fn row(scheme: Scheme, read_us: f64) -> Row {
@@ -675,6 +716,7 @@ mod tests {
             scheme,
             channels: 32,
             trh_bits: u8::from(scheme.has_history()),
+            n_read: 0,
             read_us,
             write_us: 3000.0,
             gc_invocations: 0,
@@ -714,14 +756,37 @@ mod tests {
         assert!(md.contains(&format!("{check}## Where ssdlab and the paper differ, and why\n")), "{md}");
     }
 
+    /// Lv's sweep on hm_0 at 32 channels, by hand: PACP reads in 240 µs; Lv in 400 µs under
+    /// its rule, 300 / 500 / 600 µs with 8 / 16 / 24 Read channels. PACP against Lv: 240 /
+    /// 400 = −40.0% under the rule, −20.0% / −52.0% / −60.0% against the splits, and −20.0%
+    /// against the best split (8, at 300 µs, below the rule's 400).
+    #[test]
+    fn the_lv_sweep_compares_pacp_with_each_split_and_the_best() {
+        let split = |n_read, read_us| Row { n_read, ..row(Scheme::LvSplit, read_us) };
+        let rows = [
+            row(Scheme::Baseline, 500.0),
+            row(Scheme::Lv, 400.0),
+            split(8, 300.0),
+            split(16, 500.0),
+            split(24, 600.0),
+            row(Scheme::Pacp, 240.0),
+        ];
+        let opts =
+            Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        let want = "| PACP's read latency vs Lv's | -40.0% | -20.0% | -52.0% | -60.0% | -20.0% |\n";
+        assert!(md.contains(want), "{md}");
+        assert!(md.contains("| hm_0 | 400 / 3000 (0 Read) | 300 / 3000 | 500 / 3000 | 600 / 3000 | 240 / 3000 |\n"), "{md}");
+    }
+
     #[test]
     fn every_scheme_is_a_valid_config_of_the_preset_at_every_channel_count() {
         let base = preset().expect("preset");
         for &ch in &grid().channels {
-            for s in SCHEMES {
+            for s in SCHEMES.into_iter().chain([Scheme::LvSplit]) {
                 for bits in 1..=3 {
                     let mut cfg = drive(&base, ch);
-                    s.apply(&mut cfg, bits);
+                    s.apply(&mut cfg, bits, lv_split(0.25, ch));
                     cfg.validate(PRESET_NAME).unwrap_or_else(|e| panic!("{} at {ch} ch, {bits} bits: {e}", s.name()));
                 }
             }

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    channels_in, grid, mean_over, pick, pick_bits, region_sizes, requests, standins, vs_baseline, workloads_in, Row,
+    channels_in, grid, lv_split, mean_over, pick, pick_bits, pick_lv_split, region_sizes, requests, standins, vs_baseline, workloads_in, Row,
     Scheme, Shares, BLOCKS_PER_PLANE, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
 use crate::reproduce::template::{render, section, Values};
@@ -97,6 +97,8 @@ const TEMPLATE_NAME: &str = "experiments/pacp/report.md";
 const CLAIMS: &str = "## The paper's claims";
 /// The template's preload section, left out when the run has no preload runs.
 const PRELOAD: &str = "## Sensitivity: pages read before written filled onto the Read channels";
+/// The template's section on Lv's swept split, left out when the run has no such runs.
+const LV_SWEEP: &str = "## Sensitivity: Lv's split swept ({{fig_channels}} channels)";
 /// The start of the template's line on the MSR excerpts, left out when the run has none.
 const EXCERPTS_BULLET: &str = "- **The MSR excerpts are short**";
 
@@ -116,20 +118,27 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     if preload {
         preload_section(&mut v, rows);
     }
+    let lv_sweep = rows.iter().any(|r| r.scheme == Scheme::LvSplit);
+    if lv_sweep {
+        lv_split_section(&mut v, rows);
+    }
     let excerpts = !workloads_in(rows, false).is_empty();
     differences(&mut v, rows);
     if excerpts {
         excerpts_bullet(&mut v, rows);
     }
-    render(TEMPLATE_NAME, &template_for(preload, excerpts), &v)
+    render(TEMPLATE_NAME, &template_for(preload, lv_sweep, excerpts), &v)
 }
 
-/// The template without the parts this run has nothing for: the preload section, and the
-/// bullet on the MSR excerpts.
-fn template_for(preload: bool, excerpts: bool) -> String {
+/// The template without the parts this run has nothing for: the preload section, the
+/// section on Lv's swept split, and the bullet on the MSR excerpts.
+fn template_for(preload: bool, lv_sweep: bool, excerpts: bool) -> String {
     let mut t = TEMPLATE.to_string();
     if !preload {
         t = t.replacen(section(TEMPLATE, PRELOAD), "", 1);
+    }
+    if !lv_sweep {
+        t = t.replacen(section(TEMPLATE, LV_SWEEP), "", 1);
     }
     if !excerpts {
         let start = t.find(&format!("\n{EXCERPTS_BULLET}")).expect("the template's bullet on the MSR excerpts") + 1;
@@ -246,6 +255,52 @@ fn fig6_7_8(v: &mut Values, rows: &[Row]) {
         );
     }
     v.set("fig8_rows", m);
+}
+
+/// Lv's split swept at the figures' channel count: read / write latency per stand-in under
+/// the sizing rule, each swept split, and PACP; then PACP against Lv over the stand-ins
+/// (geometric mean of read-latency ratios) under the rule, each split, and each stand-in's
+/// best split by read latency (the rule's among them).
+fn lv_split_section(v: &mut Values, rows: &[Row]) {
+    let ch = grid().figure_channels;
+    let splits: Vec<u32> = grid().lv_read_shares.iter().map(|&x| lv_split(x, ch)).collect();
+    let cell = |r: Option<&Row>| r.map_or("–".into(), |r| format!("{:.0} / {:.0}", r.read_us, r.write_us));
+    let heads: Vec<String> = splits.iter().map(|n| format!("lv, {n} Read")).collect();
+    let mut m = format!(
+        "| stand-in | lv (rule) | {} | pacp |\n|---|---|{}---|\n",
+        heads.join(" | "),
+        "---|".repeat(splits.len())
+    );
+    let ws = workloads_in(rows, true);
+    for w in &ws {
+        let Some(rule) = pick(rows, w, Scheme::Lv, ch) else { continue };
+        let rule_cell = format!("{} ({} Read)", cell(Some(rule)), rule.read_channels_end.unwrap_or(0));
+        let swept: Vec<String> = splits.iter().map(|&n| cell(pick_lv_split(rows, w, n))).collect();
+        let _ = writeln!(m, "| {w} | {rule_cell} | {} | {} |", swept.join(" | "), cell(pick(rows, w, Scheme::Pacp, ch)));
+    }
+    m.push('\n');
+    v.set("lv_split_rows", m);
+    let pacp_vs = |lv: &dyn Fn(&str) -> Option<f64>| -> String {
+        let r: Vec<f64> = ws
+            .iter()
+            .filter_map(|w| Some(pick(rows, w, Scheme::Pacp, ch)?.read_us / lv(w).filter(|&x| x > 0.0)?))
+            .collect();
+        change((!r.is_empty()).then(|| geomean(&r)))
+    };
+    let mut cells = vec![pacp_vs(&|w| pick(rows, w, Scheme::Lv, ch).map(|r| r.read_us))];
+    cells.extend(splits.iter().map(|&n| pacp_vs(&|w| pick_lv_split(rows, w, n).map(|r| r.read_us))));
+    let best = |w: &str| {
+        let swept = splits.iter().filter_map(|&n| pick_lv_split(rows, w, n));
+        pick(rows, w, Scheme::Lv, ch).into_iter().chain(swept).map(|r| r.read_us).reduce(f64::min)
+    };
+    cells.push(pacp_vs(&best));
+    let mut t = format!(
+        "| | Lv's rule | {} | Lv's best split per stand-in (rule included) |\n|---|---|{}---|\n",
+        heads.join(" | "),
+        "---|".repeat(splits.len())
+    );
+    let _ = writeln!(t, "| PACP's read latency vs Lv's | {} |\n", cells.join(" | "));
+    v.set("lv_split_claims", t);
 }
 
 /// The tables whose columns are the channel counts: Figures 9 and 10, and the split.
