@@ -308,13 +308,14 @@ mod tests {
     use crate::ftl::AllocationScheme;
 
     /// Each choice key with every spelling docs/config.md allows.
-    const CHOICES: [(&str, &[&str]); 12] = [
+    const CHOICES: [(&str, &[&str]); 13] = [
         ("tsu.policy", &["fifo", "ooo", "flin"]),
         ("ftl.allocation", &["CWDP", "PDWC", "CW", "D", "WDP", "dynamic", "dynamic_rr", "lv_partition", "pacp"]),
         ("ftl.mapping", &["full", "dftl", "cdftl", "tpftl", "fmmu"]),
         ("ftl.firmware.map_unit", &["cores", "hardware"]),
         ("ftl.unwritten_read", &["flash", "zero"]),
         ("ftl.gc.policy", &["greedy", "cost_benefit", "random", "fifo", "d_choices"]),
+        ("ftl.gc.read_victim", &["valid_only", "all_pages"]),
         ("hil.scheduler", &["direct", "vas", "pas", "spk1", "spk2", "spk3"]),
         ("hil.hazards", &["strict", "war", "none"]),
         ("hil.fairness", &["none", "wa_bc"]),
@@ -350,6 +351,22 @@ mod tests {
         assert!(with("baseline_d", "CWD").is_ok());
         let e = with("baseline_p", "CWD").unwrap_err().to_string();
         assert!(e.contains("ftl.allocation") && e.contains("CWD"), "{e}");
+    }
+
+    /// GC that reads every victim page reads each out: a copyback moves a page without
+    /// reading it, and Die-GC and TwinBlk list valid pages only, so both are errors naming
+    /// the key.
+    #[test]
+    fn reading_every_victim_page_takes_neither_copyback_nor_an_aligned_unit() {
+        let with = |other: &str| {
+            let sets = ["ftl.gc.read_victim=\"all_pages\"".to_string(), other.to_string()];
+            Config::from_toml_str("", "t.toml", &sets)
+        };
+        assert!(with("ftl.gc.unit=\"para\"").is_ok());
+        for other in ["ftl.gc.copyback=true", "ftl.gc.unit=\"die\"", "ftl.gc.unit=\"twin\""] {
+            let e = with(other).unwrap_err().to_string();
+            assert!(e.contains("ftl.gc.read_victim"), "{other}: {e}");
+        }
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub enum Event {
     Sample,
     /// The host has been idle since the activity `epoch` names (PACP's idle migration).
     Idle { epoch: u32 },
+    /// The firmware answered the map lookup of a GC read of a victim page (transaction
+    /// `tx`; `ftl.gc.read_victim = "all_pages"`).
+    GcLookedUp { tx: u32 },
 }
 
 /// A pending event. `key` is time × 2^64 + sequence number, so one integer comparison orders

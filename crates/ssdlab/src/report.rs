@@ -257,6 +257,13 @@ pub struct GcReport {
     /// Moves dropped because the host overwrote the page between the GC read and the
     /// move's program (the CondUpdate that lost the race).
     pub moves_dropped: u64,
+    /// GC reads of victim pages that reached flash: the valid pages, or every written page
+    /// under `ftl.gc.read_victim = "all_pages"`.
+    #[serde(default)]
+    pub pages_read: u64,
+    /// Map lookups GC made for the pages it read (`ftl.gc.read_victim = "all_pages"`).
+    #[serde(default)]
+    pub lookups: u64,
     /// Blocks erased by GC: each block of a multi-plane erase counts (docs/techniques.md §11.4,
     /// "GC-induced erases").
     pub erases: u64,
@@ -434,6 +441,8 @@ impl GcReport {
             invocations: s.gc_invocations,
             pages_moved: s.gc_pages_moved,
             moves_dropped: s.gc_moves_dropped,
+            pages_read: s.gc_pages_read,
+            lookups: s.gc_lookups,
             erases: s.erases,
             erase_commands: s.erase_commands,
             pad_pages: s.gc_pad_pages,

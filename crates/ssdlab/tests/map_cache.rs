@@ -331,6 +331,10 @@ fn race_drive() -> Config {
 /// of lpn 3 at 116 ms must return W's data (the integrity oracle checks it). Returns the
 /// outcome and W's latency.
 fn race(w_ns: u64) -> (Outcome, u64) {
+    race_on(&race_drive(), w_ns)
+}
+
+fn race_on(drive: &Config, w_ns: u64) -> (Outcome, u64) {
     let write = pcie_ps(8192, LINK_B_S) + CMD_PS + bus_ps(8192, 333, 8) + T_PROG_PS;
     let mut lpns: Vec<u64> = vec![0, 1, 2, 3, 0, 1, 2, 4];
     lpns.extend(5..=32);
@@ -340,7 +344,8 @@ fn race(w_ns: u64) -> (Outcome, u64) {
         lpns.iter().enumerate().map(|(i, &lpn)| (i as u64 * 2_000_000, lpn, 16, false)).collect();
     lines.push((w_ns, 3, 16, false));
     lines.push((116_000_000, 3, 16, true));
-    let o = run(&race_drive(), &trace(&format!("race{w_ns}"), &lines, 8), true);
+    let name = format!("race{w_ns}-{:?}", drive.ftl.gc.read_victim);
+    let o = run(drive, &trace(&name, &lines, 8), true);
     let c = o.check.as_ref().expect("checked");
     assert_eq!(c.violations, 0, "{:?}", c.first_violation);
     assert_eq!(c.reads_checked, 1 + 35, "the read, then every mapped page at the end");
@@ -383,6 +388,27 @@ fn e_a_gc_move_that_lost_the_race_to_a_host_write_is_dropped() {
     let (o, w) = race(112_000_000);
     assert_eq!((o.stats.gc_invocations, o.stats.erases), (2, 2));
     assert_eq!((o.stats.gc_pages_moved, o.stats.gc_moves_dropped), (3, 0), "GC moved the page first");
+    assert_eq!(w, write);
+}
+
+/// FMMU's GC manager reads every page of its victim, looks up the logical page its spare
+/// area names, and moves the page only if the map still points at it (Woo & Min 2017, §3;
+/// `ftl.gc.read_victim = "all_pages"`). In `race(112 ms)`'s run GC collects block 0 (lpns
+/// 0, 1, 2, 3 written, only 3 valid) and then block 1 (lpns 0, 1, 2, 4 written, 2 and 4
+/// valid). Valid pages only: 1 + 2 = 3 reads and no lookup. Every page: 4 + 4 = 8 reads
+/// and 8 lookups (lpns 0, 1, 2, 3 and 0, 1, 2, 4). Both move the same 3 pages and erase 2
+/// blocks, the oracle finds every page where the map says, and the 5 extra reads (about
+/// 0.5 ms) still end before W at 112 ms, which takes the plain write time.
+#[test]
+fn e_gc_reading_every_victim_page_looks_each_up_and_moves_the_valid_ones() {
+    let write = pcie_ps(8192, LINK_B_S) + CMD_PS + bus_ps(8192, 333, 8) + T_PROG_PS;
+    let (o, _) = race(112_000_000);
+    assert_eq!((o.stats.gc_pages_read, o.stats.gc_lookups), (3, 0));
+    let mut drive = race_drive();
+    drive.ftl.gc.read_victim = ssdlab::ftl::VictimRead::AllPages;
+    let (o, w) = race_on(&drive, 112_000_000);
+    assert_eq!((o.stats.gc_pages_read, o.stats.gc_lookups), (8, 8));
+    assert_eq!((o.stats.gc_invocations, o.stats.erases, o.stats.gc_pages_moved), (2, 2, 3));
     assert_eq!(w, write);
 }
 

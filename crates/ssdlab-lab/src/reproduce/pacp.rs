@@ -776,7 +776,10 @@ mod tests {
         let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
         let want = "| PACP's read latency vs Lv's | -40.0% | -20.0% | -52.0% | -60.0% | -20.0% |\n";
         assert!(md.contains(want), "{md}");
-        assert!(md.contains("| hm_0 | 400 / 3000 (0 Read) | 300 / 3000 | 500 / 3000 | 600 / 3000 | 240 / 3000 |\n"), "{md}");
+        assert!(
+            md.contains("| hm_0 | 400 / 3000 (0 Read) | 300 / 3000 | 500 / 3000 | 600 / 3000 | 240 / 3000 |\n"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -56,6 +56,11 @@ pub struct Blocks {
     alignment: BlockAlignment,
     /// User-data blocks a plane of an aligned die could not open at its die's index.
     pub unaligned_opens: u64,
+    /// The spare area's logical address of each invalid page (lpn + 1; 0: none), kept only
+    /// when GC reads every page of its victims ([`Blocks::keep_spare_area`]); empty otherwise.
+    spare: Vec<u32>,
+    /// Logical pages, for the stand-in address of a page preconditioning left invalid.
+    logical_pages: u32,
 }
 
 impl Blocks {
@@ -81,7 +86,36 @@ impl Blocks {
             free_total: geo.blocks() as u64,
             alignment: BlockAlignment::None,
             unaligned_opens: 0,
+            spare: Vec::new(),
+            logical_pages: 0,
         }
+    }
+
+    /// Keep each invalid page's logical address, as its spare area does on flash, for a GC
+    /// that reads every page of a victim (`ftl.gc.read_victim = "all_pages"`).
+    pub fn keep_spare_area(mut self, logical_pages: u32) -> Blocks {
+        self.spare = vec![0; self.p2l.len()];
+        self.logical_pages = logical_pages;
+        self
+    }
+
+    /// The logical address in `ppn`'s spare area: the page it holds if valid, the one it held
+    /// if invalidated, NONE for a dummy page or when spare areas are not kept.
+    pub fn spare_lpn(&self, ppn: Ppn) -> Lpn {
+        match self.p2l[ppn as usize] {
+            0 => self.spare.get(ppn as usize).map_or(NONE, |&e| e.wrapping_sub(1)),
+            e => e - 1,
+        }
+    }
+
+    /// Every written page of `block` into `out`, each with no logical page named (NONE): GC
+    /// learns it from the page's spare area when the read is done, so no page is skipped as
+    /// stale before it is read.
+    pub fn written_pages(&self, block: u32, out: &mut Vec<LivePage>) {
+        out.clear();
+        let base = block * self.geo.pages_per_block;
+        let written = self.write_ptr[block as usize] as u32;
+        out.extend((base..base + written).map(|ppn| LivePage { ppn, lpn: NONE }));
     }
 
     /// Open user-data blocks as `alignment` says.
@@ -293,6 +327,9 @@ impl Blocks {
     pub fn invalidate(&mut self, ppn: Ppn) {
         let e = &mut self.p2l[ppn as usize];
         assert!(*e != 0, "invalidating page {ppn} that holds no data");
+        if let Some(s) = self.spare.get_mut(ppn as usize) {
+            *s = *e;
+        }
         *e = 0;
         self.valid[self.geo.block_of(ppn) as usize] -= 1;
     }
@@ -303,6 +340,10 @@ impl Blocks {
         assert_eq!(self.valid[b], 0, "erasing block {block} with {} valid pages", self.valid[b]);
         self.state[b] = BlockState::Free;
         self.write_ptr[b] = 0;
+        if !self.spare.is_empty() {
+            let base = (block * self.geo.pages_per_block) as usize;
+            self.spare[base..base + self.geo.pages_per_block as usize].fill(0);
+        }
         self.erase_count[b] += 1;
         let plane = self.geo.plane_of_block(block);
         self.erased[plane as usize].push_back(block);
@@ -355,6 +396,9 @@ impl Blocks {
         for (i, &l) in lpns.iter().enumerate() {
             self.p2l[base + i] = l.wrapping_add(1);
             valid += (l != NONE) as u16;
+            if l == NONE && !self.spare.is_empty() {
+                self.spare[base + i] = stand_in_lpn((base + i) as u64, self.logical_pages) + 1;
+            }
         }
         self.valid[b] = valid;
         self.write_ptr[b] = lpns.len() as u16;
@@ -411,4 +455,43 @@ pub fn aligned_block(
     }
     let mut free_here = free_here;
     free_here.find(|&b| (first..first + n).all(|p| p == plane || free_on(p, b)))
+}
+
+/// The logical page a page preconditioning left invalid is taken to have held [I]: which one
+/// it was is not simulated, so a fixed scatter of the page's address over the logical pages
+/// (a multiplicative hash: any page equally likely, the same in every run).
+fn stand_in_lpn(ppn: u64, logical_pages: u32) -> u32 {
+    ((ppn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % logical_pages.max(1) as u64) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept spare area names what each page of a block held: a valid page its logical page,
+    /// an invalidated one the page it held, a page preconditioning left invalid a stand-in
+    /// below the logical page count; after the erase, nothing. Without it (the default) an
+    /// invalid page names nothing. `written_pages` lists every written page with no name.
+    #[test]
+    fn the_spare_area_names_what_a_page_held_until_its_erase() {
+        let nand = crate::nand::config::NandConfig { pages_per_block: 4, ..Default::default() };
+        let geo = Geometry::from_config(&nand);
+        let mut b = Blocks::new(&geo, false).keep_spare_area(100);
+        b.fill_block(0, &[5, NONE, 7, 8], 1);
+        b.invalidate(2);
+        assert_eq!((b.spare_lpn(0), b.spare_lpn(2), b.spare_lpn(3)), (5, 7, 8));
+        assert!(b.spare_lpn(1) < 100, "a stand-in logical page");
+        let mut pages = Vec::new();
+        b.written_pages(0, &mut pages);
+        assert_eq!(pages, (0..4).map(|ppn| LivePage { ppn, lpn: NONE }).collect::<Vec<_>>());
+        for ppn in [0, 3] {
+            b.invalidate(ppn);
+        }
+        b.erase(0);
+        assert!((0..4).all(|ppn| b.spare_lpn(ppn) == NONE));
+        let mut plain = Blocks::new(&geo, false);
+        plain.fill_block(0, &[5, NONE, 7, 8], 1);
+        plain.invalidate(2);
+        assert_eq!((plain.spare_lpn(0), plain.spare_lpn(1), plain.spare_lpn(2)), (5, NONE, NONE));
+    }
 }

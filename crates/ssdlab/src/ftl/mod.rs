@@ -42,7 +42,7 @@ pub use blocks::{BlockState, Blocks, LivePage, Stream};
 use firmware::{Charges, Firmware, MapWork};
 pub use gc::die_gc::DieLeftover;
 use gc::Gc;
-pub use gc::{GcUnit, Limits, UrgentWhen, VictimPolicy};
+pub use gc::{GcUnit, Limits, UrgentWhen, VictimPolicy, VictimRead};
 pub use job::Step;
 use mapping::demand::config::{TpRead, UpdateOrder};
 use mapping::demand::DemandMap;
@@ -125,6 +125,10 @@ impl Ftl {
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
         let firmware = Firmware::new(&f.firmware);
         let times_map_work = firmware.times_map_work();
+        let mut blocks = Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment);
+        if f.gc.read_victim == VictimRead::AllPages {
+            blocks = blocks.keep_spare_area(logical);
+        }
         let partition = f.allocation.partition().map(|scheme| {
             let n_read = if f.partition.n_read > 0 { f.partition.n_read } else { geo.channels / 2 };
             Box::new(ChannelPartition::new(scheme, &f.partition, &geo, logical, n_read))
@@ -136,7 +140,7 @@ impl Ftl {
             map: PageMap::new(logical + tps),
             logical_pages: logical,
             demand,
-            blocks: Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment),
+            blocks,
             alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(&f.gc, f.limits(geo.blocks_per_plane), f.wear_leveling.static_threshold, &geo, seed),
             firmware,
@@ -217,6 +221,19 @@ impl Ftl {
     #[inline]
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
         self.blocks.lpn_at(ppn)
+    }
+
+    /// The logical page `ppn`'s spare area names (valid or not; NONE for a dummy page), as a
+    /// GC that reads every victim page learns it (`ftl.gc.read_victim = "all_pages"`).
+    pub fn spare_lpn(&self, ppn: Ppn) -> Lpn {
+        self.blocks.spare_lpn(ppn)
+    }
+
+    /// Whether GC looks `lpn`, read from a victim page's spare area, up in the map: a data
+    /// page on an FTL whose map work is modelled. A translation page's address is in the
+    /// GTD, which is all in RAM.
+    pub fn gc_looks_up(&self, lpn: Lpn) -> bool {
+        self.translates && lpn != NONE && !self.is_tp(lpn)
     }
 
     /// Where a never-written logical page is read from (no state is kept for it).

@@ -6,7 +6,7 @@
 use super::Simulation;
 use crate::check::DataEvent;
 use crate::engine::Event;
-use crate::ftl::{MapIo, Step, Stream, Waiter};
+use crate::ftl::{MapIo, Step, Stream, Translated, Waiter};
 use crate::hil::MrOp;
 use crate::nand::{FlashOp, Lpn, NONE};
 use crate::stats::Seen;
@@ -436,6 +436,7 @@ impl Simulation {
             match (waiter, at) {
                 (_, None) => self.translated(waiter),
                 (Waiter::Read(mr) | Waiter::Write(mr), Some(at)) => self.q.at(at, Event::Translated { mr }),
+                (Waiter::GcRead(tx), Some(at)) => self.q.at(at, Event::GcLookedUp { tx }),
             }
         }
         self.resumed = resumed;
@@ -477,9 +478,12 @@ impl Simulation {
     fn tx_done(&mut self, tx: u32, op: FlashOp) {
         let r = self.tsu.tx(tx);
         match (r.owner, op) {
+            // Every page of the victim is read (`ftl.gc.read_victim = "all_pages"`).
+            (Owner::Gc { .. }, FlashOp::Read) if r.lpn == NONE => return self.victim_page_read(tx),
             (Owner::Gc { plane }, FlashOp::Read) if self.ftl.lpn_at(r.src_ppn) == r.lpn => {
                 // The read of a GC move found its page still live: the move's program
                 // follows, in the read's record. Its map entry changes when the program starts.
+                self.stats.saw(Seen::GcPageRead);
                 self.ftl.prefetch_entry(r.lpn);
                 let read = (tx, r.lpn, r.src_ppn);
                 let mut steps = self.take_steps();
@@ -526,6 +530,7 @@ impl Simulation {
             // A GC read whose page was overwritten or trimmed since the victim was chosen
             // has nothing to move; a GC program or copyback finished its move.
             (Owner::Gc { plane }, FlashOp::Read) => {
+                self.stats.saw(Seen::GcPageRead);
                 let mut steps = self.take_steps();
                 self.ftl.move_read_done(plane, None, self.tsu.chip_load(), &mut steps);
                 self.apply_steps(steps);
@@ -539,6 +544,44 @@ impl Simulation {
     }
 
     // ---------------------------------------------------------------- GC
+
+    /// A GC read of a victim page, valid or not, is done (`ftl.gc.read_victim =
+    /// "all_pages"`): the page's spare area names its logical page, which the GC manager
+    /// looks up in the map (FMMU §3); the move goes on when the firmware answers.
+    fn victim_page_read(&mut self, tx: u32) {
+        self.stats.saw(Seen::GcPageRead);
+        let lpn = self.ftl.spare_lpn(self.tsu.tx(tx).src_ppn);
+        if !self.ftl.gc_looks_up(lpn) {
+            return self.victim_page_looked_up(tx);
+        }
+        self.stats.saw(Seen::GcLookup);
+        match self.ftl.translate(lpn, Waiter::GcRead(tx), self.q.now()) {
+            Translated::Now => self.victim_page_looked_up(tx),
+            Translated::At(at) => self.q.at(at, Event::GcLookedUp { tx }),
+            Translated::Pending => {}
+        }
+        self.issue_map_io();
+    }
+
+    /// The lookup of a GC read's page is answered: if the map still points at the page read,
+    /// it moves (its program follows in the read's record); otherwise the read is all there
+    /// was to do.
+    pub(super) fn victim_page_looked_up(&mut self, tx: u32) {
+        let t = self.tsu.tx(tx);
+        let (Owner::Gc { plane }, src) = (t.owner, t.src_ppn) else { unreachable!("a GC read") };
+        let lpn = self.ftl.spare_lpn(src);
+        let live = lpn != NONE && self.ftl.lpn_at(src) == lpn;
+        let mut steps = self.take_steps();
+        if live {
+            self.tsu.name_page(tx, lpn);
+            self.ftl.prefetch_entry(lpn);
+            self.ftl.move_read_done(plane, Some((tx, lpn, src)), self.tsu.chip_load(), &mut steps);
+        } else {
+            self.tsu.free(tx);
+            self.ftl.move_read_done(plane, None, self.tsu.chip_load(), &mut steps);
+        }
+        self.apply_steps(steps);
+    }
 
     /// Start GC on a plane, as its unit collects (`ftl::gc_job`): moves of its victims'
     /// valid pages (read then program, or copyback), then the erase.

@@ -238,6 +238,7 @@ impl Simulation {
         match waiter {
             Waiter::Read(mr) => self.read_translated(mr),
             Waiter::Write(mr) => self.write_translated(mr),
+            Waiter::GcRead(tx) => self.victim_page_looked_up(tx),
         }
     }
 

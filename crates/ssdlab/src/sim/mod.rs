@@ -364,6 +364,7 @@ impl Simulation {
             }
             Event::Sample => self.sample(),
             Event::Idle { epoch } => self.idle_due(epoch),
+            Event::GcLookedUp { tx } => self.victim_page_looked_up(tx),
         }
     }
 

@@ -223,6 +223,11 @@ pub struct Stats {
     pub gc_moves_dropped: u64,
     /// GC moves of translation pages (a demand-based map's translation blocks collected).
     pub gc_map_pages_moved: u64,
+    /// GC reads of victim pages that reached flash: valid pages only, or every written
+    /// page (`ftl.gc.read_victim = "all_pages"`).
+    pub gc_pages_read: u64,
+    /// Map lookups GC made for the pages it read (`all_pages`).
+    pub gc_lookups: u64,
     /// Dummy pages Die-GC programmed to keep a die's GC write points equal.
     pub gc_pad_pages: u64,
     /// Mapping-unit slots programs left empty (`ftl.mapping_unit_bytes` below the page: a
@@ -455,6 +460,10 @@ pub enum Seen {
     CacheWriteback { pad: bool },
     /// An idle-time migration's program started.
     MigrationPageProgrammed,
+    /// A GC read of a victim page finished.
+    GcPageRead,
+    /// GC looked a page it read up in the map.
+    GcLookup,
 }
 
 impl Stats {
@@ -465,6 +474,8 @@ impl Stats {
         match seen {
             Seen::RmwRead => self.rmw_reads += 1,
             Seen::GcMoveDropped => self.gc_moves_dropped += 1,
+            Seen::GcPageRead => self.gc_pages_read += 1,
+            Seen::GcLookup => self.gc_lookups += 1,
             Seen::Command { pages, dies } => self.command(pages, dies),
             Seen::EraseCommandDone => self.erase_commands += 1,
             Seen::MapPageProgrammed => self.map_pages_programmed += 1,

@@ -127,6 +127,12 @@ impl Tsu {
         &self.txs[tx]
     }
 
+    /// A GC read of a victim page learnt from the page's spare area which logical page it
+    /// holds (`ftl.gc.read_victim = "all_pages"`): the move's program carries it.
+    pub fn name_page(&mut self, tx: u32, lpn: Lpn) {
+        self.txs[tx].lpn = lpn;
+    }
+
     /// A program was given its page as its command started.
     #[inline]
     pub fn set_page(&mut self, tx: u32, ppn: Ppn) {

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    channels_in, grid, lv_split, mean_over, pick, pick_bits, pick_lv_split, region_sizes, requests, standins, vs_baseline, workloads_in, Row,
-    Scheme, Shares, BLOCKS_PER_PLANE, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
+    channels_in, grid, lv_split, mean_over, pick, pick_bits, pick_lv_split, region_sizes, requests, standins,
+    vs_baseline, workloads_in, Row, Scheme, Shares, BLOCKS_PER_PLANE, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{geomean, mean, Options};
@@ -276,7 +276,8 @@ fn lv_split_section(v: &mut Values, rows: &[Row]) {
         let Some(rule) = pick(rows, w, Scheme::Lv, ch) else { continue };
         let rule_cell = format!("{} ({} Read)", cell(Some(rule)), rule.read_channels_end.unwrap_or(0));
         let swept: Vec<String> = splits.iter().map(|&n| cell(pick_lv_split(rows, w, n))).collect();
-        let _ = writeln!(m, "| {w} | {rule_cell} | {} | {} |", swept.join(" | "), cell(pick(rows, w, Scheme::Pacp, ch)));
+        let _ =
+            writeln!(m, "| {w} | {rule_cell} | {} | {} |", swept.join(" | "), cell(pick(rows, w, Scheme::Pacp, ch)));
     }
     m.push('\n');
     v.set("lv_split_rows", m);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::ftl::gc::die_gc::DieLeftover;
-use crate::ftl::gc::{GcUnit, UrgentWhen, VictimPolicy};
+use crate::ftl::gc::{GcUnit, UrgentWhen, VictimPolicy, VictimRead};
 use crate::validate::{reject, require_nonzero};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -33,6 +33,9 @@ pub struct GcConfig {
     /// paced | near_reserve | collecting: when a collecting plane's GC goes before user
     /// writes on its chip.
     pub urgent_when: UrgentWhen,
+    /// valid_only | all_pages: which pages of a victim GC reads (all_pages: each with a map
+    /// lookup, as FMMU's GC manager does).
+    pub read_victim: VictimRead,
 }
 
 impl Default for GcConfig {
@@ -45,6 +48,7 @@ impl Default for GcConfig {
             unit: GcUnit::Plane,
             die_leftover: DieLeftover::Pad,
             urgent_when: UrgentWhen::Paced,
+            read_victim: VictimRead::ValidOnly,
             copyback: false,
             d: 4,
         }
@@ -82,6 +86,16 @@ impl GcConfig {
                     self.threshold
                 ),
             );
+        }
+        if self.read_victim == VictimRead::AllPages {
+            if self.copyback {
+                let why = "a copyback moves a page without reading it out, so it cannot read every page: drop ftl.gc.copyback";
+                return reject(file, "ftl.gc.read_victim", "all_pages", why);
+            }
+            if self.unit.aligned_set() {
+                let why = "is built for ftl.gc.unit = \"plane\" or \"para\"; Die-GC and TwinBlk read valid pages only";
+                return reject(file, "ftl.gc.read_victim", "all_pages", why);
+            }
         }
         require_nonzero(file, &[("ftl.gc.d", self.d)])
     }

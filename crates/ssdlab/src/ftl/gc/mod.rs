@@ -67,6 +67,20 @@ pub enum UrgentWhen {
     Collecting,
 }
 
+/// Which pages of a victim GC reads (`ftl.gc.read_victim`; docs/techniques.md §9.1 item 2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimRead {
+    /// Only the pages the block manager knows are valid [I]: a simulator's shortcut, and
+    /// ssdlab's rule before issue 32.
+    #[default]
+    ValidOnly,
+    /// Every programmed page: each read gives the page's logical address from its spare
+    /// area, the map is looked up for it, and the page moves only if the map still points
+    /// at it — FMMU's GC manager (Woo & Min 2017, §3) [P].
+    AllPages,
+}
+
 /// Block counts derived from the GC thresholds of a config.
 /// What one GC collects (`ftl.gc.unit`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +169,7 @@ pub struct Gc {
     /// aligned set while its user writes found no page ([`Gc::mark_alone`]).
     alone: Vec<bool>,
     urgent_when: UrgentWhen,
+    read_victim: VictimRead,
     /// Die-GC's moves between read and program.
     die_moves: DieGcMoves,
     /// The most valid pages an aligned set may hold to be collected ([`max_valid`]).
@@ -185,6 +200,7 @@ impl Gc {
             unit: gc.unit,
             alone: vec![false; planes],
             urgent_when: gc.urgent_when,
+            read_victim: gc.read_victim,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
             set_max_valid: max_valid(geo, gc.unit, gc.die_leftover),
             scratch: Vec::new(),
@@ -244,13 +260,21 @@ impl Gc {
         self.debt[p] += self.keep_pace[p] * ((full - room) / ppb) / (room / full).max(1e-9);
     }
 
-    /// A victim's collection starts on `plane` with `moves` valid pages: no debt yet; u/(1−u)
-    /// moves per user page keep pace with the host.
-    fn start_pacing(&mut self, plane: u32, moves: u32) {
+    /// A victim's collection starts on `plane` with `reads` pages to read, `valid` of them
+    /// valid: no debt yet. Each read done pays one back, and the victim frees (ppb − valid)
+    /// pages, so reads / (ppb − valid) reads per user page keep pace with the host: u/(1−u)
+    /// when only the valid pages are read (u the valid share), 1/(1−u) when all are.
+    fn start_pacing(&mut self, plane: u32, reads: u32, valid: u32) {
         let p = plane as usize;
-        let u = moves as f64 / self.geo.pages_per_block as f64;
+        let ppb = self.geo.pages_per_block as f64;
+        let u = valid as f64 / ppb;
         self.debt[p] = 0.0;
-        self.keep_pace[p] = u / (1.0 - u).max(1e-9);
+        self.keep_pace[p] = if reads == valid {
+            // The same ratio, in the form valid-only runs have always computed it.
+            u / (1.0 - u).max(1e-9)
+        } else {
+            reads as f64 / (ppb - valid as f64).max(1e-9)
+        };
     }
 
     /// How a move is made: a read then a program, or a copyback.
@@ -273,9 +297,12 @@ impl Gc {
         blocks.state[victim as usize] = BlockState::Victim;
         self.victim[plane as usize] = victim;
         self.collecting += 1;
-        blocks.valid_pages(victim, pages);
+        match self.read_victim {
+            VictimRead::ValidOnly => blocks.valid_pages(victim, pages),
+            VictimRead::AllPages => blocks.written_pages(victim, pages),
+        }
         self.pending[plane as usize] = pages.len() as u32;
-        self.start_pacing(plane, pages.len() as u32);
+        self.start_pacing(plane, pages.len() as u32, blocks.valid[victim as usize] as u32);
         Some(victim)
     }
 
@@ -329,7 +356,7 @@ impl Gc {
             self.collecting += 1;
             blocks.valid_pages(victim, &mut self.scratch);
             self.pending[q as usize] = self.scratch.len() as u32;
-            self.start_pacing(q, self.scratch.len() as u32);
+            self.start_pacing(q, self.scratch.len() as u32, self.scratch.len() as u32);
             pages.extend_from_slice(&self.scratch);
         }
         if self.unit == GcUnit::Die {

@@ -43,11 +43,14 @@ use super::Mapping;
 use crate::nand::{Lpn, NONE};
 use tpftl::{nodes::TpNodes, prefetch::Prefetch};
 
-/// A request waiting for its translation: the memory request to resume.
+/// What waits for a translation: the memory request to resume, or the GC read (its
+/// transaction) of a victim page whose spare area named the page looked up
+/// (`ftl.gc.read_victim = "all_pages"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Waiter {
     Read(u32),
     Write(u32),
+    GcRead(u32),
 }
 
 /// Flash work the map needs: read or write translation page `vtpn`.
