@@ -811,6 +811,11 @@ impl FtlView for Ftl {
     }
 
     #[inline]
+    fn next_block(&self, plane: u32, stream: Stream) -> u32 {
+        self.blocks.next_block(plane, stream, self.gc.limits.user_reserve_blocks)
+    }
+
+    #[inline]
     fn stale_move_keeps_place(&self) -> bool {
         self.gc.unit() == GcUnit::Die
     }

@@ -227,7 +227,8 @@ impl Transaction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Place {
     pub offset: u32,
-    /// NONE where any block will do (a program's block is whatever its plane has open).
+    /// NONE where any block will do (a program's, unless the part needs one block: then
+    /// the block its plane's next page of the stream goes to).
     pub block: u32,
 }
 
