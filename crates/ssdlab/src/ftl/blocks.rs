@@ -54,6 +54,8 @@ pub struct Blocks {
     pub free_total: u64,
     /// `ftl.block_alignment`: user-data blocks opened as aligned sets per die.
     alignment: BlockAlignment,
+    /// GC destination blocks opened as aligned sets per die ([`Blocks::with_gc_alignment`]).
+    gc_aligned: bool,
     /// User-data blocks a plane of an aligned die could not open at its die's index.
     pub unaligned_opens: u64,
 }
@@ -80,8 +82,39 @@ impl Blocks {
             dynamic_wear_leveling,
             free_total: geo.blocks() as u64,
             alignment: BlockAlignment::None,
+            gc_aligned: false,
             unaligned_opens: 0,
         }
+    }
+
+    /// Open GC destination blocks as aligned sets per die whatever `ftl.block_alignment`
+    /// says (ParaGC's aligned write points, `ftl.gc.para_align`).
+    pub fn with_gc_alignment(mut self, on: bool) -> Blocks {
+        self.gc_aligned = on;
+        self
+    }
+
+    /// Where `plane`'s next GC page goes: its open GC block's in-plane index and the page
+    /// offset in it, or None when it has no open GC block with room (its next GC page opens
+    /// one).
+    pub fn gc_write_point(&self, plane: u32) -> Option<(u32, u32)> {
+        let b = self.frontier[plane as usize][Stream::Gc as usize];
+        let at = if b == NONE { return None } else { self.write_ptr[b as usize] as u32 };
+        (at < self.geo.pages_per_block).then_some((b % self.geo.blocks_per_plane, at))
+    }
+
+    /// Whether blocks of `stream` open as aligned sets.
+    fn aligns(&self, stream: Stream) -> bool {
+        match stream {
+            Stream::Map => false,
+            Stream::Gc if self.gc_aligned => true,
+            _ => self.alignment != BlockAlignment::None,
+        }
+    }
+
+    /// Whether `plane` can open its block `index` now (see [`Blocks::can_take`]).
+    pub fn can_open(&self, plane: u32, index: u32) -> bool {
+        self.can_take(plane, index)
     }
 
     /// Open user-data blocks as `alignment` says.
@@ -245,7 +278,7 @@ impl Blocks {
     /// every plane of the die (this plane's order: never-used first, then erased). None:
     /// not aligned, or no aligned set is free (counted).
     fn aligned_index(&mut self, plane: u32, stream: Stream) -> Option<u32> {
-        if self.alignment == BlockAlignment::None || stream == Stream::Map {
+        if !self.aligns(stream) {
             return None;
         }
         let index = self.aligned_choice(plane, stream);
@@ -257,7 +290,7 @@ impl Blocks {
 
     /// [`Blocks::aligned_index`] without counting.
     fn aligned_choice(&self, plane: u32, stream: Stream) -> Option<u32> {
-        if self.alignment == BlockAlignment::None || stream == Stream::Map {
+        if !self.aligns(stream) {
             return None;
         }
         let (n, bpp) = (self.geo.planes_per_die, self.geo.blocks_per_plane);

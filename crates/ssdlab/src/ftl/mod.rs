@@ -136,7 +136,9 @@ impl Ftl {
             map: PageMap::new(logical + tps),
             logical_pages: logical,
             demand,
-            blocks: Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment),
+            blocks: Blocks::new(&geo, f.wear_leveling.dynamic)
+                .with_alignment(f.block_alignment)
+                .with_gc_alignment(f.gc.para_aligned()),
             alloc: Allocator::new(&geo, f.allocation.clone()),
             gc: Gc::new(&f.gc, f.limits(geo.blocks_per_plane), f.wear_leveling.static_threshold, &geo, seed),
             firmware,
@@ -817,7 +819,8 @@ impl FtlView for Ftl {
 
     #[inline]
     fn stale_move_keeps_place(&self) -> bool {
-        self.gc.unit() == GcUnit::Die
+        // Die-GC's and aligned ParaGC's moves keep the die's GC write points equal.
+        self.gc.unit() == GcUnit::Die || self.gc.para_aligned()
     }
 }
 

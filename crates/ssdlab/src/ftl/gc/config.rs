@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::ftl::gc::die_gc::DieLeftover;
+use crate::ftl::gc::paragc::ParaAlign;
 use crate::ftl::gc::{GcUnit, UrgentWhen, VictimPolicy};
 use crate::validate::{reject, require_nonzero};
 
@@ -33,6 +34,10 @@ pub struct GcConfig {
     /// paced | near_reserve | collecting: when a collecting plane's GC goes before user
     /// writes on its chip.
     pub urgent_when: UrgentWhen,
+    /// catch_up | pad | none: how ParaGC (`unit = "para"`) aligns the GC destination write
+    /// points of the planes that start together, whose k-th moves then program together
+    /// (slides s.21); `none`: moves pair only where offsets happen to match (the earlier rule).
+    pub para_align: ParaAlign,
 }
 
 impl Default for GcConfig {
@@ -45,6 +50,7 @@ impl Default for GcConfig {
             unit: GcUnit::Plane,
             die_leftover: DieLeftover::Pad,
             urgent_when: UrgentWhen::Paced,
+            para_align: ParaAlign::CatchUp,
             copyback: false,
             d: 4,
         }
@@ -83,6 +89,18 @@ impl GcConfig {
                 ),
             );
         }
+        if self.para_align != ParaAlign::CatchUp && self.unit != GcUnit::Para {
+            return reject(file, "ftl.gc.para_align", self.para_align, "applies to ftl.gc.unit = \"para\" only");
+        }
+        if self.para_aligned() && self.copyback {
+            let why = "pairs the programs of moves, which copybacks have not: set ftl.gc.copyback = false or ftl.gc.para_align = \"none\"";
+            return reject(file, "ftl.gc.para_align", self.para_align, why);
+        }
         require_nonzero(file, &[("ftl.gc.d", self.d)])
+    }
+
+    /// Whether ParaGC aligns its GC write points and pairs its moves.
+    pub fn para_aligned(&self) -> bool {
+        self.unit == GcUnit::Para && self.para_align != ParaAlign::None
     }
 }
