@@ -32,10 +32,10 @@ use ssdlab::error::{Error, Result};
 use ssdlab::ftl::gc::die_gc::DieLeftover;
 use ssdlab::ftl::gc::paragc::ParaAlign;
 use ssdlab::ftl::gc::UrgentWhen;
-use ssdlab::tsu::UrgentGc;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit};
 use ssdlab::host::{AddressMode, PreconditionSpec, Replay};
+use ssdlab::tsu::UrgentGc;
 use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/spd.toml");
