@@ -148,7 +148,19 @@ impl Config {
         self.validate_cache_policy(file)?;
         self.validate_partition_channels(file)?;
         self.validate_faro_under_flin(file)?;
+        self.validate_held_chips(file)?;
         self.validate_gc_room(file)
+    }
+
+    /// A chip GC holds (`tsu.urgent_gc = "hold"`) runs nothing else, so a user read may not
+    /// suspend GC's program or erase either.
+    fn validate_held_chips(&self, file: &str) -> Result<()> {
+        let suspends = self.nand.suspension.enabled || self.nand.ideal != crate::nand::config::Ideal::None;
+        if self.tsu.urgent_gc == crate::tsu::UrgentGc::Hold && suspends {
+            let why = "a chip held by GC suspends nothing for user reads: turn off nand.suspension and nand.ideal";
+            return reject(file, "tsu.urgent_gc", "hold", why);
+        }
+        Ok(())
     }
 
     /// FLIN orders what waits in the flash controller's queues; FARO (`spk1`, `spk3`) lets

@@ -386,3 +386,110 @@ fn a_footprint_fraction_sizes_the_buffer_from_the_pages_the_trace_touches() {
     let err = bad.validate("t.toml").expect_err("a fraction").to_string();
     assert!(err.contains("cache.capacity_footprint_fraction"), "{err}");
 }
+
+/// SSDsim's blocking GC (`tsu.urgent_gc = "hold"` with `ftl.gc.urgent_when = "collecting"`;
+/// docs/techniques.md §11.3b item 3) against reads going first, on one plane of 12 blocks of
+/// 4 pages of 8 KiB (35% spare, 31 logical pages; GC runs below 2 free blocks), MQSim's
+/// default timing. Writes 1 ms apart (each done in under 0.8 ms): lpns 0-3 fill block 0,
+/// 0, 1, 4, 5 block 1 (block 0 keeps 2 valid pages), then blocks 2-9 each take a, a, a+1,
+/// a+2 (3 valid; a = 6, 9, ..., 27); the 41st write (lpn 30, at t_w = 40 ms) opens block
+/// 10, leaving 1 free: GC starts as its program launches (t_w + P, the 8 KiB link transfer),
+/// and runs three times: block 0 (2 moves, opening block 11), block 2 (3 moves, the last
+/// opening block 0), block 3 (3 moves, no block opened), then 2 blocks are free. A read of
+/// lpn 4 arrives at t_r = t_w + 1 ms, during the first move's program. With B the 8 KiB bus
+/// transfer, a read takes R = 70 ns + 75 µs + B, a program W = 70 ns + B + 750 µs, an erase
+/// 50 ns + 3.8 ms; the write frees the chip at E0 = t_w + P + W. Held: the read starts after
+/// the third erase, E0 + 8 (R + W) + 3 erases, and completes R + P later. Reads first: it
+/// goes after the program under way, at E0 + R + W.
+#[test]
+fn blocking_gc_holds_its_chip_until_the_erase() {
+    let mut lpns = vec![0u64, 1, 2, 3, 0, 1, 4, 5];
+    for a in (6..30).step_by(3) {
+        lpns.extend([a, a, a + 1, a + 2]);
+    }
+    lpns.push(30);
+    let mut lines: Vec<(u64, u64, u32, bool)> =
+        lpns.iter().enumerate().map(|(i, &lpn)| (i as u64 * 1_000_000, lpn * 16, 16, false)).collect();
+    let (t_w, t_r) = (40_000_000_000u64, 41_000_000_000u64);
+    lines.push((t_r / 1000, 4 * 16, 16, true));
+    let wl = trace_workload(trace_file("hold", &lines), ssdlab::host::Replay::Timestamps, 64);
+    let run_with = |urgent: ssdlab::tsu::UrgentGc| {
+        let mut cfg = common::one_plane_drive();
+        (cfg.nand.blocks_per_plane, cfg.nand.pages_per_block) = (12, 4);
+        cfg.ftl.overprovisioning_ratio = 0.35;
+        cfg.ftl.gc.urgent_when = ssdlab::ftl::gc::UrgentWhen::Collecting;
+        cfg.tsu.urgent_gc = urgent;
+        cfg.validate("test").expect("valid");
+        let opts = RunOptions { check: true, ..RunOptions::default() };
+        ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds")
+    };
+    let b = common::bus_ps(8192, 333, 8);
+    let p = common::pcie_ps(8192, 4_000_000_000);
+    let (r, w, erase) = (70_000 + 75_000_000 + b, 70_000 + b + 750_000_000, 50_000 + 3_800_000_000);
+    let e0 = t_w + p + w;
+    let held = run_with(ssdlab::tsu::UrgentGc::Hold);
+    assert_eq!((held.stats.gc_invocations, held.stats.gc_pages_moved), (3, 8));
+    assert_eq!(held.stats.read.sum_ps, (e0 + 8 * (r + w) + 3 * erase + r + p - t_r) as u128);
+    let reads_first = run_with(ssdlab::tsu::UrgentGc::AfterReads);
+    assert_eq!(reads_first.stats.read.sum_ps, (e0 + r + w + r + p - t_r) as u128);
+    assert_eq!(held.check.as_ref().expect("checked").violations, 0);
+}
+
+/// `hold` is `ooo`'s rule, and a held chip carries no user work nor suspends for it.
+#[test]
+fn hold_is_rejected_where_it_cannot_hold() {
+    let mut cfg = common::one_plane_drive();
+    cfg.tsu.urgent_gc = ssdlab::tsu::UrgentGc::Hold;
+    cfg.validate("t.toml").expect("ooo holds");
+    cfg.tsu.policy = ssdlab::tsu::TsuPolicyKind::Fifo;
+    let err = cfg.validate("t.toml").expect_err("fifo").to_string();
+    assert!(err.contains("tsu.urgent_gc") && err.contains("\"ooo\""), "{err}");
+    cfg.tsu.policy = ssdlab::tsu::TsuPolicyKind::Ooo;
+    cfg.tsu.user_joins_gc = true;
+    let err = cfg.validate("t.toml").expect_err("joins").to_string();
+    assert!(err.contains("tsu.urgent_gc") && err.contains("user_joins_gc"), "{err}");
+    cfg.tsu.user_joins_gc = false;
+    cfg.nand.suspension.enabled = true;
+    let err = cfg.validate("t.toml").expect_err("suspension").to_string();
+    assert!(err.contains("tsu.urgent_gc") && err.contains("nand.suspension"), "{err}");
+}
+
+/// ParaGC on the GC drive of [`gc_run`] with static `CWDP`, per-plane blocks and a part
+/// that needs one block for a multi-plane command: with aligned GC write points
+/// (`ftl.gc.para_align`: `catch_up`, the default, or `pad`, which programs more dummy
+/// pages) the planes that start together reach one write point in blocks of one index and
+/// program their k-th moves together, so GC programs pair into two-plane programs (case
+/// 4); with `none`, a GC program pairs only where the planes' GC blocks happen to have one
+/// index and offset: more than five times fewer. Data moved and padded around survives
+/// `--check`.
+#[test]
+fn paragc_aligned_write_points_pair_its_moves() {
+    use ssdlab::ftl::gc::paragc::ParaAlign;
+    let run_with = |align: ParaAlign| {
+        let mut cfg = drive(CachePolicy::Lru, "CWDP");
+        (cfg.nand.blocks_per_plane, cfg.ftl.overprovisioning_ratio) = (16, 0.3);
+        cfg.nand.multiplane_same_block = true;
+        cfg.ftl.block_alignment = BlockAlignment::None;
+        (cfg.ftl.gc.unit, cfg.ftl.gc.para_align) = (GcUnit::Para, align);
+        let mut wl = writes();
+        wl.flows[0].requests = 20_000;
+        cfg.validate("test").expect("valid test config");
+        let opts = RunOptions { check: true, ..RunOptions::default() };
+        ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds")
+    };
+    let unaligned = run_with(ParaAlign::None);
+    let gc_pairs = |o: &Outcome| o.stats.write_cases.gc[3];
+    let mut pads = Vec::new();
+    for align in [ParaAlign::CatchUp, ParaAlign::Pad] {
+        let aligned = run_with(align);
+        assert!(aligned.stats.gc_invocations > 100, "{}", aligned.stats.gc_invocations);
+        let cases = (aligned.stats.write_cases.gc, unaligned.stats.write_cases.gc);
+        assert!(gc_pairs(&unaligned) * 5 < gc_pairs(&aligned), "{align:?} {cases:?}");
+        assert_eq!(aligned.check.as_ref().expect("checked").violations, 0);
+        pads.push(aligned.stats.gc_pad_pages);
+    }
+    // catch_up programs a dummy page only where a paired move went stale (it keeps its place).
+    assert!(pads[0] < pads[1], "{pads:?}");
+    assert_eq!(unaligned.stats.gc_pad_pages, 0);
+    assert_eq!(unaligned.check.as_ref().expect("checked").violations, 0);
+}

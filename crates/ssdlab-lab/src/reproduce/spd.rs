@@ -30,9 +30,12 @@ use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::cache::config::{CachePolicy, SlotRelease, SpdFallback};
 use ssdlab::error::{Error, Result};
 use ssdlab::ftl::gc::die_gc::DieLeftover;
+use ssdlab::ftl::gc::paragc::ParaAlign;
+use ssdlab::ftl::gc::UrgentWhen;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::{AllocationScheme, BlockAlignment, GcUnit};
 use ssdlab::host::{AddressMode, PreconditionSpec, Replay};
+use ssdlab::tsu::UrgentGc;
 use ssdlab::{Config, Report, WorkloadSpec};
 
 const PRESET: &str = include_str!("../../../../presets/spd.toml");
@@ -51,9 +54,10 @@ pub const TRACES: [(&str, &str); 5] = [
 ];
 
 /// The five schemes of slide s.21, in the slides' order (Baseline-D is the reference), and
-/// two sensitivity rows [I]: SPD padding partial evictions (`cache.spd_fallback = "pad"`),
-/// and SPD padding Die-GC's last partial group instead of buffering it
-/// (`ftl.gc.die_leftover = "pad"`).
+/// three sensitivity rows [I]: SPD padding partial evictions (`cache.spd_fallback = "pad"`),
+/// SPD padding Die-GC's last partial group instead of buffering it
+/// (`ftl.gc.die_leftover = "pad"`), and ParaGC without its aligned GC write points
+/// (`ftl.gc.para_align = "none"`, the earlier rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scheme {
     BaselineD,
@@ -63,9 +67,10 @@ pub enum Scheme {
     Spd,
     SpdPad,
     SpdGcPad,
+    ParaGcUnaligned,
 }
 
-pub const SCHEMES: [Scheme; 7] = [
+pub const SCHEMES: [Scheme; 8] = [
     Scheme::BaselineD,
     Scheme::BaselineP,
     Scheme::TwinBlk,
@@ -73,6 +78,7 @@ pub const SCHEMES: [Scheme; 7] = [
     Scheme::Spd,
     Scheme::SpdPad,
     Scheme::SpdGcPad,
+    Scheme::ParaGcUnaligned,
 ];
 
 impl Scheme {
@@ -85,6 +91,7 @@ impl Scheme {
             Scheme::Spd => "spd",
             Scheme::SpdPad => "spd-pad",
             Scheme::SpdGcPad => "spd-gcpad",
+            Scheme::ParaGcUnaligned => "paragc-unaligned",
         }
     }
 
@@ -95,7 +102,9 @@ impl Scheme {
             Scheme::BaselineP => (CachePolicy::BaselineP, "CWDP", BlockAlignment::None, GcUnit::Plane),
             // Block and GC schemes, so Baseline-D's buffer (slides s.21; docs/techniques.md §3.6).
             Scheme::TwinBlk => (CachePolicy::BaselineD, "CWD", BlockAlignment::Die, GcUnit::Twin),
-            Scheme::ParaGc => (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Para),
+            Scheme::ParaGc | Scheme::ParaGcUnaligned => {
+                (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Para)
+            }
             Scheme::Spd | Scheme::SpdPad | Scheme::SpdGcPad => {
                 (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Die)
             }
@@ -104,6 +113,10 @@ impl Scheme {
             Scheme::SpdPad => cfg.cache.spd_fallback = SpdFallback::Pad,
             Scheme::SpdGcPad => cfg.ftl.gc.die_leftover = DieLeftover::Pad,
             Scheme::Spd => {}
+            Scheme::ParaGcUnaligned => {
+                cfg.ftl.gc.die_leftover = DieLeftover::Pad;
+                cfg.ftl.gc.para_align = ParaAlign::None;
+            }
             _ => cfg.ftl.gc.die_leftover = DieLeftover::Pad,
         }
         cfg.cache.policy = policy;
@@ -169,6 +182,33 @@ struct Experiment {
     /// When a written-back page's slot frees: the preset's (SSDsim's), or ours as a
     /// sensitivity row.
     slot_release: Release,
+    /// When GC runs: the preset's (SSDsim's blocking GC), or in chip idle time as a
+    /// sensitivity row.
+    #[serde(default)]
+    gc_regime: Regime,
+}
+
+/// An experiment's GC regime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Regime {
+    /// The preset's: blocking GC, as SSDsim's `uninterrupt_gc` (`tsu.urgent_gc = "hold"`,
+    /// `ftl.gc.urgent_when = "collecting"`).
+    #[default]
+    Preset,
+    /// ssdlab's defaults: GC in chip idle time, paced against host writes, going before
+    /// writes (not reads) when behind (`tsu.urgent_gc = "after_reads"`,
+    /// `ftl.gc.urgent_when = "paced"`).
+    Idle,
+}
+
+impl Regime {
+    fn apply(self, cfg: &mut Config) {
+        if self == Regime::Idle {
+            cfg.tsu.urgent_gc = UrgentGc::AfterReads;
+            cfg.ftl.gc.urgent_when = UrgentWhen::Paced;
+        }
+    }
 }
 
 /// An experiment's `cache.slot_release`.
@@ -217,6 +257,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
             let mut sized = base.clone();
             sized.nand.planes_per_die = x.planes;
             sized.cache.slot_release = x.slot_release.value(base.cache.slot_release);
+            x.gc_regime.apply(&mut sized);
             for &factor in &x.factors {
                 for scheme in SCHEMES {
                     let mut cfg = sized.clone();
@@ -418,21 +459,43 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
 mod tests {
     use super::*;
 
-    /// The shipped grid: six experiments; `--quick` sizes the buffer sweep at 4× and 16×,
-    /// the full run at five sizes; the `-held` ones hold slots, the others keep the preset's.
-    /// With the 7 schemes on 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1) × 7 × 3 = 147 runs.
+    /// The shipped grid: seven experiments; `--quick` sizes the buffer sweep at 4× and 16×,
+    /// the full run at five sizes; the `-held` ones hold slots, the others keep the preset's;
+    /// `gc-idle` alone runs GC in idle time, the others the preset's blocking GC. With the 8
+    /// schemes on 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1 + 1) × 8 × 3 = 192 runs.
     #[test]
     fn the_experiments_file_is_the_grid_of_the_evaluation() {
         let quick = experiments(true).unwrap();
         let names: Vec<&str> = quick.iter().map(|x| x.name.as_str()).collect();
-        assert_eq!(names, ["nogc", "gc", "planes4", "buffer", "nogc-held", "gc-held"]);
+        assert_eq!(names, ["nogc", "gc", "planes4", "buffer", "nogc-held", "gc-held", "gc-idle"]);
         let settings: usize = quick.iter().map(|x| x.factors.len()).sum();
-        assert_eq!(settings * SCHEMES.len() * 3, 147);
+        assert_eq!(settings * SCHEMES.len() * 3, 192);
         let full = experiments(false).unwrap();
         assert_eq!(full[3].factors, [0.5, 2.0, 4.0, 8.0, 16.0]);
         let held = |x: &Experiment| x.slot_release.value(SlotRelease::Evicted) == SlotRelease::Programmed;
         assert_eq!(full.iter().filter(|x| held(x)).count(), 2);
-        assert_eq!(full.iter().map(|x| x.planes).collect::<Vec<_>>(), [2, 2, 4, 2, 2, 2]);
+        assert_eq!(full.iter().map(|x| x.planes).collect::<Vec<_>>(), [2, 2, 4, 2, 2, 2, 2]);
+        let idle: Vec<&str> = full.iter().filter(|x| x.gc_regime == Regime::Idle).map(|x| x.name.as_str()).collect();
+        assert_eq!(idle, ["gc-idle"]);
+    }
+
+    /// The main rows run the paper's simulator's GC: the preset holds a collecting plane's
+    /// chip (blocking GC); `gc-idle` gives the chip back between GC operations; ParaGC
+    /// aligns its write points, `paragc-unaligned` does not.
+    #[test]
+    fn the_main_rows_block_on_gc_and_align_paragc() {
+        use ssdlab::ftl::gc::UrgentWhen;
+        let base = preset().unwrap();
+        assert_eq!((base.tsu.urgent_gc, base.ftl.gc.urgent_when), (UrgentGc::Hold, UrgentWhen::Collecting));
+        assert!(base.nand.multiplane_same_block);
+        let mut idle = base.clone();
+        Regime::Idle.apply(&mut idle);
+        assert_eq!((idle.tsu.urgent_gc, idle.ftl.gc.urgent_when), (UrgentGc::AfterReads, UrgentWhen::Paced));
+        for (scheme, align) in [(Scheme::ParaGc, ParaAlign::CatchUp), (Scheme::ParaGcUnaligned, ParaAlign::None)] {
+            let mut cfg = base.clone();
+            scheme.apply(&mut cfg);
+            assert_eq!((cfg.ftl.gc.unit, cfg.ftl.gc.para_align), (GcUnit::Para, align));
+        }
     }
 
     fn row(scheme: Scheme, write_us: f64) -> Row {
@@ -481,6 +544,11 @@ mod tests {
         let check = check_table(&rows);
         assert!(check.starts_with("## The slides' claims\n") && check.contains(claim));
         assert!(md.contains(&check));
+        // What the rows are: blocking GC in the main rows, idle-time GC and unaligned ParaGC
+        // as sensitivity rows.
+        assert!(md.contains("`tsu.urgent_gc = \"hold\"`, `ftl.gc.urgent_when = \"collecting\"`"), "{md}");
+        assert!(md.contains("| paragc-unaligned (sensitivity, [I]) |"), "{md}");
+        assert!(md.contains("the `gc-idle` experiment runs GC in chip idle time"), "{md}");
     }
 
     #[test]

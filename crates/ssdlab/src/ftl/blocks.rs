@@ -54,6 +54,8 @@ pub struct Blocks {
     pub free_total: u64,
     /// `ftl.block_alignment`: user-data blocks opened as aligned sets per die.
     alignment: BlockAlignment,
+    /// GC destination blocks opened as aligned sets per die ([`Blocks::with_gc_alignment`]).
+    gc_aligned: bool,
     /// User-data blocks a plane of an aligned die could not open at its die's index.
     pub unaligned_opens: u64,
     /// The spare area's logical address of each invalid page (lpn + 1; 0: none), kept only
@@ -85,6 +87,7 @@ impl Blocks {
             dynamic_wear_leveling,
             free_total: geo.blocks() as u64,
             alignment: BlockAlignment::None,
+            gc_aligned: false,
             unaligned_opens: 0,
             spare: Vec::new(),
             logical_pages: 0,
@@ -116,6 +119,36 @@ impl Blocks {
         let base = block * self.geo.pages_per_block;
         let written = self.write_ptr[block as usize] as u32;
         out.extend((base..base + written).map(|ppn| LivePage { ppn, lpn: NONE }));
+    }
+
+    /// Open GC destination blocks as aligned sets per die whatever `ftl.block_alignment`
+    /// says (ParaGC's aligned write points, `ftl.gc.para_align`).
+    pub fn with_gc_alignment(mut self, on: bool) -> Blocks {
+        self.gc_aligned = on;
+        self
+    }
+
+    /// Where `plane`'s next GC page goes: its open GC block's in-plane index and the page
+    /// offset in it, or None when it has no open GC block with room (its next GC page opens
+    /// one).
+    pub fn gc_write_point(&self, plane: u32) -> Option<(u32, u32)> {
+        let b = self.frontier[plane as usize][Stream::Gc as usize];
+        let at = if b == NONE { return None } else { self.write_ptr[b as usize] as u32 };
+        (at < self.geo.pages_per_block).then_some((b % self.geo.blocks_per_plane, at))
+    }
+
+    /// Whether blocks of `stream` open as aligned sets.
+    fn aligns(&self, stream: Stream) -> bool {
+        match stream {
+            Stream::Map => false,
+            Stream::Gc if self.gc_aligned => true,
+            _ => self.alignment != BlockAlignment::None,
+        }
+    }
+
+    /// Whether `plane` can open its block `index` now (see [`Blocks::can_take`]).
+    pub fn can_open(&self, plane: u32, index: u32) -> bool {
+        self.can_take(plane, index)
     }
 
     /// Open user-data blocks as `alignment` says.
@@ -222,27 +255,55 @@ impl Blocks {
 
     fn take_free_block(&mut self, plane: u32) -> u32 {
         let p = plane as usize;
+        let b = self.free_block_choice(plane).expect("take_free_block called with no free block");
         self.free_total -= 1;
         self.free[p] -= 1;
-        let cursor = self.fresh_cursor[p];
-        let erased = &mut self.erased[p];
-        // Never-used blocks have the lowest erase count of all, so they come first either way.
-        let b = if cursor < self.geo.blocks_per_plane {
+        if self.fresh_cursor[p] < self.geo.blocks_per_plane {
             self.fresh_cursor[p] += 1;
-            plane * self.geo.blocks_per_plane + cursor
-        } else if self.dynamic_wear_leveling {
-            // Dynamic wear levelling: the least-erased free block (first one on ties).
-            let (i, _) = erased
-                .iter()
-                .enumerate()
-                .min_by_key(|&(i, &b)| (self.erase_count[b as usize], i))
-                .expect("take_free_block called with no free block");
-            erased.remove(i).expect("index from enumerate")
         } else {
-            erased.pop_front().expect("take_free_block called with no free block")
-        };
+            let at = self.erased[p].iter().position(|&e| e == b).expect("the chosen block is free");
+            self.erased[p].remove(at);
+        }
         self.open_block(b);
         b
+    }
+
+    /// The free block of `plane` an unaligned open takes: its next never-used block (these
+    /// have the lowest erase count of all, so they come first either way), else with dynamic
+    /// wear levelling the least-erased erased block (first one on ties), else the erased
+    /// block freed longest ago.
+    fn free_block_choice(&self, plane: u32) -> Option<u32> {
+        let p = plane as usize;
+        let cursor = self.fresh_cursor[p];
+        if cursor < self.geo.blocks_per_plane {
+            return Some(plane * self.geo.blocks_per_plane + cursor);
+        }
+        let erased = &self.erased[p];
+        if self.dynamic_wear_leveling {
+            erased.iter().enumerate().min_by_key(|&(i, &b)| (self.erase_count[b as usize], i)).map(|(_, &b)| b)
+        } else {
+            erased.front().copied()
+        }
+    }
+
+    /// The in-plane index of the block the next page of `stream` on `plane` goes to: its
+    /// open block while it has room, else the block [`Blocks::allocate`] would open (NONE if
+    /// none can be had). The builder needs it when multi-plane commands must share a block
+    /// (`nand.multiplane_same_block`).
+    pub fn next_block(&self, plane: u32, stream: Stream, user_reserve: u32) -> u32 {
+        let bpp = self.geo.blocks_per_plane;
+        let b = self.frontier[plane as usize][stream as usize];
+        if b != NONE && (self.write_ptr[b as usize] as u32) < self.geo.pages_per_block {
+            return b % bpp;
+        }
+        let reserve = if stream == Stream::Gc { 0 } else { user_reserve };
+        if self.free_blocks(plane) <= reserve {
+            return NONE;
+        }
+        match self.aligned_choice(plane, stream) {
+            Some(index) => index,
+            None => self.free_block_choice(plane).map_or(NONE, |b| b % bpp),
+        }
     }
 
     /// With `block_alignment = "die"`, the in-plane index a block of `stream` (user data or
@@ -251,7 +312,19 @@ impl Blocks {
     /// every plane of the die (this plane's order: never-used first, then erased). None:
     /// not aligned, or no aligned set is free (counted).
     fn aligned_index(&mut self, plane: u32, stream: Stream) -> Option<u32> {
-        if self.alignment == BlockAlignment::None || stream == Stream::Map {
+        if !self.aligns(stream) {
+            return None;
+        }
+        let index = self.aligned_choice(plane, stream);
+        if index.is_none() {
+            self.unaligned_opens += 1;
+        }
+        index
+    }
+
+    /// [`Blocks::aligned_index`] without counting.
+    fn aligned_choice(&self, plane: u32, stream: Stream) -> Option<u32> {
+        if !self.aligns(stream) {
             return None;
         }
         let (n, bpp) = (self.geo.planes_per_die, self.geo.blocks_per_plane);
@@ -265,11 +338,7 @@ impl Blocks {
         let fresh = self.fresh_cursor[p]..(self.fresh_cursor[p] + 1).min(bpp);
         let erased = self.erased[p].iter().map(|&b| b % bpp);
         let free_here = fresh.chain(erased);
-        let index = aligned_block(&self.geo, plane, sibling, free_here, |q, i| self.can_take(q, i));
-        if index.is_none() {
-            self.unaligned_opens += 1;
-        }
-        index
+        aligned_block(&self.geo, plane, sibling, free_here, |q, i| self.can_take(q, i))
     }
 
     /// Whether `plane` can open its block `index` now: an erased block, or its next

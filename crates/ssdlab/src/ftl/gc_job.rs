@@ -20,6 +20,7 @@ impl Ftl {
     pub fn gc_job(&mut self, plane: u32, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
         match self.gc.unit() {
             GcUnit::Plane => self.collect(plane, false, steps, pages),
+            GcUnit::Para if self.gc.para_aligned() => self.collect_para_session(plane, steps, pages),
             GcUnit::Para => {
                 steps.push(Step::Collect { plane, if_idle: false });
                 for sibling in super::gc::paragc::siblings(&self.geo, plane) {
@@ -42,6 +43,66 @@ impl Ftl {
             steps.push(Step::Erase { plane, victim });
         }
         steps.extend(pages.iter().map(|&page| Step::Move { page, plane }));
+    }
+
+    /// ParaGC with aligned write points: `plane` and every idle plane of its die start now,
+    /// as one session, each on its own victim. Their GC write points are brought to the
+    /// leader's ([`Ftl::para_gaps`]): a lagging plane's first moves go alone until it is
+    /// there (`catch_up`), or it is padded with dummy pages before any move (`pad`); then
+    /// the k-th moves of the session's planes reach equal offsets in blocks of one index.
+    fn collect_para_session(&mut self, plane: u32, steps: &mut Vec<Step>, pages: &mut Vec<LivePage>) {
+        let session = self.gc.para_session().expect("ParaGC aligns its write points");
+        let candidates = std::iter::once(plane).chain(super::gc::paragc::siblings(&self.geo, plane));
+        let (mut started, mut moves) = (Vec::new(), Vec::new());
+        for q in candidates {
+            pages.clear();
+            if self.gc.victim(q) != NONE {
+                continue;
+            }
+            let Some(victim) = self.gc.start(q, &mut self.blocks, pages) else { continue };
+            steps.push(Step::Started);
+            if pages.is_empty() {
+                steps.push(Step::Erase { plane: q, victim });
+            }
+            moves.extend(pages.iter().map(|&page| Step::Move { page, plane: q }));
+            started.push((q, pages.len() as u32));
+        }
+        let gaps = self.para_gaps(&started);
+        let pad = self.gc.para_align() == super::gc::paragc::ParaAlign::Pad;
+        for (&(q, n), &gap) in started.iter().zip(&gaps) {
+            self.gc.para_started(q, session, n, if pad { 0 } else { gap });
+            if pad && gap > 0 {
+                steps.push(Step::Pads { plane: q, count: gap });
+            }
+        }
+        steps.append(&mut moves);
+    }
+
+    /// The pages each of a session's planes (each with its count of moves) is behind the
+    /// leader's GC write point ([`super::gc::paragc::align_pads`]); all 0 when no plane can
+    /// lead. Under `pad`, all 0 too when a plane's pads and moves together would need more
+    /// than GC is sure to have — the rest of its open GC block and the user reserve's
+    /// blocks, which user writes cannot take — or its moves could wait for a block forever
+    /// [I]; the session's moves then still pair, at whatever offsets they have.
+    fn para_gaps(&self, planes: &[(u32, u32)]) -> Vec<u32> {
+        use super::gc::paragc::{align_pads, GcPoint};
+        let ppb = self.geo.pages_per_block;
+        let points: Vec<GcPoint> = planes
+            .iter()
+            .map(|&(q, _)| match self.blocks.gc_write_point(q) {
+                Some((block, offset)) => GcPoint { block, offset },
+                None => GcPoint { block: NONE, offset: ppb },
+            })
+            .collect();
+        let mut gaps = Vec::new();
+        align_pads(&points, ppb, |i, block| self.blocks.can_open(planes[i].0, block), &mut gaps);
+        let reserve = self.gc.limits.user_reserve_blocks * ppb;
+        let fits = |(i, &(_, moves)): (usize, &(u32, u32))| gaps[i] + moves <= ppb - points[i].offset + reserve;
+        let pad = self.gc.para_align() == super::gc::paragc::ParaAlign::Pad;
+        if pad && !planes.iter().enumerate().all(fits) {
+            gaps.iter_mut().for_each(|g| *g = 0);
+        }
+        gaps
     }
 
     /// Collect the aligned set of `plane`'s die with the fewest valid pages: a move for each
@@ -111,6 +172,16 @@ impl Ftl {
                 let buffer_first = partial && self.die_leftover == DieLeftover::Buffer;
                 steps.push(Step::ProgramGroup { txs, first_plane: source / n * n, buffer_first });
             }
+        } else if self.gc.para_aligned() {
+            self.gc.para_move_read(source, read.map(|(tx, _, _)| tx), |group| {
+                if let [tx] = *group {
+                    steps.push(Step::Program { tx, plane: None });
+                    return;
+                }
+                steps.push(Step::GroupStart);
+                steps.extend(group.iter().map(|&tx| Step::Program { tx, plane: None }));
+                steps.push(Step::GroupEnd);
+            });
         } else if let Some((tx, lpn, src)) = read {
             steps.push(Step::Program { tx, plane: self.migration_plane(lpn, src, chip_load) });
         }

@@ -35,6 +35,11 @@ pub enum Step {
         first_plane: u32,
         buffer_first: bool,
     },
+    /// `count` dummy GC pages on `plane` (ParaGC aligning its GC write points).
+    Pads {
+        plane: u32,
+        count: u32,
+    },
     /// Steps up to [`Step::GroupEnd`] reach the chips together (one multi-plane command).
     GroupStart,
     GroupEnd,

@@ -125,7 +125,9 @@ impl Ftl {
         let tps = demand.as_ref().map_or(0, |d| d.translation_pages());
         let firmware = Firmware::new(&f.firmware);
         let times_map_work = firmware.times_map_work();
-        let mut blocks = Blocks::new(&geo, f.wear_leveling.dynamic).with_alignment(f.block_alignment);
+        let mut blocks = Blocks::new(&geo, f.wear_leveling.dynamic)
+            .with_alignment(f.block_alignment)
+            .with_gc_alignment(f.gc.para_aligned());
         if f.gc.read_victim == VictimRead::AllPages {
             blocks = blocks.keep_spare_area(logical);
         }
@@ -828,8 +830,14 @@ impl FtlView for Ftl {
     }
 
     #[inline]
+    fn next_block(&self, plane: u32, stream: Stream) -> u32 {
+        self.blocks.next_block(plane, stream, self.gc.limits.user_reserve_blocks)
+    }
+
+    #[inline]
     fn stale_move_keeps_place(&self) -> bool {
-        self.gc.unit() == GcUnit::Die
+        // Die-GC's and aligned ParaGC's moves keep the die's GC write points equal.
+        self.gc.unit() == GcUnit::Die || self.gc.para_aligned()
     }
 }
 

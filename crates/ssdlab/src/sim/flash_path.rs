@@ -625,6 +625,7 @@ impl Simulation {
                         self.program_group(&txs, first_plane);
                     }
                 }
+                Step::Pads { plane, count } => self.enqueue_pads(plane, count),
                 Step::GroupStart => self.deferral.depth += 1,
                 Step::GroupEnd => self.end_deferral(),
                 Step::Erase { plane, victim } => self.enqueue_erase(plane, victim),

@@ -16,7 +16,8 @@ pub struct TsuConfig {
     pub policy: TsuPolicyKind,
     /// How many queued transactions per queue the builder looks at when coalescing.
     pub scan_limit: u32,
-    /// after_reads | first: what urgent GC goes ahead of under `ooo`.
+    /// after_reads | first | hold: what urgent GC goes ahead of under `ooo` (`hold`: of
+    /// everything, and the chip runs nothing else while GC is urgent).
     pub urgent_gc: UrgentGc,
     /// User reads and programs may join a GC command of the same operation on planes it
     /// leaves free (MQSim's rule).
@@ -136,7 +137,25 @@ impl TsuConfig {
     /// names the key and its value.
     pub fn validate(&self, file: &str) -> Result<()> {
         require_nonzero(file, &[("tsu.scan_limit", self.scan_limit)])?;
+        self.validate_hold(file)?;
         self.flin.validate(file)
+    }
+
+    /// `tsu.urgent_gc = "hold"` is a rule of `ooo`'s pick (`fifo` and `flin` order GC by
+    /// rules of their own), and a held chip carries no user work in GC commands.
+    fn validate_hold(&self, file: &str) -> Result<()> {
+        if self.urgent_gc != UrgentGc::Hold {
+            return Ok(());
+        }
+        if self.policy != TsuPolicyKind::Ooo {
+            let why = format!("\"hold\" applies under tsu.policy = \"ooo\" (it is \"{}\")", self.policy);
+            return reject(file, "tsu.urgent_gc", "hold", &why);
+        }
+        if self.user_joins_gc {
+            let why = "a chip held by GC runs no user work: set tsu.user_joins_gc = false, or another tsu.urgent_gc";
+            return reject(file, "tsu.urgent_gc", "hold", why);
+        }
+        Ok(())
     }
 }
 

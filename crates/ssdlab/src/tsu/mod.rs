@@ -227,7 +227,8 @@ impl Transaction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Place {
     pub offset: u32,
-    /// NONE where any block will do (a program's block is whatever its plane has open).
+    /// NONE where any block will do (a program's, unless the part needs one block: then
+    /// the block its plane's next page of the stream goes to).
     pub block: u32,
 }
 
@@ -496,11 +497,16 @@ impl TsuPolicy for OutOfOrder {
         let order = match (ctx.gc_urgency, self.urgent) {
             (GcUrgency::None, _) => &NORMAL,
             (GcUrgency::Critical, UrgentGc::AfterReads) => &AFTER_READS,
-            (GcUrgency::Critical, UrgentGc::First) => &FIRST,
+            (GcUrgency::Critical, UrgentGc::First | UrgentGc::Hold) => &FIRST,
+        };
+        // Under `hold` urgent GC owns the chip: only its first three classes (GC's) may go.
+        let eligible = match (ctx.gc_urgency, self.urgent) {
+            (GcUrgency::Critical, UrgentGc::Hold) => GC_CLASSES,
+            _ => QUEUE_CLASSES,
         };
         // The first available class in `order`, without a branch per class: bit i of `m`
         // says whether order[i] is available.
-        let m = order.iter().enumerate().fold(0u32, |m, (i, &c)| m | (ctx.available(c) as u32) << i);
+        let m = order[..eligible].iter().enumerate().fold(0u32, |m, (i, &c)| m | (ctx.available(c) as u32) << i);
         (m != 0).then(|| Pick::class(order[m.trailing_zeros() as usize]))
     }
 }
@@ -515,7 +521,16 @@ pub enum UrgentGc {
     /// Ahead of everything, reads included: MQSim's out-of-order TSU in urgent mode
     /// [C MQSim], and ssdlab before issue 31.
     First,
+    /// GC holds the chip while it is urgent: GC goes first and nothing else is dispatched to
+    /// the chip, not even in the gaps when GC has nothing ready (between a move's read and
+    /// its program). With `ftl.gc.urgent_when = "collecting"`: foreground (blocking) GC, as
+    /// SSDsim's `uninterrupt_gc` (pagemap.c) holds the chip for all moves and the erase
+    /// [C SSDsim; docs/techniques.md §11.3b item 3]. The channel is not held.
+    Hold,
 }
+
+/// The classes of GC work, the first three of the urgent order: what a held chip runs.
+const GC_CLASSES: usize = 3;
 
 /// Which [`TsuPolicy`] orders the chip queues (`tsu.policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

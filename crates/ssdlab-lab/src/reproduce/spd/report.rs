@@ -61,6 +61,9 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     let held = "Sensitivity: with GC, a slot freed when its program ends — against Baseline-D";
     v.set("gc_held_ratios", ratio_table(rows, "gc-held", held, LATENCIES));
     v.set("gc_held_runs", absolute_rows(rows, "gc-held"));
+    let idle = "Sensitivity: with GC in chip idle time (`tsu.urgent_gc = \"after_reads\"`, `ftl.gc.urgent_when = \"paced\"`) — against Baseline-D";
+    v.set("gc_idle_ratios", ratio_table(rows, "gc-idle", idle, WITH_GC));
+    v.set("gc_idle_runs", absolute_rows(rows, "gc-idle"));
     claims(&mut v, rows);
     differences(&mut v, rows);
     render(TEMPLATE_NAME, TEMPLATE, &v)
@@ -105,6 +108,26 @@ fn differences(v: &mut Values, rows: &[Row]) {
     v.set("vs_paragc", change(mean_vs(rows, "gc", Scheme::ParaGc)));
     v.set("paragc_gc_count", ratio("gc", Scheme::ParaGc, |r| r.gc_invocations as f64));
     v.set("paragc_write", ratio("gc", Scheme::ParaGc, |r| r.write_us));
+    v.set("paragc_unaligned_write", ratio("gc", Scheme::ParaGcUnaligned, |r| r.write_us));
+    v.set("paragc_gc_aligned", pct(gc_aligned_mean(rows, Scheme::ParaGc)));
+    v.set("paragc_unaligned_gc_aligned", pct(gc_aligned_mean(rows, Scheme::ParaGcUnaligned)));
+    v.set("blocking_baseline_d", change(blocking_over_idle(rows, Scheme::BaselineD)));
+    v.set("blocking_spd", change(blocking_over_idle(rows, Scheme::Spd)));
+    v.set("idle_spd_write", ratio("gc-idle", Scheme::Spd, |r| r.write_us));
+}
+
+/// Geometric mean over the traces of `scheme`'s write latency under blocking GC (`gc`) over
+/// its write latency with GC in idle time (`gc-idle`).
+fn blocking_over_idle(rows: &[Row], scheme: Scheme) -> Option<f64> {
+    let v: Vec<f64> = traces_in(rows)
+        .iter()
+        .filter_map(|t| {
+            let idle = pick(rows, "gc-idle", t, scheme, 1.0)?.write_us;
+            let blocking = pick(rows, "gc", t, scheme, 1.0)?.write_us;
+            (idle > 0.0).then(|| blocking / idle)
+        })
+        .collect();
+    (!v.is_empty()).then(|| geomean(&v))
 }
 
 /// SPD against Baseline-D with GC at each buffer size: "1× (9/9/16): −41.3%; ...".

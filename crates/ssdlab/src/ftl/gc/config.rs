@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::ftl::gc::die_gc::DieLeftover;
+use crate::ftl::gc::paragc::ParaAlign;
 use crate::ftl::gc::{GcUnit, UrgentWhen, VictimPolicy, VictimRead};
 use crate::validate::{reject, require_nonzero};
 
@@ -36,6 +37,10 @@ pub struct GcConfig {
     /// valid_only | all_pages: which pages of a victim GC reads (all_pages: each with a map
     /// lookup, as FMMU's GC manager does).
     pub read_victim: VictimRead,
+    /// catch_up | pad | none: how ParaGC (`unit = "para"`) aligns the GC destination write
+    /// points of the planes that start together, whose k-th moves then program together
+    /// (slides s.21); `none`: moves pair only where offsets happen to match (the earlier rule).
+    pub para_align: ParaAlign,
 }
 
 impl Default for GcConfig {
@@ -49,6 +54,7 @@ impl Default for GcConfig {
             die_leftover: DieLeftover::Pad,
             urgent_when: UrgentWhen::Paced,
             read_victim: VictimRead::ValidOnly,
+            para_align: ParaAlign::CatchUp,
             copyback: false,
             d: 4,
         }
@@ -97,6 +103,18 @@ impl GcConfig {
                 return reject(file, "ftl.gc.read_victim", "all_pages", why);
             }
         }
+        if self.para_align != ParaAlign::CatchUp && self.unit != GcUnit::Para {
+            return reject(file, "ftl.gc.para_align", self.para_align, "applies to ftl.gc.unit = \"para\" only");
+        }
+        if self.para_aligned() && self.copyback {
+            let why = "pairs the programs of moves, which copybacks have not: set ftl.gc.copyback = false or ftl.gc.para_align = \"none\"";
+            return reject(file, "ftl.gc.para_align", self.para_align, why);
+        }
         require_nonzero(file, &[("ftl.gc.d", self.d)])
+    }
+
+    /// Whether ParaGC aligns its GC write points and pairs its moves.
+    pub fn para_aligned(&self) -> bool {
+        self.unit == GcUnit::Para && self.para_align != ParaAlign::None
     }
 }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::ftl::{BlockState, Blocks, LivePage};
 use crate::nand::{FlashOp, Geometry, NONE};
 use die_gc::{aligned_victim, max_valid, DieGcMoves};
+use paragc::ParaMoves;
 
 /// GC victim choice (`ftl.gc.policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,6 +173,10 @@ pub struct Gc {
     read_victim: VictimRead,
     /// Die-GC's moves between read and program.
     die_moves: DieGcMoves,
+    /// ParaGC with aligned write points (`ftl.gc.para_align`): its moves between read and
+    /// program, per plane and session.
+    para_moves: Option<ParaMoves>,
+    para_align: paragc::ParaAlign,
     /// The most valid pages an aligned set may hold to be collected ([`max_valid`]).
     set_max_valid: u32,
     scratch: Vec<LivePage>,
@@ -202,6 +207,8 @@ impl Gc {
             urgent_when: gc.urgent_when,
             read_victim: gc.read_victim,
             die_moves: DieGcMoves::new(geo.chips() * geo.dies_per_chip, geo.planes_per_die),
+            para_moves: gc.para_aligned().then(|| ParaMoves::new(geo.planes(), geo.planes_per_die)),
+            para_align: gc.para_align,
             set_max_valid: max_valid(geo, gc.unit, gc.die_leftover),
             scratch: Vec::new(),
         }
@@ -380,6 +387,35 @@ impl Gc {
             Some(h) => self.die_moves.read_live(die, h, group),
             None => self.die_moves.read_dead(die, group),
         }
+    }
+
+    /// ParaGC with aligned write points: a new session's name (the planes of a die that
+    /// start GC together).
+    pub fn para_session(&mut self) -> Option<u32> {
+        self.para_moves.as_mut().map(|m| m.new_session())
+    }
+
+    /// ParaGC with aligned write points: `plane`, whose victim [`Gc::start`] chose with
+    /// `moves` valid pages, moves them in `session`, its first `solo` live moves alone.
+    pub fn para_started(&mut self, plane: u32, session: u32, moves: u32, solo: u32) {
+        self.para_moves.as_mut().expect("ParaGC aligns its write points").started(plane, session, moves, solo);
+    }
+
+    /// How ParaGC aligns its write points (`ftl.gc.para_align`).
+    pub fn para_align(&self) -> paragc::ParaAlign {
+        self.para_align
+    }
+
+    /// Whether moves of this GC are paired by ParaGC's sessions.
+    pub fn para_aligned(&self) -> bool {
+        self.para_moves.is_some()
+    }
+
+    /// ParaGC with aligned write points: the read of a move off `plane` found its page live
+    /// (`handle` names the move) or gone (None); each group of moves ready to program
+    /// together goes to `emit` ([`ParaMoves::read_done`]).
+    pub fn para_move_read(&mut self, plane: u32, handle: Option<u32>, emit: impl FnMut(&[u32])) {
+        self.para_moves.as_mut().expect("ParaGC aligns its write points").read_done(plane, handle, emit);
     }
 
     /// Die-GC: a move off `plane` is done; after the die's last, the die (its victims are

@@ -40,6 +40,9 @@ pub trait FtlView {
     /// The page offset the next program of `stream` on `plane` would get, if it can get a
     /// page now (a user write may not take the blocks kept for GC).
     fn next_offset(&self, plane: u32, stream: Stream) -> Option<u32>;
+    /// The in-plane index of the block that program would go to (asked only when
+    /// multi-plane commands must share a block, `nand.multiplane_same_block`).
+    fn next_block(&self, plane: u32, stream: Stream) -> u32;
     /// Whether a GC move found stale at its queue's head keeps its place as a dummy page
     /// (Die-GC: the die's GC write points stay equal) instead of leaving the queue.
     fn stale_move_keeps_place(&self) -> bool {
@@ -375,7 +378,9 @@ impl Builder {
             if traits.gc_move && geo.units_per_page > 1 && gc_page_fills_later(work.queues, cand, geo, at) {
                 return None;
             }
-            Some(Place { offset: geo.flash_page(at), block: NONE })
+            // The same-block rule holds for programs too (SPD s.7: "same in-plane address").
+            let block = if rules.multiplane_same_block { ftl.next_block(plane, traits.stream) } else { NONE };
+            Some(Place { offset: geo.flash_page(at), block })
         };
         let want = (dies.in_command & 1 << die != 0).then_some(dies.place[die]);
         if want.is_none() && dies.in_command != 0 && !rules.die_interleave {

@@ -22,6 +22,8 @@ struct FakeFtl {
     map: Vec<(Lpn, Ppn)>,
     user_offset: [Option<u32>; 4],
     gc_offset: [Option<u32>; 4],
+    /// The block each plane's next program goes to (user and GC alike).
+    next_block: [u32; 4],
     /// Die-GC: a stale move stays in place as a dummy page.
     keeps_place: bool,
 }
@@ -38,6 +40,9 @@ impl FtlView for FakeFtl {
             Stream::User => self.user_offset[plane as usize],
             Stream::Gc | Stream::Map => self.gc_offset[plane as usize],
         }
+    }
+    fn next_block(&self, plane: u32, _stream: Stream) -> u32 {
+        self.next_block[plane as usize]
     }
     fn stale_move_keeps_place(&self) -> bool {
         self.keeps_place
@@ -145,6 +150,24 @@ fn same_block_parts_keep_other_blocks_out_of_a_multi_plane_command() {
     let cc = k.user_read(12, 2, 0, 9);
     assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![a, cc])));
     assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![b])));
+}
+
+/// Programs on a same-block part: planes 0 and 1 both write at page 4, but plane 0's open
+/// block is 2 and plane 1's is 5, so with `nand.multiplane_same_block` the two programs go
+/// one at a time (different in-plane addresses, s.7); with both in block 2 they pair, and
+/// without the rule the blocks do not matter.
+#[test]
+fn same_block_parts_pair_programs_only_in_one_block() {
+    for (same_block, blocks, paired) in [(true, [2, 5], false), (true, [2, 2], true), (false, [2, 5], true)] {
+        let mut c = config();
+        c.nand.multiplane_same_block = same_block;
+        let mut k = Case::new(&c);
+        k.ftl.user_offset = [Some(4), Some(4), None, None];
+        k.ftl.next_block = [blocks[0], blocks[1], NONE, NONE];
+        let (p0, p1) = (k.user_write(20, 0), k.user_write(21, 1));
+        let first = k.build(QueueClass::UserWrite, None).expect("a command").1;
+        assert_eq!(first, if paired { vec![p0, p1] } else { vec![p0] }, "{same_block} {blocks:?}");
+    }
 }
 
 /// Independent multi-plane addressing (Sprinkler §4): any pages on distinct planes of a die
