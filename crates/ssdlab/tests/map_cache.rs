@@ -412,6 +412,26 @@ fn e_gc_reading_every_victim_page_looks_each_up_and_moves_the_valid_ones() {
     assert_eq!(w, write);
 }
 
+/// A victim with no valid page is erased without a read under either rule: FMMU's block
+/// manager keeps valid counts and erases such blocks itself (§3). Three sequential passes
+/// over the race drive's 35 logical pages, 2 ms apart: each pass fills 9 blocks of 4 pages
+/// in order and empties the previous pass's blocks in the same order, so the greedy victim
+/// always holds no valid page (GC starts at 3 free blocks, when pass 2 has emptied blocks 0
+/// to 3). Every GC is an erase alone: no page read, looked up or moved.
+#[test]
+fn e_a_victim_without_valid_pages_is_erased_unread() {
+    let lines: Vec<(u64, u64, u32, bool)> = (0..3 * 35).map(|i| (i * 2_000_000, i % 35, 16, false)).collect();
+    let mut erases = Vec::new();
+    for rule in [ssdlab::ftl::VictimRead::ValidOnly, ssdlab::ftl::VictimRead::AllPages] {
+        let mut drive = race_drive();
+        drive.ftl.gc.read_victim = rule;
+        let o = run(&drive, &trace(&format!("seq-passes-{rule:?}"), &lines, 8), true);
+        assert_eq!((o.stats.gc_pages_read, o.stats.gc_lookups, o.stats.gc_pages_moved), (0, 0, 0), "{rule:?}");
+        erases.push(o.stats.erases);
+    }
+    assert!(erases[0] > 0 && erases[0] == erases[1], "{erases:?}");
+}
+
 // 6. `--check` on the map with translation blocks collected -----------------------------
 
 /// 2 channels × 1 chip × 1 die × 2 planes × 64 blocks × 32 pages of 8 KiB, 20% spare: 6,553

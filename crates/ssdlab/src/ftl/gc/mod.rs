@@ -78,7 +78,9 @@ pub enum VictimRead {
     ValidOnly,
     /// Every programmed page: each read gives the page's logical address from its spare
     /// area, the map is looked up for it, and the page moves only if the map still points
-    /// at it — FMMU's GC manager (Woo & Min 2017, §3) [P].
+    /// at it — FMMU's GC manager (Woo & Min 2017, §3) [P]. A victim with no valid page is
+    /// erased without a read: the block manager, which keeps valid counts, erases such
+    /// blocks itself [P].
     AllPages,
 }
 
@@ -304,9 +306,11 @@ impl Gc {
         blocks.state[victim as usize] = BlockState::Victim;
         self.victim[plane as usize] = victim;
         self.collecting += 1;
+        // The block manager knows each block's valid count, so a victim with none is erased
+        // without a read (FMMU's BM erases blocks left without valid pages, §3).
         match self.read_victim {
-            VictimRead::ValidOnly => blocks.valid_pages(victim, pages),
-            VictimRead::AllPages => blocks.written_pages(victim, pages),
+            VictimRead::AllPages if blocks.valid[victim as usize] > 0 => blocks.written_pages(victim, pages),
+            _ => blocks.valid_pages(victim, pages),
         }
         self.pending[plane as usize] = pages.len() as u32;
         self.start_pacing(plane, pages.len() as u32, blocks.valid[victim as usize] as u32);
