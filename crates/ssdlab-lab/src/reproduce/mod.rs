@@ -12,6 +12,7 @@ pub mod flin;
 pub mod fmmu;
 pub mod pacp;
 pub mod plot;
+pub mod provenance;
 pub mod spd;
 pub mod sprinkler;
 pub mod template;
