@@ -159,6 +159,17 @@ enum Command {
         #[arg(long)]
         resume: bool,
     },
+    /// Gather the claims of reproductions (each --out folder's claims.json) into one ledger:
+    /// each paper's headline claims beside ssdlab's value, with a verdict
+    /// (docs/reproductions/claims.md is made this way from the full runs).
+    Ledger {
+        /// Reproduction folders, in the order the ledger lists them.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The Markdown ledger to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Run a grid of simulations (experiments/*.toml) on the sweep engine `reproduce` uses,
     /// through the Python package (which writes the Parquet table and has the Ray backend): a
     /// report per run in --out/runs, results.csv and results.parquet; started again, it runs
@@ -362,6 +373,11 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
         Command::Reproduce { paper, out, quick, traces, threads, resume } => {
             let threads = threads.unwrap_or_else(ssdlab_lab::reproduce::default_threads);
             reproduce(&paper, ssdlab_lab::reproduce::Options { out, quick, traces, threads, resume, stop: None })
+        }
+        Command::Ledger { dirs, out } => {
+            let n = ssdlab_lab::reproduce::claims::ledger(&dirs, &out)?;
+            outln!("{n} claims from {} reproductions in {}", dirs.len(), out.display());
+            Ok(())
         }
         Command::Run(args) => run(args),
         Command::Validate { config, workload, set, print } => {

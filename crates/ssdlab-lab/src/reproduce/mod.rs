@@ -7,6 +7,7 @@
 //! interrupted reproduction up from there). Each run is deterministic, and rows are written
 //! in the grid's order, so the CSV does not depend on which core finished first.
 
+pub mod claims;
 pub mod columns;
 pub mod flin;
 pub mod fmmu;

@@ -23,6 +23,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+mod ledger;
 mod report;
 
 use super::columns::{self, Field};
@@ -395,6 +396,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let figures = figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;
+    super::claims::write(&opts.out, &ledger::claims(&rows))?;
     Ok(rows)
 }
 
@@ -498,7 +500,7 @@ mod tests {
         }
     }
 
-    fn row(scheme: Scheme, write_us: f64) -> Row {
+    pub(super) fn row(scheme: Scheme, write_us: f64) -> Row {
         let experiment = "nogc".to_string();
         Row {
             csv: String::new(),
