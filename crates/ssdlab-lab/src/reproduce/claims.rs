@@ -164,6 +164,21 @@ fn t95(df: usize) -> f64 {
     T.get(df.wrapping_sub(1)).copied().unwrap_or(1.96)
 }
 
+/// The mean of `xs` with its 95% t interval; None for no values, no interval for one.
+pub fn mean_interval(xs: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
+    let n = xs.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    if n == 1 {
+        return Some((mean, None));
+    }
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let half = t95(n - 1) * sd / (n as f64).sqrt();
+    Some((mean, Some((mean - half, mean + half))))
+}
+
 /// The geometric mean of positive ratios with its 95% interval (a t interval on their logs);
 /// None for no ratios, no interval for one.
 pub fn geomean_interval(ratios: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
@@ -336,6 +351,14 @@ mod tests {
         assert!((lo - 0.2799).abs() < 1e-3 && (hi - 3.5730).abs() < 1e-3, "{lo} {hi}");
         assert_eq!(geomean_interval(&[1.5]), Some((1.5, None)));
         assert_eq!(geomean_interval(&[]), None);
+    }
+
+    /// 1, 2, 3: mean 2, sd 1, t(2) = 4.303, half-width 4.303 / √3 = 2.484.
+    #[test]
+    fn the_mean_interval_is_a_t_interval() {
+        let (m, i) = mean_interval(&[1.0, 2.0, 3.0]).unwrap();
+        let (lo, hi) = i.unwrap();
+        assert!((m - 2.0).abs() < 1e-12 && (lo + 0.4843).abs() < 1e-3 && (hi - 4.4843).abs() < 1e-3, "{lo} {hi}");
     }
 
     /// What `write` stores, `read` gives back.
