@@ -42,6 +42,8 @@ pub enum Kind {
     Ratio,
     /// A level with no direction (a share, an accuracy), as a fraction.
     Level,
+    /// An amount in the claim's `unit` (GB/s, KIOPS), with no direction.
+    Amount,
 }
 
 /// How the paper states its value.
@@ -55,7 +57,14 @@ pub enum Bound {
     /// At most this much ("≤ 2.7%").
     AtMost,
     /// Somewhere between two values ("−32.9% to −50.1%"); `paper_value` is their middle.
-    Range { lo: f64, hi: f64 },
+    Range {
+        lo: f64,
+        hi: f64,
+    },
+    /// Only an order: above `paper_value` ("gains from more cores": a ratio above 1×), or
+    /// below it. Reproduced on the right side, opposite otherwise.
+    Above,
+    Below,
 }
 
 /// One headline claim.
@@ -75,6 +84,9 @@ pub struct Claim {
     pub interval: Option<(f64, f64)>,
     /// What the value is over ("geometric mean over 5 traces").
     pub over: String,
+    /// The unit of an [`Kind::Amount`].
+    #[serde(default)]
+    pub unit: String,
     /// One line on why it differs, computed from the run's counters, where the paper's code
     /// gives one.
     pub cause: Option<String>,
@@ -97,6 +109,12 @@ impl Verdict {
     /// The verdict on `c` (the rule in the module's doc).
     pub fn of(c: &Claim) -> Verdict {
         let Some(m) = c.measured else { return Verdict::NotMeasured };
+        match c.bound {
+            Bound::Above if m > c.paper_value => return Verdict::Reproduced,
+            Bound::Below if m < c.paper_value => return Verdict::Reproduced,
+            Bound::Above | Bound::Below => return Verdict::Opposite,
+            _ => {}
+        }
         let shift = if c.kind == Kind::Ratio { 1.0 } else { 0.0 };
         let (p, m) = (c.paper_value - shift, m - shift);
         let close = match c.bound {
@@ -107,8 +125,9 @@ impl Verdict {
                 let (lo, hi) = (lo.min(hi) - shift, lo.max(hi) - shift);
                 (lo - TOLERANCE * p.abs()..=hi + TOLERANCE * p.abs()).contains(&m)
             }
+            Bound::Above | Bound::Below => unreachable!("decided above"),
         };
-        if c.kind == Kind::Level {
+        if matches!(c.kind, Kind::Level | Kind::Amount) {
             return if close { Verdict::Reproduced } else { Verdict::Differs };
         }
         let sign = |x: f64| if x.abs() < FLAT { 0 } else { x.signum() as i32 };
@@ -132,25 +151,28 @@ impl Verdict {
     }
 }
 
-/// `x` of `kind` as the ledger prints it.
-fn show(kind: Kind, x: f64) -> String {
-    match kind {
+/// `x` of `c`'s kind as the ledger prints it.
+fn show(c: &Claim, x: f64) -> String {
+    match c.kind {
         Kind::Change => format!("{:+.1}%", x * 100.0),
         Kind::Ratio => format!("{x:.2}×"),
         Kind::Level => format!("{:.1}%", x * 100.0),
+        Kind::Amount => format!("{x:.2} {}", c.unit),
     }
 }
 
 /// The paper's value as it states it.
 fn show_paper(c: &Claim) -> String {
-    let v = show(c.kind, c.paper_value);
+    let v = show(c, c.paper_value);
     let below = c.kind == Kind::Change && c.paper_value < 0.0 || c.kind == Kind::Ratio && c.paper_value < 1.0;
     match c.bound {
         Bound::Value => v,
         Bound::AtLeast if below => format!("≤ {v}"),
         Bound::AtLeast => format!("≥ {v}"),
         Bound::AtMost => format!("≤ {v}"),
-        Bound::Range { lo, hi } => format!("{} to {}", show(c.kind, lo), show(c.kind, hi)),
+        Bound::Range { lo, hi } => format!("{} to {}", show(c, lo), show(c, hi)),
+        Bound::Above => format!("> {v}"),
+        Bound::Below => format!("< {v}"),
     }
 }
 
@@ -233,9 +255,8 @@ pub fn ledger_md(claims: &[Claim]) -> String {
     m.push_str("| paper | claim | paper's value | ssdlab | 95% interval | over | verdict | cause |\n");
     m.push_str("|---|---|---|---|---|---|---|---|\n");
     for c in claims {
-        let measured = c.measured.map_or("–".into(), |x| show(c.kind, x));
-        let interval =
-            c.interval.map_or("–".into(), |(lo, hi)| format!("{} … {}", show(c.kind, lo), show(c.kind, hi)));
+        let measured = c.measured.map_or("–".into(), |x| show(c, x));
+        let interval = c.interval.map_or("–".into(), |(lo, hi)| format!("{} … {}", show(c, lo), show(c, hi)));
         let cause = c.cause.as_deref().unwrap_or("–");
         let _ = writeln!(
             m,
@@ -274,6 +295,7 @@ mod tests {
             measured,
             interval: None,
             over: "5 traces".into(),
+            unit: String::new(),
             cause: None,
         }
     }
@@ -338,6 +360,11 @@ mod tests {
             assert_eq!(Verdict::of(c), *want, "{c:?}");
         }
         assert_eq!(show_paper(&cases[0].0), "≤ -15.0%");
+        let gains = with(Kind::Ratio, 1.0, Bound::Above, 1.11);
+        assert_eq!((Verdict::of(&gains), show_paper(&gains)), (Reproduced, "> 1.00×".into()));
+        assert_eq!(Verdict::of(&with(Kind::Ratio, 1.0, Bound::Above, 0.98)), Opposite);
+        let amount = Claim { unit: "GB/s".into(), ..with(Kind::Amount, 5.5, Bound::Value, 9.4) };
+        assert_eq!((Verdict::of(&amount), show_paper(&amount)), (Differs, "5.50 GB/s".into()));
         assert_eq!(show_paper(&cases[5].0), "-32.9% to -50.1%");
     }
 

@@ -96,6 +96,7 @@ fn claim(rows: &[Row], s: &Spec) -> Claim {
         measured: mean.map(|(g, _)| g - 1.0),
         interval: mean.and_then(|(_, i)| i).map(|(lo, hi)| (lo - 1.0, hi - 1.0)),
         over,
+        unit: String::new(),
         cause: None,
     }
 }
