@@ -136,7 +136,9 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             "SYNTHETIC_REQUESTS" => {
                 SYNTHETIC.iter().map(|w| format!("{} {}", w.name(), w.requests(quick))).collect::<Vec<_>>().join("; ")
             }
-            "TRACES" => TRACES.iter().map(|(_, name, paper)| format!("{name} for {paper}")).collect::<Vec<_>>().join("; "),
+            "TRACES" => {
+                TRACES.iter().map(|(_, name, paper)| format!("{name} for {paper}")).collect::<Vec<_>>().join("; ")
+            }
             "TRACE_REQUESTS" => {
                 format!("{} requests per trace", if quick { g.quick_trace_requests } else { g.trace_requests })
             }
