@@ -676,6 +676,8 @@ mod tests {
             "{check}"
         );
         assert!(md.contains(&check));
-        assert!(md.ends_with("which fragments more.\n"));
+        assert!(md.contains("which fragments more.\n\n## Setup: where each setting comes from\n"), "{md}");
+        assert!(md.contains("| Device queue (tags) | `hil.queue_depth = 32` |"), "{md}");
+        assert!(md.trim_end().ends_with("(before: same_page), runs changed |"), "{md}");
     }
 }

@@ -119,7 +119,40 @@ pub(super) fn report_md(
     sensitivity(&mut v, rows);
     v.set("every_mix", every_mix_rows(rows));
     flin_rules(&mut v);
+    setup(&mut v, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
+}
+
+/// Where each setting comes from, and the dated log of main-row changes:
+/// `experiments/flin/provenance.toml`, against the preset as FLIN's rows run it.
+fn setup(v: &mut Values, quick: bool) {
+    const FILE: &str = include_str!("../../../../../experiments/flin/provenance.toml");
+    const NAME: &str = "experiments/flin/provenance.toml";
+    let p = crate::reproduce::provenance::parse(NAME, FILE);
+    let base = Config::from_toml_str(PRESET, PRESET_NAME, &policy_sets("flin")).expect("the shipped preset");
+    let g = grid();
+    let constant = |name: &str| {
+        Some(match name {
+            "THRESHOLDS" => {
+                let [reads, writes] = ssdlab::tsu::flin::Flin::thresholds(&base.nand, &base.tsu.flin);
+                format!("{reads} reads, {writes} writes")
+            }
+            "FLOWS_PER_MIX" => g.flows_per_mix.to_string(),
+            "GROUPS" => format!("0 to {} of {}", g.max_high_per_mix, g.flows_per_mix),
+            "MIXES_PER_GROUP" => format!("{} ({} quick)", g.mixes_per_group, g.quick_mixes_per_group),
+            "MIX_SEED" => g.mix_seed.to_string(),
+            "FEASIBLE_LOAD" => g.feasible_load.to_string(),
+            "LOW_FRACTION" => g.low_fraction.to_string(),
+            "INTENSITIES" => {
+                let (h, l) = Load::Feasible.intensities();
+                format!("{h:.3}, {l:.4}")
+            }
+            "DURATION" => format!("{} ms", if quick { 100 } else { 400 }),
+            _ => return None,
+        })
+    };
+    v.set("provenance", p.table(NAME, &base, &constant));
+    v.set("provenance_log", p.log_table());
 }
 
 /// FLIN's rules as the preset sets them: the intensity thresholds (per chip and epoch, as

@@ -102,7 +102,56 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, 
     let b = Bounds::of(base);
     bounds(&mut v, base, &b);
     differences::values(&mut v, rows, base, &b);
+    setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
+}
+
+/// Where each setting comes from, and the dated log of main-row changes:
+/// `experiments/fmmu/provenance.toml`, against the preset as the FMMU rows run it.
+fn setup(v: &mut Values, base: &Config, quick: bool) {
+    const FILE: &str = include_str!("../../../../../experiments/fmmu/provenance.toml");
+    const NAME: &str = "experiments/fmmu/provenance.toml";
+    let p = crate::reproduce::provenance::parse(NAME, FILE);
+    let d = &ssdlab::ftl::mapping::demand::fmmu::DEFAULTS;
+    let m = &base.ftl.map_cache;
+    let g = super::grid();
+    let constant = |name: &str| {
+        Some(match name {
+            "ENTRY_BYTES" => m.entry_bytes.unwrap_or(4).to_string(),
+            "WAYS" => m.ways.unwrap_or(d.ways).to_string(),
+            "BLOCK_ENTRIES" => m.block_entries.unwrap_or(d.block_entries).to_string(),
+            "CTP_BLOCKS" => {
+                let ctp = m.ram_bytes.unwrap_or(0).saturating_sub(m.cmt_bytes.unwrap_or(0));
+                format!("{} translation pages", ctp / base.nand.page_bytes as u64)
+            }
+            "WATERMARKS" => format!(
+                "{}, {}",
+                m.low_watermark.unwrap_or(d.low_watermark),
+                m.high_watermark.unwrap_or(d.high_watermark)
+            ),
+            "DFTL_COSTS" => format!("{}, {}", super::DFTL_HIT_NS, super::DFTL_MISS_NS),
+            "CDFTL_LOOKUP_NS" => super::CDFTL_LOOKUP_NS.to_string(),
+            "PER_BLOCK_NS" => super::PER_BLOCK_NS.to_string(),
+            "QUEUE_DEPTH" => QUEUE_DEPTH.to_string(),
+            "SYNTHETIC_REQUESTS" => {
+                SYNTHETIC.iter().map(|w| format!("{} {}", w.name(), w.requests(quick))).collect::<Vec<_>>().join("; ")
+            }
+            "TRACES" => {
+                TRACES.iter().map(|(_, name, paper)| format!("{name} for {paper}")).collect::<Vec<_>>().join("; ")
+            }
+            "TRACE_REQUESTS" => {
+                format!("{} requests per trace", if quick { g.quick_trace_requests } else { g.trace_requests })
+            }
+            "SCALING" => {
+                let points = super::scaling_points(quick).iter().map(|(c, w)| format!("{c}×{w}")).collect::<Vec<_>>();
+                let requests = if quick { g.quick_scaling_requests } else { g.scaling_requests };
+                format!("{}; x{} lanes; {requests} requests", points.join(", "), g.scaling_pcie_lanes)
+            }
+            _ => return None,
+        })
+    };
+    v.set("provenance", p.table(NAME, base, &constant));
+    v.set("provenance_log", p.log_table());
 }
 
 /// The headline: Figure 11 per scheme (share of ideal in brackets) under the paper's ideal

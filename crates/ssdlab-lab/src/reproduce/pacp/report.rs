@@ -127,7 +127,40 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     if excerpts {
         excerpts_bullet(&mut v, rows);
     }
+    setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, &template_for(preload, lv_sweep, excerpts), &v)
+}
+
+/// Where each setting comes from, and the dated log of main-row changes:
+/// `experiments/pacp/provenance.toml`, against the config of the PACP rows (the preset on the
+/// runs' drive at the figures' channel count, with PACP's keys).
+fn setup(v: &mut Values, base: &Config, quick: bool) {
+    const FILE: &str = include_str!("../../../../../experiments/pacp/provenance.toml");
+    const NAME: &str = "experiments/pacp/provenance.toml";
+    let p = crate::reproduce::provenance::parse(NAME, FILE);
+    let g = grid();
+    let mut cfg = super::drive(base, g.figure_channels);
+    Scheme::Pacp.apply(&mut cfg, 1, 0);
+    let constant = |name: &str| {
+        let list = |c: &[u32]| c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+        Some(match name {
+            "CHANNELS" => format!("{} (quick: {})", list(&g.channels), list(&g.quick_channels)),
+            "FIGURE_CHANNELS" => g.figure_channels.to_string(),
+            "GC_FILL" => format!("random fill to {}", pct(GC_FILL)),
+            "STANDINS" => standins(quick)
+                .iter()
+                .map(|s| format!("{} ({} reads)", s.name, pct(s.read_ratio)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            "MIXED_SHARE" => pct(MIXED_SHARE),
+            "REUSE" => REUSE.to_string(),
+            "RATE_IOPS" => format!("{RATE_IOPS} requests/s in all"),
+            "REQUESTS" => requests(quick).to_string(),
+            _ => return None,
+        })
+    };
+    v.set("provenance", p.table(NAME, &cfg, &constant));
+    v.set("provenance_log", p.log_table());
 }
 
 /// The template without the parts this run has nothing for: the preload section, the

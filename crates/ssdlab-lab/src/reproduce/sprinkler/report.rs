@@ -350,7 +350,31 @@ pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s
     v.set("gc_rows", gc_rows(rows));
     v.set("floor_rows", floor_rows(rows));
     v.set("sensitivity_rows", sensitivity_rows(rows));
+    setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
+}
+
+/// Where each setting comes from, and the dated log of main-row changes:
+/// `experiments/sprinkler/provenance.toml`, against the preset (the scheduler set per run).
+fn setup(v: &mut Values, base: &Config, quick: bool) {
+    const FILE: &str = include_str!("../../../../../experiments/sprinkler/provenance.toml");
+    const NAME: &str = "experiments/sprinkler/provenance.toml";
+    let p = crate::reproduce::provenance::parse(NAME, FILE);
+    let g = grid();
+    let constant = |name: &str| {
+        Some(match name {
+            "MAIN_CHIPS" => {
+                let chips = if quick { &g.quick_main_chips } else { &g.main_chips };
+                chips.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+            }
+            "HOST_QUEUE_DEPTH" => g.host_queue_depth.to_string(),
+            "OPEN_LOOP_LOAD" => g.open_loop_load.to_string(),
+            "SYNTHETIC_REQUESTS" => (if quick { g.quick_synthetic_requests } else { g.synthetic_requests }).to_string(),
+            _ => return None,
+        })
+    };
+    v.set("provenance", p.table(NAME, base, &constant));
+    v.set("provenance_log", p.log_table());
 }
 
 /// The setup: the mode, the drive, the host and the list of figures.
