@@ -33,18 +33,18 @@ fn merit(r: &Row, w: Synthetic) -> f64 {
 }
 
 /// The merit of `scheme` on `w`, if it ran.
-fn synthetic(rows: &[Row], w: Synthetic, scheme: &str) -> Option<f64> {
+pub(super) fn synthetic(rows: &[Row], w: Synthetic, scheme: &str) -> Option<f64> {
     pick(rows, "synthetic", w.name(), scheme).map(|r| merit(r, w))
 }
 
 /// `scheme`'s merit on `w` over ideal's.
-fn of_ideal(rows: &[Row], w: Synthetic, scheme: &str) -> Option<f64> {
+pub(super) fn of_ideal(rows: &[Row], w: Synthetic, scheme: &str) -> Option<f64> {
     let (x, i) = (synthetic(rows, w, scheme)?, synthetic(rows, w, "ideal")?);
     (i > 0.0).then(|| x / i)
 }
 
 /// Time to finish a trace over ideal's.
-fn elapsed_ratio(rows: &[Row], trace: &str, scheme: &str) -> Option<f64> {
+pub(super) fn elapsed_ratio(rows: &[Row], trace: &str, scheme: &str) -> Option<f64> {
     let (x, i) = (pick(rows, "trace", trace, scheme)?, pick(rows, "trace", trace, "ideal")?);
     (i.sim_time_s > 0.0).then(|| x.sim_time_s / i.sim_time_s)
 }
