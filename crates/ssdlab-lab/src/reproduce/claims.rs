@@ -109,9 +109,11 @@ impl Verdict {
     /// The verdict on `c` (the rule in the module's doc).
     pub fn of(c: &Claim) -> Verdict {
         let Some(m) = c.measured else { return Verdict::NotMeasured };
+        // An order holds only beyond the flat band around the reference.
+        let band = FLAT * c.paper_value.abs().max(f64::MIN_POSITIVE);
         match c.bound {
-            Bound::Above if m > c.paper_value => return Verdict::Reproduced,
-            Bound::Below if m < c.paper_value => return Verdict::Reproduced,
+            Bound::Above if m > c.paper_value + band => return Verdict::Reproduced,
+            Bound::Below if m < c.paper_value - band => return Verdict::Reproduced,
             Bound::Above | Bound::Below => return Verdict::Opposite,
             _ => {}
         }
@@ -363,6 +365,7 @@ mod tests {
         let gains = with(Kind::Ratio, 1.0, Bound::Above, 1.11);
         assert_eq!((Verdict::of(&gains), show_paper(&gains)), (Reproduced, "> 1.00×".into()));
         assert_eq!(Verdict::of(&with(Kind::Ratio, 1.0, Bound::Above, 0.98)), Opposite);
+        assert_eq!(Verdict::of(&with(Kind::Ratio, 1.0, Bound::Below, 0.995)), Opposite, "within the flat band");
         let amount = Claim { unit: "GB/s".into(), ..with(Kind::Amount, 5.5, Bound::Value, 9.4) };
         assert_eq!((Verdict::of(&amount), show_paper(&amount)), (Differs, "5.50 GB/s".into()));
         assert_eq!(show_paper(&cases[5].0), "-32.9% to -50.1%");
