@@ -248,6 +248,15 @@ pub fn ledger_md(claims: &[Claim]) -> String {
         FLAT * 100.0,
         TOLERANCE * 100.0
     );
+    let mut papers: Vec<(&str, usize)> = Vec::new();
+    for c in claims {
+        match papers.iter_mut().find(|(p, _)| *p == c.paper) {
+            Some((_, n)) => *n += 1,
+            None => papers.push((&c.paper, 1)),
+        }
+    }
+    let listed: Vec<String> = papers.iter().map(|(p, n)| format!("{p} ({n})")).collect();
+    let _ = writeln!(m, "Claims from: {}.\n", listed.join(", "));
     m.push_str("| verdict | claims |\n|---|---|\n");
     for v in Verdict::ALL {
         let n = claims.iter().filter(|c| Verdict::of(c) == v).count();
@@ -333,6 +342,7 @@ mod tests {
     fn the_ledger_counts_verdicts_and_lists_each_claim() {
         let claims = [claim(Kind::Change, -0.486, Some(-0.40)), claim(Kind::Ratio, 2.0, None)];
         let md = ledger_md(&claims);
+        assert!(md.contains("Claims from: P (2).\n"), "{md}");
         assert!(md.contains("| reproduced | 1 |\n| direction only | 0 |\n"), "{md}");
         assert!(md.contains("| not measured | 1 |\n| all | 2 |\n"), "{md}");
         assert!(md.contains("| P | c | -48.6% | -40.0% | – | 5 traces | reproduced | – |\n"), "{md}");
