@@ -221,6 +221,22 @@ pub fn geomean_interval(ratios: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
     Some((mean.exp(), Some(((mean - half).exp(), (mean + half).exp()))))
 }
 
+/// The ratio of two means over paired values, Σx / Σy (a report's "mean under A over mean
+/// under B" over the same workloads), with its 95% interval: the linearised (delta-method)
+/// interval, a t interval ([`mean_interval`]) on the residuals x − R·y divided by the mean of
+/// y. None without pairs or when the y sum to 0; no interval for one pair.
+pub fn ratio_interval(pairs: &[(f64, f64)]) -> Option<(f64, Option<(f64, f64)>)> {
+    let n = pairs.len() as f64;
+    let y = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    if pairs.is_empty() || y == 0.0 {
+        return None;
+    }
+    let r = pairs.iter().map(|p| p.0).sum::<f64>() / n / y;
+    let residuals: Vec<f64> = pairs.iter().map(|(a, b)| a - r * b).collect();
+    let (_, i) = mean_interval(&residuals)?;
+    Some((r, i.map(|(lo, hi)| (r + lo / y, r + hi / y))))
+}
+
 /// The reproduction's claims into `out/claims.json`.
 pub fn write(out: &Path, claims: &[Claim]) -> Result<()> {
     let path = out.join("claims.json");
@@ -399,6 +415,20 @@ mod tests {
         let (m, i) = mean_interval(&[1.0, 2.0, 3.0]).unwrap();
         let (lo, hi) = i.unwrap();
         assert!((m - 2.0).abs() < 1e-12 && (lo + 0.4843).abs() < 1e-3 && (hi - 4.4843).abs() < 1e-3, "{lo} {hi}");
+    }
+
+    /// Pairs (0.5, 0.4), (0.6, 0.4), (0.7, 0.4): R = 0.6 / 0.4 = 1.5; residuals −0.1, 0, 0.1
+    /// (sd 0.1), t(2) = 4.303, half-width 4.303 × 0.1 / √3 = 0.2484, over the mean of y 0.4:
+    /// 0.6211, so 0.879 … 2.121 (the t interval of the ratios 1.25, 1.5, 1.75, as y is
+    /// constant).
+    #[test]
+    fn the_ratio_interval_is_linearised_on_the_residuals() {
+        let (r, i) = ratio_interval(&[(0.5, 0.4), (0.6, 0.4), (0.7, 0.4)]).unwrap();
+        let (lo, hi) = i.unwrap();
+        assert!((r - 1.5).abs() < 1e-12 && (lo - 0.8789).abs() < 1e-3 && (hi - 2.1211).abs() < 1e-3, "{lo} {hi}");
+        assert_eq!(ratio_interval(&[(3.0, 2.0)]), Some((1.5, None)));
+        assert_eq!(ratio_interval(&[]), None);
+        assert_eq!(ratio_interval(&[(1.0, 0.0)]), None);
     }
 
     /// What `write` stores, `read` gives back.

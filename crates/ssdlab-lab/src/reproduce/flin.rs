@@ -33,6 +33,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::Deserialize;
 
 mod intensity;
+mod ledger;
 mod report;
 pub use report::check_table;
 use report::*;
@@ -401,6 +402,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let md = report_md(opts, &rows, &pool, policies, &figures, wall.elapsed().as_secs_f64());
     let path = opts.out.join("REPORT.md");
     crate::sweep::write_atomic(&path, md.as_bytes())?;
+    super::claims::write(&opts.out, &ledger::claims(&rows))?;
     Ok(rows)
 }
 
@@ -639,5 +641,47 @@ mod tests {
         let every_mix = md.find("|\n\n## Every mix of the main setting\n");
         let (Some(strict), Some(every_mix)) = (strict, every_mix) else { panic!("{md}") };
         assert!(md[strict..every_mix].contains("\n| flin | 0.500 | 1.800 | 3.00 | 3.00 | 1000 |\n"), "{md}");
+    }
+
+    /// The ledger by hand, on three mixes of the main setting. Fairness: FLIN 0.5, 0.6, 0.7
+    /// (mean 0.6) against Sprinkler+Fairness's 0.4 in each: 1.5, +50.0% against the paper's
+    /// +70% (direction only: more than 17.5 points off); residuals −0.1, 0, 0.1 give the
+    /// interval 0.879 … 2.121, −12.1% … +112.1%. Weighted speedup 2.0 against 1.6 in each
+    /// mix: +25.0%, direction only against +47%, a zero-width interval. FLIN's worst flow
+    /// slowed 4× (< 80×, reproduced); Sprinkler+Fairness's 600× (> 500×, reproduced).
+    /// Throughput 1000 IOPS under both: no change, as the paper's "about equal". These rows
+    /// have no Sprinkler mixes: its claims are not measured.
+    #[test]
+    fn the_ledger_takes_ratios_of_the_means_over_the_mixes() {
+        use crate::reproduce::claims::Verdict;
+        let mix = |m: &str, policy, fairness, ws, max| Row { mix: m.into(), ..row("mix", policy, fairness, ws, max) };
+        let rows = [
+            mix("mix50-0", "flin", 0.5, 2.0, 2.0),
+            mix("mix50-0", "sprinkler_fairness", 0.4, 1.6, 5.0),
+            mix("mix50-1", "flin", 0.6, 2.0, 3.0),
+            mix("mix50-1", "sprinkler_fairness", 0.4, 1.6, 600.0),
+            mix("mix50-2", "flin", 0.7, 2.0, 4.0),
+            mix("mix50-2", "sprinkler_fairness", 0.4, 1.6, 6.0),
+        ];
+        let claims = ledger::claims(&rows);
+        let get = |prefix: &str| claims.iter().find(|c| c.claim.starts_with(prefix)).unwrap();
+        let fairness = get("Eval. fairness, FLIN vs Sprinkler+Fairness");
+        assert!((fairness.measured.unwrap() - 0.5).abs() < 1e-12);
+        let (lo, hi) = fairness.interval.unwrap();
+        assert!((lo + 0.1211).abs() < 1e-3 && (hi - 1.1211).abs() < 1e-3, "{lo} {hi}");
+        assert_eq!(fairness.over, "ratio of the means over 3 mixes (main setting)");
+        assert_eq!(Verdict::of(fairness), Verdict::DirectionOnly);
+        let speedup = get("Eval. weighted speedup");
+        assert!((speedup.measured.unwrap() - 0.25).abs() < 1e-12, "{speedup:?}");
+        assert_eq!(Verdict::of(speedup), Verdict::DirectionOnly);
+        let flin = get("Eval. worst slowdown, FLIN");
+        assert_eq!((flin.measured, Verdict::of(flin)), (Some(4.0), Verdict::Reproduced));
+        let sf = get("Eval. worst slowdown, Sprinkler+Fairness");
+        assert_eq!((sf.measured, Verdict::of(sf)), (Some(600.0), Verdict::Reproduced));
+        let iops = get("Eval. throughput, FLIN vs Sprinkler+Fairness");
+        assert_eq!((iops.measured, Verdict::of(iops)), (Some(0.0), Verdict::Reproduced));
+        for prefix in ["Eval. worst slowdown, Sprinkler (", "Eval. throughput, FLIN vs Sprinkler ("] {
+            assert_eq!(Verdict::of(get(prefix)), Verdict::NotMeasured, "{prefix}");
+        }
     }
 }

@@ -395,39 +395,50 @@ fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall
     v.set("font_note", if plot::have_font() { "" } else { NO_FONT });
 }
 
-/// Figure 10's per-workload ratios, gathered for its claims table.
+/// Figure 10's per-workload ratios, gathered for its claims table (and the claims ledger).
 #[derive(Default)]
-struct Fig10Ratios {
+pub(super) struct Fig10Ratios {
     /// SPK3 / VAS bandwidth.
-    vas: Vec<f64>,
+    pub(super) vas: Vec<f64>,
     /// SPK3 / PAS bandwidth.
-    pas: Vec<f64>,
+    pub(super) pas: Vec<f64>,
     /// SPK3's mean device latency below VAS's, as a fraction.
-    latency: Vec<f64>,
+    pub(super) latency: Vec<f64>,
     /// SPK3's mean response time below VAS's, as a fraction.
-    response: Vec<f64>,
+    pub(super) response: Vec<f64>,
     /// SPK3 / VAS queue stall, where VAS stalls at all.
-    stall: Vec<f64>,
+    pub(super) stall: Vec<f64>,
     /// Workloads where SPK1 has less bandwidth than PAS.
-    spk1_below_pas: Vec<String>,
+    pub(super) spk1_below_pas: Vec<String>,
+    /// SPK1 / PAS bandwidth.
+    pub(super) spk1_pas: Vec<f64>,
     /// Workloads where SPK2 has more bandwidth than both VAS and PAS.
-    spk2_best: usize,
-    workloads: usize,
+    pub(super) spk2_best: usize,
+    /// SPK2's bandwidth over the larger of VAS's and PAS's.
+    pub(super) spk2_over_best: Vec<f64>,
+    pub(super) workloads: usize,
 }
 
-/// Fig. 10: bandwidth, IOPS, latency and queue stall per workload (the table's rows), then
-/// the values of its claims table.
-fn fig10(v: &mut Values, rows: &[Row]) {
-    let names = workload_names(rows, "workloads", 64);
-    let mut table = String::new();
-    let mut ratios = Fig10Ratios { workloads: names.len(), ..Fig10Ratios::default() };
-    for w in &names {
-        let get = |s: &str| pick(rows, "workloads", w, s, 64);
-        let (Some(v), Some(p), Some(k1), Some(k2), Some(k3)) =
+/// The main workloads at 64 chips that ran under all five schedulers, with their runs in
+/// the order of [`SCHEDULERS`].
+fn fig10_runs(rows: &[Row]) -> Vec<(String, [&Row; 5])> {
+    let mut runs = Vec::new();
+    for w in workload_names(rows, "workloads", 64) {
+        let get = |s: &str| pick(rows, "workloads", &w, s, 64);
+        if let (Some(v), Some(p), Some(k1), Some(k2), Some(k3)) =
             (get("vas"), get("pas"), get("spk1"), get("spk2"), get("spk3"))
-        else {
-            continue;
-        };
+        {
+            runs.push((w, [v, p, k1, k2, k3]));
+        }
+    }
+    runs
+}
+
+/// Figure 10's per-workload ratios.
+pub(super) fn fig10_ratios(rows: &[Row]) -> Fig10Ratios {
+    let workloads = workload_names(rows, "workloads", 64).len();
+    let mut ratios = Fig10Ratios { workloads, ..Fig10Ratios::default() };
+    for (w, [v, p, k1, k2, k3]) in fig10_runs(rows) {
         ratios.vas.push(k3.bandwidth_mb_s / v.bandwidth_mb_s);
         ratios.pas.push(k3.bandwidth_mb_s / p.bandwidth_mb_s);
         ratios.latency.push(1.0 - k3.device_latency_us / v.device_latency_us);
@@ -435,12 +446,23 @@ fn fig10(v: &mut Values, rows: &[Row]) {
         if v.queue_stall_s > 0.0 {
             ratios.stall.push(k3.queue_stall_s / v.queue_stall_s);
         }
+        ratios.spk1_pas.push(k1.bandwidth_mb_s / p.bandwidth_mb_s);
         if k1.bandwidth_mb_s < p.bandwidth_mb_s {
-            ratios.spk1_below_pas.push(w.clone());
+            ratios.spk1_below_pas.push(w);
         }
+        ratios.spk2_over_best.push(k2.bandwidth_mb_s / v.bandwidth_mb_s.max(p.bandwidth_mb_s));
         if k2.bandwidth_mb_s > v.bandwidth_mb_s && k2.bandwidth_mb_s > p.bandwidth_mb_s {
             ratios.spk2_best += 1;
         }
+    }
+    ratios
+}
+
+/// Fig. 10: bandwidth, IOPS, latency and queue stall per workload (the table's rows), then
+/// the values of its claims table.
+fn fig10(v: &mut Values, rows: &[Row]) {
+    let mut table = String::new();
+    for (w, [v, p, k1, k2, k3]) in fig10_runs(rows) {
         let _ = writeln!(
             table,
             "| {w} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2}× | {:.2}× | −{:.1}% | −{:.1}% | {:.2} |",
@@ -457,7 +479,7 @@ fn fig10(v: &mut Values, rows: &[Row]) {
         );
     }
     v.set("fig10_rows", table);
-    fig10_claims(v, &ratios);
+    fig10_claims(v, &fig10_ratios(rows));
 }
 
 /// Fig. 10's claims: this run's side of the table (the template holds the paper's numbers).
@@ -485,7 +507,7 @@ fn fig10_claims(v: &mut Values, ratios: &Fig10Ratios) {
 }
 
 /// The mean of `f` over the main workloads at 64 chips under scheduler `s`.
-fn workload_mean(rows: &[Row], s: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
+pub(super) fn workload_mean(rows: &[Row], s: &str, f: &dyn Fn(&Row) -> f64) -> f64 {
     let xs: Vec<f64> =
         rows.iter().filter(|r| r.experiment == "workloads" && r.chips == 64 && r.scheduler == s).map(f).collect();
     mean(&xs)
