@@ -849,3 +849,34 @@ fn timeline_window_errors() {
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--timeline-window", "0:5"])
         .assert_input_error(&["--timeline"]);
 }
+
+/// `ssdlab ledger` gathers reproductions' claims.json files: two claims, one reproduced
+/// (−40% against the paper's −48.6%: within 25% of its magnitude) and one opposite, give those
+/// counts and one row each. A folder without claims.json, or a claims.json that is not one,
+/// is an input error naming the file, and writes no ledger.
+#[test]
+fn ledger_gathers_claims_and_names_a_bad_folder() {
+    let dir = TempDir::new("ledger");
+    let claim = |value: f64, measured: f64| {
+        format!(
+            r#"{{"paper":"P","claim":"c{value}","kind":"change","paper_value":{value},"bound":"value","measured":{measured},"interval":null,"over":"5 traces","cause":null}}"#
+        )
+    };
+    std::fs::create_dir_all(dir.path("a")).unwrap();
+    dir.write("a/claims.json", &format!("[{}, {}]", claim(-0.486, -0.40), claim(-0.2, 0.1)));
+    let out = dir.path("claims.md");
+    let o = ssdlab(["ledger", &p(&dir.path("a")), "--out", &p(&out)]);
+    o.assert_success();
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.contains("| reproduced | 1 |") && md.contains("| opposite | 1 |"), "{md}");
+    assert!(md.contains("| P | c-0.486 | -48.6% | -40.0% | – | 5 traces | reproduced | – |"), "{md}");
+    std::fs::create_dir_all(dir.path("empty")).unwrap();
+    let bad_out = dir.path("bad.md");
+    let o = ssdlab(["ledger", &p(&dir.path("a")), &p(&dir.path("empty")), "--out", &p(&bad_out)]);
+    o.assert_input_error(&["claims.json"]);
+    assert!(!bad_out.exists(), "no half-made ledger");
+    std::fs::create_dir_all(dir.path("junk")).unwrap();
+    dir.write("junk/claims.json", "[{\"paper\": 1}]");
+    let o = ssdlab(["ledger", &p(&dir.path("junk")), "--out", &p(&bad_out)]);
+    o.assert_input_error(&["junk", "claims.json", "not a reproduction's claims.json"]);
+}
