@@ -312,7 +312,7 @@ fn open_loop(v: &mut Values, rows: &[Row]) {
         lower.push(1.0 - k.device_latency_us / v.device_latency_us);
         let _ = writeln!(
             table,
-            "| {w} | {:.0} | {:.0} / {:.0} / {:.0} | {:.0} / {:.0} / {:.0} | −{:.1}% | {:.3} / {:.3} |",
+            "| {w} | {:.0} | {:.0} / {:.0} / {:.0} | {:.0} / {:.0} / {:.0} | {:+.1}% | {:.3} / {:.3} |",
             v.offered_iops,
             v.device_latency_us,
             p.device_latency_us,
@@ -320,7 +320,7 @@ fn open_loop(v: &mut Values, rows: &[Row]) {
             v.latency_mean_us,
             p.latency_mean_us,
             k.latency_mean_us,
-            (1.0 - k.device_latency_us / v.device_latency_us) * 100.0,
+            (k.device_latency_us / v.device_latency_us - 1.0) * 100.0,
             v.queue_stall_s,
             k.queue_stall_s
         );
@@ -465,7 +465,7 @@ fn fig10(v: &mut Values, rows: &[Row]) {
     for (w, [v, p, k1, k2, k3]) in fig10_runs(rows) {
         let _ = writeln!(
             table,
-            "| {w} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2}× | {:.2}× | −{:.1}% | −{:.1}% | {:.2} |",
+            "| {w} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2}× | {:.2}× | {:+.1}% | {:+.1}% | {:.2} |",
             v.bandwidth_mb_s,
             p.bandwidth_mb_s,
             k1.bandwidth_mb_s,
@@ -473,8 +473,8 @@ fn fig10(v: &mut Values, rows: &[Row]) {
             k3.bandwidth_mb_s,
             k3.bandwidth_mb_s / v.bandwidth_mb_s,
             k3.bandwidth_mb_s / p.bandwidth_mb_s,
-            (1.0 - k3.device_latency_us / v.device_latency_us) * 100.0,
-            (1.0 - k3.latency_mean_us / v.latency_mean_us) * 100.0,
+            (k3.device_latency_us / v.device_latency_us - 1.0) * 100.0,
+            (k3.latency_mean_us / v.latency_mean_us - 1.0) * 100.0,
             if v.queue_stall_s > 0.0 { k3.queue_stall_s / v.queue_stall_s } else { 0.0 }
         );
     }
@@ -540,8 +540,8 @@ fn fig11_14(v: &mut Values, rows: &[Row]) {
     v.set("scheduler_rows", table);
     let inter = 1.0 - avg("spk3", &|r| r.inter_chip_idleness) / avg("vas", &|r| r.inter_chip_idleness);
     let intra = 1.0 - avg("spk3", &|r| r.intra_chip_idleness) / avg("vas", &|r| r.intra_chip_idleness);
-    v.set("inter_chip_lower", format!("{:.1}", inter * 100.0));
-    v.set("intra_chip_lower", format!("{:.1}", intra * 100.0));
+    v.set("inter_chip_change", format!("{:+.1}%", -inter * 100.0));
+    v.set("intra_chip_change", format!("{:+.1}%", -intra * 100.0));
     v.set("spk3_saved_vs_vas", pct(avg("spk3", &vs_vas)));
     v.set("spk3_saved_vs_page_ops", pct(avg("spk3", &|r| r.transaction_reduction)));
     v.set("vas_multi_plane", pct(avg("vas", &|r| r.flp_pages[2])));
