@@ -34,12 +34,15 @@ impl Values {
 
 impl Values {
     /// The values of the line every report opens with: `mode` (quick or full), the number of
-    /// runs under `count` ("runs", "cases"), `wall_s` and `threads`.
+    /// runs under `count` ("runs", "cases"), `wall_s` and `threads` ("1 thread", "2 threads").
     pub fn run_line(&mut self, opts: &super::Options, count: &'static str, n: usize, wall_s: f64) {
         self.set("mode", if opts.quick { "quick" } else { "full" });
         self.set(count, n);
         self.set("wall_s", format!("{wall_s:.0}"));
-        self.set("threads", opts.threads);
+        self.set(
+            "threads",
+            if opts.threads == 1 { "1 thread".to_string() } else { format!("{} threads", opts.threads) },
+        );
     }
 
     /// The drive's geometry: `channels`, `chips` (per channel), `dies` (per chip), `planes`

@@ -201,6 +201,7 @@ fn schemes_rows(base: &Config) -> String {
             (Kind::Ideal | Kind::Full, _) => "no firmware time".to_string(),
             (Kind::Fmmu, _) => "1 core + map unit".to_string(),
             (_, true) => "1 core at the 4-core time".to_string(),
+            _ if f.cores == 1 => "1 core".to_string(),
             _ => format!("{} cores", f.cores),
         };
         let _ = writeln!(
