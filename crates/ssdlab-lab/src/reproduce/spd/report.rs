@@ -18,10 +18,16 @@ fn change(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0))
 }
 
-/// Geometric mean over the traces of `scheme`'s ratio to Baseline-D.
+/// Geometric mean over the traces of `scheme`'s ratio to Baseline-D, over the traces where
+/// the ratio is positive (a scheme that ran no GC on a trace has no ratio to average).
 pub fn mean_ratio(rows: &[Row], exp: &str, scheme: Scheme, factor: f64, f: fn(&Row) -> f64) -> Option<f64> {
-    let v: Vec<f64> = traces_in(rows).iter().filter_map(|t| vs_baseline(rows, exp, t, scheme, factor, f)).collect();
+    let v = positive_ratios(rows, exp, scheme, factor, f);
     (!v.is_empty()).then(|| geomean(&v))
+}
+
+/// `scheme`'s positive ratios to Baseline-D over the traces.
+fn positive_ratios(rows: &[Row], exp: &str, scheme: Scheme, factor: f64, f: fn(&Row) -> f64) -> Vec<f64> {
+    traces_in(rows).iter().filter_map(|t| vs_baseline(rows, exp, t, scheme, factor, f)).filter(|&x| x > 0.0).collect()
 }
 
 /// REPORT.md's prose: `experiments/spd/report.md`, its values set by [`report_md`].
@@ -221,7 +227,11 @@ fn ratio_table(rows: &[Row], exp: &str, title: &str, measures: &[Measure<'_>]) -
     for &(name, f) in measures {
         for s in SCHEMES.iter().skip(1) {
             let per: Vec<String> = traces.iter().map(|t| change(vs_baseline(rows, exp, t, *s, 1.0, f))).collect();
-            let mean = change(mean_ratio(rows, exp, *s, 1.0, f));
+            let mut mean = change(mean_ratio(rows, exp, *s, 1.0, f));
+            let n = positive_ratios(rows, exp, *s, 1.0, f).len();
+            if n < traces.len() {
+                let _ = write!(mean, " ({n} of {} traces)", traces.len());
+            }
             let _ = writeln!(m, "| {name} | {} | {mean} | {} |", s.name(), per.join(" | "));
         }
     }
