@@ -67,10 +67,11 @@ fn vs(rows: &[Row], what: &str, other: &str, f: Measure, value: f64) -> Claim {
 }
 
 /// The largest slowdown of any flow in the main setting's mixes under `policy`
-/// (the report's [`mix_worst`]).
+/// (the report's [`mix_worst`]): an amount (a bound on it, with no direction), not a change.
 fn worst(rows: &[Row], what: &str, policy: &str, value: f64, bound: Bound) -> Claim {
     let n = mixes(rows, policy).count();
-    let mut c = claim(what, Kind::Ratio, value, bound, format!("largest over {n} mixes (main setting)"));
+    let mut c = claim(what, Kind::Amount, value, bound, format!("largest over {n} mixes (main setting)"));
+    c.unit = "×".into();
     c.measured = (n > 0).then(|| mix_worst(rows, MAIN, policy));
     c
 }
