@@ -33,10 +33,15 @@ impl Values {
 }
 
 impl Values {
-    /// The values of the line every report opens with: `mode` (quick or full), the number of
+    /// The values of the line every report opens with: `mode` (quick or full) and `smoke` (a
+    /// quick run's warning, a block), the number of
     /// runs under `count` ("runs", "cases"), `wall_s` and `threads` ("1 thread", "2 threads").
     pub fn run_line(&mut self, opts: &super::Options, count: &'static str, n: usize, wall_s: f64) {
         self.set("mode", if opts.quick { "quick" } else { "full" });
+        // Quick grids are too small to carry a headline (issue 33: a quick run either agrees
+        // in sign with the full run on every headline or says it is a smoke run).
+        let smoke = "> **Smoke run.** `--quick` runs a smaller grid to check that everything works; its numbers are not evidence and may differ in sign from the full run's. Cite the full run (`docs/reproductions/`).\n\n";
+        self.set("smoke", if opts.quick { smoke } else { "" });
         self.set(count, n);
         self.set("wall_s", format!("{wall_s:.0}"));
         self.set(
