@@ -92,6 +92,31 @@ pub struct Claim {
     pub cause: Option<String>,
 }
 
+impl Claim {
+    /// `paper`'s claim, not measured yet: the paper's side and what the value will be over.
+    pub fn new(
+        paper: &str,
+        claim: impl Into<String>,
+        kind: Kind,
+        paper_value: f64,
+        bound: Bound,
+        over: impl Into<String>,
+    ) -> Claim {
+        Claim {
+            paper: paper.into(),
+            claim: claim.into(),
+            kind,
+            paper_value,
+            bound,
+            measured: None,
+            interval: None,
+            over: over.into(),
+            unit: String::new(),
+            cause: None,
+        }
+    }
+}
+
 /// A claim's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {

@@ -31,18 +31,7 @@ pub fn claims(rows: &[Row]) -> Vec<Claim> {
 }
 
 fn claim(what: &str, kind: Kind, paper_value: f64, bound: Bound, over: String) -> Claim {
-    Claim {
-        paper: "FLIN".into(),
-        claim: what.into(),
-        kind,
-        paper_value,
-        bound,
-        measured: None,
-        interval: None,
-        over,
-        unit: String::new(),
-        cause: None,
-    }
+    Claim::new("FLIN", what, kind, paper_value, bound, over)
 }
 
 /// The main setting's mixes run under `policy`, in run order.

@@ -8,18 +8,7 @@ use super::{pick, Row, Synthetic, SYNTHETIC};
 use crate::reproduce::claims::{Bound, Claim, Kind};
 
 fn claim(what: &str, kind: Kind, paper_value: f64, bound: Bound, measured: Option<f64>, over: &str) -> Claim {
-    Claim {
-        paper: "FMMU".into(),
-        claim: what.into(),
-        kind,
-        paper_value,
-        bound,
-        measured,
-        interval: None,
-        over: over.into(),
-        unit: String::new(),
-        cause: None,
-    }
+    Claim { measured, ..Claim::new("FMMU", what, kind, paper_value, bound, over) }
 }
 
 fn amount(what: &str, value: f64, unit: &str, measured: Option<f64>) -> Claim {

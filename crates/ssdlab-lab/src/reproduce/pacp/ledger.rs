@@ -39,18 +39,7 @@ pub fn claims(rows: &[Row]) -> Vec<Claim> {
 }
 
 fn claim(claim: String, kind: Kind, paper_value: f64, bound: Bound, over: String) -> Claim {
-    Claim {
-        paper: "PACP".into(),
-        claim,
-        kind,
-        paper_value,
-        bound,
-        measured: None,
-        interval: None,
-        over,
-        unit: String::new(),
-        cause: None,
-    }
+    Claim::new("PACP", claim, kind, paper_value, bound, over)
 }
 
 /// `a` against `b` on `f`: at each channel count the stand-ins' mean under `a` over that

@@ -88,16 +88,9 @@ fn claim(rows: &[Row], s: &Spec) -> Claim {
         over += &format!(" ({} left out: a zero)", left_out.join(", "));
     }
     Claim {
-        paper: "SPD".into(),
-        claim: s.claim.into(),
-        kind: Kind::Change,
-        paper_value: s.value,
-        bound: s.bound,
         measured: mean.map(|(g, _)| g - 1.0),
         interval: mean.and_then(|(_, i)| i).map(|(lo, hi)| (lo - 1.0, hi - 1.0)),
-        over,
-        unit: String::new(),
-        cause: None,
+        ..Claim::new("SPD", s.claim, Kind::Change, s.value, s.bound, over)
     }
 }
 

@@ -29,18 +29,7 @@ pub fn claims(rows: &[Row]) -> Vec<Claim> {
 }
 
 fn claim(what: &str, kind: Kind, paper_value: f64, bound: Bound, over: String) -> Claim {
-    Claim {
-        paper: "Sprinkler".into(),
-        claim: what.into(),
-        kind,
-        paper_value,
-        bound,
-        measured: None,
-        interval: None,
-        over,
-        unit: String::new(),
-        cause: None,
-    }
+    Claim::new("Sprinkler", what, kind, paper_value, bound, over)
 }
 
 /// A bandwidth ratio: the geometric mean over the workloads (the report's [`geomean`]), with
