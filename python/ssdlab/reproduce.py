@@ -4,6 +4,7 @@ hands its results back as a DataFrame."""
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 
@@ -18,8 +19,10 @@ PAPERS = ("sprinkler", "flin", "fmmu", "spd", "pacp")
 class Reproduction:
     """What a reproduction wrote under ``out``: ``results`` (results.csv, one row per run or
     case), ``report`` (REPORT.md: each claim beside the paper's number), ``figures`` (the
-    PNGs), ``check`` (the table ``ssdlab reproduce`` prints) and ``runs`` (the folder of each
-    run's JSON report, readable with :class:`ssdlab.Report`)."""
+    PNGs), ``check`` (the table ``ssdlab reproduce`` prints), ``claims`` (claims.json: the
+    paper's headline claims beside this run's values, one dict each, as ``ssdlab ledger``
+    reads them) and ``runs`` (the folder of each run's JSON report, readable with
+    :class:`ssdlab.Report`)."""
 
     def __init__(self, out: pathlib.Path, check: str):
         self.out = out
@@ -27,6 +30,7 @@ class Reproduction:
         self.results = pd.read_csv(out / "results.csv")
         self.report = (out / "REPORT.md").read_text()
         self.figures = sorted(out.glob("*.png"))
+        self.claims = json.loads((out / "claims.json").read_text())
         self.runs = out / "runs"
 
     def __repr__(self) -> str:
