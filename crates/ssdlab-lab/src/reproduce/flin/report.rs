@@ -333,6 +333,22 @@ pub(super) fn claims(v: &mut Values, rows: &[Row]) {
     v.set("claim_iops_flin", iops("flin"));
     v.set("claim_iops_sprinkler", iops("sprinkler"));
     v.set("claim_iops_sprinkler_fairness", iops("sprinkler_fairness"));
+    // FLIN against MQSim's plain out-of-order scheduler, which the paper does not run.
+    let (fo, wo) = (avg("ooo", &|r| r.fairness), avg("ooo", &|r| r.weighted_speedup));
+    let change = |a: f64, b: f64| if b > 0.0 { format!("{:+.1}%", (a / b - 1.0) * 100.0) } else { "–".into() };
+    v.set("claim_fairness_ooo", change(ff, fo));
+    v.set("claim_weighted_speedup_ooo", change(wf, wo));
+    let paired: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|a| a.experiment == "mix" && a.policy == "flin")
+        .filter_map(|a| {
+            rows.iter()
+                .find(|b| b.experiment == "mix" && b.policy == "ooo" && b.mix == a.mix)
+                .map(|b| (a.fairness, b.fairness))
+        })
+        .collect();
+    let ooo_fairer = paired.iter().filter(|(f, o)| o > f).count();
+    v.set("claim_ooo_fairer", format!("{ooo_fairer} of {}", paired.len()));
 }
 
 /// How many flows of `experiment` completed as many requests shared as alone, of all its
