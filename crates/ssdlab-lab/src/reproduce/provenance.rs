@@ -19,6 +19,8 @@ use std::fmt::Write as _;
 
 use serde::Deserialize;
 
+use super::template::Values;
+
 /// One `experiments/<paper>/provenance.toml`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +55,14 @@ pub struct LogEntry {
 
 /// The tags a source may carry.
 const TAGS: [&str; 6] = ["[P", "[S", "[C", "[D", "[I", "[R"];
+
+/// A report's two values from the file `name` (its `text`): `provenance`, the table against
+/// `config`, and `provenance_log`, the dated log.
+pub fn set(v: &mut Values, name: &str, text: &str, config: &ssdlab::Config, constant: &dyn Fn(&str) -> Option<String>) {
+    let p = parse(name, text);
+    v.set("provenance", p.table(name, config, constant));
+    v.set("provenance_log", p.log_table());
+}
 
 /// Parse `text` (the file `name`, for messages); a malformed file is a bug in the program.
 pub fn parse(name: &str, text: &str) -> Provenance {

@@ -128,7 +128,6 @@ pub(super) fn report_md(
 fn setup(v: &mut Values, quick: bool) {
     const FILE: &str = include_str!("../../../../../experiments/flin/provenance.toml");
     const NAME: &str = "experiments/flin/provenance.toml";
-    let p = crate::reproduce::provenance::parse(NAME, FILE);
     let base = Config::from_toml_str(PRESET, PRESET_NAME, &policy_sets("flin")).expect("the shipped preset");
     let g = grid();
     let constant = |name: &str| {
@@ -151,8 +150,7 @@ fn setup(v: &mut Values, quick: bool) {
             _ => return None,
         })
     };
-    v.set("provenance", p.table(NAME, &base, &constant));
-    v.set("provenance_log", p.log_table());
+    crate::reproduce::provenance::set(v, NAME, FILE, &base, &constant);
 }
 
 /// FLIN's rules as the preset sets them: the intensity thresholds (per chip and epoch, as

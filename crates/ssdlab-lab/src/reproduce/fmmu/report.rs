@@ -111,7 +111,6 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, 
 fn setup(v: &mut Values, base: &Config, quick: bool) {
     const FILE: &str = include_str!("../../../../../experiments/fmmu/provenance.toml");
     const NAME: &str = "experiments/fmmu/provenance.toml";
-    let p = crate::reproduce::provenance::parse(NAME, FILE);
     let d = &ssdlab::ftl::mapping::demand::fmmu::DEFAULTS;
     let m = &base.ftl.map_cache;
     let g = super::grid();
@@ -150,8 +149,7 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             _ => return None,
         })
     };
-    v.set("provenance", p.table(NAME, base, &constant));
-    v.set("provenance_log", p.log_table());
+    crate::reproduce::provenance::set(v, NAME, FILE, base, &constant);
 }
 
 /// The headline: Figure 11 per scheme (share of ideal in brackets) under the paper's ideal

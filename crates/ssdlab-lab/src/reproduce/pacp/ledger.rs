@@ -4,7 +4,7 @@
 //! Figure 7's single workloads at the figures' drive (no interval: one run each). Figure 9's
 //! claims (at which channel counts Lv is ahead) are sets, not numbers; REPORT.md lists them.
 
-use super::{channels_in, grid, mean_over, pick, pick_bits, workloads_in, Row, Scheme};
+use super::{grid, pick, pick_bits, workloads_in, Row, Scheme};
 use crate::reproduce::claims::{geomean_interval, mean_interval, Bound, Claim, Kind};
 
 type Measure = fn(&Row) -> f64;
@@ -45,13 +45,7 @@ fn claim(claim: String, kind: Kind, paper_value: f64, bound: Bound, over: String
 /// `a` against `b` on `f`: at each channel count the stand-ins' mean under `a` over that
 /// under `b`, then the mean of those ratios (as REPORT.md's Figure 10 claims), as a change.
 fn over_channels(rows: &[Row], what: &str, a: Scheme, b: Scheme, f: Measure, value: f64) -> Claim {
-    let ratios: Vec<f64> = channels_in(rows)
-        .iter()
-        .filter_map(|&ch| {
-            let (x, y) = (mean_over(rows, true, a, ch, f)?, mean_over(rows, true, b, ch, f)?);
-            (y > 0.0).then(|| x / y)
-        })
-        .collect();
+    let ratios = super::report::channel_ratios(rows, true, a, b, f);
     let over = format!("mean over {} channel counts of the stand-ins' mean", ratios.len());
     let mut c = claim(what.into(), Kind::Change, value, Bound::Value, over);
     if let Some((m, i)) = mean_interval(&ratios) {

@@ -42,14 +42,19 @@ fn pct2(x: f64) -> String {
 /// stand-ins, or the excerpts) under `a` over that under `b`; then the mean of those ratios
 /// over the channel counts.
 pub fn over_channels(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(&Row) -> f64) -> Option<f64> {
-    let v: Vec<f64> = channels_in(rows)
+    let v = channel_ratios(rows, synthetic, a, b, f);
+    (!v.is_empty()).then(|| mean(&v))
+}
+
+/// At each channel count, the mean of `f` over the workloads under `a` over that under `b`.
+pub(super) fn channel_ratios(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(&Row) -> f64) -> Vec<f64> {
+    channels_in(rows)
         .iter()
         .filter_map(|&c| {
             let (x, y) = (mean_over(rows, synthetic, a, c, f)?, mean_over(rows, synthetic, b, c, f)?);
             (y > 0.0).then(|| x / y)
         })
-        .collect();
-    (!v.is_empty()).then(|| mean(&v))
+        .collect()
 }
 
 /// Geometric mean over the workloads at the figures' channel count (`grid().figure_channels`) of `a`'s `f` over `b`'s.
@@ -137,7 +142,6 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
 fn setup(v: &mut Values, base: &Config, quick: bool) {
     const FILE: &str = include_str!("../../../../../experiments/pacp/provenance.toml");
     const NAME: &str = "experiments/pacp/provenance.toml";
-    let p = crate::reproduce::provenance::parse(NAME, FILE);
     let g = grid();
     let mut cfg = super::drive(base, g.figure_channels);
     Scheme::Pacp.apply(&mut cfg, 1, 0);
@@ -159,8 +163,7 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             _ => return None,
         })
     };
-    v.set("provenance", p.table(NAME, &cfg, &constant));
-    v.set("provenance_log", p.log_table());
+    crate::reproduce::provenance::set(v, NAME, FILE, &cfg, &constant);
 }
 
 /// The template without the parts this run has nothing for: the preload section, the

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use super::{pick, traces_in, vs_baseline, Row, Scheme, GC_FILL, SCHEMES};
-use crate::reproduce::provenance;
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{geomean, Options};
 use ssdlab::Config;
@@ -82,10 +81,8 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
 fn setup(v: &mut Values, base: &Config) {
     const FILE: &str = include_str!("../../../../../experiments/spd/provenance.toml");
     const NAME: &str = "experiments/spd/provenance.toml";
-    let p = provenance::parse(NAME, FILE);
     let constant = |name: &str| (name == "GC_FILL").then(|| pct(GC_FILL));
-    v.set("provenance", p.table(NAME, base, &constant));
-    v.set("provenance_log", p.log_table());
+    crate::reproduce::provenance::set(v, NAME, FILE, base, &constant);
 }
 
 /// Where this run and the slides differ: the values of the template's last section.

@@ -359,7 +359,6 @@ pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s
 fn setup(v: &mut Values, base: &Config, quick: bool) {
     const FILE: &str = include_str!("../../../../../experiments/sprinkler/provenance.toml");
     const NAME: &str = "experiments/sprinkler/provenance.toml";
-    let p = crate::reproduce::provenance::parse(NAME, FILE);
     let g = grid();
     let constant = |name: &str| {
         Some(match name {
@@ -373,8 +372,7 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             _ => return None,
         })
     };
-    v.set("provenance", p.table(NAME, base, &constant));
-    v.set("provenance_log", p.log_table());
+    crate::reproduce::provenance::set(v, NAME, FILE, base, &constant);
 }
 
 /// The setup: the mode, the drive, the host and the list of figures.
