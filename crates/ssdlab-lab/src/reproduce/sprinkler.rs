@@ -43,6 +43,7 @@ use ssdlab::host::{Address, AddressMode, FlowKind, FlowSpec, PreconditionSpec, R
 use ssdlab::nand::Geometry;
 use ssdlab::{Config, Report, WorkloadSpec};
 
+mod ablation;
 mod ledger;
 mod report;
 pub use report::msr_check;
@@ -428,6 +429,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let mut plan = Plan::default();
     plan_main_runs(opts, &workloads, &mut plan)?;
     plan_sensitivity_runs(&workloads, &mut plan)?;
+    plan_ablation_runs(&workloads, &mut plan)?;
     plan_transfer_size_runs(opts, &mut plan)?;
     plan_gc_runs(opts, &wl_dir, span, &mut plan)?;
     let mut rows = plan.run("reproduce sprinkler", opts)?;
@@ -490,6 +492,24 @@ fn plan_sensitivity_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result
                 let meta = Meta { variant: v.name.clone(), ..Meta::closed("sensitivity", name, s, 64) };
                 plan.push(&sets, workload(trace_flow(name, path, *format), None), meta)?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// The multi-plane address rule the ablation runs beside the preset's (`independent`).
+pub const ABLATION_ADDRESSING: &str = "same_page";
+
+/// The ablation (issue 33): every main workload at 64 chips under every scheduler with the
+/// other multi-plane address rule, so each of RIOS and FARO is shown under both rules.
+fn plan_ablation_runs(workloads: &[TraceWorkload], plan: &mut Plan) -> Result<()> {
+    for (name, path, format) in workloads {
+        for s in SCHEDULERS {
+            let mut sets = chip_sets(64);
+            sets.push(format!("hil.scheduler={s}"));
+            sets.push(format!("nand.multiplane_addressing={ABLATION_ADDRESSING}"));
+            let meta = Meta { variant: ABLATION_ADDRESSING.to_string(), ..Meta::closed("ablation", name, s, 64) };
+            plan.push(&sets, workload(trace_flow(name, path, *format), None), meta)?;
         }
     }
     Ok(())
@@ -598,7 +618,7 @@ fn write_outputs(opts: &Options, rows: &[Row], wall: std::time::Instant, base: &
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The shipped grid: Figure 15's transfer sizes are the powers of two from 4 KiB to
@@ -621,7 +641,7 @@ mod tests {
 
     /// A main closed-loop run of `scheduler` at 64 chips on msr-hm0; the measures the test
     /// does not look at are placeholders.
-    fn row(scheduler: &str, bandwidth_mb_s: f64, plane_utilization: f64, transactions: u64) -> Row {
+    pub(super) fn row(scheduler: &str, bandwidth_mb_s: f64, plane_utilization: f64, transactions: u64) -> Row {
         Row {
             csv: String::new(),
             experiment: "workloads",

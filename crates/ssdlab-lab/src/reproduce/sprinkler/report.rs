@@ -346,6 +346,7 @@ pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s
     fig10(&mut v, rows);
     open_loop(&mut v, rows);
     fig11_14(&mut v, rows);
+    super::ablation::ablation(&mut v, rows);
     fig15(&mut v, rows);
     v.set("gc_rows", gc_rows(rows));
     v.set("floor_rows", floor_rows(rows));
@@ -368,6 +369,7 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             }
             "HOST_QUEUE_DEPTH" => g.host_queue_depth.to_string(),
             "OPEN_LOOP_LOAD" => g.open_loop_load.to_string(),
+            "ABLATION_ADDRESSING" => super::ABLATION_ADDRESSING.to_string(),
             "SYNTHETIC_REQUESTS" => (if quick { g.quick_synthetic_requests } else { g.synthetic_requests }).to_string(),
             _ => return None,
         })
