@@ -117,6 +117,16 @@ impl Claim {
     }
 }
 
+/// Give each claim that is measured but not reproduced its measured cause, `cause(claim)`
+/// (the paper's ledger computes it from the run's counters; None leaves it empty).
+pub fn explain(claims: &mut [Claim], cause: impl Fn(&Claim) -> Option<String>) {
+    for c in claims {
+        if !matches!(Verdict::of(c), Verdict::Reproduced | Verdict::NotMeasured) {
+            c.cause = cause(c);
+        }
+    }
+}
+
 /// A claim's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {

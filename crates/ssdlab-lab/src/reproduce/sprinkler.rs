@@ -769,6 +769,14 @@ pub(super) mod tests {
         assert_eq!(latency.over, "mean over 2 workloads (-60.0% to -80.0%)");
         assert_eq!(get("Fig. 10 queue stall, SPK3 vs VAS").interval, None);
         assert_eq!(Verdict::of(get("Fig. 11b intra-chip idleness, SPK3 vs VAS")), NotMeasured);
+        // FARO's claim: SPK3 / SPK2 40 / 30 and 20 / 15, 1.33× on both (reproduced, no cause).
+        let faro = get("Fig. 10 bandwidth, SPK3 (RIOS + FARO) above SPK2 (RIOS alone)");
+        assert!(near(faro.measured, 4.0 / 3.0) && Verdict::of(faro) == Reproduced && faro.cause.is_none());
+        // A claim not reproduced carries its cause: PAS / VAS 2.5 and 2.0, geometric mean √5.
+        let cause = pas.cause.as_deref().unwrap_or_default();
+        assert!(cause.starts_with("PAS reaches 2.24× VAS"), "{cause}");
+        let least = get("Fig. 10 bandwidth, SPK3 vs PAS, every workload (≥ 1.8×)").cause.clone().unwrap();
+        assert_eq!(least, "least on msr-rw20 (1.00×), where PAS already reaches 2.00× VAS");
         assert!(ledger::claims(&[]).iter().all(|c| c.measured.is_none()));
     }
 }

@@ -412,6 +412,10 @@ pub(super) struct Fig10Ratios {
     pub(super) spk1_below_pas: Vec<String>,
     /// SPK1 / PAS bandwidth.
     pub(super) spk1_pas: Vec<f64>,
+    /// PAS / VAS bandwidth per workload.
+    pub(super) pas_vas: Vec<f64>,
+    /// The workloads of the per-workload vectors, in their order.
+    pub(super) names: Vec<String>,
     /// Workloads where SPK2 has more bandwidth than both VAS and PAS.
     pub(super) spk2_best: usize,
     /// SPK2's bandwidth over the larger of VAS's and PAS's.
@@ -447,9 +451,11 @@ pub(super) fn fig10_ratios(rows: &[Row]) -> Fig10Ratios {
             ratios.stall.push(k3.queue_stall_s / v.queue_stall_s);
         }
         ratios.spk1_pas.push(k1.bandwidth_mb_s / p.bandwidth_mb_s);
+        ratios.pas_vas.push(p.bandwidth_mb_s / v.bandwidth_mb_s);
         if k1.bandwidth_mb_s < p.bandwidth_mb_s {
-            ratios.spk1_below_pas.push(w);
+            ratios.spk1_below_pas.push(w.clone());
         }
+        ratios.names.push(w);
         ratios.spk2_over_best.push(k2.bandwidth_mb_s / v.bandwidth_mb_s.max(p.bandwidth_mb_s));
         if k2.bandwidth_mb_s > v.bandwidth_mb_s && k2.bandwidth_mb_s > p.bandwidth_mb_s {
             ratios.spk2_best += 1;
