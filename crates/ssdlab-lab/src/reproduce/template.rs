@@ -44,10 +44,11 @@ impl Values {
         self.set("smoke", if opts.quick { smoke } else { "" });
         self.set(count, n);
         self.set("wall_s", format!("{wall_s:.0}"));
-        self.set(
-            "threads",
-            if opts.threads == 1 { "1 thread".to_string() } else { format!("{} threads", opts.threads) },
-        );
+        let threads = if opts.threads == 1 { "1 thread".to_string() } else { format!("{} threads", opts.threads) };
+        // A resumed run reuses the stored runs: its wall time is the rendering's, not theirs.
+        let resumed =
+            if opts.resume { "; stored runs reused with `--resume`, so the wall time is not the runs'" } else { "" };
+        self.set("threads", format!("{threads}{resumed}"));
     }
 
     /// The drive's geometry: `channels`, `chips` (per channel), `dies` (per chip), `planes`
