@@ -80,7 +80,8 @@ pub(super) fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
 pub(super) fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let mut bar = |file: &str, caption: &str, y: &str, f: &dyn Fn(&Row) -> f64, chips: u32| {
         let (names, series) = per_scheduler(rows, chips, f);
-        if plot::bars(&out.join(file), caption, y, &names, &series).is_ok() {
+        let axes = plot::Axes { title: caption, x: "workload", y };
+        if plot::bar_chart(&out.join(file), axes, &names, &series, None).is_ok() {
             done.push((file.to_string(), caption.to_string()));
         }
     };
@@ -89,7 +90,7 @@ pub(super) fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>)
     bar(
         "fig10c_latency.png",
         "Fig. 10c: mean device-level latency, fetch to completion (64 chips)",
-        "us",
+        "µs",
         &|r| r.device_latency_us,
         64,
     );
@@ -101,7 +102,7 @@ pub(super) fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>)
             0.0
         }
     };
-    bar("fig10d_queue_stall.png", "Fig. 10d: queue stall time, normalised to VAS", "x VAS", &stall_norm, 64);
+    bar("fig10d_queue_stall.png", "Fig. 10d: queue stall time, normalised to VAS", "× VAS", &stall_norm, 64);
     bar("fig11a_inter_chip_idleness.png", "Fig. 11a: inter-chip idleness", "fraction", &|r| r.inter_chip_idleness, 64);
     bar("fig11b_intra_chip_idleness.png", "Fig. 11b: intra-chip idleness", "fraction", &|r| r.intra_chip_idleness, 64);
     let vs_vas = |r: &Row| reduction_vs_vas(rows, r).unwrap_or(0.0);
@@ -118,37 +119,27 @@ pub(super) fn workload_figures(out: &Path, rows: &[Row], done: &mut Vec<Figure>)
     }
 }
 
-/// Fig. 14: FLP breakdown per scheduler (mean over workloads at 64 chips).
+/// Fig. 14: FLP breakdown per scheduler (mean over workloads at 64 chips, with its 95%
+/// interval over the workloads).
 pub(super) fn flp_figure(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let kinds = ["single", "die interleave", "multi-plane", "both"];
     let cats: Vec<String> = SCHEDULERS.iter().map(|s| s.to_uppercase()).collect();
-    let series: Vec<(String, Vec<f64>)> = kinds
-        .iter()
-        .enumerate()
-        .map(|(k, name)| {
-            let v = SCHEDULERS
-                .iter()
-                .map(|s| {
-                    let xs: Vec<f64> = rows
-                        .iter()
-                        .filter(|r| r.experiment == "workloads" && r.chips == 64 && r.scheduler == *s)
-                        .map(|r| r.flp_pages[k])
-                        .collect();
-                    mean(&xs)
-                })
-                .collect();
-            (name.to_string(), v)
-        })
-        .collect();
-    if plot::bars(
-        &out.join("fig14_flp_breakdown.png"),
-        "Fig. 14: FLP breakdown (mean over workloads)",
-        "fraction of pages served",
-        &cats,
-        &series,
-    )
-    .is_ok()
-    {
+    let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut errors: Vec<Vec<Option<(f64, f64)>>> = Vec::new();
+    for (k, name) in kinds.iter().enumerate() {
+        let stats: Vec<_> = SCHEDULERS
+            .iter()
+            .map(|s| {
+                let runs = rows.iter().filter(|r| r.experiment == "workloads" && r.chips == 64 && r.scheduler == *s);
+                crate::reproduce::claims::mean_interval(&runs.map(|r| r.flp_pages[k]).collect::<Vec<_>>())
+            })
+            .collect();
+        series.push((name.to_string(), stats.iter().map(|m| m.map_or(0.0, |m| m.0)).collect()));
+        errors.push(stats.iter().map(|m| m.and_then(|m| m.1)).collect());
+    }
+    let caption = "Fig. 14: FLP breakdown (mean over workloads, 95% interval)";
+    let axes = plot::Axes { title: caption, x: "scheduler", y: "fraction of pages served" };
+    if plot::bar_chart(&out.join("fig14_flp_breakdown.png"), axes, &cats, &series, Some(&errors)).is_ok() {
         done.push(("fig14_flp_breakdown.png".into(), "Fig. 14: FLP breakdown".into()));
     }
 }
@@ -167,7 +158,9 @@ pub(super) fn transfer_size_figures(out: &Path, rows: &[Row], done: &mut Vec<Fig
             .collect();
         let file = format!("fig15_chip_utilization_{chips}.png");
         let caption = format!("Fig. 15: plane-weighted chip utilization, {chips} chips");
-        if plot::lines_log2(&out.join(&file), &caption, "transfer size", "utilization", &xs, &series).is_ok() {
+        if plot::lines_log2(&out.join(&file), &caption, "transfer size", "plane-weighted utilization", &xs, &series)
+            .is_ok()
+        {
             done.push((file, caption));
         }
     }
@@ -203,11 +196,10 @@ pub(super) fn gc_figure(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
                 mean(&xs)
             })
             .collect();
-        series.push((state.to_string(), v));
+        series.push((if state == "pristine" { "pristine" } else { "95% filled" }.to_string(), v));
     }
-    if plot::bars(&out.join("fig17_gc.png"), "Fig. 17: bandwidth with GC (95% filled)", "MB/s", &labels, &series)
-        .is_ok()
-    {
+    let axes = plot::Axes { title: "Fig. 17: bandwidth with GC (95% filled)", x: "scheduler", y: "MB/s" };
+    if plot::bar_chart(&out.join("fig17_gc.png"), axes, &labels, &series, None).is_ok() {
         done.push(("fig17_gc.png".into(), "Fig. 17: GC and readdressing".into()));
     }
 }
