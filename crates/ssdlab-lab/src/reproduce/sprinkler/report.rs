@@ -383,6 +383,7 @@ fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall
     v.set("tags", base.hil.queue_depth);
     v.set("allocation", &base.ftl.allocation);
     v.set("host_queue_depth", grid().host_queue_depth);
+    v.set("plane_slots", base.hil.plane_slots);
     v.set("figures", figures.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "));
     v.set("font_note", if plot::have_font() { "" } else { NO_FONT });
 }
