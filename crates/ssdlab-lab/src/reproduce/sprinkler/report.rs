@@ -292,6 +292,49 @@ fn sensitivity_rows(rows: &[Row]) -> String {
     s
 }
 
+/// The headlines on the MSR traces under the preset and under each sensitivity setting, side
+/// by side (issue 33: a setting that moves a headline shows its column beside the main one).
+fn headline_settings(rows: &[Row]) -> String {
+    let mut settings: Vec<(&str, &str)> = vec![("preset", "workloads")];
+    settings.extend(grid().variant.iter().map(|v| (v.name.as_str(), "sensitivity")));
+    let run = |exp: &str, variant: &str, w: &str, s: &str| {
+        rows.iter().find(|r| {
+            r.experiment == exp
+                && r.workload == w
+                && r.scheduler == s
+                && r.chips == 64
+                && (exp == "workloads" || r.variant == variant)
+        })
+    };
+    let ratio = |exp: &str, variant: &str, a: &str, b: &str| -> Vec<f64> {
+        MSR_TRACES
+            .iter()
+            .filter_map(|(_, w)| {
+                Some(run(exp, variant, w, a)?.bandwidth_mb_s / run(exp, variant, w, b)?.bandwidth_mb_s)
+            })
+            .collect()
+    };
+    let saved = |exp: &str, variant: &str| -> Vec<f64> {
+        MSR_TRACES.iter().filter_map(|(_, w)| reduction_vs_vas(rows, run(exp, variant, w, "spk3")?)).collect()
+    };
+    let mut s = format!(
+        "| headline (MSR traces) | {} |\n|---|{}\n",
+        settings.iter().map(|x| x.0).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(settings.len())
+    );
+    let lines: [(&str, &dyn Fn(&str, &str) -> String); 4] = [
+        ("SPK3 / VAS bandwidth, geometric mean", &|e, v| format!("{:.2}×", geomean(&ratio(e, v, "spk3", "vas")))),
+        ("SPK3 / PAS bandwidth, geometric mean", &|e, v| format!("{:.2}×", geomean(&ratio(e, v, "spk3", "pas")))),
+        ("SPK1 / PAS bandwidth, least", &|e, v| format!("{:.2}×", min_max(&ratio(e, v, "spk1", "pas")).0)),
+        ("SPK3 transactions saved vs VAS, mean", &|e, v| pct(mean(&saved(e, v)))),
+    ];
+    for (name, f) in lines {
+        let cells: Vec<String> = settings.iter().map(|(v, e)| f(e, v)).collect();
+        let _ = writeln!(s, "| {name} | {} |", cells.join(" | "));
+    }
+    s
+}
+
 /// Open loop: each workload at the grid's `open_loop_load` of VAS's closed-loop IOPS (the
 /// table's rows), and the range of SPK3's device latency below VAS's.
 fn open_loop(v: &mut Values, rows: &[Row]) {
@@ -343,6 +386,7 @@ pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s
     v.set("gc_rows", gc_rows(rows));
     v.set("floor_rows", floor_rows(rows));
     v.set("sensitivity_rows", sensitivity_rows(rows));
+    v.set("headline_settings", headline_settings(rows));
     setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
 }
