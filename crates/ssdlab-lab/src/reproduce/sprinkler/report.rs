@@ -322,7 +322,8 @@ fn headline_settings(rows: &[Row]) -> String {
         settings.iter().map(|x| x.0).collect::<Vec<_>>().join(" | "),
         "---|".repeat(settings.len())
     );
-    let lines: [(&str, &dyn Fn(&str, &str) -> String); 4] = [
+    type Cell<'a> = &'a dyn Fn(&str, &str) -> String;
+    let lines: [(&str, Cell); 4] = [
         ("SPK3 / VAS bandwidth, geometric mean", &|e, v| format!("{:.2}×", geomean(&ratio(e, v, "spk3", "vas")))),
         ("SPK3 / PAS bandwidth, geometric mean", &|e, v| format!("{:.2}×", geomean(&ratio(e, v, "spk3", "pas")))),
         ("SPK1 / PAS bandwidth, least", &|e, v| format!("{:.2}×", min_max(&ratio(e, v, "spk1", "pas")).0)),
@@ -333,6 +334,88 @@ fn headline_settings(rows: &[Row]) -> String {
         let _ = writeln!(s, "| {name} | {} |", cells.join(" | "));
     }
     s
+}
+
+/// "lo–hi" of `xs` shown by `show` (one value when they print alike, "–" for none).
+fn span(xs: &[f64], show: impl Fn(f64) -> String) -> String {
+    if xs.is_empty() {
+        return "–".into();
+    }
+    let (lo, hi) = min_max(xs);
+    let (lo, hi) = (show(lo), show(hi));
+    if lo == hi {
+        lo
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
+/// A list of names, or "no workload".
+fn listed(names: &[String]) -> String {
+    if names.is_empty() {
+        "no workload".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The numbers of "Where ssdlab and the paper differ": each from this run's rows.
+fn differences(v: &mut Values, rows: &[Row]) {
+    let times = |x: f64| format!("{x:.2}×");
+    let run = |exp: &str, variant: &str, w: &str, s: &str| {
+        rows.iter().find(|r| {
+            r.experiment == exp
+                && r.workload == w
+                && r.scheduler == s
+                && r.chips == 64
+                && (exp == "workloads" || r.variant == variant)
+        })
+    };
+    let msr = |exp: &str, variant: &str, f: &dyn Fn(&Row, &Row, &Row) -> f64| -> Vec<f64> {
+        MSR_TRACES
+            .iter()
+            .filter_map(|(_, w)| {
+                Some(f(run(exp, variant, w, "vas")?, run(exp, variant, w, "pas")?, run(exp, variant, w, "spk3")?))
+            })
+            .collect()
+    };
+    let over_vas = |v: &Row, _: &Row, k: &Row| k.bandwidth_mb_s / v.bandwidth_mb_s;
+    let over_pas = |_: &Row, p: &Row, k: &Row| k.bandwidth_mb_s / p.bandwidth_mb_s;
+    let saved = |_: &Row, _: &Row, k: &Row| reduction_vs_vas(rows, k).unwrap_or(0.0);
+    v.set("cw256_vas_range", span(&msr("sensitivity", "CW/256", &over_vas), times));
+    v.set("preset_vas_range", span(&msr("workloads", "", &over_vas), times));
+    v.set("msr_saved_range", span(&msr("workloads", "", &saved), pct));
+    v.set("msr_saved_mean", pct(mean(&msr("workloads", "", &saved))));
+    v.set("guard_pas_range", span(&msr("sensitivity", "guard 32", &over_pas), times));
+    v.set("preset_pas_range", span(&msr("workloads", "", &over_pas), times));
+    v.set("cw32_saved_range", span(&msr("sensitivity", "CW/32", &saved), pct));
+    v.set("cw32_pas_range", span(&msr("sensitivity", "CW/32", &over_pas), times));
+    let requests: Vec<f64> =
+        MSR_TRACES.iter().filter_map(|(_, w)| run("workloads", "", w, "vas")).map(|r| r.requests as f64).collect();
+    v.set("msr_requests_range", span(&requests, |x| format!("{x:.0}")));
+    floors_and_busiest(v, rows);
+}
+
+/// The workloads below the paper's floors, and the one where VAS keeps the planes busiest.
+fn floors_and_busiest(v: &mut Values, rows: &[Row]) {
+    let r = fig10_ratios(rows);
+    let below = |xs: &[f64], floor: f64| -> Vec<usize> { (0..xs.len()).filter(|&i| xs[i] < floor).collect() };
+    v.set("below_vas", listed(&below(&r.vas, 2.2).iter().map(|&i| r.names[i].clone()).collect::<Vec<_>>()));
+    let short = below(&r.pas, 1.8);
+    v.set("short_pas_vas", span(&short.iter().map(|&i| r.pas_vas[i]).collect::<Vec<_>>(), |x| format!("{x:.2}×")));
+    v.set("short_list", listed(&short.iter().map(|&i| r.names[i].clone()).collect::<Vec<_>>()));
+    let vas: Vec<&Row> =
+        rows.iter().filter(|x| x.experiment == "workloads" && x.chips == 64 && x.scheduler == "vas").collect();
+    let busiest = vas.iter().copied().max_by(|a, b| a.plane_utilization.total_cmp(&b.plane_utilization));
+    let name = busiest.map(|b| b.workload.as_str());
+    let others: Vec<f64> =
+        vas.iter().filter(|x| Some(x.workload.as_str()) != name).map(|x| x.plane_utilization).collect();
+    v.set("busiest", busiest.map_or("–".into(), |b| b.workload.clone()));
+    v.set("busiest_util", busiest.map_or("–".into(), |b| pct(b.plane_utilization)));
+    v.set("others_util_range", span(&others, pct));
+    let k3 = busiest
+        .and_then(|b| pick(rows, "workloads", &b.workload, "spk3", 64).map(|k| k.bandwidth_mb_s / b.bandwidth_mb_s));
+    v.set("busiest_vas", k3.map_or("–".into(), |x| format!("{x:.2}×")));
 }
 
 /// Open loop: each workload at the grid's `open_loop_load` of VAS's closed-loop IOPS (the
@@ -387,6 +470,7 @@ pub(super) fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s
     v.set("floor_rows", floor_rows(rows));
     v.set("sensitivity_rows", sensitivity_rows(rows));
     v.set("headline_settings", headline_settings(rows));
+    differences(&mut v, rows);
     setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
 }
