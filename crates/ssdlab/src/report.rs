@@ -43,6 +43,10 @@ pub struct SimReport {
     /// With `--fairness`: each flow's slowdown against running alone, and their summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fairness: Option<FairnessReport>,
+    /// How often the TSU policy's stages made each kind of decision, by name (FLIN's, for
+    /// its ablation: `crates/ssdlab/src/tsu/flin/`); absent for a policy that counts none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tsu_decisions: std::collections::BTreeMap<String, u64>,
 }
 
 /// Fairness across flows (FLIN, ISCA 2018). A flow's slowdown is its mean response time when
@@ -565,6 +569,7 @@ impl Report {
                 },
                 time_series: s.samples.clone(),
                 fairness: None,
+                tsu_decisions: o.tsu_decisions.iter().map(|&(name, n)| (name.to_string(), n)).collect(),
             },
             check: o.check.clone(),
             run: RunReport {

@@ -19,6 +19,9 @@
 //! - Policies: `flin` (FLIN in the TSU, `direct` device queue), `sprinkler` (SPK3 with the
 //!   `ooo` TSU), `sprinkler_fairness` (the same plus WA-BC budgets), and for reference `fifo`
 //!   and `ooo` (MQSim's schedulers).
+//! - Ablation, on the main setting's mixes: FLIN with stage 1 only (`flin_stage1`) and with
+//!   stages 1+2 (`flin_stages12`), `tsu.flin.stages`, beside FLIN, `ooo` and
+//!   Sprinkler+Fairness.
 //!
 //! Every flow issues requests for the same simulated time; each is also run alone (same
 //! config, seed, preconditioning) for its slowdown. Open loop, a looping flow issues the same
@@ -32,6 +35,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::Deserialize;
 
+mod ablation;
 mod intensity;
 mod ledger;
 mod report;
@@ -51,16 +55,23 @@ const PRESET_NAME: &str = "presets/flin.toml";
 
 pub const POLICIES: [&str; 5] = ["flin", "sprinkler", "sprinkler_fairness", "ooo", "fifo"];
 
+/// The ablation (issue 33 item 1): FLIN with stage 1 only and with stages 1+2
+/// (`tsu.flin.stages`), run on the main setting's mixes beside FLIN, `ooo` and
+/// Sprinkler+Fairness.
+pub const ABLATION: [&str; 2] = ["flin_stage1", "flin_stages12"];
+
 /// The config `--set` lines of a policy.
 fn policy_sets(policy: &str) -> Vec<String> {
     let s = |x: &[&str]| x.iter().map(|v| v.to_string()).collect();
     match policy {
         "flin" => s(&["tsu.policy=flin", "hil.scheduler=direct"]),
+        "flin_stage1" => s(&["tsu.policy=flin", "hil.scheduler=direct", "tsu.flin.stages=1"]),
+        "flin_stages12" => s(&["tsu.policy=flin", "hil.scheduler=direct", "tsu.flin.stages=2"]),
         "sprinkler" => s(&["tsu.policy=ooo", "hil.scheduler=spk3"]),
         "sprinkler_fairness" => s(&["tsu.policy=ooo", "hil.scheduler=spk3", "hil.fairness=wa_bc"]),
         "ooo" => s(&["tsu.policy=ooo", "hil.scheduler=direct"]),
         "fifo" => s(&["tsu.policy=fifo", "hil.scheduler=direct"]),
-        other => panic!("`{other}` is not one of POLICIES"),
+        other => panic!("`{other}` is not one of POLICIES or ABLATION"),
     }
 }
 
@@ -88,6 +99,14 @@ pub struct Row {
     /// The longest drain of the mix's flows each run alone (ms): a bursty flow leaves a
     /// backlog even alone.
     pub alone_drain_ms: f64,
+    /// GC erase commands in the shared run (whether GC, and FLIN's GC charging, acted).
+    pub gc_erases: u64,
+    /// The shared run's mean response time of reads and of writes, all flows (µs; 0 for
+    /// none).
+    pub read_us: f64,
+    pub write_us: f64,
+    /// The shared run's TSU decision counts by name (FLIN's stages; empty for the others).
+    pub decisions: std::collections::BTreeMap<String, u64>,
 }
 
 fn synthetic(read_ratio: f64, bytes: u64, qd: u32, address: Address, footprint: f64) -> FlowSpec {
@@ -456,17 +475,29 @@ fn plan_characterization(opts: &Options, policies: &[&'static str], duration_ms:
     Ok(())
 }
 
-/// The mixes' experiments: the main one (open loop, feasible load) under every policy; as
-/// sensitivity runs under the three main policies, the open loop overloaded and at half the
-/// main load, the closed loop and (full mode) the main setting with the drive ordering
-/// overlapping requests.
+/// The policies of the main setting's mixes: `policies`, `ooo` (the ablation's reference,
+/// also in quick mode) and the ablation's FLIN variants.
+fn main_policies(policies: &[&'static str]) -> Vec<&'static str> {
+    let mut p = policies.to_vec();
+    for extra in std::iter::once("ooo").chain(ABLATION) {
+        if !p.contains(&extra) {
+            p.push(extra);
+        }
+    }
+    p
+}
+
+/// The mixes' experiments: the main one (open loop, feasible load) under every policy and
+/// the ablation's variants; as sensitivity runs under the three main policies, the open loop
+/// overloaded and at half the main load, the closed loop and (full mode) the main setting
+/// with the drive ordering overlapping requests.
 fn mix_experiments(
     opts: &Options,
     policies: &[&'static str],
 ) -> Vec<(&'static str, Setting, Vec<&'static str>, Option<&'static str>)> {
     let main3 = POLICIES[..3].to_vec();
     let mut e = vec![
-        ("mix", Setting::OpenLoop(Load::Feasible), policies.to_vec(), None),
+        ("mix", Setting::OpenLoop(Load::Feasible), main_policies(policies), None),
         ("mix_overloaded", Setting::OpenLoop(Load::Overloaded), main3.clone(), None),
         ("mix_light", Setting::OpenLoop(Load::Light), main3.clone(), None),
         ("mix_closed", Setting::ClosedLoop, main3.clone(), None),
@@ -545,13 +576,17 @@ fn case_row(c: &Case, reports: &[Report], duration_ms: f64) -> Row {
         same_requests,
         drain_ms: drain(shared),
         alone_drain_ms: c.alone.iter().map(|&j| drain(&reports[j])).fold(0.0, f64::max),
+        gc_erases: shared.sim.gc.erase_commands,
+        read_us: shared.sim.latency_us.read.mean,
+        write_us: shared.sim.latency_us.write.mean,
+        decisions: shared.sim.tsu_decisions.clone(),
     }
 }
 
 /// The columns of results.csv, in order: adding one is one line here. A FLIN row joins a
 /// shared run with its flows' alone runs, so its columns are computed from the [`Row`]
 /// rather than read from one report ([`super::columns::Field`]).
-const COLUMNS: [RowColumn<Row>; 14] = [
+const COLUMNS: [RowColumn<Row>; 17] = [
     RowColumn::new("experiment", |r| r.experiment.to_string()),
     RowColumn::new("mix", |r| r.mix.clone()),
     RowColumn::new("high_flows", |r| r.high_flows.to_string()),
@@ -566,6 +601,9 @@ const COLUMNS: [RowColumn<Row>; 14] = [
     RowColumn::new("same_requests", |r| r.same_requests.to_string()),
     RowColumn::new("drain_ms", |r| format!("{:.3}", r.drain_ms)),
     RowColumn::new("alone_drain_ms", |r| format!("{:.3}", r.alone_drain_ms)),
+    RowColumn::new("gc_erases", |r| r.gc_erases.to_string()),
+    RowColumn::new("read_us", |r| format!("{:.1}", r.read_us)),
+    RowColumn::new("write_us", |r| format!("{:.1}", r.write_us)),
 ];
 
 /// Write `out`/results.csv.
@@ -605,6 +643,10 @@ mod tests {
             same_requests: 2,
             drain_ms: 1.0,
             alone_drain_ms: 0.5,
+            gc_erases: 0,
+            read_us: 100.0,
+            write_us: 1000.0,
+            decisions: Default::default(),
         }
     }
 

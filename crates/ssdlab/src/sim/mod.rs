@@ -88,6 +88,8 @@ pub struct Outcome {
     pub timeline: Option<Timeline>,
     /// Chip time of GC charged to each flow (µs), when the TSU policy charges GC (FLIN).
     pub gc_charged_us: Option<Vec<f64>>,
+    /// The TSU policy's decision counts, by name (FLIN's).
+    pub tsu_decisions: Vec<(&'static str, u64)>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -434,6 +436,7 @@ impl Simulation {
             stats: self.stats,
             check,
             gc_charged_us: self.tsu.gc_charged_us(),
+            tsu_decisions: self.tsu.decisions(),
             timeline: self.phy.take_timeline(),
         }
     }

@@ -59,6 +59,10 @@ pub struct FlinConfig {
     /// Slowdown estimates count the chip's remaining busy time in every queued transaction's
     /// shared time.
     pub chip_busy_in_slowdown: bool,
+    /// How many of FLIN's stages run, in order (the ablation: 1, 1+2, 1+2+3): 1 = fairness-aware
+    /// insertion with plain round robin over the priority classes and read-first selection;
+    /// 2 = with the weighted round robin; 3 = all three (FLIN).
+    pub stages: u8,
 }
 
 /// How FLIN's intensity threshold is stated (`tsu.flin.intensity`).
@@ -122,6 +126,7 @@ impl Default for FlinConfig {
             gc_in_waits: GcInWaits::Both,
             gc_before_write: GcBeforeWrite::Share,
             chip_busy_in_slowdown: true,
+            stages: 3,
         }
     }
 }
@@ -161,7 +166,7 @@ impl TsuConfig {
 
 impl FlinConfig {
     /// An epoch has a length, the fairness threshold is a fairness (in [0, 1]), a share is in
-    /// (0, 1], and each threshold key belongs to the `intensity` that reads it.
+    /// (0, 1], each threshold key belongs to the `intensity` that reads it, and 1 to 3 stages run.
     pub fn validate(&self, file: &str) -> Result<()> {
         self.validate_intensity(file)?;
         if !(self.epoch_us.is_finite() && self.epoch_us > 0.0) {
@@ -169,6 +174,9 @@ impl FlinConfig {
         }
         if !(self.fairness_threshold.is_finite() && (0.0..=1.0).contains(&self.fairness_threshold)) {
             return reject(file, "tsu.flin.fairness_threshold", self.fairness_threshold, "must be in [0, 1]");
+        }
+        if !(1..=3).contains(&self.stages) {
+            return reject(file, "tsu.flin.stages", self.stages, "must be 1 (stage 1), 2 (stages 1+2) or 3 (all)");
         }
         Ok(())
     }
@@ -244,5 +252,19 @@ mod tests {
             FlinConfig { intensity: FlinIntensity::DriveBytes, alpha_write_bytes: Some(1), ..FlinConfig::default() };
         assert!(ok.validate("d.toml").is_ok());
         assert_eq!(ok.alpha_bytes(), [32 << 20, 1]);
+    }
+
+    /// FLIN has three stages: 1, 2 and 3 are accepted (3 by default), 0 and 4 are errors
+    /// naming the key.
+    #[test]
+    fn one_to_three_stages_run() {
+        assert_eq!(FlinConfig::default().stages, 3);
+        for stages in 1..=3 {
+            assert!(FlinConfig { stages, ..FlinConfig::default() }.validate("d.toml").is_ok());
+        }
+        for stages in [0, 4] {
+            let e = FlinConfig { stages, ..FlinConfig::default() }.validate("d.toml").unwrap_err().to_string();
+            assert!(e.contains("tsu.flin.stages") && e.contains("must be 1"), "{e}");
+        }
     }
 }

@@ -457,6 +457,11 @@ pub trait TsuPolicy {
     fn gc_charged_us(&self) -> Option<Vec<f64>> {
         None
     }
+    /// How often the policy's stages made each kind of decision, by name (FLIN's, which its
+    /// ablation reports); empty for a policy that counts none.
+    fn decisions(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// First come, first served over all queues of the chip.

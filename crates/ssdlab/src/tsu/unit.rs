@@ -310,6 +310,11 @@ impl Tsu {
         self.policy.gc_charged_us()
     }
 
+    /// How often the policy's stages made each kind of decision (FLIN's), by name.
+    pub fn decisions(&self) -> Vec<(&'static str, u64)> {
+        self.policy.decisions()
+    }
+
     /// Queue lengths per class of a chip (for the message of a run that stopped early).
     pub fn queue_lengths(&self, chip: u32) -> Vec<usize> {
         QueueClass::ALL.iter().map(|&c| self.queues[chip as usize].class_len(c)).collect()

@@ -115,6 +115,7 @@ pub(super) fn report_md(
     v.set("mix_groups", group_rows(rows, "mix", policies));
     v.set("mix_summary", summary_rows(rows, "mix", policies));
     claims(&mut v, rows);
+    super::ablation::ablation(&mut v, rows, pool);
     v.set("mix_same", same_requests(rows, "mix"));
     sensitivity(&mut v, rows);
     v.set("every_mix", every_mix_rows(rows));

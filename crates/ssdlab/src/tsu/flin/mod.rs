@@ -26,6 +26,12 @@
 //!    erase); all GC goes first when a plane is at the hard free-block threshold; with no user
 //!    work, GC runs in the background.
 //!
+//! The ablation (`tsu.flin.stages`; docs/techniques.md §1.8): with 2, stage 3 is replaced by
+//! the read-first choice `ooo` makes (GC as under `ooo`, not charged before writes); with 1,
+//! stage 2 is also replaced by plain round robin over the priority classes' queues. The
+//! stand-ins are ours [I]: the seed (the talk's slides) names the per-stage evaluation but not
+//! what replaces a stage that is off.
+//!
 //! GC is charged to the flows that caused it: each GC command's service time is split among
 //! the flows in proportion to the user writes each made on that chip since its last GC erase
 //! (`gc_charged_us` per flow in the report).
@@ -52,6 +58,9 @@ const WRITE: usize = 1;
 /// every other turn.
 pub const TURNS: [u8; 15] = [0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0];
 
+/// Plain round robin, each class once (stage 2 off, `tsu.flin.stages = 1`) [I].
+pub const PLAIN_TURNS: [u8; CLASSES] = [0, 1, 2, 3];
+
 /// A queued user transaction as FLIN sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
@@ -65,19 +74,20 @@ pub struct Entry {
 
 /// Stage 2's table: the first turn at or after `t`, in round-robin order, whose class has a
 /// non-empty queue (bit c of `mask` = class c non-empty); `NO_TURN` when every queue is empty.
-const NEXT_TURN: [[u8; 1 << CLASSES]; TURNS.len()] = next_turn_table();
+const NEXT_TURN: [[u8; 1 << CLASSES]; TURNS.len()] = next_turn_table(TURNS);
+const NEXT_PLAIN_TURN: [[u8; 1 << CLASSES]; CLASSES] = next_turn_table(PLAIN_TURNS);
 const NO_TURN: u8 = u8::MAX;
 
-const fn next_turn_table() -> [[u8; 1 << CLASSES]; TURNS.len()] {
-    let mut table = [[NO_TURN; 1 << CLASSES]; TURNS.len()];
+const fn next_turn_table<const N: usize>(turns: [u8; N]) -> [[u8; 1 << CLASSES]; N] {
+    let mut table = [[NO_TURN; 1 << CLASSES]; N];
     let mut t = 0;
-    while t < TURNS.len() {
+    while t < N {
         let mut mask = 1;
         while mask < 1 << CLASSES {
             let mut k = 0;
-            while k < TURNS.len() {
-                let turn = (t + k) % TURNS.len();
-                if mask & (1 << TURNS[turn]) != 0 {
+            while k < N {
+                let turn = (t + k) % N;
+                if mask & (1 << turns[turn]) != 0 {
                     table[t][mask] = turn as u8;
                     break;
                 }
@@ -89,6 +99,19 @@ const fn next_turn_table() -> [[u8; 1 << CLASSES]; TURNS.len()] {
     }
     table
 }
+
+/// Stage 2's arbitration over the priority classes' queues: the turn order and its lookup
+/// table.
+#[derive(Debug, Clone, Copy)]
+pub struct Arbiter {
+    turns: &'static [u8],
+    next: &'static [[u8; 1 << CLASSES]],
+}
+
+/// FLIN's stage 2: weighted round robin, weight 2^i.
+pub const WEIGHTED: Arbiter = Arbiter { turns: &TURNS, next: &NEXT_TURN };
+/// Stage 2 off: plain round robin, no weights [I].
+pub const PLAIN: Arbiter = Arbiter { turns: &PLAIN_TURNS, next: &NEXT_PLAIN_TURN };
 
 /// One chip's queues of one op (read or write), in one cache line: the priority classes'
 /// queues are consecutive segments of one vector, class 0 (urgent) first.
@@ -225,9 +248,51 @@ pub struct Flin {
     gc_in_waits: GcInWaits,
     gc_before_write: GcBeforeWrite,
     chip_busy_in_slowdown: bool,
+    /// Stage 2: weighted round robin (FLIN) or plain round robin (`stages = 1`).
+    arbiter: Arbiter,
+    /// Stage 3: wait-balancing selection with GC charged before writes (FLIN), or read-first
+    /// with GC as under `ooo` (`stages` < 3).
+    wait_balancing: bool,
     gc_charge_ps: Vec<f64>,
+    /// How often each stage had a choice and what it did (the ablation's counters).
+    pub decisions: Decisions,
     /// Reused buffers of stage 1's fairness estimates (no allocation per insertion).
     scratch: Scratch,
+}
+
+/// How often each stage had a choice to make, and how often it changed the order a
+/// first-come, read-first scheduler would have kept (reported as `sim.tsu_decisions`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Decisions {
+    /// Stage 1: user transactions inserted into a queue shared by two or more flows, and of
+    /// those, how many went ahead of a transaction queued before them.
+    pub inserted: u64,
+    pub inserted_ahead: u64,
+    /// Stage 2: candidates chosen, and of those, how many with two or more priority classes'
+    /// queues holding work (the only case where the round robin's weights can matter).
+    pub candidates: u64,
+    pub candidates_contested: u64,
+    /// Stage 3: picks with both a read and a write candidate, and of those, how many chose the
+    /// write's side (the write, or GC it owes or that is urgent) over the waiting read; GC page
+    /// moves a write's flow was charged before its write.
+    pub both_candidates: u64,
+    pub write_first: u64,
+    pub gc_moves_charged: u64,
+}
+
+impl Decisions {
+    /// The counts by name, in stage order.
+    pub fn named(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("stage1_inserted", self.inserted),
+            ("stage1_inserted_ahead", self.inserted_ahead),
+            ("stage2_candidates", self.candidates),
+            ("stage2_candidates_contested", self.candidates_contested),
+            ("stage3_both_candidates", self.both_candidates),
+            ("stage3_write_first", self.write_first),
+            ("stage3_gc_moves_charged", self.gc_moves_charged),
+        ]
+    }
 }
 
 /// Buffers the fairness estimates fill and reuse.
@@ -271,7 +336,10 @@ impl Flin {
             gc_in_waits: f.gc_in_waits,
             gc_before_write: f.gc_before_write,
             chip_busy_in_slowdown: f.chip_busy_in_slowdown,
+            arbiter: if f.stages >= 2 { WEIGHTED } else { PLAIN },
+            wait_balancing: f.stages >= 3,
             gc_charge_ps: vec![0.0; n],
+            decisions: Decisions::default(),
             scratch: Scratch::default(),
         }
     }
@@ -364,14 +432,21 @@ impl Flin {
                 _ => reorder_for_fairness(q, lo, pos, clock, sc),
             }
         }
+        if multi {
+            // Stage 1 put it ahead of earlier work unless it is its queue's last.
+            let last = self.chips[chip].ops[op].class(class).last().map(|x| x.tx);
+            self.decisions.inserted += 1;
+            self.decisions.inserted_ahead += (last != Some(e.tx)) as u64;
+        }
     }
 
     /// Stage 2: the candidate of `op` — the head of the first non-empty queue in
     /// round-robin turn order — and the turn it came from.
     fn candidate(&self, chip: usize, op: usize) -> Option<(Entry, u8)> {
         let oq = &self.chips[chip].ops[op];
-        let t = NEXT_TURN[oq.turn as usize][oq.nonempty()];
-        (t != NO_TURN).then(|| (oq.class(TURNS[t as usize] as usize)[0], t))
+        let Arbiter { turns, next } = self.arbiter;
+        let t = next[oq.turn as usize][oq.nonempty()];
+        (t != NO_TURN).then(|| (oq.class(turns[t as usize] as usize)[0], t))
     }
 
     /// N_GC: the page moves the write candidate's flow owes before its write, the GC reads
@@ -399,6 +474,7 @@ impl Flin {
     fn owed_gc(&mut self, chip: usize, ctx: &PickContext<'_>, w: &Entry) -> Option<Pick> {
         if self.chips[chip].debt_for != w.tx {
             let n = self.n_gc(chip, ctx, w).min(u32::MAX as u64) as u32;
+            self.decisions.gc_moves_charged += n as u64;
             let c = &mut self.chips[chip];
             c.debt_for = w.tx;
             c.gc_owed = [n, n];
@@ -450,6 +526,7 @@ impl Flin {
     fn user_dispatched(&mut self, ci: usize, txs: &[u32], all: &[Transaction], op: usize) {
         let base = self.records(ci).start;
         let commands = self.chips[ci].commands;
+        let turns = self.arbiter.turns;
         for &tx in txs {
             let f = self.flow_index(all[tx as usize].flow);
             let class = self.prio[f] as usize;
@@ -458,8 +535,8 @@ impl Flin {
             if let Some(k) = oq.class(class).iter().position(|e| e.tx == tx) {
                 let e = oq.remove(class, k);
                 // Stage 2's round-robin moves on once its candidate is served.
-                if k == 0 && TURNS[oq.slot_turn as usize] as usize == class {
-                    oq.turn = (oq.slot_turn + 1) % TURNS.len() as u8;
+                if k == 0 && turns[oq.slot_turn as usize] as usize == class {
+                    oq.turn = (oq.slot_turn + 1) % turns.len() as u8;
                 }
                 if fc.running_cmd != commands {
                     fc.running_cmd = commands;
@@ -502,6 +579,30 @@ impl Flin {
             self.chips[chip].writes_total = 0;
         }
     }
+}
+
+/// Stage 3 off (`tsu.flin.stages` < 3) [I]: the choice `ooo` makes (`tsu.urgent_gc =
+/// "after_reads"`), with stage 2's candidates leading their queues: the read, then urgent GC,
+/// then a mapping write, the write, background GC. GC is not charged before writes.
+fn read_first(ctx: &PickContext<'_>, read: Option<Entry>, write: Option<Entry>) -> Option<Pick> {
+    use QueueClass::*;
+    let gc = |order: [QueueClass; 3]| order.into_iter().find(|&c| ctx.available(c)).map(Pick::class);
+    if let Some(r) = read {
+        return Some(Pick { class: UserRead, leader: Some(r.tx) });
+    }
+    if ctx.gc_urgency == GcUrgency::Critical {
+        if let Some(p) = gc([GcErase, GcWrite, GcRead]) {
+            return Some(p);
+        }
+    }
+    if ctx.available(MapWrite) {
+        return Some(Pick::class(MapWrite));
+    }
+    if let Some(w) = write {
+        return Some(Pick { class: UserWrite, leader: Some(w.tx) });
+    }
+    gc([GcRead, GcWrite, GcErase])
+        .or_else(|| [UserRead, UserWrite].into_iter().find(|&c| ctx.available(c)).map(Pick::class))
 }
 
 /// Proportional waits (stage 3): (read, write), each (waited + the other's service + T_GC) /
@@ -692,11 +793,17 @@ impl TsuPolicy for Flin {
         }
         let read = if ctx.available(UserRead) { self.candidate(chip, READ) } else { None };
         let write = if ctx.available(UserWrite) { self.candidate(chip, WRITE) } else { None };
-        if let Some((_, t)) = read {
-            self.chips[chip].ops[READ].slot_turn = t;
+        for (op, candidate) in [(READ, &read), (WRITE, &write)] {
+            if let Some((_, t)) = candidate {
+                let oq = &mut self.chips[chip].ops[op];
+                oq.slot_turn = *t;
+                self.decisions.candidates += 1;
+                self.decisions.candidates_contested += (oq.nonempty().count_ones() >= 2) as u64;
+            }
         }
-        if let Some((_, t)) = write {
-            self.chips[chip].ops[WRITE].slot_turn = t;
+        self.decisions.both_candidates += (read.is_some() && write.is_some()) as u64;
+        if !self.wait_balancing {
+            return read_first(ctx, read.map(|(r, _)| r), write.map(|(w, _)| w));
         }
         let gc_first = [GcErase, GcWrite, GcRead];
         let background = [GcRead, GcWrite, GcErase];
@@ -714,6 +821,7 @@ impl TsuPolicy for Flin {
             let (r, _) = read.expect("read candidate");
             return Some(Pick { class: UserRead, leader: Some(r.tx) });
         }
+        self.decisions.write_first += (read.is_some() && write.is_some()) as u64;
         if let Some((w, _)) = write {
             if ctx.gc_urgency == GcUrgency::Critical {
                 if let Some(p) = gc(&gc_first) {
@@ -736,5 +844,9 @@ impl TsuPolicy for Flin {
 
     fn gc_charged_us(&self) -> Option<Vec<f64>> {
         Some(self.gc_charge_ps.iter().map(|p| p / 1e6).collect())
+    }
+
+    fn decisions(&self) -> Vec<(&'static str, u64)> {
+        self.decisions.named()
     }
 }

@@ -59,24 +59,32 @@ fn order(f: &Flin, op: usize, class: usize) -> Vec<(u32, u32)> {
 
 /// Stage 1: flow 0 is high-intensity for reads, flow 1 low-intensity. Flow 0 queues three
 /// reads; flow 1's read arrives last but goes to the end of the (empty) low segment: first.
+/// Stage 1 runs in every setting of `tsu.flin.stages`.
 #[test]
 fn a_low_intensity_flows_transaction_goes_ahead_of_high_intensity_ones() {
-    let cfg = config();
-    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
-    f.flow_on_chip(0, 0).low[READ] = false;
+    let mut cfg = config();
     let all: Vec<Transaction> =
         (0..4).map(|k| tx(TxKind::User, FlashOp::Read, if k < 3 { 0 } else { 1 }, k as u64 + 1)).collect();
-    for (k, t) in all.iter().enumerate() {
-        f.enqueued(0, k as u32, t, 1_000 * k as Ps);
+    for stages in 1..=3 {
+        cfg.tsu.flin.stages = stages;
+        let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
+        f.flow_on_chip(0, 0).low[READ] = false;
+        for (k, t) in all.iter().enumerate() {
+            f.enqueued(0, k as u32, t, 1_000 * k as Ps);
+        }
+        assert_eq!(order(&f, READ, 1), vec![(3, 1), (0, 0), (1, 0), (2, 0)], "stages {stages}");
+        assert_eq!(f.chips[0].ops[READ].low_len(1), 1);
+        // Flow 0's reads each went to the tail (none can pass its own flow); flow 1's went
+        // ahead of all three: 4 insertions, 1 ahead of earlier work.
+        assert_eq!((f.decisions.inserted, f.decisions.inserted_ahead), (4, 1));
     }
-    assert_eq!(order(&f, READ, 1), vec![(3, 1), (0, 0), (1, 0), (2, 0)]);
-    assert_eq!(f.chips[0].ops[READ].low_len(1), 1);
     // With one flow in the class, stage 1 is first come, first served.
     let mut single = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1]);
     for (k, t) in all.iter().take(3).enumerate() {
         single.enqueued(0, k as u32, t, 0);
     }
     assert_eq!(order(&single, READ, 1), vec![(0, 0), (1, 0), (2, 0)]);
+    assert_eq!(single.decisions.inserted, 0, "a class of one flow is not stage 1's");
 }
 
 /// Stage 1, high segment: when it is already unfair and the newcomer's flow is the most
@@ -106,16 +114,17 @@ fn the_most_slowed_down_flow_jumps_forward_when_the_segment_is_unfair() {
     assert!(f.chips[0].ops[READ].class(1)[1].barrier);
 }
 
-/// Stage 2: four flows, one per priority class, each with plenty of queued reads. Fifteen
-/// dispatches serve the classes 8, 4, 2 and 1 times (weights 2^i).
-#[test]
-fn priority_classes_get_their_weighted_shares() {
-    let cfg = config();
-    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[0, 1, 2, 3]);
+/// Reads served per priority class in `picks` dispatches, with flow f in class `prio[f]` and
+/// plenty of reads queued for each flow, under `stages`; and the decisions counted.
+fn served_and_decisions(prio: &[u8], stages: u8, picks: usize) -> ([u32; 4], Decisions) {
+    let mut cfg = config();
+    cfg.tsu.flin.stages = stages;
+    let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, prio);
     let mut all = Vec::new();
     let mut queues = ChipQueues::new(1);
-    for k in 0..80u32 {
-        let t = tx(TxKind::User, FlashOp::Read, k % 4, k as u64 + 1);
+    let flows = prio.len() as u32;
+    for k in 0..20 * flows {
+        let t = tx(TxKind::User, FlashOp::Read, k % flows, k as u64 + 1);
         queues.push(
             QueueClass::UserRead,
             0,
@@ -126,14 +135,93 @@ fn priority_classes_get_their_weighted_shares() {
     }
     let excluded = [false; QUEUE_CLASSES];
     let mut served = [0; 4];
-    for _ in 0..15 {
+    for _ in 0..picks {
         let ctx = calm(&queues, &all, &excluded);
         let p = f.pick(&ctx).unwrap();
         let leader = p.leader.unwrap();
-        served[all[leader as usize].flow as usize] += 1;
+        served[prio[all[leader as usize].flow as usize] as usize] += 1;
         f.dispatched(0, &[leader], &all, 0);
     }
-    assert_eq!(served, [8, 4, 2, 1]);
+    (served, f.decisions)
+}
+
+fn served_per_class(prio: &[u8], stages: u8, picks: usize) -> [u32; 4] {
+    served_and_decisions(prio, stages, picks).0
+}
+
+/// Stage 2: four flows, one per priority class, each with plenty of queued reads. Fifteen
+/// dispatches serve the classes 8, 4, 2 and 1 times (weights 2^i). With stage 2 off
+/// (`stages = 1`), plain round robin serves them in turn, 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2:
+/// 4, 4, 4 and 3 times.
+#[test]
+fn priority_classes_get_their_weighted_shares() {
+    assert_eq!(served_per_class(&[0, 1, 2, 3], 3, 15), [8, 4, 2, 1]);
+    assert_eq!(served_per_class(&[0, 1, 2, 3], 2, 15), [8, 4, 2, 1]);
+    assert_eq!(served_per_class(&[0, 1, 2, 3], 1, 15), [4, 4, 4, 3]);
+}
+
+/// Stage 2 on and off, an urgent and a low-priority flow. Weighted, the walk over TURNS from
+/// turn 0 finds class 0 at turns 0, 2, 4, 6, class 3 at turn 7, class 0 at 8, 10, 12, 14:
+/// 8 urgent reads and 1 low in 9 dispatches. Plain round robin alternates 0 3 0 3 0 3 0 3 0:
+/// 5 and 4. With one priority class only (the reproduction's mixes) both serve the class's
+/// head every time.
+#[test]
+fn without_stage_2_the_classes_take_plain_turns() {
+    assert_eq!(served_per_class(&[0, 3], 2, 9), [8, 0, 0, 1]);
+    assert_eq!(served_per_class(&[0, 3], 1, 9), [5, 0, 0, 4]);
+    assert_eq!(served_per_class(&[1, 1], 2, 9), served_per_class(&[1, 1], 1, 9));
+    // The counter: all 9 picks had a read candidate with both classes queued (20 reads
+    // each); with one class, none was contested.
+    let (_, d) = served_and_decisions(&[0, 3], 2, 9);
+    assert_eq!((d.candidates, d.candidates_contested), (9, 9));
+    let (_, d) = served_and_decisions(&[1, 1], 2, 9);
+    assert_eq!((d.candidates, d.candidates_contested), (9, 0));
+}
+
+/// Stage 3 on and off. Read service 100, write service 1000 (set by hand); the write arrived
+/// at 0, the read at `now`. At now = 20 000: PW_read = (0 + 1000) / 100 = 10, PW_write =
+/// (20 000 + 100) / 1000 = 20.1, so FLIN (stages 3) serves the write; read-first (stages 1
+/// and 2) serves the read. At now = 5 000, PW_write = 5.1 < 10: the read in every setting.
+/// With no read queued and GC urgent, read-first runs GC before the write (as `ooo`).
+#[test]
+fn without_stage_3_reads_go_first() {
+    let counts = |stages: u8, now: Ps, with_read: bool, urgency: GcUrgency| {
+        let mut cfg = config();
+        cfg.tsu.flin.stages = stages;
+        let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
+        f.svc = [100, 1000];
+        let mut all = vec![tx(TxKind::User, FlashOp::Program, 0, 1), tx(TxKind::User, FlashOp::Read, 1, 2)];
+        all.push(tx(TxKind::Gc, FlashOp::Read, NONE, 3));
+        let mut queues = ChipQueues::new(1);
+        let entry = |k: u32, op| QueueEntry { tx: k, lpn: k, page: NONE, page_at: Place::NONE, op, seq: k as u64 + 1 };
+        queues.push(QueueClass::UserWrite, 0, entry(0, FlashOp::Program));
+        f.enqueued(0, 0, &all[0], 0);
+        if with_read {
+            queues.push(QueueClass::UserRead, 0, entry(1, FlashOp::Read));
+            f.enqueued(0, 1, &all[1], now);
+        }
+        queues.push(QueueClass::GcRead, 0, entry(2, FlashOp::Read));
+        let excluded = [false; QUEUE_CLASSES];
+        let ctx = PickContext { chip: 0, now, queues: &queues, txs: &all, gc_urgency: urgency, excluded: &excluded };
+        let class = f.pick(&ctx).unwrap().class;
+        let d = f.decisions;
+        (class, d.both_candidates, d.write_first)
+    };
+    let first = |stages, now, with_read, urgency| counts(stages, now, with_read, urgency).0;
+    let calm = GcUrgency::None;
+    assert_eq!(first(3, 20_000, true, calm), QueueClass::UserWrite);
+    assert_eq!(first(2, 20_000, true, calm), QueueClass::UserRead);
+    assert_eq!(first(1, 20_000, true, calm), QueueClass::UserRead);
+    for stages in 1..=3 {
+        assert_eq!(first(stages, 5_000, true, calm), QueueClass::UserRead, "stages {stages}");
+    }
+    assert_eq!(first(2, 20_000, false, GcUrgency::Critical), QueueClass::GcRead);
+    assert_eq!(first(2, 20_000, false, calm), QueueClass::UserWrite);
+    assert_eq!(first(2, 20_000, true, GcUrgency::Critical), QueueClass::UserRead);
+    // The counters: one pick with both candidates; the write's side went first under FLIN.
+    assert_eq!(counts(3, 20_000, true, calm), (QueueClass::UserWrite, 1, 1));
+    assert_eq!(counts(2, 20_000, true, calm), (QueueClass::UserRead, 1, 0));
+    assert_eq!(counts(3, 20_000, false, calm), (QueueClass::UserWrite, 0, 0));
 }
 
 /// Stage 2's lookup table against the round-robin rule worked by hand on
@@ -221,12 +309,14 @@ fn a_flow_saturating_a_chip_is_high_intensity() {
 /// since the last erase, flow 1 wrote 3. Flow 1's write owes N_GC = 4 × 3 / 4 = 3 page moves
 /// (3 GC reads, 3 GC writes) before it goes, and the GC erase that is ready goes right after
 /// it; flow 0's would owe 4 × 1 / 4 = 1. Under the earlier rule (`urgent`) the write goes at
-/// once while no plane is urgent, and the erase waits for idle time.
+/// once while no plane is urgent, and the erase waits for idle time; so it does with stage 3
+/// off (`stages` 1 or 2).
 #[test]
 fn a_write_pays_its_flows_share_of_the_queued_gc_first() {
-    let moves_before_write = |writer: u32, rule: GcBeforeWrite| {
+    let moves_before_write = |writer: u32, rule: GcBeforeWrite, stages: u8| {
         let mut cfg = config();
         cfg.tsu.flin.gc_before_write = rule;
+        cfg.tsu.flin.stages = stages;
         let mut f = Flin::new(&cfg.nand, &cfg.tsu.flin, &[1, 1]);
         f.flow_on_chip(0, 0).writes_since_erase = 1;
         f.flow_on_chip(0, 1).writes_since_erase = 3;
@@ -267,10 +357,14 @@ fn a_write_pays_its_flows_share_of_the_queued_gc_first() {
         }
     };
     let erase = Some(QueueClass::GcErase);
-    assert_eq!(moves_before_write(1, GcBeforeWrite::Share), (3, erase));
-    assert_eq!(moves_before_write(0, GcBeforeWrite::Share), (1, erase));
+    assert_eq!(moves_before_write(1, GcBeforeWrite::Share, 3), (3, erase));
+    assert_eq!(moves_before_write(0, GcBeforeWrite::Share, 3), (1, erase));
     // Idle after the write: the background order starts with the queued GC reads.
-    assert_eq!(moves_before_write(1, GcBeforeWrite::Urgent), (0, Some(QueueClass::GcRead)));
+    assert_eq!(moves_before_write(1, GcBeforeWrite::Urgent, 3), (0, Some(QueueClass::GcRead)));
+    // Without stage 3 (read-first, GC as under `ooo`) nobody pays GC before a write.
+    for stages in [1, 2] {
+        assert_eq!(moves_before_write(1, GcBeforeWrite::Share, stages), (0, Some(QueueClass::GcRead)));
+    }
 }
 
 fn tx_of(kind: TxKind, op: FlashOp, seq: u32) -> Transaction {
