@@ -171,6 +171,10 @@ pub struct FlashReport {
     pub flp_pages: FlpReport,
     /// SPD's four cases of die-level programs, the host's and GC's.
     pub write_cases: WriteCasesReport,
+    /// Share of the pages read (user, GC and translation-page reads) that multi-plane read
+    /// commands served (more pages than dies: SPD's Die-Read, `nand.multiplane_reads`).
+    #[serde(default)]
+    pub multiplane_read_share: f64,
     pub suspensions: u64,
     pub read_modify_writes: u64,
     /// Uncommitted reads the readdressing callback regrouped under another chip (Sprinkler
@@ -425,6 +429,10 @@ impl FlashReport {
             write_cases: WriteCasesReport {
                 user: WriteCaseCounts::of(&s.write_cases.user),
                 gc: WriteCaseCounts::of(&s.write_cases.gc),
+            },
+            multiplane_read_share: {
+                let r = &s.read_flp_pages;
+                ratio((r[FLP_MULTI_PLANE] + r[FLP_BOTH]) as f64, r.iter().sum::<u64>() as f64)
             },
             suspensions: s.phy.suspensions,
             read_modify_writes: s.rmw_reads,
