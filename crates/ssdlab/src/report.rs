@@ -350,6 +350,9 @@ pub struct FirmwareReport {
     pub hardware_busy_us: f64,
     /// Busy time / (servers × simulated time): the paper's FTL utilization (FMMU §5.1).
     pub utilization: f64,
+    /// Time cores were held sending to a full map-unit queue (`ftl.firmware.map_queue`).
+    #[serde(default)]
+    pub queue_wait_us: f64,
 }
 
 /// Busy time / (units × simulated time) of each part on a request's path (FMMU Fig. 12).
@@ -496,6 +499,7 @@ impl FirmwareReport {
             core_busy_us: core_ps as f64 / 1e6,
             hardware_busy_us: unit_ps as f64 / 1e6,
             utilization: ratio((core_ps + unit_ps) as f64, (cores + units) as f64 * t).min(1.0),
+            queue_wait_us: o.firmware_queue_wait_ps as f64 / 1e6,
         }
     }
 }
