@@ -229,10 +229,10 @@ fn summary(rows: &[Row]) -> String {
     let mut none = Vec::new();
     for a in ABLATIONS.iter().take(3) {
         let Some(w) = worth(rows, a.name) else { continue };
-        let label = match a.removed {
-            Removed::Hardware => "Hardware automation",
-            Removed::Ctp => "The CTP",
-            Removed::NextLinks { .. } => "The next links",
+        let (label, name) = match a.removed {
+            Removed::Hardware => ("Hardware automation", "hardware automation"),
+            Removed::Ctp => ("The CTP", "the CTP"),
+            Removed::NextLinks { .. } => ("The next links", "the next links"),
         };
         let _ = write!(
             m,
@@ -251,15 +251,15 @@ fn summary(rows: &[Row]) -> String {
         }
         m.push('\n');
         if largest.is_none_or(|l| w.geomean < l.1) {
-            largest = Some((label, w.geomean));
+            largest = Some((name, w.geomean));
         }
         if w.no_effect {
-            none.push(label.to_lowercase());
+            none.push(name);
         }
     }
     m.push_str(&fmmu_queue(rows));
     if let Some((label, g)) = largest {
-        let _ = writeln!(m, "- **Largest:** {} ({} of FMMU's speed without it).", label.to_lowercase(), pct1(g));
+        let _ = writeln!(m, "- **Largest:** {label} ({} of FMMU's speed without it).", pct1(g));
     }
     if none.is_empty() {
         let _ = writeln!(m, "- Every mechanism moves at least one workload by more than {:.0}%.", NO_EFFECT * 100.0);
