@@ -175,6 +175,10 @@ pub struct FlashReport {
     pub flp_pages: FlpReport,
     /// SPD's four cases of die-level programs, the host's and GC's.
     pub write_cases: WriteCasesReport,
+    /// Share of the pages read (user, GC and translation-page reads) that multi-plane read
+    /// commands served (more pages than dies: SPD's Die-Read, `nand.multiplane_reads`).
+    #[serde(default)]
+    pub multiplane_read_share: f64,
     pub suspensions: u64,
     pub read_modify_writes: u64,
     /// Uncommitted reads the readdressing callback regrouped under another chip (Sprinkler
@@ -350,6 +354,9 @@ pub struct FirmwareReport {
     pub hardware_busy_us: f64,
     /// Busy time / (servers × simulated time): the paper's FTL utilization (FMMU §5.1).
     pub utilization: f64,
+    /// Time cores were held sending to a full map-unit queue (`ftl.firmware.map_queue`).
+    #[serde(default)]
+    pub queue_wait_us: f64,
 }
 
 /// Busy time / (units × simulated time) of each part on a request's path (FMMU Fig. 12).
@@ -430,6 +437,10 @@ impl FlashReport {
                 user: WriteCaseCounts::of(&s.write_cases.user),
                 gc: WriteCaseCounts::of(&s.write_cases.gc),
             },
+            multiplane_read_share: {
+                let r = &s.read_flp_pages;
+                ratio((r[FLP_MULTI_PLANE] + r[FLP_BOTH]) as f64, r.iter().sum::<u64>() as f64)
+            },
             suspensions: s.phy.suspensions,
             read_modify_writes: s.rmw_reads,
             readdressed_reads: s.readdressed,
@@ -492,6 +503,7 @@ impl FirmwareReport {
             core_busy_us: core_ps as f64 / 1e6,
             hardware_busy_us: unit_ps as f64 / 1e6,
             utilization: ratio((core_ps + unit_ps) as f64, (cores + units) as f64 * t).min(1.0),
+            queue_wait_us: o.firmware_queue_wait_ps as f64 / 1e6,
         }
     }
 }

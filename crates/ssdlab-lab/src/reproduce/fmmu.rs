@@ -15,6 +15,10 @@
 //!   RAM (the CTP holds the whole map: 100% map hits after the first read of each
 //!   translation page), PCIe 3.0 x32, from 1 channel × 1 way to 32 × 8.
 //!
+//! - Ablation (issue 33 item 1): FMMU with one of its three mechanisms removed at a time
+//!   ([`ABLATIONS`]): hardware automation, the CTP, the dirty list's `next` links (the last
+//!   at three costs per scanned block), on the synthetic workloads and the traces.
+//!
 //! The baselines are the paper's variants (§5.1, docs/techniques.md §9.5.7): the same 4-way,
 //! 16-entry-block, second-chance CMT with clean-first victims and FMMU's watermarks, program
 //! first then update, but no dirty list, so every flush scans the whole CMT. Their costs
@@ -37,7 +41,8 @@ use ssdlab::error::Result;
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
 use ssdlab::ftl::firmware::MapUnit;
 use ssdlab::ftl::mapping::demand::blocks::Replacement;
-use ssdlab::ftl::mapping::demand::config::{GcUpdate, UpdateOrder};
+use ssdlab::ftl::mapping::demand::config::DEFAULT_RAM_BYTES;
+use ssdlab::ftl::mapping::demand::config::{FlushFind, GcUpdate, UpdateOrder};
 use ssdlab::ftl::mapping::demand::fmmu;
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::MappingKind;
@@ -144,6 +149,90 @@ pub fn software_costs(kind: Kind, pooled: bool) -> Costs {
     Costs { issue_ns: ISSUE_NS * s, hit_ns: hit * s, miss_ns: miss * s, flush_block_ns: PER_BLOCK_NS * s }
 }
 
+/// What an ablation row removes from FMMU (issue 33 item 1; docs/techniques.md §9): one of
+/// its three mechanisms, everything else FMMU's (its cache, its DTL choosing what to flush,
+/// its costs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removed {
+    /// Hardware automation (§4, §5.2): the map work runs on firmware cores, four of them at
+    /// the 1-core software costs cdftl-4 runs with ([`software_costs`] of CDFTL: its lookup is
+    /// FMMU's path, a CMT miss and a CTP hit; 375 ns per CMT block a flush visits).
+    Hardware,
+    /// The CTP (§4.2, the second level): one level, the CMT taking all the map RAM
+    /// (`ftl.map_cache.cmt_bytes = ram_bytes`).
+    Ctp,
+    /// The dirty list's `next` links (§4.2): a flush finds its page's dirty blocks by testing
+    /// every CMT block (`ftl.map_cache.flush_find = "scan"`), `scan_ps` per block on the map
+    /// unit.
+    NextLinks { scan_ps: u32 },
+}
+
+/// An ablation row: its scheme name in results.csv and what it removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ablation {
+    pub name: &'static str,
+    pub removed: Removed,
+}
+
+/// A CMT block tested by a scan without the links, ps [I]: the paper gives no cost. 375 ns
+/// is the software scan the baselines pay ([`PER_BLOCK_NS`]); 37.5 ns FMMU's cost per block
+/// it visits along the links (the preset's `flush_block_ns`, 15 cycles); 2.5 ns one 400 MHz
+/// cycle per block, a hardware scan testing a block a clock. A sweep, not a pick.
+pub const SCAN_PS: [u32; 3] = [375_000, 37_500, 2_500];
+
+/// The ablation rows, each FMMU with one mechanism removed; the next links at each of
+/// [`SCAN_PS`] (375 ns first: the cost the reproduction gives a scanned block).
+pub const ABLATIONS: [Ablation; 5] = [
+    Ablation { name: "fmmu-no-hw", removed: Removed::Hardware },
+    Ablation { name: "fmmu-no-ctp", removed: Removed::Ctp },
+    Ablation { name: "fmmu-no-next", removed: Removed::NextLinks { scan_ps: SCAN_PS[0] } },
+    Ablation { name: "fmmu-no-next-37.5ns", removed: Removed::NextLinks { scan_ps: SCAN_PS[1] } },
+    Ablation { name: "fmmu-no-next-2.5ns", removed: Removed::NextLinks { scan_ps: SCAN_PS[2] } },
+];
+
+/// `base` (the preset) running FMMU without `a`'s mechanism.
+pub fn ablation_config(a: &Ablation, base: &Config) -> Result<Config> {
+    let mut c = base.clone();
+    match a.removed {
+        Removed::Hardware => {
+            let k = software_costs(Kind::Cdftl, false);
+            c.ftl.firmware = FirmwareConfig {
+                cores: 4,
+                op_cost_ns: k.issue_ns,
+                hit_ns: k.hit_ns,
+                miss_ns: k.miss_ns,
+                flush_ns: 0.0,
+                flush_block_ns: k.flush_block_ns,
+                map_unit: MapUnit::Cores,
+                charges: base.ftl.firmware.charges,
+                map_queue: 0,
+            };
+        }
+        Removed::Ctp => {
+            c.ftl.map_cache.cmt_bytes = Some(base.ftl.map_cache.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES));
+        }
+        Removed::NextLinks { scan_ps } => {
+            c.ftl.map_cache.flush_find = Some(FlushFind::Scan);
+            c.ftl.firmware.flush_block_ns = scan_ps as f64 / 1000.0;
+        }
+    }
+    c.validate(PRESET_NAME)?;
+    Ok(c)
+}
+
+/// Every configuration the synthetic and trace experiments run: the schemes of the figures,
+/// then the ablation rows (name, config).
+fn variants(base: &Config) -> Result<Vec<(&'static str, Config)>> {
+    let mut all = Vec::new();
+    for s in &SCHEMES {
+        all.push((s.name, scheme_config(s, base)?));
+    }
+    for a in &ABLATIONS {
+        all.push((a.name, ablation_config(a, base)?));
+    }
+    Ok(all)
+}
+
 /// The preset, validated.
 fn preset() -> Result<Config> {
     Config::from_toml_str(PRESET, PRESET_NAME, &[])
@@ -174,6 +263,7 @@ pub fn scheme_config(s: &Scheme, base: &Config) -> Result<Config> {
                 flush_block_ns: k.flush_block_ns,
                 map_unit: MapUnit::Cores,
                 charges: fw.charges,
+                map_queue: 0,
             };
         }
     }
@@ -375,31 +465,33 @@ impl Plan {
     }
 }
 
-/// Figures 11 and 12: every synthetic workload under every scheme.
+/// Figures 11 and 12, and the ablation: every synthetic workload under every scheme and
+/// ablation row.
 fn plan_synthetic(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
+    let variants = variants(base)?;
     for w in SYNTHETIC {
-        for s in &SCHEMES {
-            let mut cfg = scheme_config(s, base)?;
+        for (scheme, cfg) in &variants {
+            let mut cfg = cfg.clone();
             if w == Synthetic::RandWriteGc {
                 cfg.stats.interval_us = GC_INTERVAL_US;
             }
-            let meta =
-                Meta { experiment: "synthetic", workload: w.name().into(), scheme: s.name, channels: 0, ways: 0 };
+            let meta = Meta { experiment: "synthetic", workload: w.name().into(), scheme, channels: 0, ways: 0 };
             plan.push(cfg, w.workload(opts.quick), meta);
         }
     }
     Ok(())
 }
 
-/// Figure 13: every trace under every scheme.
+/// Figure 13, and the ablation: every trace under every scheme and ablation row.
 fn plan_traces(opts: &Options, base: &Config, plan: &mut Plan) -> Result<()> {
     let g = grid();
     let requests = if opts.quick { g.quick_trace_requests } else { g.trace_requests };
+    let variants = variants(base)?;
     for (file, name, _) in TRACES {
         let path = shared_trace(opts, file)?;
-        for s in &SCHEMES {
-            let meta = Meta { experiment: "trace", workload: name.into(), scheme: s.name, channels: 0, ways: 0 };
-            plan.push(scheme_config(s, base)?, trace_workload(name, &path, requests), meta);
+        for (scheme, cfg) in &variants {
+            let meta = Meta { experiment: "trace", workload: name.into(), scheme, channels: 0, ways: 0 };
+            plan.push(cfg.clone(), trace_workload(name, &path, requests), meta);
         }
     }
     Ok(())
@@ -447,6 +539,11 @@ pub struct Row {
     pub util_nand_bus: f64,
     pub util_chips: f64,
     pub util_ftl: f64,
+    /// The busiest firmware server's booked time over the run (not capped at 1): above 1,
+    /// work was booked past the run's end ([`firmware_booked`]).
+    pub fw_booked: f64,
+    /// Time the issuing core was held by a full map-unit queue, over the run.
+    pub queue_wait_share: f64,
     pub map_hit_ratio: f64,
     pub cmt_hits: u64,
     pub cmt_misses: u64,
@@ -478,6 +575,8 @@ const FIELDS: &[Field] = &[
     Field::fixed("util_nand_bus", "sim.utilization.nand_bus", 4),
     Field::fixed("util_chips", "sim.utilization.chips", 4),
     Field::fixed("util_ftl", "sim.utilization.ftl", 4),
+    Field::derived("fw_booked", firmware_booked, 4),
+    Field::derived("queue_wait_share", queue_wait_share, 4),
     Field::derived("map_hit_ratio", |r| map_hit_ratio(r.sim.ftl.map_cache.as_ref()), 4),
     Field::int_or_zero("cmt_hits", "sim.ftl.map_cache.cmt_hits"),
     Field::int_or_zero("cmt_misses", "sim.ftl.map_cache.cmt_misses"),
@@ -493,6 +592,32 @@ const FIELDS: &[Field] = &[
     Field::int("gc_invocations", "sim.gc.invocations"),
     Field::fixed("waf", "sim.gc.waf", 4),
 ];
+
+/// The busiest kind of firmware server's booked time over the run: the cores' busy time
+/// over cores × time, or the map unit's over time, whichever is larger, not capped at 1
+/// (the reported utilization is). A server's work is booked from when it is asked for, so
+/// above 1 the server was still booked when the last request completed: work nobody
+/// waited for (a map update after its program, a flush) ran past the end of the run.
+pub fn firmware_booked(r: &Report) -> f64 {
+    let f = &r.sim.ftl.firmware;
+    let t_us = r.sim.sim_time_ps as f64 / 1e6;
+    if t_us <= 0.0 {
+        return 0.0;
+    }
+    let per = |busy_us: f64, servers: u32| if servers == 0 { 0.0 } else { busy_us / (servers as f64 * t_us) };
+    per(f.core_busy_us, f.cores).max(per(f.hardware_busy_us, f.hardware_units))
+}
+
+/// Time the issuing core was held by a full map-unit queue (`ftl.firmware.map_queue`) over
+/// the run.
+fn queue_wait_share(r: &Report) -> f64 {
+    let t_us = r.sim.sim_time_ps as f64 / 1e6;
+    if t_us <= 0.0 {
+        0.0
+    } else {
+        r.sim.ftl.firmware.queue_wait_us / t_us
+    }
+}
 
 /// IOPS over the second half of the run (the whole run without a time series).
 fn steady_iops(r: &Report) -> f64 {
@@ -573,6 +698,8 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
         util_nand_bus: s.utilization.nand_bus,
         util_chips: s.utilization.chips,
         util_ftl: s.utilization.ftl,
+        fw_booked: firmware_booked(r),
+        queue_wait_share: queue_wait_share(r),
         map_hit_ratio: map_hit_ratio(m),
         cmt_hits: get(|m| m.cmt_hits),
         cmt_misses: get(|m| m.cmt_misses),
@@ -735,7 +862,7 @@ mod tests {
     }
 
     /// A synthetic run of `scheme` on `workload` at `bandwidth_gb_s`, the rest plain.
-    fn row(workload: Synthetic, scheme: &'static str, bandwidth_gb_s: f64) -> Row {
+    pub(crate) fn row(workload: Synthetic, scheme: &'static str, bandwidth_gb_s: f64) -> Row {
         Row {
             csv: String::new(),
             experiment: "synthetic",
@@ -752,6 +879,8 @@ mod tests {
             util_nand_bus: 0.5,
             util_chips: 0.5,
             util_ftl: 0.1,
+            fw_booked: 0.1,
+            queue_wait_share: 0.0,
             map_hit_ratio: 1.0,
             cmt_hits: 0,
             cmt_misses: 0,

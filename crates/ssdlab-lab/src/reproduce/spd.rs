@@ -9,6 +9,11 @@
 //! - Slide s.29: the buffer × {0.5, 2, 4, 8, 16} [I] with GC (quick: 4 and 16). Slide s.30:
 //!   4 planes per die with GC.
 //!
+//! - Ablation (issue 33 item 1), in the `nogc` and `gc` experiments: SPD's three parts each
+//!   alone on Baseline-D ([`ABLATION`]): Die-Write (`cache.policy = "spd"` with aligned block
+//!   sets), Die-Read (multi-plane reads, `nand.multiplane_reads`), Die-GC
+//!   (`ftl.gc.unit = "die"`), against Baseline-D with none of them.
+//!
 //! Traces ([`TRACES`]) are replayed at their timestamps [I] (the slides' simulator replays
 //! traces), addresses past the drive wrapped. The buffer is 1/1000 of the trace's footprint
 //! (distinct pages it touches) [S] — `cache.capacity_footprint_fraction` —, but never below
@@ -69,6 +74,14 @@ pub enum Scheme {
     SpdPad,
     SpdGcPad,
     ParaGcUnaligned,
+    /// Ablation: Baseline-D without multi-plane reads — none of SPD's three parts.
+    AblNone,
+    /// Ablation: Die-Write alone (SPD's buffer and aligned block sets; per-plane GC, reads
+    /// one plane at a time).
+    AblDieWrite,
+    /// Ablation: Die-GC alone (Baseline-D's buffer and static planes, aligned block sets for
+    /// Die-GC, its last group padded; reads one plane at a time).
+    AblDieGc,
 }
 
 pub const SCHEMES: [Scheme; 8] = [
@@ -82,6 +95,11 @@ pub const SCHEMES: [Scheme; 8] = [
     Scheme::ParaGcUnaligned,
 ];
 
+/// The ablation rows beside two of the main schemes: none of SPD's parts, Die-Write alone,
+/// Die-GC alone; Die-Read alone is the main rows' Baseline-D (multi-plane reads are on for
+/// every main scheme) and all three is SPD. Run in the experiments marked `ablation`.
+pub const ABLATION: [Scheme; 3] = [Scheme::AblNone, Scheme::AblDieWrite, Scheme::AblDieGc];
+
 impl Scheme {
     pub fn name(self) -> &'static str {
         match self {
@@ -93,13 +111,22 @@ impl Scheme {
             Scheme::SpdPad => "spd-pad",
             Scheme::SpdGcPad => "spd-gcpad",
             Scheme::ParaGcUnaligned => "paragc-unaligned",
+            Scheme::AblNone => "abl-none",
+            Scheme::AblDieWrite => "abl-die-write",
+            Scheme::AblDieGc => "abl-die-gc",
         }
     }
 
     /// The keys that make the preset this scheme (see the preset's header).
     fn apply(self, cfg: &mut Config) {
         let (policy, allocation, alignment, unit) = match self {
-            Scheme::BaselineD => (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Plane),
+            Scheme::BaselineD | Scheme::AblNone => {
+                (CachePolicy::BaselineD, "CWDP", BlockAlignment::None, GcUnit::Plane)
+            }
+            // Die-Write: SPD's buffer, its plane chosen at eviction, aligned block sets (§3.2–3.3).
+            Scheme::AblDieWrite => (CachePolicy::Spd, "CWD", BlockAlignment::Die, GcUnit::Plane),
+            // Die-GC on Baseline-D's buffer and static planes; Die-GC needs aligned sets (§3.5).
+            Scheme::AblDieGc => (CachePolicy::BaselineD, "CWDP", BlockAlignment::Die, GcUnit::Die),
             Scheme::BaselineP => (CachePolicy::BaselineP, "CWDP", BlockAlignment::None, GcUnit::Plane),
             // Block and GC schemes, so Baseline-D's buffer (slides s.21; docs/techniques.md §3.6).
             Scheme::TwinBlk => (CachePolicy::BaselineD, "CWD", BlockAlignment::Die, GcUnit::Twin),
@@ -119,6 +146,11 @@ impl Scheme {
                 cfg.ftl.gc.para_align = ParaAlign::None;
             }
             _ => cfg.ftl.gc.die_leftover = DieLeftover::Pad,
+        }
+        // Die-Read is the builder's multi-plane reads: off in the ablation rows but where the
+        // row is about Die-Read (the main rows keep them on for every scheme).
+        if ABLATION.contains(&self) {
+            cfg.nand.multiplane_reads = false;
         }
         cfg.cache.policy = policy;
         cfg.ftl.allocation = AllocationScheme::parse(allocation).expect("a valid scheme");
@@ -187,6 +219,9 @@ struct Experiment {
     /// sensitivity row.
     #[serde(default)]
     gc_regime: Regime,
+    /// Also run the ablation rows ([`ABLATION`]).
+    #[serde(default)]
+    ablation: bool,
 }
 
 /// An experiment's GC regime.
@@ -259,8 +294,9 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
             sized.nand.planes_per_die = x.planes;
             sized.cache.slot_release = x.slot_release.value(base.cache.slot_release);
             x.gc_regime.apply(&mut sized);
+            let ablation = if x.ablation { &ABLATION[..] } else { &[] };
             for &factor in &x.factors {
-                for scheme in SCHEMES {
+                for &scheme in SCHEMES.iter().chain(ablation) {
                     let mut cfg = sized.clone();
                     cfg.cache.capacity_footprint_fraction = factor / 1000.0;
                     scheme.apply(&mut cfg);
@@ -296,6 +332,8 @@ pub struct Row {
     pub user_cases: [f64; 4],
     /// Share of GC's die-level programs that are aligned.
     pub gc_aligned: f64,
+    /// Share of the pages read that multi-plane reads served (Die-Read).
+    pub multiplane_reads: f64,
     pub hit_ratio: f64,
     pub gc_invocations: u64,
     pub erases: u64,
@@ -337,6 +375,7 @@ const FIELDS: &[Field] = &[
     Field::fixed("user_unaligned", "sim.flash.write_cases.user.share.unaligned", 4),
     Field::fixed("user_aligned", "sim.flash.write_cases.user.share.aligned", 4),
     Field::fixed("gc_aligned", "sim.flash.write_cases.gc.share.aligned", 4),
+    Field::fixed("multiplane_reads", "sim.flash.multiplane_read_share", 4),
     Field::fixed("hit_ratio", "sim.cache.hit_ratio", 4),
     Field::int("gc_invocations", "sim.gc.invocations"),
     Field::int("erases", "sim.gc.erases"),
@@ -366,6 +405,7 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
         plane_util_busy: s.flash.plane_utilization_busy,
         user_cases: [u.single, u.mixed, u.unaligned, u.aligned],
         gc_aligned: s.flash.write_cases.gc.share.aligned,
+        multiplane_reads: s.flash.multiplane_read_share,
         hit_ratio: s.cache.hit_ratio,
         gc_invocations: s.gc.invocations,
         erases: s.gc.erases,
@@ -420,8 +460,20 @@ pub fn vs_baseline(
     factor: f64,
     f: fn(&Row) -> f64,
 ) -> Option<f64> {
-    let b = f(pick(rows, experiment, trace, Scheme::BaselineD, factor)?);
-    let x = f(pick(rows, experiment, trace, scheme, factor)?);
+    vs(rows, experiment, trace, (scheme, Scheme::BaselineD), factor, f)
+}
+
+/// `f` of `pair.0` over `f` of `pair.1` on the same trace and setting.
+pub fn vs(
+    rows: &[Row],
+    experiment: &str,
+    trace: &str,
+    pair: (Scheme, Scheme),
+    factor: f64,
+    f: fn(&Row) -> f64,
+) -> Option<f64> {
+    let b = f(pick(rows, experiment, trace, pair.1, factor)?);
+    let x = f(pick(rows, experiment, trace, pair.0, factor)?);
     (b > 0.0).then(|| x / b)
 }
 
@@ -464,7 +516,8 @@ mod tests {
     /// The shipped grid: seven experiments; `--quick` sizes the buffer sweep at 4× and 16×,
     /// the full run at five sizes; the `-held` ones hold slots, the others keep the preset's;
     /// `gc-idle` alone runs GC in idle time, the others the preset's blocking GC. With the 8
-    /// schemes on 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1 + 1) × 8 × 3 = 192 runs.
+    /// schemes on 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1 + 1) × 8 × 3 = 192 runs, and
+    /// the 3 ablation rows in `nogc` and `gc`: 2 × 3 × 3 = 18 more.
     #[test]
     fn the_experiments_file_is_the_grid_of_the_evaluation() {
         let quick = experiments(true).unwrap();
@@ -472,6 +525,8 @@ mod tests {
         assert_eq!(names, ["nogc", "gc", "planes4", "buffer", "nogc-held", "gc-held", "gc-idle"]);
         let settings: usize = quick.iter().map(|x| x.factors.len()).sum();
         assert_eq!(settings * SCHEMES.len() * 3, 192);
+        let ablated: Vec<&str> = quick.iter().filter(|x| x.ablation).map(|x| x.name.as_str()).collect();
+        assert_eq!((ablated, ablated_runs(&quick)), (vec!["nogc", "gc"], 18));
         let full = experiments(false).unwrap();
         assert_eq!(full[3].factors, [0.5, 2.0, 4.0, 8.0, 16.0]);
         let held = |x: &Experiment| x.slot_release.value(SlotRelease::Evicted) == SlotRelease::Programmed;
@@ -517,6 +572,7 @@ mod tests {
             plane_util_busy: 0.5,
             user_cases: [0.0, 0.0, 0.0, 1.0],
             gc_aligned: 0.0,
+            multiplane_reads: 0.0,
             hit_ratio: 0.25,
             gc_invocations: 0,
             erases: 0,
@@ -553,9 +609,44 @@ mod tests {
         assert!(md.contains("the `gc-idle` experiment runs GC in chip idle time"), "{md}");
     }
 
+    /// Ablation runs on the 3 quick traces.
+    fn ablated_runs(xs: &[Experiment]) -> usize {
+        xs.iter().filter(|x| x.ablation).map(|x| x.factors.len()).sum::<usize>() * ABLATION.len() * 3
+    }
+
+    /// The ablation rows are Baseline-D with one of SPD's parts each: none of them reads
+    /// multi-plane (the main Baseline-D, Die-Read alone, does); Die-Write alone has SPD's
+    /// buffer and aligned sets but GC per plane; Die-GC alone has Baseline-D's buffer and
+    /// static planes, aligned sets, and pads its last group (the buffer route needs SPD's).
+    #[test]
+    fn each_ablation_row_adds_one_part_to_baseline_d() {
+        let base = preset().unwrap();
+        let with = |s: Scheme| {
+            let mut c = base.clone();
+            s.apply(&mut c);
+            c
+        };
+        let (none, write, gc, d) =
+            (with(Scheme::AblNone), with(Scheme::AblDieWrite), with(Scheme::AblDieGc), with(Scheme::BaselineD));
+        assert!(d.nand.multiplane_reads && with(Scheme::Spd).nand.multiplane_reads);
+        assert!(!none.nand.multiplane_reads && !write.nand.multiplane_reads && !gc.nand.multiplane_reads);
+        let mut d_off = d.clone();
+        d_off.nand.multiplane_reads = false;
+        assert_eq!(none, d_off, "none = Baseline-D without multi-plane reads");
+        assert_eq!(
+            (write.cache.policy, write.ftl.gc.unit, write.ftl.block_alignment),
+            (CachePolicy::Spd, GcUnit::Plane, BlockAlignment::Die)
+        );
+        assert_eq!(
+            (gc.cache.policy, gc.ftl.gc.unit, gc.ftl.gc.die_leftover),
+            (CachePolicy::BaselineD, GcUnit::Die, DieLeftover::Pad)
+        );
+        assert_eq!(gc.ftl.allocation, d.ftl.allocation);
+    }
+
     #[test]
     fn every_scheme_is_a_valid_config_of_the_preset() {
-        for s in SCHEMES {
+        for s in SCHEMES.iter().chain(&ABLATION).copied() {
             let mut cfg = preset().expect("preset");
             s.apply(&mut cfg);
             cfg.validate(PRESET_NAME).unwrap_or_else(|e| panic!("{}: {e}", s.name()));

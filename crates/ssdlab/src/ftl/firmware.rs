@@ -12,12 +12,22 @@
 //! queue; with `map_unit = "hardware"` the map work has one server of its own and the cores
 //! only issue. All costs 0 (the default): no time is spent and nothing is scheduled.
 //!
+//! With `map_unit = "hardware"` and `map_queue` > 0, the unit's input queue holds at most
+//! that many packets (FMMU §4.6's request queues; the size is [I]): a packet sent to a full
+//! queue holds the core that sends it (the host request manager) until a packet ahead of it
+//! is done, so a saturated unit slows the issuing of requests. With `map_queue = 0` (the
+//! default) the queue has no bound: work nobody waits for (an update after its program, a
+//! flush) is booked ahead without limit, and a saturated unit holds nothing back but the
+//! requests that wait for their own lookup.
+//!
 //! Each lookup or update is charged once (`charges = "once"`, docs/techniques.md §9.7
 //! "Charges" [I]): a request joining a CMT block another request already waits for costs a
 //! hit, a CMT miss on another block of a translation page being read a miss, and the fill
 //! that answers the waiting requests is part of those costs. `charges = "with_fill"` is the
 //! earlier rule: any request joining a read in flight costs a hit, and every request answered
 //! when its page arrives a hit again (a miss then cost `miss_ns + hit_ns`).
+
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
@@ -70,9 +80,15 @@ pub struct Firmware {
     flush_ps: Ps,
     flush_block_ps: Ps,
     charges: Charges,
+    /// The map unit's queue bound in packets (0: none).
+    queue_cap: usize,
+    /// With a bound: when each packet in the map unit's queue is done, in queue order.
+    queued: VecDeque<Ps>,
     /// Server time spent, cores and hardware unit.
     pub core_busy_ps: u128,
     pub unit_busy_ps: u128,
+    /// Time cores were held sending to a full map-unit queue.
+    pub queue_wait_ps: u128,
 }
 
 impl Firmware {
@@ -87,8 +103,11 @@ impl Firmware {
             flush_ps: ns_to_ps(f.flush_ns),
             flush_block_ps: ns_to_ps(f.flush_block_ns),
             charges: f.charges,
+            queue_cap: f.map_queue as usize,
+            queued: VecDeque::new(),
             core_busy_ps: 0,
             unit_busy_ps: 0,
+            queue_wait_ps: 0,
         }
     }
 
@@ -134,9 +153,32 @@ impl Firmware {
                 let end = now.max(self.unit) + cost;
                 self.unit = end;
                 self.unit_busy_ps += cost as u128;
+                if self.queue_cap > 0 {
+                    self.hold_sender(now, end);
+                }
                 end
             }
         })
+    }
+
+    /// A packet done at `end` joins the map unit's queue at `now`. Packets done by `now`
+    /// have left it; if `queue_cap` or more remain, the sender (the core that frees first)
+    /// waits until the one `queue_cap` places ahead is done, and the packet enters then.
+    fn hold_sender(&mut self, now: Ps, end: Ps) {
+        while self.queued.front().is_some_and(|&e| e <= now) {
+            self.queued.pop_front();
+        }
+        let n = self.queued.len();
+        if n >= self.queue_cap {
+            let room_at = self.queued[n - self.queue_cap];
+            let core = self.cores.iter_mut().min().expect("at least one core");
+            let from = now.max(*core);
+            if room_at > from {
+                self.queue_wait_ps += (room_at - from) as u128;
+                *core = room_at;
+            }
+        }
+        self.queued.push_back(end);
     }
 
     fn on_core(&mut self, now: Ps, cost: Ps) -> Ps {
@@ -168,6 +210,8 @@ pub struct FirmwareConfig {
     pub map_unit: MapUnit,
     /// once | with_fill: how lookups that wait for a translation page are charged.
     pub charges: Charges,
+    /// Packets the hardware map unit's input queue holds at most (0: no bound).
+    pub map_queue: u32,
 }
 
 impl Default for FirmwareConfig {
@@ -181,6 +225,7 @@ impl Default for FirmwareConfig {
             flush_block_ns: 0.0,
             map_unit: MapUnit::Cores,
             charges: Charges::Once,
+            map_queue: 0,
         }
     }
 }
@@ -200,7 +245,18 @@ impl FirmwareConfig {
                 ("ftl.firmware.flush_ns", self.flush_ns),
                 ("ftl.firmware.flush_block_ns", self.flush_block_ns),
             ],
-        )
+        )?;
+        require_at_most(file, &[("ftl.firmware.map_queue", self.map_queue, 1 << 20)])?;
+        if self.map_queue > 0 && self.map_unit != MapUnit::Hardware {
+            let why = "bounds the hardware map unit's queue: on the cores map work shares the issuing queue already; set ftl.firmware.map_unit = \"hardware\" or drop the key";
+            return Err(crate::error::Error::config(
+                file,
+                0,
+                "ftl.firmware.map_queue",
+                &format!("ftl.firmware.map_queue = {}: {why}", self.map_queue),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -262,6 +318,33 @@ mod tests {
         assert_eq!(f.map_work(0, MapWork::Flush { blocks: 4 }), Some(160_000 + 1_040_000));
         assert_eq!(f.request_done_at(0), Some(200_000), "the core was not touched by map work");
         assert_eq!(f.servers(), (1, 1));
+    }
+
+    /// A map unit of 1 µs per packet whose queue holds 2, one core issuing in 0.5 µs. Four
+    /// packets at 0 end at 1, 2, 3 and 4 µs. The first two find room; the third finds 2
+    /// queued and holds the core until the first is done (1 µs), the fourth until the second
+    /// is (2 µs): the core waited 2 µs, and a request issued at 0 ends at 2.5 µs, not 0.5.
+    /// By 3.5 µs only the fourth packet is left: a fifth then enters at once. Without a
+    /// bound the core never waits.
+    #[test]
+    fn a_full_map_unit_queue_holds_the_core_that_sends() {
+        let mut c = Sections::default();
+        c.ftl.firmware.map_unit = MapUnit::Hardware;
+        (c.ftl.firmware.hit_ns, c.ftl.firmware.op_cost_ns) = (1000.0, 500.0);
+        let us = 1_000_000;
+        for (cap, issue_end, wait) in [(2, 2 * us + us / 2, 2 * us), (0, us / 2, 0)] {
+            c.ftl.firmware.map_queue = cap;
+            let mut f = Firmware::new(&c.ftl.firmware);
+            let ends: Vec<Option<Ps>> = (0..4).map(|_| f.map_work(0, MapWork::Hit)).collect();
+            assert_eq!(ends, vec![Some(us), Some(2 * us), Some(3 * us), Some(4 * us)], "cap {cap}");
+            assert_eq!((f.queue_wait_ps, f.request_done_at(0)), (wait as u128, Some(issue_end)), "cap {cap}");
+            let before = f.queue_wait_ps;
+            assert_eq!(f.map_work(3 * us + us / 2, MapWork::Hit), Some(5 * us));
+            assert_eq!(f.queue_wait_ps, before, "cap {cap}: room at 3.5 µs");
+        }
+        let mut bad = c.ftl.firmware.clone();
+        (bad.map_queue, bad.map_unit) = (2, MapUnit::Cores);
+        assert!(bad.validate("t").unwrap_err().to_string().contains("ftl.firmware.map_queue"));
     }
 
     /// A miss then its fill, 1 core, hit 1.5 µs, miss 4.5 µs. Charged once (the default):

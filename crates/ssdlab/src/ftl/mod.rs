@@ -382,6 +382,11 @@ impl Ftl {
         self.demand.as_mut().expect("a map cache").tp_programmed(tp_lpn - self.logical_pages);
     }
 
+    /// Time cores were held sending to a full map-unit queue.
+    pub fn firmware_queue_wait_ps(&self) -> u128 {
+        self.firmware.queue_wait_ps
+    }
+
     /// The map cache's counters, if there is one.
     pub fn map_stats(&self) -> Option<&MapStats> {
         self.demand.as_ref().map(|d| &d.stats)

@@ -32,6 +32,9 @@ pub struct NandConfig {
     pub t_erase_us: f64,
     /// Allow multi-plane commands (same die, different planes, same page offset).
     pub multiplane: bool,
+    /// Reads may be multi-plane commands too (with `multiplane`); false keeps multi-plane
+    /// programs and erases but reads each plane alone (SPD's Die-Read removed).
+    pub multiplane_reads: bool,
     /// Multi-plane commands also need the same block index in every plane.
     pub multiplane_same_block: bool,
     /// same_page | independent: where the planes of a multi-plane command may work.
@@ -201,6 +204,7 @@ impl Default for NandConfig {
             t_program_us: vec![750.0, 750.0],
             t_erase_us: 3800.0,
             multiplane: true,
+            multiplane_reads: true,
             multiplane_same_block: false,
             multiplane_addressing: MultiplaneAddressing::SamePage,
             die_interleave: true,

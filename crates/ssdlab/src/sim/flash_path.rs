@@ -256,7 +256,7 @@ impl Simulation {
         }
         let dies = self.dies_in(txs);
         let pages = if self.geo.units_per_page == 1 { txs.len() as u32 } else { self.close_flash_pages(op, txs) };
-        self.stats.saw(Seen::Command { pages, dies });
+        self.stats.saw(Seen::Command { pages, dies, read: op == FlashOp::Read });
         self.phy.start(chip, op, txs, self.tsu.records(), &mut self.q);
     }
 

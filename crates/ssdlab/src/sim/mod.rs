@@ -84,6 +84,8 @@ pub struct Outcome {
     pub partition: Option<crate::ftl::PartitionReport>,
     /// Firmware servers and their busy time: cores, hardware units, core ps, unit ps.
     pub firmware: (u32, u32, u128, u128),
+    /// Time cores were held sending to a full map-unit queue (`ftl.firmware.map_queue`).
+    pub firmware_queue_wait_ps: u128,
     pub check: Option<CheckResult>,
     pub timeline: Option<Timeline>,
     /// Chip time of GC charged to each flow (µs), when the TSU policy charges GC (FLIN).
@@ -427,6 +429,7 @@ impl Simulation {
             map: self.ftl.map_stats().cloned(),
             partition: self.ftl.partition().map(|p| p.report()),
             firmware: self.ftl.firmware_busy(),
+            firmware_queue_wait_ps: self.ftl.firmware_queue_wait_ps(),
             preconditioned_pages: self.preconditioned_pages,
             config: self.cfg,
             workload: self.workload,

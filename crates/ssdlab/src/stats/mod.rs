@@ -207,6 +207,9 @@ pub struct Stats {
     /// Pages served by commands of each kind: Sprinkler's Figure 14 counts I/O served, not
     /// commands.
     pub flp_pages: [u64; 4],
+    /// The same for read commands alone: how many of the pages read were read by a
+    /// multi-plane command (SPD's Die-Read, `nand.multiplane_reads`).
+    pub read_flp_pages: [u64; 4],
     /// Die-level programs by write case.
     pub write_cases: WriteCases,
     /// The PHY's counters (array time, plane idleness in commands, GC chip time,
@@ -407,13 +410,16 @@ impl Stats {
 
     /// A command of `pages` pages over `dies` dies started.
     #[inline]
-    pub fn command(&mut self, pages: u32, dies: u32) {
+    pub fn command(&mut self, pages: u32, dies: u32, read: bool) {
         self.commands += 1;
         self.page_ops += pages as u64;
         // Several dies: die-interleaved (bit 0); more pages than dies: multi-plane (bit 1).
         let kind = usize::from(dies > 1) | usize::from(pages > dies) << 1;
         self.flp_commands[kind] += 1;
         self.flp_pages[kind] += pages as u64;
+        if read {
+            self.read_flp_pages[kind] += pages as u64;
+        }
     }
 }
 
@@ -425,8 +431,8 @@ pub enum Seen {
     RmwRead,
     /// A GC move the host overtook was dropped when its program was built.
     GcMoveDropped,
-    /// A command started on a chip: `pages` page operations over `dies` dies.
-    Command { pages: u32, dies: u32 },
+    /// A command started on a chip: `pages` page operations over `dies` dies, a read or not.
+    Command { pages: u32, dies: u32, read: bool },
     /// An erase command finished.
     EraseCommandDone,
     /// A translation page's program started.
@@ -476,7 +482,7 @@ impl Stats {
             Seen::GcMoveDropped => self.gc_moves_dropped += 1,
             Seen::GcPageRead => self.gc_pages_read += 1,
             Seen::GcLookup => self.gc_lookups += 1,
-            Seen::Command { pages, dies } => self.command(pages, dies),
+            Seen::Command { pages, dies, read } => self.command(pages, dies, read),
             Seen::EraseCommandDone => self.erase_commands += 1,
             Seen::MapPageProgrammed => self.map_pages_programmed += 1,
             Seen::GcPadPage => self.gc_pad_pages += 1,
@@ -516,7 +522,23 @@ impl Stats {
 
 #[cfg(test)]
 mod tests {
-    use super::{Latency, CDF_FRACTIONS};
+    use super::{Latency, Stats, CDF_FRACTIONS, FLP_BOTH, FLP_DIE_INTERLEAVE, FLP_MULTI_PLANE, FLP_SINGLE};
+
+    /// Commands by kind, and read commands apart: a read of 3 pages on 2 dies (both), a read
+    /// of 2 pages on 2 dies (interleaved), a one-page read (single), a program of 2 pages on
+    /// one die (multi-plane, not a read). Read pages: 3 + 2 + 1 = 6, of which 3 multi-plane.
+    #[test]
+    fn read_commands_are_counted_by_kind_apart() {
+        let mut s = Stats::new(1);
+        s.command(3, 2, true);
+        s.command(2, 2, true);
+        s.command(1, 1, true);
+        s.command(2, 1, false);
+        assert_eq!((s.commands, s.page_ops), (4, 8));
+        assert_eq!(s.flp_pages, [1, 2, 2, 3]);
+        let r = s.read_flp_pages;
+        assert_eq!((r[FLP_SINGLE], r[FLP_DIE_INTERLEAVE], r[FLP_MULTI_PLANE], r[FLP_BOTH]), (1, 2, 0, 3));
+    }
 
     /// 1, 2, …, 1000 µs: the q-quantile is 1000·q µs, to the histogram's 3 significant digits.
     #[test]

@@ -68,6 +68,7 @@ impl Tsu {
             geo: geo.clone(),
             rules: Rules {
                 multiplane: nand.multiplane,
+                multiplane_reads: nand.multiplane && nand.multiplane_reads,
                 multiplane_same_block: nand.multiplane_same_block,
                 independent_planes: nand.multiplane_addressing == MultiplaneAddressing::Independent,
                 die_interleave: nand.die_interleave,

@@ -214,6 +214,32 @@ fn programs_following_one_multi_plane_read_start_as_one_multi_plane_program() {
     assert!(o.sim_time_ps < bound, "last write done at {} ps, bound {bound}", o.sim_time_ps);
 }
 
+/// The same run with `nand.multiplane_reads` on and off: on, the two read-modify-write reads
+/// (same offset, two planes) are one two-plane read, so 2 of the 3 pages read came from a
+/// multi-plane read (`multiplane_read_share` 2/3) in 3 commands; off, they are read one
+/// plane at a time — 4 commands, a share of 0 — and the two programs still go as one
+/// two-plane program.
+#[test]
+fn multiplane_reads_off_splits_the_two_plane_read_and_keeps_the_two_plane_program() {
+    for (reads, commands, multi_plane, share) in [(true, 3, 2, 2.0 / 3.0), (false, 4, 1, 0.0)] {
+        let mut cfg = gc_lab(VictimPolicy::Greedy);
+        cfg.hil.hazards = Hazards::FuaOnly;
+        cfg.nand.multiplane_reads = reads;
+        let path = trace_file("rmw-mp-reads", &[(0, 2 * 16, 16, true), (0, 0, 8, false), (0, 16, 8, false)]);
+        let mut wl = trace_workload(path, Replay::Timestamps, 8);
+        wl.precondition = Some(PreconditionSpec { occupancy: 0.5, pattern: Pattern::Sequential });
+        let o = run(&cfg, &wl);
+        assert_eq!((o.stats.rmw_reads, o.stats.commands), (2, commands), "reads {reads}");
+        assert_eq!(o.stats.flp_commands[ssdlab::stats::FLP_MULTI_PLANE], multi_plane, "reads {reads}");
+        let r = Report::from_outcome(&o);
+        assert!(
+            (r.sim.flash.multiplane_read_share - share).abs() < 1e-12,
+            "reads {reads}: {}",
+            r.sim.flash.multiplane_read_share
+        );
+    }
+}
+
 // ---------------------------------------------------------------------- 2. TSU policy
 
 #[test]

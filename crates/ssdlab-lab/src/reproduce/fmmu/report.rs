@@ -10,6 +10,7 @@ use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{plot, Options};
 use ssdlab::Config;
 
+mod ablation;
 mod differences;
 
 /// REPORT.md's prose: `experiments/fmmu/report.md`, its values set by [`report_md`].
@@ -102,6 +103,7 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, 
     let b = Bounds::of(base);
     bounds(&mut v, base, &b);
     differences::values(&mut v, rows, base, &b);
+    ablation::values(&mut v, rows, base);
     setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
 }
@@ -131,6 +133,13 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             "DFTL_COSTS" => format!("{}, {}", super::DFTL_HIT_NS, super::DFTL_MISS_NS),
             "CDFTL_LOOKUP_NS" => super::CDFTL_LOOKUP_NS.to_string(),
             "PER_BLOCK_NS" => super::PER_BLOCK_NS.to_string(),
+            "ABL_NO_HW" => {
+                let k = super::software_costs(Kind::Cdftl, false);
+                format!("4 cores; lookup {}, issue {}, per CMT block {} (ns)", k.hit_ns, k.issue_ns, k.flush_block_ns)
+            }
+            "SCAN_COSTS" => {
+                super::SCAN_PS.iter().map(|&p| format!("{}", p as f64 / 1000.0)).collect::<Vec<_>>().join(", ")
+            }
             "QUEUE_DEPTH" => QUEUE_DEPTH.to_string(),
             "SYNTHETIC_REQUESTS" => {
                 SYNTHETIC.iter().map(|w| format!("{} {}", w.name(), w.requests(quick))).collect::<Vec<_>>().join("; ")

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+mod ablation;
+
 use super::{pick, traces_in, vs_baseline, Row, Scheme, GC_FILL, SCHEMES};
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{geomean, Options};
@@ -71,6 +73,7 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     v.set("gc_idle_ratios", ratio_table(rows, "gc-idle", idle, WITH_GC));
     v.set("gc_idle_runs", absolute_rows(rows, "gc-idle"));
     claims(&mut v, rows);
+    v.set("ablation", ablation::section(rows));
     differences(&mut v, rows);
     setup(&mut v, base);
     render(TEMPLATE_NAME, TEMPLATE, &v)

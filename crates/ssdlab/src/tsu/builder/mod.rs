@@ -4,7 +4,8 @@
 //! The rules (ONFI multi-plane and die interleaving, docs/techniques.md §4):
 //! - one command, one operation (read, program, erase or copyback) and one queue class;
 //! - at most one transaction per plane;
-//! - planes of one die join only at the same page offset (`nand.multiplane`), and with
+//! - planes of one die join only at the same page offset (`nand.multiplane`; reads only
+//!   with `nand.multiplane_reads` too), and with
 //!   `nand.multiplane_same_block` also in the same block; with
 //!   `nand.multiplane_addressing = "independent"` at any page of any block; an erase works at
 //!   offset 0 of its block, a program at its plane's write point, a read wherever its page is;
@@ -54,6 +55,8 @@ pub trait FtlView {
 #[derive(Debug, Clone, Copy)]
 pub struct Rules {
     pub multiplane: bool,
+    /// Reads may be multi-plane too (`nand.multiplane` and `nand.multiplane_reads`).
+    pub multiplane_reads: bool,
     pub multiplane_same_block: bool,
     /// Planes of one die may join at any page (`nand.multiplane_addressing = "independent"`).
     pub independent_planes: bool,
@@ -386,7 +389,9 @@ impl Builder {
         if want.is_none() && dies.in_command != 0 && !rules.die_interleave {
             return None;
         }
-        if want.is_some() && !rules.multiplane {
+        // Another plane of a die already in the command: a multi-plane command, which reads
+        // may be refused alone (`nand.multiplane_reads`, SPD's Die-Read removed).
+        if want.is_some() && !(if traits.read { rules.multiplane_reads } else { rules.multiplane }) {
             return None;
         }
         let (lo, hi) = scan_range(work.queues, class, traits, cand, want, rules)?;

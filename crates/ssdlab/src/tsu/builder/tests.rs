@@ -138,6 +138,30 @@ fn reads_at_one_offset_share_a_die_and_another_die_interleaves() {
     assert_eq!(k.build(QueueClass::UserRead, None), None);
 }
 
+/// `nand.multiplane_reads = false` (SPD's Die-Read removed): two user reads at one offset
+/// (page 5) on the two planes of die 0 go as one two-plane read with it on, as two
+/// one-plane reads with it off; programs on the same planes at one write point (4) still
+/// pair either way. Map reads (GC reads alike: every read class) follow the same rule.
+#[test]
+fn multiplane_reads_off_reads_each_plane_alone_and_keeps_multi_plane_programs() {
+    for reads in [true, false] {
+        let mut c = config();
+        c.nand.multiplane_reads = reads;
+        let mut k = Case::new(&c);
+        let a = k.user_read(10, 0, 1, 5);
+        let b = k.user_read(11, 1, 1, 5);
+        let expect = if reads { vec![a, b] } else { vec![a] };
+        assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, expect)), "reads {reads}");
+        if !reads {
+            assert_eq!(k.build(QueueClass::UserRead, None), Some((FlashOp::Read, vec![b])));
+        }
+        assert_eq!(k.build(QueueClass::UserRead, None), None, "reads {reads}: both served");
+        k.ftl.user_offset = [Some(4), Some(4), None, None];
+        let (p0, p1) = (k.user_write(20, 0), k.user_write(21, 1));
+        assert_eq!(k.build(QueueClass::UserWrite, None), Some((FlashOp::Program, vec![p0, p1])), "reads {reads}");
+    }
+}
+
 /// A part that needs the same block on every plane of a multi-plane command: B (block 2)
 /// cannot join A (block 1) although their offsets match; C still interleaves.
 #[test]

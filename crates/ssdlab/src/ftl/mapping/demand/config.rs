@@ -24,6 +24,19 @@ pub enum FlushVictim {
     LruUpdate,
 }
 
+/// How a flush finds the dirty CMT blocks of the translation page it writes
+/// (`ftl.map_cache.flush_find`; docs/techniques.md §9.5 items 5 and 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlushFind {
+    /// Along the dirty translation list's `next` links: only the page's dirty blocks are
+    /// visited (FMMU §4.2).
+    Links,
+    /// By testing every CMT block (DFTL and CDFTL, FMMU §5.2 Fig. 10c; TPFTL: its page's
+    /// node): the flush visits the whole CMT.
+    Scan,
+}
+
 /// When a host write's map entry is looked up (`ftl.map_cache.update_order`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,6 +116,9 @@ pub struct MapCacheConfig {
     /// ... until they are back at this fraction.
     pub high_watermark: Option<f64>,
     pub flush_victim: Option<FlushVictim>,
+    /// links | scan: how a flush finds its page's dirty CMT blocks (`links` needs FMMU's
+    /// dirty translation list).
+    pub flush_find: Option<FlushFind>,
     /// Translation-page reads in flight at most; further misses wait in order.
     pub max_outstanding_misses: Option<u32>,
     pub update_order: Option<UpdateOrder>,
@@ -172,9 +188,12 @@ pub struct Params {
     pub update_order: UpdateOrder,
     pub update_target: UpdateTarget,
     pub gc_update: GcUpdate,
-    /// Dirty blocks are linked per translation page (FMMU's DTL `next` links): a flush
-    /// visits only them, where DFTL and CDFTL test every CMT block.
+    /// The scheme keeps a dirty translation list (FMMU's DTL), which picks the page a
+    /// watermark flush writes.
     pub dirty_links: bool,
+    /// How a flush finds its page's dirty blocks: along the DTL's `next` links (FMMU's
+    /// default) or by testing every CMT block (DFTL, CDFTL, TPFTL; FMMU without its links).
+    pub flush_find: FlushFind,
     /// The CMT is TP nodes (TPFTL's, [`crate::ftl::mapping::demand::tpftl::nodes`]) rather
     /// than a block cache.
     pub tp_nodes: bool,
@@ -248,9 +267,10 @@ impl MapCacheConfig {
             low_watermark: low,
             high_watermark: high,
             flush_victim: self.flush_victim(file, kind, d)?,
+            flush_find: self.flush_find(file, kind, d)?,
             max_outstanding_misses: max_out,
             update_order: self.update_order.unwrap_or(d.update_order),
-            update_target: self.update_target(file, kind, d)?,
+            update_target: self.update_target(file, kind, ctp_pages)?,
             gc_update: self.gc_update.unwrap_or(d.gc_update),
             dirty_links: d.dirty_links,
             tp_nodes: d.tp_nodes.is_some(),
@@ -276,10 +296,25 @@ impl MapCacheConfig {
         }
     }
 
-    /// Where updates go; `ctp` needs a CTP (two-level schemes).
-    fn update_target(&self, file: &str, kind: MappingKind, d: &SchemeDefaults) -> Result<UpdateTarget> {
+    /// How flushes find their dirty blocks: following links needs the dirty translation
+    /// list, so DFTL, CDFTL and TPFTL (which test every block) reject `links`.
+    fn flush_find(&self, file: &str, kind: MappingKind, d: &SchemeDefaults) -> Result<FlushFind> {
+        match self.flush_find {
+            Some(FlushFind::Links) if !d.dirty_links => {
+                let why = format!(
+                    "{kind:?} has no dirty translation list to follow: its flushes test every CMT block (\"scan\")"
+                );
+                fail(file, "ftl.map_cache.flush_find", FlushFind::Links, &why)
+            }
+            f => Ok(f.unwrap_or(if d.dirty_links { FlushFind::Links } else { FlushFind::Scan })),
+        }
+    }
+
+    /// Where updates go; `ctp` needs a CTP (`ctp_pages` > 0: a two-level scheme whose CMT
+    /// leaves it room).
+    fn update_target(&self, file: &str, kind: MappingKind, ctp_pages: u64) -> Result<UpdateTarget> {
         match self.update_target {
-            Some(UpdateTarget::Ctp) if d.cmt_bytes.is_none() => {
+            Some(UpdateTarget::Ctp) if ctp_pages == 0 => {
                 let why = format!("{kind:?} has no CTP: updates can only go to the CMT");
                 fail(file, "ftl.map_cache.update_target", UpdateTarget::Ctp, &why)
             }
@@ -320,7 +355,8 @@ impl MapCacheConfig {
     }
 
     /// The two levels' sizes: CMT blocks of `block_bytes`, and whole translation pages of
-    /// CTP (0 for one-level schemes).
+    /// CTP (0 for one-level schemes, and for a two-level scheme whose `cmt_bytes` is all of
+    /// `ram_bytes`: its second level removed, FMMU's CTP ablation).
     fn levels(
         &self,
         file: &str,
@@ -357,12 +393,12 @@ impl MapCacheConfig {
                 &format!("gives {cmt_blocks} CMT blocks of {block_bytes} bytes"),
             );
         }
-        if d.cmt_bytes.is_some() && ctp_pages == 0 {
+        if d.cmt_bytes.is_some() && ctp_pages == 0 && cmt_bytes < ram {
             return fail(
                 file,
                 "ftl.map_cache.cmt_bytes",
                 cmt_bytes,
-                "leaves no room for one translation page in the CTP",
+                "leaves no room for one translation page in the CTP (all of ram_bytes: one level, no CTP)",
             );
         }
         Ok((cmt_blocks, ctp_pages))
@@ -423,5 +459,33 @@ mod tests {
             let e = ctp.resolve("t", kind, 4096).unwrap_err().to_string();
             assert!(e.contains("ftl.map_cache.update_target"), "{kind:?}: {e}");
         }
+    }
+
+    /// FMMU's ablations: `flush_find = "scan"` keeps its DTL but tests every CMT block;
+    /// the schemes without a DTL scan already and reject `links`. A CMT of all the RAM
+    /// removes the CTP: 1,114,112 B / (16 × 4 + 4) B = 16,384 blocks, as DFTL's one level;
+    /// a CMT leaving less than a page for the CTP is still an error, and so are CTP updates
+    /// with no CTP.
+    #[test]
+    fn fmmu_without_its_links_or_its_ctp() {
+        let scan = MapCacheConfig { flush_find: Some(FlushFind::Scan), ..MapCacheConfig::default() };
+        let p = scan.resolve("t", MappingKind::Fmmu, 16384).expect("FMMU may scan");
+        assert_eq!((p.dirty_links, p.flush_find), (true, FlushFind::Scan));
+        let fmmu = MapCacheConfig::default().resolve("t", MappingKind::Fmmu, 16384).unwrap();
+        assert_eq!((fmmu.flush_find, fmmu.ctp_pages), (FlushFind::Links, 64));
+        let links = MapCacheConfig { flush_find: Some(FlushFind::Links), ..MapCacheConfig::default() };
+        for kind in [MappingKind::Dftl, MappingKind::Cdftl, MappingKind::Tpftl] {
+            assert_eq!(MapCacheConfig::default().resolve("t", kind, 16384).unwrap().flush_find, FlushFind::Scan);
+            let e = links.resolve("t", kind, 16384).unwrap_err().to_string();
+            assert!(e.contains("ftl.map_cache.flush_find"), "{kind:?}: {e}");
+        }
+        let ram = DEFAULT_RAM_BYTES;
+        let one = MapCacheConfig { cmt_bytes: Some(ram), ..MapCacheConfig::default() };
+        let p = one.resolve("t", MappingKind::Fmmu, 16384).expect("one level");
+        assert_eq!((p.cmt_blocks, p.ctp_pages), (16_384, 0));
+        let short = MapCacheConfig { cmt_bytes: Some(ram - 100), ..MapCacheConfig::default() };
+        assert!(short.resolve("t", MappingKind::Fmmu, 16384).unwrap_err().to_string().contains("cmt_bytes"));
+        let ctp = MapCacheConfig { update_target: Some(UpdateTarget::Ctp), ..one };
+        assert!(ctp.resolve("t", MappingKind::Fmmu, 16384).unwrap_err().to_string().contains("update_target"));
     }
 }

@@ -4,7 +4,9 @@
 //!
 //! FMMU links a page's dirty blocks through `next` pointers so a flush visits only them;
 //! here the blocks of a page are found by index (they are consecutive tags), and the
-//! firmware model charges the flush as the scheme's hardware or software would.
+//! firmware model charges the flush for what it would visit: the page's dirty blocks along
+//! the links, or every CMT block without them (`ftl.map_cache.flush_find = "scan"`, the
+//! list then only choosing the page).
 
 use std::collections::VecDeque;
 

@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 
 use blocks::{BlockCache, Evicted};
 use cmt::Cmt;
-use config::{Params, UpdateOrder, UpdateTarget};
+use config::{FlushFind, Params, UpdateOrder, UpdateTarget};
 use dtl::Dtl;
 use lazy::LazyTable;
 
@@ -538,10 +538,12 @@ impl DemandMap {
     }
 
     /// Write back translation page `vtpn`'s dirty entries (batched: every dirty CMT block of
-    /// the page, unless `batch_on_evict` is off and an eviction asked for it).
+    /// the page, unless `batch_on_evict` is off and an eviction asked for it). Finding them
+    /// costs a test of every CMT block (`flush_find = "scan"`), or a visit of each along the
+    /// dirty links (`"links"`, counted as they are cleaned).
     fn flush(&mut self, vtpn: u32, truth: &PageMap) {
         self.stats.flushes += 1;
-        if !self.p.dirty_links {
+        if self.p.flush_find == FlushFind::Scan {
             self.stats.flush_blocks_scanned += self.cmt.flush_scan(vtpn) as u64;
         }
         if self.ctp.as_ref().is_some_and(|c| c.contains(vtpn)) {
@@ -592,10 +594,10 @@ impl DemandMap {
         cleaned
     }
 
-    /// A flush cleaned `n` blocks (with dirty links, those are all it visits).
+    /// A flush cleaned `n` blocks (following dirty links, those are all it visits).
     fn cleaned(&mut self, n: u64) {
         self.stats.flush_blocks_cleaned += n;
-        if self.p.dirty_links {
+        if self.p.flush_find == FlushFind::Links {
             self.stats.flush_blocks_scanned += n;
         }
     }

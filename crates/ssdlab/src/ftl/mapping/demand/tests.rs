@@ -2,7 +2,7 @@
 //! translation page (4 pages), every page on flash holding the true map (lpn → 100 + lpn).
 
 use super::blocks::Replacement;
-use super::config::{FlushVictim, GcUpdate, Params, TpRead, UpdateOrder, UpdateTarget};
+use super::config::{FlushFind, FlushVictim, GcUpdate, Params, TpRead, UpdateOrder, UpdateTarget};
 use super::*;
 
 fn params(cmt_blocks: u32) -> Params {
@@ -23,6 +23,7 @@ fn params(cmt_blocks: u32) -> Params {
         update_target: UpdateTarget::Cmt,
         gc_update: GcUpdate::Batch,
         dirty_links: false,
+        flush_find: FlushFind::Scan,
         tp_nodes: false,
         prefetch: false,
         tp_read: TpRead::Page,
@@ -391,12 +392,16 @@ fn a_page_read_for_a_lookup_leaves_the_cmts_dirty_entries_in_the_cmt() {
 /// cleaning 0, 1, 2 — 5 non-dirty, past the high watermark: done. Page 1's 8, 9, 10 stay
 /// dirty. FMMU's DTL would pick page 1 instead: both pages have 3 dirty blocks of 8 and
 /// were updated since the last scan; page 1, registered first, scores 3/8 + 1 = 1.375
-/// against page 0's 3/8 + 15/16 = 1.3125 — and its flush visits only its 3 dirty blocks.
+/// against page 0's 3/8 + 15/16 = 1.3125 — and its flush visits only its 3 dirty blocks
+/// along the links; without the links (`flush_find = "scan"`, FMMU's ablation) the DTL still
+/// picks page 1, but finding its blocks tests all 8 of the CMT.
 #[test]
 fn a_watermark_flush_without_a_dirty_list_writes_the_page_of_the_lru_dirty_block() {
-    for (links, flushed, scanned) in [(false, 0, 8), (true, 1, 3)] {
+    let cases = [(false, FlushFind::Scan, 0, 8), (true, FlushFind::Links, 1, 3), (true, FlushFind::Scan, 1, 8)];
+    for (links, find, flushed, scanned) in cases {
         let mut p = params(8);
         (p.ctp_pages, p.low_watermark, p.high_watermark, p.dirty_links) = (2, 0.25, 0.5, links);
+        p.flush_find = find;
         let (mut d, mut truth) = setup(p);
         load(&mut d, &truth, 0, &[0]);
         load(&mut d, &truth, 1, &[8]);
@@ -409,13 +414,50 @@ fn a_watermark_flush_without_a_dirty_list_writes_the_page_of_the_lru_dirty_block
             }
         }
         let s = &d.stats;
-        assert_eq!((s.flushes, s.flush_blocks_scanned, s.flush_blocks_cleaned), (1, scanned, 3), "links {links}");
+        assert_eq!((s.flushes, s.flush_blocks_scanned, s.flush_blocks_cleaned), (1, scanned, 3), "{links} {find:?}");
         assert!(ios(&mut d).is_empty(), "the flush went into the CTP");
         let ctp = d.ctp.as_ref().unwrap();
         assert!(ctp.is_dirty(flushed) && !ctp.is_dirty(1 - flushed), "links {links}");
         let kept: [Lpn; 3] = if flushed == 0 { [8, 9, 10] } else { [0, 1, 2] };
         assert!(kept.iter().all(|&l| d.cmt.is_dirty(l)), "links {links}");
         assert_eq!(d.cmt.dirty_blocks(), 3);
+        d.check(&truth);
+    }
+}
+
+/// A dirty eviction's flush with and without FMMU's `next` links: a CMT of 4 single-entry
+/// blocks under LRU, no CTP, no watermarks. Updates 0, 1 (page 0) and 8, 9 (page 1) fill
+/// it with dirty blocks; an update of 16 (page 2, never written: no read) evicts the least
+/// recent, 0. Page 0 is on flash, so its flush reads it first, and when the read arrives
+/// the copy takes the evicted 0 and the still-dirty 1: 2 blocks cleaned. Following links
+/// visits those 2; scanning tests every block of the CMT, 4. Page 1's 8 and 9 stay dirty.
+#[test]
+fn an_eviction_flush_visits_its_dirty_blocks_along_links_or_the_whole_cmt_by_scan() {
+    for (find, scanned) in [(FlushFind::Links, 2), (FlushFind::Scan, 4)] {
+        let mut p = params(4);
+        (p.dirty_links, p.flush_find) = (true, find);
+        let mut truth = PageMap::new(32);
+        let mut d = DemandMap::new(p, 32, 1);
+        for t in 0..2 {
+            for l in t * 8..(t + 1) * 8 {
+                truth.set(l, 100 + l);
+            }
+            d.preconditioned(t, &truth);
+        }
+        // Pages 0 and 1 are read once, then every update hits.
+        load(&mut d, &truth, 0, &[0, 1]);
+        load(&mut d, &truth, 1, &[8, 9]);
+        for l in [0, 1, 8, 9, 16] {
+            truth.set(l, 700 + l);
+            d.update(l, &truth);
+        }
+        assert_eq!(ios(&mut d), vec![MapIo::Read(0)], "{find:?}");
+        d.tp_read_done(0, &mut Vec::new(), &truth);
+        assert_eq!(ios(&mut d), vec![MapIo::Write(0)], "{find:?}");
+        let s = &d.stats;
+        assert_eq!((s.flushes, s.flush_blocks_scanned, s.flush_blocks_cleaned), (1, scanned, 2), "{find:?}");
+        assert!(d.cmt.is_dirty(8) && d.cmt.is_dirty(9) && d.cmt.is_dirty(16) && !d.cmt.is_dirty(1));
+        d.tp_programmed(0);
         d.check(&truth);
     }
 }

@@ -4,7 +4,9 @@
 use super::nodes::TpNodes;
 use super::prefetch::Prefetch;
 use crate::ftl::mapping::demand::blocks::{Evicted, Replacement};
-use crate::ftl::mapping::demand::config::{FlushVictim, GcUpdate, MapCacheConfig, Params, UpdateOrder, UpdateTarget};
+use crate::ftl::mapping::demand::config::{
+    FlushFind, FlushVictim, GcUpdate, MapCacheConfig, Params, UpdateOrder, UpdateTarget,
+};
 use crate::ftl::mapping::demand::{DemandMap, Lookup, MapIo, Waiter};
 use crate::ftl::mapping::page::PageMap;
 use crate::ftl::mapping::{Mapping, MappingKind};
@@ -92,6 +94,7 @@ fn params(capacity: u32, prefetch: bool) -> Params {
         update_target: UpdateTarget::Cmt,
         gc_update: GcUpdate::Batch,
         dirty_links: false,
+        flush_find: FlushFind::Scan,
         tp_nodes: true,
         prefetch,
         tp_read: crate::ftl::mapping::demand::config::TpRead::Page,
