@@ -22,6 +22,9 @@
 //! - Ablation, on the main setting's mixes: FLIN with stage 1 only (`flin_stage1`) and with
 //!   stages 1+2 (`flin_stages12`), `tsu.flin.stages`, beside FLIN, `ooo` and
 //!   Sprinkler+Fairness.
+//! - Regime column ([`REGIME`]): the same mixes under the same five schedulers, paced by the
+//!   same load rule, on a preconditioned drive with MQSim's default write cache and erase
+//!   suspension (the grid's `[regime]`), with GC counters.
 //!
 //! Every flow issues requests for the same simulated time; each is also run alone (same
 //! config, seed, preconditioning) for its slowdown. Open loop, a looping flow issues the same
@@ -38,6 +41,8 @@ use serde::Deserialize;
 mod ablation;
 mod intensity;
 mod ledger;
+mod prose;
+mod regime;
 mod report;
 pub use report::check_table;
 use report::*;
@@ -59,6 +64,13 @@ pub const POLICIES: [&str; 5] = ["flin", "sprinkler", "sprinkler_fairness", "ooo
 /// (`tsu.flin.stages`), run on the main setting's mixes beside FLIN, `ooo` and
 /// Sprinkler+Fairness.
 pub const ABLATION: [&str; 2] = ["flin_stage1", "flin_stages12"];
+
+/// The regime column's experiment: the main setting's mixes on a preconditioned drive with
+/// MQSim's default write cache and erase suspension (the grid's `[regime]`).
+pub const REGIME: &str = "mix_mqsim";
+
+/// The schedulers of the regime column: the ablation's rows.
+pub const REGIME_POLICIES: [&str; 5] = ["ooo", "sprinkler_fairness", "flin_stage1", "flin_stages12", "flin"];
 
 /// The config `--set` lines of a policy.
 fn policy_sets(policy: &str) -> Vec<String> {
@@ -101,6 +113,14 @@ pub struct Row {
     pub alone_drain_ms: f64,
     /// GC erase commands in the shared run (whether GC, and FLIN's GC charging, acted).
     pub gc_erases: u64,
+    /// Pages GC moved in the shared run.
+    pub gc_pages_moved: u64,
+    /// User pages programmed in the shared run (host writes and cache write-backs).
+    pub user_pages_programmed: u64,
+    /// Programs and erases suspended for reads in the shared run.
+    pub suspensions: u64,
+    /// Each flow's drain alone (ms), in flow order.
+    pub alone_drains_ms: Vec<f64>,
     /// The shared run's mean response time of reads and of writes, all flows (µs; 0 for
     /// none).
     pub read_us: f64,
@@ -183,6 +203,33 @@ pub struct Grid {
     pub low_fraction: f64,
     /// A high-interference flow's intensity alone in the overloaded sensitivity run.
     pub overloaded_high: f64,
+    /// The regime column's drive and preconditioning.
+    pub regime: Regime,
+}
+
+/// The grid's `[regime]`: the regime column's preconditioning and its config overrides.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Regime {
+    /// Fraction of the logical space written before the run, and how.
+    pub occupancy: f64,
+    pub pattern: Pattern,
+    /// Config `--set` lines on top of the preset and each policy's.
+    pub sets: Vec<String>,
+}
+
+impl Regime {
+    /// The workload's preconditioning.
+    fn precondition(&self) -> PreconditionSpec {
+        PreconditionSpec { occupancy: self.occupancy, pattern: self.pattern }
+    }
+}
+
+/// The regime's drive (the preset with the grid's `[regime]` sets) under `policy`.
+pub fn regime_config(policy: &str) -> Result<Config> {
+    let mut sets = policy_sets(policy);
+    sets.extend(grid().regime.sets.iter().cloned());
+    Config::from_toml_str(PRESET, PRESET_NAME, &sets)
 }
 
 /// The grid (read once; the file is compiled in, and a unit test reads it).
@@ -246,7 +293,8 @@ fn templates() -> Vec<Template> {
     ]
 }
 
-/// A template made a flow: its open-loop spec (paced by `pace`), its closed-loop spec.
+/// A template made a flow: its open-loop spec (paced by `pace`), its closed-loop spec, and
+/// for a trace the shape of one pass.
 #[derive(Debug, Clone)]
 struct PoolFlow {
     name: &'static str,
@@ -254,7 +302,21 @@ struct PoolFlow {
     open: FlowSpec,
     closed: FlowSpec,
     pace: Pace,
+    shape: Option<TraceShape>,
 }
+
+/// One pass of a trace flow: its requests and loop period at speedup 1, and the least and
+/// largest intensity of its 10 ms windows at the main setting's pace (None if a pass is
+/// shorter than a window).
+#[derive(Debug, Clone, Copy)]
+struct TraceShape {
+    requests: usize,
+    period_s: f64,
+    windows: Option<(f64, f64)>,
+}
+
+/// The window over which the report shows how bursty a trace is at its pace.
+const BURST_WINDOW_PS: u64 = 10_000_000_000;
 
 impl PoolFlow {
     fn spec(&self, setting: Setting) -> FlowSpec {
@@ -287,13 +349,19 @@ enum Pace {
 /// fixed seed each, so a flow's requests are the same in every mix and alone.
 fn pool(cfg: &Config, traces: &Path) -> Result<Vec<PoolFlow>> {
     let load = intensity::DriveLoad::of(cfg);
-    let page_bytes = cfg.nand.page_bytes as u64;
     let mut out = Vec::new();
     for (i, t) in templates().into_iter().enumerate() {
-        let (open, closed, pace) = match t.base {
+        let (open, closed, pace, shape) = match t.base {
             Base::Trace(file) => {
                 let path = traces.join(file);
                 let (_, at_one) = intensity::trace_speedup(cfg, &path, 1.0)?;
+                let (requests, period_ps) = intensity::trace_pass(cfg, &path)?;
+                let speedup = Load::Feasible.target(t.high) / at_one;
+                let shape = TraceShape {
+                    requests: requests.len(),
+                    period_s: period_ps as f64 / 1e12,
+                    windows: load.window_range(&requests, period_ps, speedup, BURST_WINDOW_PS),
+                };
                 let base = FlowSpec {
                     kind: FlowKind::Trace,
                     path: Some(path),
@@ -303,20 +371,19 @@ fn pool(cfg: &Config, traces: &Path) -> Result<Vec<PoolFlow>> {
                 };
                 let open = FlowSpec { replay: Replay::Timestamps, ..base.clone() };
                 let closed = FlowSpec { replay: Replay::ClosedLoop, queue_depth: Some(t.closed_qd), ..base };
-                (open, closed, Pace::Trace { at_one })
+                (open, closed, Pace::Trace { at_one }, Some(shape))
             }
             Base::Synthetic { read_ratio, bytes } => {
                 // Offsets aligned to the request size (a multiple of the page above one
                 // page): a request touches ceil(bytes / page) pages.
-                let pages = bytes.div_ceil(page_bytes);
-                let iops_per_unit = load.synthetic_rate_iops(read_ratio, pages, 1.0);
+                let iops_per_unit = load.synthetic_rate_iops(read_ratio, bytes, 1.0);
                 let seed = Some(2018 + i as u64);
                 let base = FlowSpec { seed, ..synthetic(read_ratio, bytes, t.closed_qd, Address::Uniform, 1.0) };
                 let open = FlowSpec { queue_depth: None, ..base.clone() };
-                (open, base, Pace::Synthetic { iops_per_unit })
+                (open, base, Pace::Synthetic { iops_per_unit }, None)
             }
         };
-        out.push(PoolFlow { name: t.name, high: t.high, open, closed, pace });
+        out.push(PoolFlow { name: t.name, high: t.high, open, closed, pace, shape });
     }
     Ok(out)
 }
@@ -403,11 +470,14 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
         }
     }
     let duration_ms = if opts.quick { 100.0 } else { 400.0 };
-    let pool = pool(&Config::from_toml_str(PRESET, PRESET_NAME, &[])?, &opts.traces)?;
+    let pools = Pools {
+        main: pool(&Config::from_toml_str(PRESET, PRESET_NAME, &[])?, &opts.traces)?,
+        regime: pool(&Config::from_toml_str(PRESET, PRESET_NAME, &grid().regime.sets)?, &opts.traces)?,
+    };
     let policies: &[&'static str] = if opts.quick { &POLICIES[..3] } else { &POLICIES };
     let mut plan = Plan::default();
     plan_characterization(opts, policies, duration_ms, &mut plan)?;
-    plan_mixes(opts, policies, &pool, duration_ms, &mut plan)?;
+    plan_mixes(opts, policies, &pools, duration_ms, &mut plan)?;
 
     let reports = {
         let n = plan.jobs.len();
@@ -418,7 +488,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
 
     write_csv(&opts.out, &rows)?;
     let figures = figures(&opts.out, &rows, policies);
-    let md = report_md(opts, &rows, &pool, policies, &figures, wall.elapsed().as_secs_f64());
+    let md = report_md(opts, &rows, &pools, policies, &figures, wall.elapsed().as_secs_f64());
     let path = opts.out.join("REPORT.md");
     crate::sweep::write_atomic(&path, md.as_bytes())?;
     super::claims::write(&opts.out, &ledger::claims(&rows))?;
@@ -487,43 +557,83 @@ fn main_policies(policies: &[&'static str]) -> Vec<&'static str> {
     p
 }
 
+/// One experiment over the mixes: how its flows are paced, under which policies, on which
+/// drive.
+struct MixExperiment {
+    name: &'static str,
+    setting: Setting,
+    policies: Vec<&'static str>,
+    /// Config overrides on top of each policy's.
+    sets: Vec<String>,
+    precondition: Option<PreconditionSpec>,
+    /// Paced on the regime's drive (its write cache's DRAM counts in the load rule).
+    regime: bool,
+}
+
 /// The mixes' experiments: the main one (open loop, feasible load) under every policy and
-/// the ablation's variants; as sensitivity runs under the three main policies, the open loop
-/// overloaded and at half the main load, the closed loop and (full mode) the main setting
-/// with the drive ordering overlapping requests.
-fn mix_experiments(
-    opts: &Options,
-    policies: &[&'static str],
-) -> Vec<(&'static str, Setting, Vec<&'static str>, Option<&'static str>)> {
+/// the ablation's variants; the regime column (the main setting's pacing rule on a
+/// preconditioned drive with MQSim's write cache and erase suspension) under the ablation's
+/// rows; as sensitivity runs under the three main policies, the open loop overloaded and at
+/// half the main load, the closed loop and (full mode) the main setting with the drive
+/// ordering overlapping requests.
+fn mix_experiments(opts: &Options, policies: &[&'static str]) -> Vec<MixExperiment> {
     let main3 = POLICIES[..3].to_vec();
+    let plain = |name, setting, policies| MixExperiment {
+        name,
+        setting,
+        policies,
+        sets: Vec::new(),
+        precondition: None,
+        regime: false,
+    };
+    let regime = &grid().regime;
     let mut e = vec![
-        ("mix", Setting::OpenLoop(Load::Feasible), main_policies(policies), None),
-        ("mix_overloaded", Setting::OpenLoop(Load::Overloaded), main3.clone(), None),
-        ("mix_light", Setting::OpenLoop(Load::Light), main3.clone(), None),
-        ("mix_closed", Setting::ClosedLoop, main3.clone(), None),
+        plain("mix", Setting::OpenLoop(Load::Feasible), main_policies(policies)),
+        MixExperiment {
+            name: REGIME,
+            setting: Setting::OpenLoop(Load::Feasible),
+            policies: REGIME_POLICIES.to_vec(),
+            sets: regime.sets.clone(),
+            precondition: Some(regime.precondition()),
+            regime: true,
+        },
+        plain("mix_overloaded", Setting::OpenLoop(Load::Overloaded), main3.clone()),
+        plain("mix_light", Setting::OpenLoop(Load::Light), main3.clone()),
+        plain("mix_closed", Setting::ClosedLoop, main3.clone()),
     ];
     if !opts.quick {
-        e.push(("mix_strict", Setting::OpenLoop(Load::Feasible), main3, Some("hil.hazards=strict")));
+        e.push(MixExperiment {
+            sets: vec!["hil.hazards=strict".into()],
+            ..plain("mix_strict", Setting::OpenLoop(Load::Feasible), main3)
+        });
     }
     e
 }
 
-/// Mixes: per group of k high-interference flows (0..=4), draw mixes from the pool.
+/// The flows each experiment's mixes draw from: paced on the main drive, and on the
+/// regime's.
+struct Pools {
+    main: Vec<PoolFlow>,
+    regime: Vec<PoolFlow>,
+}
+
+/// Mixes: per group of k high-interference flows (0..=4), draw mixes from the pool (the same
+/// templates in every experiment).
 fn plan_mixes(
     opts: &Options,
     policies: &[&'static str],
-    pool: &[PoolFlow],
+    pools: &Pools,
     duration_ms: f64,
     plan: &mut Plan,
 ) -> Result<()> {
     let g = grid();
     let (flows_per_mix, max_high_per_mix) = (g.flows_per_mix, g.max_high_per_mix);
     let per_group = if opts.quick { g.quick_mixes_per_group } else { g.mixes_per_group };
-    let (high, low): (Vec<&PoolFlow>, Vec<&PoolFlow>) = pool.iter().partition(|t| t.high);
+    let (high, low): (Vec<usize>, Vec<usize>) = (0..pools.main.len()).partition(|&i| pools.main[i].high);
     let mut rng = Pcg64Mcg::seed_from_u64(g.mix_seed);
     for k in 0..=max_high_per_mix as u32 {
         for m in 0..per_group {
-            let mut chosen: Vec<&PoolFlow> = Vec::new();
+            let mut chosen: Vec<usize> = Vec::new();
             for (from, n) in [(&high, k as usize), (&low, flows_per_mix - k as usize)] {
                 let mut idx: Vec<usize> = (0..from.len()).collect();
                 for i in 0..n {
@@ -533,15 +643,16 @@ fn plan_mixes(
                 }
             }
             let mix = format!("mix{}-{}", k * 25, m);
-            for (experiment, setting, runs, extra) in mix_experiments(opts, policies) {
+            for x in mix_experiments(opts, policies) {
+                let pool = if x.regime { &pools.regime } else { &pools.main };
                 let flows: Vec<(String, FlowSpec)> =
-                    chosen.iter().map(|t| (t.name.to_string(), t.spec(setting))).collect();
-                let wl = workload(flows, duration_ms, None);
-                for policy in runs {
+                    chosen.iter().map(|&i| (pool[i].name.to_string(), pool[i].spec(x.setting))).collect();
+                let wl = workload(flows, duration_ms, x.precondition);
+                for &policy in &x.policies {
                     let mut sets = policy_sets(policy);
-                    sets.extend(extra.map(String::from));
+                    sets.extend(x.sets.iter().cloned());
                     let cfg = Config::from_toml_str(PRESET, PRESET_NAME, &sets)?;
-                    plan.push(experiment, mix.clone(), k, policy, &cfg, &wl);
+                    plan.push(x.name, mix.clone(), k, policy, &cfg, &wl);
                 }
             }
         }
@@ -577,6 +688,10 @@ fn case_row(c: &Case, reports: &[Report], duration_ms: f64) -> Row {
         drain_ms: drain(shared),
         alone_drain_ms: c.alone.iter().map(|&j| drain(&reports[j])).fold(0.0, f64::max),
         gc_erases: shared.sim.gc.erase_commands,
+        gc_pages_moved: shared.sim.gc.pages_moved,
+        user_pages_programmed: shared.sim.ftl.user_pages_programmed,
+        suspensions: shared.sim.flash.suspensions,
+        alone_drains_ms: c.alone.iter().map(|&j| drain(&reports[j])).collect(),
         read_us: shared.sim.latency_us.read.mean,
         write_us: shared.sim.latency_us.write.mean,
         decisions: shared.sim.tsu_decisions.clone(),
@@ -586,7 +701,7 @@ fn case_row(c: &Case, reports: &[Report], duration_ms: f64) -> Row {
 /// The columns of results.csv, in order: adding one is one line here. A FLIN row joins a
 /// shared run with its flows' alone runs, so its columns are computed from the [`Row`]
 /// rather than read from one report ([`super::columns::Field`]).
-const COLUMNS: [RowColumn<Row>; 17] = [
+const COLUMNS: [RowColumn<Row>; 21] = [
     RowColumn::new("experiment", |r| r.experiment.to_string()),
     RowColumn::new("mix", |r| r.mix.clone()),
     RowColumn::new("high_flows", |r| r.high_flows.to_string()),
@@ -604,6 +719,12 @@ const COLUMNS: [RowColumn<Row>; 17] = [
     RowColumn::new("gc_erases", |r| r.gc_erases.to_string()),
     RowColumn::new("read_us", |r| format!("{:.1}", r.read_us)),
     RowColumn::new("write_us", |r| format!("{:.1}", r.write_us)),
+    RowColumn::new("gc_pages_moved", |r| r.gc_pages_moved.to_string()),
+    RowColumn::new("gc_moves_charged", |r| {
+        r.decisions.get("stage3_gc_moves_charged").copied().unwrap_or(0).to_string()
+    }),
+    RowColumn::new("user_pages_programmed", |r| r.user_pages_programmed.to_string()),
+    RowColumn::new("suspensions", |r| r.suspensions.to_string()),
 ];
 
 /// Write `out`/results.csv.
@@ -644,6 +765,10 @@ mod tests {
             drain_ms: 1.0,
             alone_drain_ms: 0.5,
             gc_erases: 0,
+            gc_pages_moved: 0,
+            user_pages_programmed: 0,
+            suspensions: 0,
+            alone_drains_ms: vec![0.5, 0.25],
             read_us: 100.0,
             write_us: 1000.0,
             decisions: Default::default(),
@@ -666,7 +791,8 @@ mod tests {
         ];
         let opts =
             Options { out: "out".into(), quick: false, traces: "traces".into(), threads: 2, resume: false, stop: None };
-        let md = report_md(&opts, &rows, &[], &POLICIES[..3], &[], 3.0);
+        let pools = Pools { main: Vec::new(), regime: Vec::new() };
+        let md = report_md(&opts, &rows, &pools, &POLICIES[..3], &[], 3.0);
         // FLIN's 0.6 against `ooo`'s 0.8 is −25.0%, and `ooo` is fairer on the one mix; weighted
         // speedup 2.0 against 2.5 is −20.0%.
         let ooo = "| FLIN fairness vs `ooo` (MQSim's out-of-order scheduler, which the paper does not run) | – | -25.0%; `ooo` fairer than FLIN on 1 of 1 mixes |\n";
@@ -689,6 +815,48 @@ mod tests {
         let every_mix = md.find("|\n\n## Every mix of the main setting\n");
         let (Some(strict), Some(every_mix)) = (strict, every_mix) else { panic!("{md}") };
         assert!(md[strict..every_mix].contains("\n| flin | 0.500 | 1.800 | 3.00 | 3.00 | 1000 |\n"), "{md}");
+    }
+
+    /// FLIN against `ooo` in the ledger, by hand on two mixes of the main setting: `ooo` 0.4
+    /// in each, FLIN with stage 1 and stages 1+2 0.6, all three 0.5, Sprinkler 0.3,
+    /// Sprinkler+Fairness 0.25. FLIN over `ooo`: 0.5 / 0.4 = +25%, above 0 (reproduced), a
+    /// zero-width interval (every residual 0.5 − 1.25 × 0.4 = 0). Its cause: stage 1 +0.200,
+    /// stage 2 +0.000, stage 3 −0.100 per mix; 0 candidates with a choice of class; the
+    /// write's side first on 6 of 100 picks (6.0%), reads 150 µs against 100 µs: ×1.50.
+    /// FLIN over Sprinkler+Fairness, +100% against +70%, is direction only: its cause gives
+    /// Sprinkler+Fairness's level, 0.250, below Sprinkler's 0.300 and `ooo`'s 0.400.
+    #[test]
+    fn the_ledger_has_flin_against_ooo_and_measured_causes() {
+        use crate::reproduce::claims::Verdict;
+        let mut rows = Vec::new();
+        for m in ["mix50-0", "mix50-1"] {
+            let at = |policy, fairness| Row { mix: m.into(), ..row("mix", policy, fairness, 2.0, 1.0 / fairness) };
+            rows.push(at("ooo", 0.4));
+            rows.push(at("flin_stage1", 0.6));
+            rows.push(at("flin_stages12", 0.6));
+            let mut flin = Row { read_us: 150.0, ..at("flin", 0.5) };
+            if m == "mix50-0" {
+                flin.decisions =
+                    [("stage3_write_first".to_string(), 6), ("stage3_both_candidates".to_string(), 100)].into();
+            }
+            rows.push(flin);
+            rows.push(at("sprinkler", 0.3));
+            rows.push(at("sprinkler_fairness", 0.25));
+        }
+        let claims = ledger::claims(&rows);
+        let get = |name: &str| claims.iter().find(|c| c.claim == name).unwrap();
+        let ooo = get(ledger::VS_OOO);
+        assert!((ooo.measured.unwrap() - 0.25).abs() < 1e-12, "{ooo:?}");
+        let (lo, hi) = ooo.interval.unwrap();
+        assert!((lo - 0.25).abs() < 1e-12 && (hi - 0.25).abs() < 1e-12, "{lo} {hi}");
+        assert_eq!(Verdict::of(ooo), Verdict::Reproduced);
+        let why = ooo.cause.as_deref().unwrap();
+        assert_eq!(why, "the stage ablation's paired changes in fairness per mix: stage 1 (over `ooo`) +0.200 (+0.200 … +0.200), stage 2 +0.000 (+0.000 … +0.000), stage 3 -0.100 (-0.100 … -0.100), together +0.100 over `ooo`; stage 2 had a choice of priority class for 0 candidates; stage 3 served the write's side over a waiting read on 6.0% of 100 picks with both, making reads' mean response time ×1.50 (geometric mean over the mixes)");
+        let sf = get("Eval. fairness, FLIN vs Sprinkler+Fairness");
+        assert_eq!(Verdict::of(sf), Verdict::DirectionOnly);
+        assert_eq!(sf.cause.as_deref(), Some("Sprinkler+Fairness's own mean fairness is 0.250, below plain Sprinkler's 0.300 and below `ooo`'s 0.400; FLIN's is 0.500"));
+        // Reproduced claims keep no cause: FLIN's worst slowdown, 2.0× (< 80×).
+        assert_eq!(get("Eval. worst slowdown, FLIN (< 80×)").cause, None);
     }
 
     /// The ledger by hand, on three mixes of the main setting. Fairness: FLIN 0.5, 0.6, 0.7

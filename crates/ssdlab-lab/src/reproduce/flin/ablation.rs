@@ -23,7 +23,7 @@ pub const VARIANTS: [(&str, &str); 5] = [
 ];
 
 /// Each step adds one stage: its name, the policy before it, the policy with it.
-const STEPS: [(&str, &str, &str); 3] = [
+pub(super) const STEPS: [(&str, &str, &str); 3] = [
     ("stage 1 (over `ooo`)", "ooo", "flin_stage1"),
     ("stage 2", "flin_stage1", "flin_stages12"),
     ("stage 3", "flin_stages12", "flin"),
@@ -31,13 +31,14 @@ const STEPS: [(&str, &str, &str); 3] = [
 
 type Measure = fn(&Row) -> f64;
 
-fn mixes<'a>(rows: &'a [Row], policy: &'a str) -> impl Iterator<Item = &'a Row> {
-    rows.iter().filter(move |r| r.experiment == MAIN && r.policy == policy)
+/// The mixes of experiment `exp` run under `policy`, in run order.
+fn mixes<'a>(rows: &'a [Row], exp: &'a str, policy: &'a str) -> impl Iterator<Item = &'a Row> {
+    rows.iter().filter(move |r| r.experiment == exp && r.policy == policy)
 }
 
-/// `(a's row, b's row)` for every main-setting mix both policies ran, in a's order.
-fn pairs<'a>(rows: &'a [Row], a: &'a str, b: &'a str) -> Vec<(&'a Row, &'a Row)> {
-    mixes(rows, a).filter_map(|x| mixes(rows, b).find(|y| y.mix == x.mix).map(|y| (x, y))).collect()
+/// `(a's row, b's row)` for every mix of `exp` both policies ran, in a's order.
+pub(super) fn pairs<'a>(rows: &'a [Row], exp: &'a str, a: &'a str, b: &'a str) -> Vec<(&'a Row, &'a Row)> {
+    mixes(rows, exp, a).filter_map(|x| mixes(rows, exp, b).find(|y| y.mix == x.mix).map(|y| (x, y))).collect()
 }
 
 /// "0.421 (0.380 … 0.462)", the mean of `xs` with its 95% interval; "–" for none.
@@ -52,21 +53,21 @@ fn with_interval(xs: &[f64], signed: bool) -> String {
 
 /// The values of the template's ablation section.
 pub(super) fn ablation(v: &mut Values, rows: &[Row], pool: &[PoolFlow]) {
-    v.set("ablation", variant_rows(rows));
-    v.set("ablation_steps", step_rows(rows));
-    v.set("ablation_finding", finding(rows));
-    v.set("ablation_decisions", decision_rows(rows));
+    v.set("ablation", variant_rows(rows, MAIN));
+    v.set("ablation_steps", step_rows(rows, MAIN));
+    v.set("ablation_finding", finding(rows, MAIN));
+    v.set("ablation_decisions", decision_rows(rows, MAIN));
     v.set("ablation_stage2", stage2_counter(rows, pool));
-    v.set("ablation_stage3", stage3_counter(rows));
-    v.set("ablation_gc", gc_counter(rows));
+    v.set("ablation_stage3", stage3_counter(rows, MAIN));
+    v.set("ablation_gc", gc_counter(rows, MAIN));
 }
 
 /// FLIN's variants, in stage order.
 const FLIN_VARIANTS: [&str; 3] = ["flin_stage1", "flin_stages12", "flin"];
 
-/// The sum of decision count `name` over `policy`'s shared runs of the main mixes.
-fn decided(rows: &[Row], policy: &str, name: &str) -> u64 {
-    mixes(rows, policy).map(|r| r.decisions.get(name).copied().unwrap_or(0)).sum()
+/// The sum of decision count `name` over `policy`'s shared runs of the mixes of `exp`.
+pub(super) fn decided(rows: &[Row], exp: &str, policy: &str, name: &str) -> u64 {
+    mixes(rows, exp, policy).map(|r| r.decisions.get(name).copied().unwrap_or(0)).sum()
 }
 
 /// "a of b (p%)".
@@ -80,11 +81,11 @@ fn share(a: u64, b: u64) -> String {
 
 /// Per FLIN variant, summed over its shared runs: how often each stage had a choice and how
 /// often it changed what a first-come, read-first scheduler would do.
-fn decision_rows(rows: &[Row]) -> String {
+pub(super) fn decision_rows(rows: &[Row], exp: &str) -> String {
     let mut m = String::new();
     for policy in FLIN_VARIANTS {
         let label = VARIANTS.iter().find(|v| v.0 == policy).map_or(policy, |v| v.1);
-        let d = |name: &str| decided(rows, policy, name);
+        let d = |name: &str| decided(rows, exp, policy, name);
         let _ = writeln!(
             m,
             "| {label} | {} | {} | {} | {} |",
@@ -99,16 +100,16 @@ fn decision_rows(rows: &[Row]) -> String {
 
 /// Per variant: mixes, mean fairness and weighted speedup with intervals, the worst slowdown,
 /// and on how many mixes it is fairer than `ooo`.
-fn variant_rows(rows: &[Row]) -> String {
+fn variant_rows(rows: &[Row], exp: &str) -> String {
     let mut m = String::new();
     for (policy, label) in VARIANTS {
-        let f: Vec<f64> = mixes(rows, policy).map(|r| r.fairness).collect();
-        let ws: Vec<f64> = mixes(rows, policy).map(|r| r.weighted_speedup).collect();
-        let worst = if f.is_empty() { "–".into() } else { format!("{:.1}×", mix_worst(rows, MAIN, policy)) };
+        let f: Vec<f64> = mixes(rows, exp, policy).map(|r| r.fairness).collect();
+        let ws: Vec<f64> = mixes(rows, exp, policy).map(|r| r.weighted_speedup).collect();
+        let worst = if f.is_empty() { "–".into() } else { format!("{:.1}×", mix_worst(rows, exp, policy)) };
         let fairer = if policy == "ooo" {
             "–".to_string()
         } else {
-            let p = pairs(rows, policy, "ooo");
+            let p = pairs(rows, exp, policy, "ooo");
             format!("{} of {}", p.iter().filter(|(x, o)| x.fairness > o.fairness).count(), p.len())
         };
         let (fi, wi) = (with_interval(&f, false), with_interval(&ws, false));
@@ -117,18 +118,18 @@ fn variant_rows(rows: &[Row]) -> String {
     m
 }
 
-/// Per-mix differences of `f` over a step's pairs (with the stage minus without).
-fn step_deltas(rows: &[Row], before: &str, after: &str, f: Measure) -> Vec<f64> {
-    pairs(rows, after, before).iter().map(|(a, b)| f(a) - f(b)).collect()
+/// Per-mix differences of `f` over a step's pairs in `exp` (with the stage minus without).
+pub(super) fn step_deltas(rows: &[Row], exp: &str, before: &str, after: &str, f: Measure) -> Vec<f64> {
+    pairs(rows, exp, after, before).iter().map(|(a, b)| f(a) - f(b)).collect()
 }
 
 /// Per step: the paired change in mean fairness and weighted speedup, and on how many mixes
 /// the stage raised, lowered or left fairness.
-fn step_rows(rows: &[Row]) -> String {
+pub(super) fn step_rows(rows: &[Row], exp: &str) -> String {
     let mut m = String::new();
     for (name, before, after) in STEPS {
-        let df = step_deltas(rows, before, after, |r| r.fairness);
-        let dw = step_deltas(rows, before, after, |r| r.weighted_speedup);
+        let df = step_deltas(rows, exp, before, after, |r| r.fairness);
+        let dw = step_deltas(rows, exp, before, after, |r| r.weighted_speedup);
         let up = df.iter().filter(|&&d| d > 0.0).count();
         let down = df.iter().filter(|&&d| d < 0.0).count();
         let (fi, wi) = (with_interval(&df, true), with_interval(&dw, true));
@@ -153,12 +154,12 @@ struct Step {
 
 /// The computed sentences: per measure, the step that moves its mean most, any other step
 /// that moves it the other way clear of 0, and FLIN's whole change over `ooo`.
-fn finding(rows: &[Row]) -> String {
+pub(super) fn finding(rows: &[Row], exp: &str) -> String {
     let say = |what: &str, f: Measure| {
         let steps: Vec<Step> = STEPS
             .iter()
             .filter_map(|&(name, before, after)| {
-                let x = mean_interval(&step_deltas(rows, before, after, f));
+                let x = mean_interval(&step_deltas(rows, exp, before, after, f));
                 x.map(|(change, interval)| Step { name, change, interval })
             })
             .collect();
@@ -177,7 +178,7 @@ fn finding(rows: &[Row]) -> String {
             .map(|s| format!("{} moves it the other way, {:+.3} (its interval leaves out 0)", s.name, s.change))
             .collect();
         let against = if against.is_empty() { String::new() } else { format!("; {}", against.join("; ")) };
-        let total = mean_interval(&step_deltas(rows, "ooo", "flin", f)).map_or(0.0, |x| x.0);
+        let total = mean_interval(&step_deltas(rows, exp, "ooo", "flin", f)).map_or(0.0, |x| x.0);
         let (name, d) = (largest.name, largest.change);
         format!("The largest step in mean {what} is {name}, {d:+.3} ({sure}){against}; FLIN's whole change over `ooo` is {total:+.3}.")
     };
@@ -192,13 +193,13 @@ fn stage2_counter(rows: &[Row], pool: &[PoolFlow]) -> String {
     let mut classes: Vec<u8> = pool.iter().map(|f| f.open.priority.class()).collect();
     classes.sort_unstable();
     classes.dedup();
-    let p = pairs(rows, "flin_stage1", "flin_stages12");
+    let p = pairs(rows, MAIN, "flin_stage1", "flin_stages12");
     let same =
         p.iter().filter(|(a, b)| a.slowdowns == b.slowdowns && a.iops == b.iops && a.drain_ms == b.drain_ms).count();
     let names = ["urgent", "high", "medium", "low"];
     let listed: Vec<&str> = classes.iter().map(|&c| names[c as usize]).collect();
-    let contested = decided(rows, "flin_stages12", "stage2_candidates_contested");
-    let candidates = decided(rows, "flin_stages12", "stage2_candidates");
+    let contested = decided(rows, MAIN, "flin_stages12", "stage2_candidates_contested");
+    let candidates = decided(rows, MAIN, "flin_stages12", "stage2_candidates");
     let why = if classes.len() == 1 {
         format!("Every flow of the pool is in one NVMe priority class (`{}`)", listed[0])
     } else {
@@ -213,8 +214,8 @@ fn stage2_counter(rows: &[Row], pool: &[PoolFlow]) -> String {
 
 /// Whether stage 3's GC part can act: in how many of the FLIN variants' shared runs GC erased
 /// a block.
-fn gc_counter(rows: &[Row]) -> String {
-    let runs: Vec<&Row> = ["flin_stage1", "flin_stages12", "flin"].iter().flat_map(|p| mixes(rows, p)).collect();
+fn gc_counter(rows: &[Row], exp: &str) -> String {
+    let runs: Vec<&Row> = FLIN_VARIANTS.iter().flat_map(|p| mixes(rows, exp, p)).collect();
     let with_gc = runs.iter().filter(|r| r.gc_erases > 0).count();
     let what = if with_gc == 0 {
         "so stage 3's GC charging (a write's flow pays N_GC page moves first) never acts here; only its wait balancing between reads and writes does"
@@ -236,10 +237,10 @@ fn times(ratios: &[f64]) -> String {
 /// What stage 3 did: how often it served a write over a waiting read, and what that did to
 /// reads' and writes' mean response times (per mix, with the stage over without it), beside
 /// a read's and a program's array time on the drive.
-fn stage3_counter(rows: &[Row]) -> String {
-    let d = |name: &str| decided(rows, "flin", name);
+pub(super) fn stage3_counter(rows: &[Row], exp: &str) -> String {
+    let d = |name: &str| decided(rows, exp, "flin", name);
     let (first, both) = (d("stage3_write_first"), d("stage3_both_candidates"));
-    let p = pairs(rows, "flin", "flin_stages12");
+    let p = pairs(rows, exp, "flin", "flin_stages12");
     let ratio = |f: Measure| -> Vec<f64> {
         p.iter().filter(|(a, b)| f(a) > 0.0 && f(b) > 0.0).map(|(a, b)| f(a) / f(b)).collect()
     };
@@ -276,6 +277,10 @@ mod tests {
             drain_ms: 1.0,
             alone_drain_ms: 1.0,
             gc_erases: 0,
+            gc_pages_moved: 0,
+            user_pages_programmed: 0,
+            suspensions: 0,
+            alone_drains_ms: vec![1.0, 1.0],
             read_us,
             write_us,
             decisions: Default::default(),
@@ -308,7 +313,7 @@ mod tests {
             }
             rows.push(all);
         }
-        let table = variant_rows(&rows);
+        let table = variant_rows(&rows, MAIN);
         assert!(table.contains("| `ooo` (MQSim's out-of-order, reads first) | 3 | 0.500 (0.252 … 0.748) | 2.000 (2.000 … 2.000) | 2.5× | – |\n"), "{table}");
         assert!(
             table.contains(
@@ -322,7 +327,7 @@ mod tests {
             ),
             "{table}"
         );
-        let steps = step_rows(&rows);
+        let steps = step_rows(&rows, MAIN);
         assert!(
             steps.contains(
                 "| stage 1 (over `ooo`) | 3 | +0.200 (+0.200 … +0.200) | +0.200 (+0.200 … +0.200) | 3 / 0 / 0 |\n"
@@ -337,7 +342,7 @@ mod tests {
             steps.contains("| stage 3 | 3 | -0.100 (-0.100 … -0.100) | -0.100 (-0.100 … -0.100) | 0 / 3 / 0 |\n"),
             "{steps}"
         );
-        let f = finding(&rows);
+        let f = finding(&rows, MAIN);
         assert!(f.starts_with("The largest step in mean fairness is stage 1 (over `ooo`), +0.200 (its 95% interval leaves out 0); stage 3 moves it the other way, -0.100 (its interval leaves out 0); FLIN's whole change over `ooo` is +0.100."), "{f}");
         let pool = [PoolFlow {
             name: "a",
@@ -345,15 +350,16 @@ mod tests {
             open: FlowSpec::default(),
             closed: FlowSpec::default(),
             pace: Pace::Synthetic { iops_per_unit: 1.0 },
+            shape: None,
         }];
         let s2 = stage2_counter(&rows, &pool);
         assert!(s2.starts_with("Every flow of the pool is in one NVMe priority class (`high`)"), "{s2}");
         assert!(s2.contains("0 of 10 (0.0%) candidates") && s2.contains("**3 of 3 mixes**"), "{s2}");
-        let s3 = stage3_counter(&rows);
+        let s3 = stage3_counter(&rows, MAIN);
         assert!(s3.contains("on 5 of 50 (10.0%) picks"), "{s3}");
         assert!(s3.contains("read response time is ×1.300 (1.300 … 1.300)"), "{s3}");
         assert!(s3.contains("write response time ×0.990 (0.990 … 0.990)"), "{s3}");
         assert!(s3.contains("(750 µs of array time on this drive) ahead of reads of 75 µs"), "{s3}");
-        assert!(gc_counter(&rows).starts_with("GC erased a block in 0 of the 9 shared runs"));
+        assert!(gc_counter(&rows, MAIN).starts_with("GC erased a block in 0 of the 9 shared runs"));
     }
 }

@@ -101,21 +101,24 @@ const STRICT_TEMPLATE_NAME: &str = "experiments/flin/report-strict.md";
 pub(super) fn report_md(
     opts: &Options,
     rows: &[Row],
-    pool: &[PoolFlow],
+    pools: &Pools,
     policies: &[&str],
     figures: &[String],
     wall_s: f64,
 ) -> String {
     let mut v = Values::new();
     v.run_line(opts, "cases", rows.len(), wall_s);
-    v.set("duration_ms", if opts.quick { 100 } else { 400 });
+    let duration_ms = if opts.quick { 100.0 } else { 400.0 };
+    v.set("duration_ms", duration_ms);
     v.set("figures", figures.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "));
-    pacing(&mut v, pool);
+    pacing(&mut v, pools);
     v.set("characterization", characterization_rows(rows));
     v.set("mix_groups", group_rows(rows, "mix", policies));
     v.set("mix_summary", summary_rows(rows, "mix", policies));
     claims(&mut v, rows);
-    super::ablation::ablation(&mut v, rows, pool);
+    super::ablation::ablation(&mut v, rows, &pools.main);
+    super::regime::regime(&mut v, rows);
+    super::prose::prose(&mut v, rows, pools, duration_ms);
     v.set("mix_same", same_requests(rows, "mix"));
     sensitivity(&mut v, rows);
     v.set("every_mix", every_mix_rows(rows));
@@ -148,10 +151,52 @@ fn setup(v: &mut Values, quick: bool) {
                 format!("{h:.3}, {l:.4}")
             }
             "DURATION" => format!("{} ms", if quick { 100 } else { 400 }),
+            name if name.starts_with("REGIME_") => regime_constant(name)?,
             _ => return None,
         })
     };
     crate::reproduce::provenance::set(v, NAME, FILE, &base, &constant);
+}
+
+/// The regime column's settings by name, read from its config as the runs used it.
+fn regime_constant(name: &str) -> Option<String> {
+    let cfg = regime_config("flin").expect("the grid's regime is a valid config");
+    let (r, c, n) = (&grid().regime, &cfg.cache, &cfg.nand);
+    let d = &c.ddr;
+    let page_us = ssdlab::cache::dram::Dram::from_config(c).access(0, n.page_bytes as u64) as f64 / 1e6;
+    use super::regime::ser;
+    Some(match name {
+        "REGIME_PRECONDITION" => format!("{} of the logical space, `{}`", r.occupancy, ser(&r.pattern)),
+        "REGIME_BLOCKS" => format!("`nand.blocks_per_plane = {}`", n.blocks_per_plane),
+        "REGIME_CACHE" => format!(
+            "`cache.enabled = {}`, {} MiB, `destage = \"{}\"`, `write_admission = \"{}\"`",
+            c.enabled,
+            c.capacity_bytes >> 20,
+            ser(&c.destage),
+            ser(&c.write_admission)
+        ),
+        "REGIME_DESTAGE_LIMIT" => format!("`cache.max_destaging_pages = {}`", c.max_destaging_pages),
+        "REGIME_DRAM" => format!(
+            "`{}`: {} MT/s, {}-byte bursts, tRCD {} ns, tCL {} ns, tRP {} ns, {} B rows ({page_us:.1} µs per {} KiB page)",
+            ser(&c.dram_model),
+            d.data_rate_mt_s,
+            d.burst_bytes,
+            d.t_rcd_ns,
+            d.t_cl_ns,
+            d.t_rp_ns,
+            d.row_bytes,
+            n.page_bytes / 1024
+        ),
+        "REGIME_SUSPENSION" => {
+            let s = &n.suspension;
+            format!(
+                "`nand.suspension.enabled = {}`, `t_suspend_us = {}`, `t_resume_us = {}`, `max_per_op = {}`",
+                s.enabled, s.t_suspend_us, s.t_resume_us, s.max_per_op
+            )
+        }
+        "REGIME_POLICIES" => REGIME_POLICIES.join(", "),
+        _ => return None,
+    })
 }
 
 /// FLIN's rules as the preset sets them: the intensity thresholds (per chip and epoch, as
@@ -224,7 +269,7 @@ pub(super) fn group_loads(load: Load) -> String {
 /// How each flow of the pool is paced: the load rule's numbers, the intensities per class,
 /// what each group offers at each load, and the table of each flow's pace (the α unit is
 /// the template's).
-pub(super) fn pacing(v: &mut Values, pool: &[PoolFlow]) {
+pub(super) fn pacing(v: &mut Values, pools: &Pools) {
     let g = grid();
     let (h, l) = Load::Feasible.intensities();
     let (oh, ol) = Load::Overloaded.intensities();
@@ -239,26 +284,26 @@ pub(super) fn pacing(v: &mut Values, pool: &[PoolFlow]) {
     v.set("feasible_group_loads", group_loads(Load::Feasible));
     v.set("overloaded_group_loads", group_loads(Load::Overloaded));
     v.set("light_group_loads", group_loads(Load::Light));
-    v.set("pacing", pacing_rows(pool));
+    v.set("pacing", pacing_rows(pools));
 }
 
 /// The rows of the pacing table: each flow's speedup or rate in the main and the overloaded
-/// open loop, and its queue depth closed loop.
-pub(super) fn pacing_rows(pool: &[PoolFlow]) -> String {
+/// open loop and in the regime column, and its queue depth closed loop.
+pub(super) fn pacing_rows(pools: &Pools) -> String {
+    let pace = |f: &PoolFlow, target: f64, at_one_shown: bool| match f.pace {
+        Pace::Trace { at_one } if at_one_shown => {
+            format!("timestamps × {:.4} (intensity {at_one:.4} at × 1)", target / at_one)
+        }
+        Pace::Trace { at_one } => format!("timestamps × {:.4}", target / at_one),
+        Pace::Synthetic { iops_per_unit: r } => format!("Poisson, {:.0} requests/s", target * r),
+    };
     let mut m = String::new();
-    for f in pool {
+    for (f, r) in pools.main.iter().zip(&pools.regime) {
         let (t, to) = (Load::Feasible.target(f.high), Load::Overloaded.target(f.high));
-        let (main, over) = match f.pace {
-            Pace::Trace { at_one } => (
-                format!("timestamps × {:.4} (intensity {at_one:.4} at × 1)", t / at_one),
-                format!("timestamps × {:.4}", to / at_one),
-            ),
-            Pace::Synthetic { iops_per_unit: r } => {
-                (format!("Poisson, {:.0} requests/s", t * r), format!("Poisson, {:.0} requests/s", to * r))
-            }
-        };
+        let (main, over, regime) = (pace(f, t, true), pace(f, to, false), pace(r, t, false));
         let class = if f.high { "high" } else { "low" };
-        let _ = writeln!(m, "| {} | {class} | {main} | {over} | {} |", f.name, f.closed.queue_depth.unwrap_or(32));
+        let qd = f.closed.queue_depth.unwrap_or(32);
+        let _ = writeln!(m, "| {} | {class} | {main} | {over} | {regime} | {qd} |", f.name);
     }
     m
 }
