@@ -4,6 +4,18 @@
 use super::*;
 use crate::reproduce::template::{render, Values};
 
+/// A policy's name in a figure's legend.
+fn policy_label(p: &str) -> String {
+    match p {
+        "flin" => "FLIN".into(),
+        "sprinkler" => "Sprinkler".into(),
+        "sprinkler_fairness" => "Sprinkler+Fairness".into(),
+        "ooo" => "ooo (MQSim)".into(),
+        "fifo" => "FIFO".into(),
+        other => other.into(),
+    }
+}
+
 pub(super) fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String> {
     let mut done = Vec::new();
     let mixes: Vec<String> = {
@@ -15,30 +27,35 @@ pub(super) fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String
         }
         m
     };
-    let mut bar = |file: &str, title: &str, y: &str, exp: &str, cats: &[String], f: &dyn Fn(&Row) -> f64| {
-        let series: Vec<(String, Vec<f64>)> = policies
-            .iter()
-            .map(|p| {
-                let v = cats
-                    .iter()
-                    .map(|c| rows.iter().find(|r| r.experiment == exp && r.mix == *c && r.policy == *p).map_or(0.0, f))
-                    .collect();
-                (p.to_string(), v)
-            })
-            .collect();
-        if plot::bars(&out.join(file), title, y, cats, &series).is_ok() {
-            done.push(file.to_string());
-        }
-    };
-    bar("fairness.png", "Fairness per mix (min / max slowdown)", "fairness", "mix", &mixes, &|r| r.fairness);
-    bar("weighted_speedup.png", "Weighted speedup per mix", "weighted speedup", "mix", &mixes, &|r| r.weighted_speedup);
-    bar("max_slowdown.png", "Maximum slowdown per mix", "max slowdown", "mix", &mixes, &|r| r.max_slowdown);
+    let mut bar =
+        |file: &str, (title, x, y): (&str, &str, &str), exp: &str, cats: &[String], f: &dyn Fn(&Row) -> f64| {
+            let series: Vec<(String, Vec<f64>)> = policies
+                .iter()
+                .map(|p| {
+                    let v = cats
+                        .iter()
+                        .map(|c| {
+                            rows.iter().find(|r| r.experiment == exp && r.mix == *c && r.policy == *p).map_or(0.0, f)
+                        })
+                        .collect();
+                    (policy_label(p), v)
+                })
+                .collect();
+            if plot::bar_chart(&out.join(file), plot::Axes { title, x, y }, cats, &series, None).is_ok() {
+                done.push(file.to_string());
+            }
+        };
+    let mix = "mix of four flows";
+    bar("fairness.png", ("Fairness per mix (min / max slowdown)", mix, "fairness"), "mix", &mixes, &|r| r.fairness);
+    let ws = ("Weighted speedup per mix", mix, "weighted speedup");
+    bar("weighted_speedup.png", ws, "mix", &mixes, &|r| r.weighted_speedup);
+    let slow = ("Maximum slowdown per mix", mix, "max slowdown (×)");
+    bar("max_slowdown.png", slow, "mix", &mixes, &|r| r.max_slowdown);
     let chars: Vec<String> =
         ["intensity", "access_pattern", "read_write_ratio", "gc_demand"].iter().map(|s| s.to_string()).collect();
     bar(
         "characterization_unfairness.png",
-        "Unfairness per source of interference",
-        "unfairness (max/min slowdown)",
+        ("Unfairness per source of interference", "source of interference", "unfairness (max / min slowdown)"),
         "characterization",
         &chars,
         &|r| r.unfairness,
@@ -47,42 +64,42 @@ pub(super) fn figures(out: &Path, rows: &[Row], policies: &[&str]) -> Vec<String
     done
 }
 
-/// Mean fairness and weighted speedup per group of mixes (main setting).
+/// Mean fairness and weighted speedup per group of mixes (main setting), each with its 95%
+/// interval over the group's mixes.
 pub(super) fn group_figures(out: &Path, rows: &[Row], policies: &[&str], done: &mut Vec<String>) {
-    let groups: Vec<String> = (0..=4).map(|k| format!("{}% high", k * 25)).collect();
-    let group_mean = |f: &dyn Fn(&Row) -> f64| {
-        policies
-            .iter()
-            .map(|p| {
-                let v = (0..=4u32)
-                    .map(|k| {
-                        let xs: Vec<f64> = rows
-                            .iter()
-                            .filter(|r| r.experiment == "mix" && r.policy == *p && r.high_flows == k)
-                            .map(f)
-                            .collect();
-                        mean(&xs)
-                    })
-                    .collect();
-                (p.to_string(), v)
-            })
-            .collect::<Vec<(String, Vec<f64>)>>()
+    let groups: Vec<String> = (0..=4).map(|k| format!("{}%", k * 25)).collect();
+    let group_stats = |f: &dyn Fn(&Row) -> f64| {
+        let mut series = Vec::new();
+        let mut errors = Vec::new();
+        for p in policies {
+            let stats: Vec<_> = (0..=4u32)
+                .map(|k| {
+                    let runs = rows.iter().filter(|r| r.experiment == "mix" && r.policy == *p && r.high_flows == k);
+                    crate::reproduce::claims::mean_interval(&runs.map(f).collect::<Vec<f64>>())
+                })
+                .collect();
+            series.push((policy_label(p), stats.iter().map(|m| m.map_or(0.0, |m| m.0)).collect::<Vec<f64>>()));
+            errors.push(stats.iter().map(|m| m.and_then(|m| m.1)).collect::<Vec<_>>());
+        }
+        (series, errors)
     };
+    let x = "high-interference flows in the mix";
     for (file, title, y, f) in [
         (
             "fairness_by_group.png",
-            "Mean fairness per group (main setting)",
+            "Mean fairness per group (main setting, 95% interval)",
             "fairness",
             &(|r: &Row| r.fairness) as &dyn Fn(&Row) -> f64,
         ),
         (
             "weighted_speedup_by_group.png",
-            "Mean weighted speedup per group (main setting)",
+            "Mean weighted speedup per group (main setting, 95% interval)",
             "weighted speedup",
             &|r: &Row| r.weighted_speedup,
         ),
     ] {
-        if plot::bars(&out.join(file), title, y, &groups, &group_mean(f)).is_ok() {
+        let (series, errors) = group_stats(f);
+        if plot::bar_chart(&out.join(file), plot::Axes { title, x, y }, &groups, &series, Some(&errors)).is_ok() {
             done.push(file.to_string());
         }
     }
