@@ -45,9 +45,12 @@ impl Values {
         self.set(count, n);
         self.set("wall_s", format!("{wall_s:.0}"));
         let threads = if opts.threads == 1 { "1 thread".to_string() } else { format!("{} threads", opts.threads) };
-        // A resumed run reuses the stored runs: its wall time is the rendering's, not theirs.
-        let resumed =
-            if opts.resume { "; stored runs reused with `--resume`, so the wall time is not the runs'" } else { "" };
+        // A resumed run reuses the stored runs: its wall time covers only the runs it made.
+        let resumed = if opts.resume {
+            "; with `--resume`, stored runs of the same config were reused, so the wall time covers only the runs made"
+        } else {
+            ""
+        };
         self.set("threads", format!("{threads}{resumed}"));
     }
 
