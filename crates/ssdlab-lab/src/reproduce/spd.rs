@@ -28,12 +28,13 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+mod floor;
 mod ledger;
 mod report;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
-use ssdlab::cache::config::{CachePolicy, SlotRelease, SpdFallback};
+use ssdlab::cache::config::{CacheConfig, CachePolicy, SlotRelease, SpdFallback};
 use ssdlab::error::{Error, Result};
 use ssdlab::ftl::gc::die_gc::DieLeftover;
 use ssdlab::ftl::gc::paragc::ParaAlign;
@@ -101,6 +102,11 @@ pub const SCHEMES: [Scheme; 8] = [
 pub const ABLATION: [Scheme; 3] = [Scheme::AblNone, Scheme::AblDieWrite, Scheme::AblDieGc];
 
 impl Scheme {
+    /// The scheme named `name` (a row of results.csv), among the main and ablation schemes.
+    fn parse(name: &str) -> Option<Scheme> {
+        SCHEMES.iter().chain(&ABLATION).copied().find(|s| s.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Scheme::BaselineD => "baseline-d",
@@ -208,8 +214,14 @@ struct Experiment {
     name: String,
     planes: u32,
     gc: bool,
-    /// Buffer sizes, × footprint / 1000.
+    /// Buffer sizes, in units of `buffer`.
     factors: Vec<f64>,
+    /// What a factor of 1 is: footprint / 1000 (the slides' rule, the default) or SPD's
+    /// floor of (N − 1) × dies + 1 pages.
+    #[serde(default)]
+    buffer: BufferUnit,
+    /// The schemes run (names as in results.csv; default: every main scheme).
+    schemes: Option<Vec<String>>,
     /// The sizes of `--quick` (default: `factors`).
     quick_factors: Option<Vec<f64>>,
     /// When a written-back page's slot frees: the preset's (SSDsim's), or ours as a
@@ -222,6 +234,36 @@ struct Experiment {
     /// Also run the ablation rows ([`ABLATION`]).
     #[serde(default)]
     ablation: bool,
+}
+
+/// What an experiment's buffer factors multiply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BufferUnit {
+    /// Footprint / 1000 (`cache.capacity_footprint_fraction = factor / 1000`), never below
+    /// the floor.
+    #[default]
+    Footprint,
+    /// SPD's floor, (N − 1) × dies + 1 pages: `cache.capacity_bytes` = factor × floor pages,
+    /// the same size on every trace.
+    Floor,
+}
+
+impl BufferUnit {
+    /// Size `cfg`'s buffer at `factor` of this unit.
+    fn apply(self, cfg: &mut Config, factor: f64) {
+        match self {
+            BufferUnit::Footprint => cfg.cache.capacity_footprint_fraction = factor / 1000.0,
+            BufferUnit::Floor => {
+                let n = &cfg.nand;
+                let dies = n.channels * n.chips_per_channel * n.dies_per_chip;
+                let floor = CacheConfig::footprint_floor(n.planes_per_die, dies);
+                let pages = (floor as f64 * factor).round() as u64;
+                cfg.cache.capacity_footprint_fraction = 0.0;
+                cfg.cache.capacity_bytes = pages * n.page_bytes as u64;
+            }
+        }
+    }
 }
 
 /// An experiment's GC regime.
@@ -274,6 +316,29 @@ fn experiments(quick: bool) -> Result<Vec<Experiment>> {
     Ok(all.experiment)
 }
 
+impl Experiment {
+    /// The schemes this experiment runs: its list, or every main scheme, then the ablation
+    /// rows where asked.
+    fn schemes(&self) -> Result<Vec<Scheme>> {
+        let mut all = match &self.schemes {
+            None => SCHEMES.to_vec(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    Scheme::parse(n).ok_or_else(|| {
+                        let why = format!("experiment `{}`: no scheme `{n}`", self.name);
+                        Error::config(EXPERIMENTS_NAME, 0, "schemes", &why)
+                    })
+                })
+                .collect::<Result<_>>()?,
+        };
+        if self.ablation {
+            all.extend(ABLATION);
+        }
+        Ok(all)
+    }
+}
+
 impl Release {
     fn value(self, preset: SlotRelease) -> SlotRelease {
         match self {
@@ -294,11 +359,10 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
             sized.nand.planes_per_die = x.planes;
             sized.cache.slot_release = x.slot_release.value(base.cache.slot_release);
             x.gc_regime.apply(&mut sized);
-            let ablation = if x.ablation { &ABLATION[..] } else { &[] };
             for &factor in &x.factors {
-                for &scheme in SCHEMES.iter().chain(ablation) {
+                for scheme in x.schemes()? {
                     let mut cfg = sized.clone();
-                    cfg.cache.capacity_footprint_fraction = factor / 1000.0;
+                    x.buffer.apply(&mut cfg, factor);
                     scheme.apply(&mut cfg);
                     cfg.validate(PRESET_NAME)?;
                     let experiment = x.name.clone();
@@ -513,27 +577,66 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
 mod tests {
     use super::*;
 
-    /// The shipped grid: seven experiments; `--quick` sizes the buffer sweep at 4× and 16×,
-    /// the full run at five sizes; the `-held` ones hold slots, the others keep the preset's;
-    /// `gc-idle` alone runs GC in idle time, the others the preset's blocking GC. With the 8
-    /// schemes on 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1 + 1) × 8 × 3 = 192 runs, and
-    /// the 3 ablation rows in `nogc` and `gc`: 2 × 3 × 3 = 18 more.
+    /// The shipped grid: twelve experiments; `--quick` sizes the footprint sweep at 4× and
+    /// 16×, the full run at five sizes; the floor sweeps run 1×, 4× and 16× the floor quick,
+    /// six powers of two in full, Baseline-D and SPD only; the `-held` ones hold slots, the
+    /// others keep the preset's; `gc-idle` alone runs GC in idle time, the others the preset's
+    /// blocking GC. On 3 quick traces that is (1 + 1 + 1 + 2 + 1 + 1 + 1 + 1) × 8 × 3 = 216
+    /// runs of every scheme, 4 × 3 × 2 × 3 = 72 of the floor sweeps, and the 3 ablation rows in
+    /// `nogc` and `gc`: 2 × 3 × 3 = 18 more.
     #[test]
     fn the_experiments_file_is_the_grid_of_the_evaluation() {
         let quick = experiments(true).unwrap();
         let names: Vec<&str> = quick.iter().map(|x| x.name.as_str()).collect();
-        assert_eq!(names, ["nogc", "gc", "planes4", "buffer", "nogc-held", "gc-held", "gc-idle"]);
-        let settings: usize = quick.iter().map(|x| x.factors.len()).sum();
-        assert_eq!(settings * SCHEMES.len() * 3, 192);
+        assert_eq!(
+            names,
+            [
+                "nogc",
+                "gc",
+                "planes4",
+                "buffer",
+                "nogc-held",
+                "gc-held",
+                "planes4-held",
+                "floor-gc",
+                "floor-gc-held",
+                "floor-nogc",
+                "floor-nogc-held",
+                "gc-idle"
+            ]
+        );
+        let runs = |x: &Experiment| x.factors.len() * x.schemes().unwrap().len() * 3;
+        let (floor, footprint): (Vec<&Experiment>, Vec<&Experiment>) =
+            quick.iter().partition(|x| x.buffer == BufferUnit::Floor);
+        assert_eq!(floor.iter().map(|x| runs(x)).sum::<usize>(), 72);
+        assert_eq!(footprint.iter().map(|x| runs(x)).sum::<usize>(), 216 + 18);
         let ablated: Vec<&str> = quick.iter().filter(|x| x.ablation).map(|x| x.name.as_str()).collect();
         assert_eq!((ablated, ablated_runs(&quick)), (vec!["nogc", "gc"], 18));
         let full = experiments(false).unwrap();
         assert_eq!(full[3].factors, [0.5, 2.0, 4.0, 8.0, 16.0]);
+        assert_eq!(full[7].factors, [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]);
+        assert_eq!(full[7].schemes().unwrap(), [Scheme::BaselineD, Scheme::Spd]);
         let held = |x: &Experiment| x.slot_release.value(SlotRelease::Evicted) == SlotRelease::Programmed;
-        assert_eq!(full.iter().filter(|x| held(x)).count(), 2);
-        assert_eq!(full.iter().map(|x| x.planes).collect::<Vec<_>>(), [2, 2, 4, 2, 2, 2, 2]);
+        let held: Vec<&str> = full.iter().filter(|x| held(x)).map(|x| x.name.as_str()).collect();
+        assert_eq!(held, ["nogc-held", "gc-held", "planes4-held", "floor-gc-held", "floor-nogc-held"]);
+        assert_eq!(full.iter().map(|x| x.planes).collect::<Vec<_>>(), [2, 2, 4, 2, 2, 2, 4, 2, 2, 2, 2, 2]);
         let idle: Vec<&str> = full.iter().filter(|x| x.gc_regime == Regime::Idle).map(|x| x.name.as_str()).collect();
         assert_eq!(idle, ["gc-idle"]);
+    }
+
+    /// A floor-sized buffer is the same on every trace: 8 dies of 2 planes have a floor of
+    /// (2 − 1) × 8 + 1 = 9 pages, so 4× the floor is 36 pages of 8 KiB, 294,912 bytes, and
+    /// the footprint fraction is off; with 4 planes the floor is 3 × 8 + 1 = 25 pages.
+    #[test]
+    fn a_floor_sized_buffer_is_a_multiple_of_spds_floor() {
+        let mut cfg = preset().unwrap();
+        BufferUnit::Floor.apply(&mut cfg, 4.0);
+        assert_eq!((cfg.cache.capacity_bytes, cfg.cache.capacity_footprint_fraction), (36 * 8192, 0.0));
+        cfg.nand.planes_per_die = 4;
+        BufferUnit::Floor.apply(&mut cfg, 1.0);
+        assert_eq!(cfg.cache.capacity_bytes, 25 * 8192);
+        BufferUnit::Footprint.apply(&mut cfg, 2.0);
+        assert_eq!(cfg.cache.capacity_footprint_fraction, 0.002);
     }
 
     /// The main rows run the paper's simulator's GC: the preset holds a collecting plane's
@@ -597,7 +700,8 @@ mod tests {
         assert!(md.starts_with(
             "# SPD (Gao et al., MSST 2019) reproduced with ssdlab\n\nMode: **quick** (2 runs, 3 s wall on 2 threads)"
         ));
-        let claim = "| s.23 write latency, SPD vs Baseline-D, no GC | < −15% | -50.0% |\n";
+        // One trace: no interval; no held rows: "–".
+        let claim = "| s.23 write latency, SPD vs Baseline-D, no GC | < −15% | -50.0% | – |\n";
         assert!(md.contains(claim), "{md}");
         let check = check_table(&rows);
         assert!(check.starts_with("## The slides' claims\n") && check.contains(claim));

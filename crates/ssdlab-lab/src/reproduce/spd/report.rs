@@ -62,6 +62,7 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     v.set("gc_runs", absolute_rows(rows, "gc"));
     v.set("cases", cases(rows));
     v.set("buffer_sweep", buffer_sweep(rows));
+    v.set("floor_sweep", super::floor::section(rows));
     let planes4 = "Slide s.30: 4 planes per die, with GC — against Baseline-D";
     v.set("planes4_ratios", ratio_table(rows, "planes4", planes4, LATENCIES));
     let held = "Sensitivity: without GC, a slot freed when its program ends (`cache.slot_release = \"programmed\"`) — against Baseline-D";
@@ -99,6 +100,15 @@ fn differences(v: &mut Values, rows: &[Row]) {
         crate::reproduce::mean(&v)
     };
     v.set("floor", rows.iter().filter(|r| r.experiment == "gc").map(|r| r.buffer_pages).min().unwrap_or(0));
+    v.set("floor_agree", floor_agree(rows));
+    v.set("time_spd", pct(mean_of("nogc", Scheme::Spd, |r| r.plane_util_time)));
+    v.set("read_cause", super::ledger::cause_of(rows, super::ledger::READ_NOGC).unwrap_or_else(|| "–".into()));
+    hits(v, rows);
+    v.set("twinblk_aligned", pct(mean_of("gc", Scheme::TwinBlk, |r| r.user_cases[3])));
+    v.set("twinblk_gc_aligned", pct(gc_aligned_mean(rows, Scheme::TwinBlk)));
+    v.set("waf_twinblk", format!("{:.2}", mean_of("gc", Scheme::TwinBlk, |r| r.waf)));
+    v.set("waf_paragc", format!("{:.2}", mean_of("gc", Scheme::ParaGc, |r| r.waf)));
+    v.set("gc_over_nogc", gc_over_nogc(rows));
     v.set("spd_gc_write", ratio("gc", Scheme::Spd, |r| r.write_us));
     v.set("spd_gc_held_write", ratio("gc-held", Scheme::Spd, |r| r.write_us));
     v.set("spd_nogc_write", ratio("nogc", Scheme::Spd, |r| r.write_us));
@@ -133,6 +143,61 @@ fn differences(v: &mut Values, rows: &[Row]) {
     v.set("blocking_baseline_d", change(blocking_over_idle(rows, Scheme::BaselineD)));
     v.set("blocking_spd", change(blocking_over_idle(rows, Scheme::Spd)));
     v.set("idle_spd_write", ratio("gc-idle", Scheme::Spd, |r| r.write_us));
+}
+
+/// Per regime of the floor sweep, both semantics at the floor and the size from which they
+/// agree in sign.
+fn floor_agree(rows: &[Row]) -> String {
+    use super::floor::{agree_from, steps, WITHOUT_GC, WITH_GC};
+    let one = |regime: &super::floor::Regime| {
+        let steps = steps(rows, regime);
+        let first = steps.first()?;
+        let agree = match agree_from(&steps) {
+            Some(a) => format!("one sign from {} pages on", a.pages),
+            None => format!("still different signs at {} pages", steps.last()?.pages),
+        };
+        Some(format!(
+            "{}, {} (freed at eviction) and {} (held) at {} pages, {agree}",
+            regime.name,
+            change(first.evicted),
+            change(first.held),
+            first.pages
+        ))
+    };
+    let all: Vec<String> = [WITH_GC, WITHOUT_GC].iter().filter_map(one).collect();
+    if all.is_empty() {
+        "not run".into()
+    } else {
+        all.join("; ")
+    }
+}
+
+/// Hit ratios without GC: on how many traces SPD's is lower, the largest change and the mean
+/// without that trace.
+fn hits(v: &mut Values, rows: &[Row]) {
+    let r = super::ledger::ratios(rows, "nogc", Scheme::BaselineD, |r| r.hit_ratio, 1.0);
+    let lower = r.per_trace.iter().filter(|p| p.1 < 1.0).count();
+    v.set("hit_lower", format!("{lower} of {} traces", r.per_trace.len()));
+    let largest = r.furthest().map_or("–".into(), |(t, x)| {
+        let d = pick(rows, "nogc", t, Scheme::BaselineD, 1.0).map_or(0.0, |r| r.hit_ratio);
+        let s = pick(rows, "nogc", t, Scheme::Spd, 1.0).map_or(0.0, |r| r.hit_ratio);
+        format!("{t}'s ({}: {d:.4} → {s:.4})", change(Some(x)))
+    });
+    v.set("hit_largest", largest);
+    v.set("hit_rest", change(r.furthest().and_then(|(t, _)| r.without(t))));
+}
+
+/// Per trace, Baseline-D's write latency with GC in idle time and with blocking GC against
+/// its own without GC: "msr-rw20 +7.5% / +257.6%".
+fn gc_over_nogc(rows: &[Row]) -> String {
+    let vs = |t: &str, exp: &str| {
+        let nogc = pick(rows, "nogc", t, Scheme::BaselineD, 1.0)?.write_us;
+        let with = pick(rows, exp, t, Scheme::BaselineD, 1.0)?.write_us;
+        (nogc > 0.0).then(|| with / nogc)
+    };
+    let each: Vec<String> =
+        traces_in(rows).iter().map(|t| format!("{t} {} / {}", change(vs(t, "gc-idle")), change(vs(t, "gc")))).collect();
+    each.join(", ")
 }
 
 /// Geometric mean over the traces of `scheme`'s write latency under blocking GC (`gc`) over
@@ -202,13 +267,15 @@ fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[(String, Stri
     v.set("gc_fill", pct(GC_FILL));
     let files: Vec<String> = figures.iter().map(|(f, _)| format!("`{f}`")).collect();
     v.set("figures", files.join(", "));
-    v.set("buffers", buffers(rows));
+    v.set("buffers", buffers(rows, "nogc"));
+    v.set("die_count", n.channels * n.chips_per_channel * n.dies_per_chip);
 }
 
-fn buffers(rows: &[Row]) -> String {
+/// Buffer pages per trace in `exp`: "msr-rw20 9, msr-rw40 9".
+fn buffers(rows: &[Row], exp: &str) -> String {
     traces_in(rows)
         .iter()
-        .filter_map(|t| pick(rows, "nogc", t, Scheme::Spd, 1.0).map(|r| format!("{t} {}", r.buffer_pages)))
+        .filter_map(|t| pick(rows, exp, t, Scheme::Spd, 1.0).map(|r| format!("{t} {}", r.buffer_pages)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -337,31 +404,44 @@ pub fn claims_section(rows: &[Row]) -> String {
     render(TEMPLATE_NAME, section(TEMPLATE, "## The slides' claims"), &v)
 }
 
-/// This run's numbers for the slides' headline claims (the template holds the slides').
+/// A headline cell: its name with slots freed at eviction (the main rows), its name with
+/// slots held, the main experiment (the held one is it with `-held`), the other scheme and
+/// the measure.
+type ClaimCell = (&'static str, &'static str, &'static str, Scheme, fn(&Row) -> f64);
+
+const CLAIM_CELLS: [ClaimCell; 15] = [
+    ("claim_write_nogc", "held_write_nogc", "nogc", Scheme::BaselineD, |r| r.write_us),
+    ("claim_read_nogc", "held_read_nogc", "nogc", Scheme::BaselineD, |r| r.read_us),
+    ("claim_util_busy", "held_util_busy", "nogc", Scheme::BaselineD, |r| r.plane_util_busy),
+    ("claim_util_time", "held_util_time", "nogc", Scheme::BaselineD, |r| r.plane_util_time),
+    ("claim_hit", "held_hit", "nogc", Scheme::BaselineD, |r| r.hit_ratio),
+    ("claim_vs_baseline_d", "held_vs_baseline_d", "gc", Scheme::BaselineD, |r| r.write_us),
+    ("claim_vs_baseline_p", "held_vs_baseline_p", "gc", Scheme::BaselineP, |r| r.write_us),
+    ("claim_vs_twinblk", "held_vs_twinblk", "gc", Scheme::TwinBlk, |r| r.write_us),
+    ("claim_vs_paragc", "held_vs_paragc", "gc", Scheme::ParaGc, |r| r.write_us),
+    ("claim_gc_cost", "held_gc_cost", "gc", Scheme::BaselineD, |r| r.gc_cost_s),
+    ("claim_gc_count", "held_gc_count", "gc", Scheme::BaselineD, |r| r.gc_invocations as f64),
+    ("claim_erases_twinblk", "held_erases_twinblk", "gc", Scheme::TwinBlk, |r| r.erases as f64),
+    ("claim_erases_paragc", "held_erases_paragc", "gc", Scheme::ParaGc, |r| r.erases as f64),
+    ("claim_planes4", "held_planes4", "planes4", Scheme::BaselineD, |r| r.write_us),
+    ("claim_read_gc", "held_read_gc", "gc", Scheme::BaselineD, |r| r.read_us),
+];
+
+/// This run's numbers for the slides' headline claims (the template holds the slides'), as
+/// the ledger computes them: SPD's geometric mean over the traces against the other scheme
+/// with its 95% interval, a trace where either value is 0 named rather than pulling the
+/// mean to zero; with slots freed at eviction and held.
 fn claims(v: &mut Values, rows: &[Row]) {
-    let r = |exp: &str, s: Scheme, f: fn(&Row) -> f64| change(mean_ratio(rows, exp, s, 1.0, f));
-    v.set("claim_write_nogc", r("nogc", Scheme::Spd, |x| x.write_us));
-    v.set("claim_read_nogc", r("nogc", Scheme::Spd, |x| x.read_us));
-    v.set("claim_util_busy", r("nogc", Scheme::Spd, |x| x.plane_util_busy));
-    v.set("claim_util_time", r("nogc", Scheme::Spd, |x| x.plane_util_time));
-    v.set("claim_hit", r("nogc", Scheme::Spd, |x| x.hit_ratio));
-    v.set("claim_vs_baseline_d", change(mean_vs(rows, "gc", Scheme::BaselineD)));
-    v.set("claim_vs_baseline_p", change(mean_vs(rows, "gc", Scheme::BaselineP)));
-    v.set("claim_vs_twinblk", change(mean_vs(rows, "gc", Scheme::TwinBlk)));
-    v.set("claim_vs_paragc", change(mean_vs(rows, "gc", Scheme::ParaGc)));
-    // The GC claims as the ledger computes them: a trace where a scheme ran no GC has no
-    // ratio, and is named rather than pulling the geometric mean to zero.
-    let ledger = super::ledger::claims(rows);
-    let gc = |claim: &str| {
-        let c = ledger.iter().find(|c| c.claim == claim).expect("a claim of the ledger");
-        let left_out = c.over.split_once(" (").map_or(String::new(), |(_, note)| format!(" ({note}"));
-        format!("{}{left_out}", change(c.measured.map(|m| m + 1.0)))
+    let sized = |exp: &str| {
+        let planes = rows.iter().find(|r| r.experiment == exp)?.planes;
+        Some(format!("with {planes} planes per die {} pages", buffers(rows, exp)))
     };
-    v.set("claim_gc_cost", gc("s.26 total GC cost, SPD vs Baseline-D"));
-    v.set("claim_gc_count", gc("s.28 GC count, SPD vs Baseline-D"));
-    v.set("claim_erases_twinblk", gc("s.28 GC erases, SPD vs TwinBlk"));
-    v.set("claim_erases_paragc", gc("s.28 GC erases, SPD vs ParaGC"));
-    v.set("claim_planes4", r("planes4", Scheme::Spd, |x| x.write_us));
+    let sizes: Vec<String> = ["nogc", "planes4"].iter().filter_map(|e| sized(e)).collect();
+    v.set("claim_buffers", sizes.join("; "));
+    for (name, held, exp, other, f) in CLAIM_CELLS {
+        v.set(name, super::ledger::ratios(rows, exp, other, f, 1.0).show());
+        v.set(held, super::ledger::ratios(rows, &format!("{exp}-held"), other, f, 1.0).show());
+    }
 }
 
 /// Geometric mean over the traces of SPD's write latency over `other`'s in `exp`.
