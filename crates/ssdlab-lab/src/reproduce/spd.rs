@@ -107,6 +107,23 @@ impl Scheme {
         SCHEMES.iter().chain(&ABLATION).copied().find(|s| s.name() == name)
     }
 
+    /// The scheme's name in a figure's legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scheme::BaselineD => "Baseline-D",
+            Scheme::BaselineP => "Baseline-P",
+            Scheme::TwinBlk => "TwinBlk",
+            Scheme::ParaGc => "ParaGC",
+            Scheme::Spd => "SPD",
+            Scheme::SpdPad => "SPD, padded Die-Write",
+            Scheme::SpdGcPad => "SPD, padded Die-GC",
+            Scheme::ParaGcUnaligned => "ParaGC, unaligned",
+            Scheme::AblNone => "none of SPD's parts",
+            Scheme::AblDieWrite => "Die-Write alone",
+            Scheme::AblDieGc => "Die-GC alone",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Scheme::BaselineD => "baseline-d",
@@ -563,10 +580,11 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
             .iter()
             .map(|&s| {
                 let v = traces.iter().map(|t| vs_baseline(rows, exp, t, s, 1.0, f).unwrap_or(0.0)).collect();
-                (s.name().to_string(), v)
+                (s.label().to_string(), v)
             })
             .collect();
-        if plot::bars(&out.join(file), caption, "x Baseline-D", &traces, &series).is_ok() {
+        let axes = plot::Axes { title: caption, x: "trace", y: "× Baseline-D" };
+        if plot::bar_chart(&out.join(file), axes, &traces, &series, None).is_ok() {
             done.push((file.to_string(), caption.to_string()));
         }
     }
