@@ -24,7 +24,7 @@ mod trh;
 pub mod lv;
 
 pub use lv::AccessWindow;
-pub use partition::{IdleVictims, Partition, PartitionConfig, Preload, Split};
+pub use partition::{IdleVictims, Partition, PartitionConfig, Placement, Preload, Split};
 pub use trh::{Prediction, Trh};
 
 use crate::engine::Ps;
@@ -168,6 +168,8 @@ pub struct ChannelPartition {
     pub lv: Option<AccessWindow>,
     rot: Rotation,
     geo: Geometry,
+    /// What places a host write (PACP): the history, or nothing (all to Write channels).
+    placement: Placement,
     gc_migration: bool,
     /// GC moves programmed on a Read channel instead of their Write-channel plane.
     pub migrated_gc: u64,
@@ -238,6 +240,7 @@ impl ChannelPartition {
                 .then(|| AccessWindow::new(logical_pages, cfg.lv_region_pages(geo.page_bytes), cfg.lv_window)),
             rot: Rotation::new(geo),
             geo: geo.clone(),
+            placement: cfg.placement,
             gc_migration: cfg.gc_migration.unwrap_or(true),
             migrated_gc: 0,
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
@@ -363,7 +366,11 @@ impl ChannelPartition {
             self.count_write(plane);
             return plane;
         };
-        let pred = trh.predict(lpn);
+        // `placement = "write_channels"`: every host write as if predicted write.
+        let pred = match self.placement {
+            Placement::Trh => trh.predict(lpn),
+            Placement::WriteChannels => Prediction::Write,
+        };
         let set = channel_set(pred, old_on_write, &self.part, &self.geo, load);
         if let (Some(c), Some(w)) = (old_channel, counted(trh, lpn)) {
             self.part.removed(c, w);

@@ -232,3 +232,38 @@ fn lv_migrates_a_read_dominant_page_out_of_a_write_channel() {
     q.host_read(7, on_write_channel(0), 0);
     assert_eq!(q.migration_plane(7, on_write_channel(0), &load, |_| true), None);
 }
+
+/// `placement = "write_channels"` (the partition without TRH): on 4 channels, 0 and 1 Read,
+/// 2 and 3 Write, worked by hand. Page 5 was read (its history says read), page 6 never
+/// accessed. Under `trh` page 5's write goes to a Read channel (0, the Read rotation's
+/// first) and page 6's to any channel (0, the free rotation's first). Under `write_channels`
+/// both go to Write channels (2, then 3, the Write rotation); with both Write channels busy
+/// a third write (page 7) spills to Read channel 0, and only that one counts as a host write
+/// on a Read channel and as spilled. The histories are kept either way: page 5's write is
+/// predicted (read: wrong), and pages 5, 6 and 7 now count as write-predicted for the split.
+#[test]
+fn write_channels_placement_sends_every_host_write_to_the_write_channels() {
+    let geo = geometry();
+    let channel = |p: u32| geo.channel_of_chip(geo.chip_of_plane(p));
+    let on = |c: u32| geo.ppn(geo.plane_index(c, 0, 0, 0), 0, 0);
+    let run = |placement| {
+        let cfg = PartitionConfig { n_read: 2, placement, ..PartitionConfig::default() };
+        let mut p = ChannelPartition::new(Scheme::Pacp, &cfg, &geo, 64, 2);
+        let mut load = vec![0u32; 8];
+        p.host_read(5, on(2), 0);
+        let five = channel(p.write_plane(5, on(2), &load, 1, |_| true));
+        let six = channel(p.write_plane(6, crate::nand::NONE, &load, 2, |_| true));
+        load[4..8].fill(1);
+        let seven = channel(p.write_plane(7, crate::nand::NONE, &load, 3, |_| true));
+        let r = p.report();
+        let as_read: u64 = r.channels.iter().map(|c| c.host_writes_as_read).sum();
+        let trh = p.trh.as_ref().unwrap();
+        ([five, six, seven], as_read, r.spilled_writes, (trh.predicted, trh.correct), p.part.page_totals())
+    };
+    let (chans, as_read, spilled, scored, totals) = run(Placement::Trh);
+    assert_eq!(chans, [0, 0, 1], "read-predicted → Read; no history → any (0, then 1: rotation)");
+    assert_eq!((as_read, spilled, scored, totals), (3, 0, (1, 0), (0, 3)));
+    let (chans, as_read, spilled, scored, totals) = run(Placement::WriteChannels);
+    assert_eq!(chans, [2, 3, 0], "Write channels in rotation; both busy: spill to Read channel 0");
+    assert_eq!((as_read, spilled, scored, totals), (1, 1, (1, 0), (0, 3)));
+}
