@@ -183,6 +183,13 @@ pub struct ChannelPartition {
     pub migrated_idle: u64,
     /// Idle-time migrations given up after their plane was chosen: GC moved the page first.
     idle_dropped: u64,
+    /// Idle-time migration's memo of blocks known to hold no valid page predicted read (a
+    /// simulator shortcut, no effect on results): per block, its opening number
+    /// (`Blocks::opened_seq`) + 1 when it was last searched and held none; 0: not known.
+    /// A closed block gains no pages, and one of its valid pages turns read-predicted only
+    /// through a host read, which clears its block's entry ([`Self::host_read`]); reopening
+    /// changes the opening number. Empty without idle-time migration.
+    idle_clean: Vec<u64>,
     /// Per channel: host pages read and written there.
     load: Vec<ChannelLoad>,
     /// Host writes with a prediction that went to the other type's channels (all of their
@@ -249,6 +256,11 @@ impl ChannelPartition {
             idle_search: cfg.idle_search_blocks,
             migrated_idle: 0,
             idle_dropped: 0,
+            idle_clean: if scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true) {
+                vec![0; geo.blocks() as usize]
+            } else {
+                Vec::new()
+            },
             load: vec![ChannelLoad::default(); geo.channels as usize],
             spilled: 0,
             full_spills: 0,
@@ -307,6 +319,20 @@ impl ChannelPartition {
         let plane = self.read_plane_for(lpn, src, load, room)?;
         self.migrated_idle += 1;
         Some(plane)
+    }
+
+    /// Whether `block`, opened as `opened_seq`, may hold a valid page predicted read: not
+    /// when it was searched since it opened, held none, and no host read has turned one of
+    /// its pages read-predicted since ([`Self::holds_no_read_pages`]).
+    pub fn may_hold_read_pages(&self, block: u32, opened_seq: u64) -> bool {
+        self.idle_clean.get(block as usize).is_none_or(|&known| known != opened_seq + 1)
+    }
+
+    /// `block`, opened as `opened_seq`, was searched and holds no valid page predicted read.
+    pub fn holds_no_read_pages(&mut self, block: u32, opened_seq: u64) {
+        if let Some(known) = self.idle_clean.get_mut(block as usize) {
+            *known = opened_seq + 1;
+        }
     }
 
     /// An idle-time migration counted by [`Self::idle_plane`] never programmed: GC moved
@@ -435,6 +461,9 @@ impl ChannelPartition {
         if let Some(c) = channel.filter(|_| before != after) {
             before.into_iter().for_each(|w| self.part.removed(c, w));
             after.into_iter().for_each(|w| self.part.placed(c, w));
+            if after == Some(false) && !self.idle_clean.is_empty() {
+                self.idle_clean[self.geo.block_of(ppn) as usize] = 0;
+            }
         }
         self.tick(now);
     }

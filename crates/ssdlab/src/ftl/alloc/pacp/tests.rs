@@ -267,3 +267,28 @@ fn write_channels_placement_sends_every_host_write_to_the_write_channels() {
     assert_eq!(chans, [2, 3, 0], "Write channels in rotation; both busy: spill to Read channel 0");
     assert_eq!((as_read, spilled, scored, totals), (1, 1, (1, 0), (0, 3)));
 }
+
+/// Idle-time migration's memo: block 3 (opened as number 7) searched and found without a
+/// read-predicted page is skipped while nothing can have changed that; a read of page 9
+/// held elsewhere leaves it; a read of page 5 held in block 3 after a write (its 1-bit
+/// history turns read) makes block 3 worth searching again; so does reopening (number 8).
+/// Without idle-time migration there is no memo: every block may hold such pages.
+#[test]
+fn a_block_found_without_read_pages_is_searched_again_only_after_a_read_turns_one() {
+    let geo = geometry();
+    let mut p = ChannelPartition::new(Scheme::Pacp, &PartitionConfig::default(), &geo, 64, 2);
+    let in_block = |block: u32, page: u32| block * geo.pages_per_block + page;
+    p.trh.as_mut().unwrap().record(5, true, true);
+    assert!(p.may_hold_read_pages(3, 7), "never searched");
+    p.holds_no_read_pages(3, 7);
+    assert!(!p.may_hold_read_pages(3, 7));
+    assert!(p.may_hold_read_pages(3, 8), "reopened since");
+    p.host_read(9, in_block(4, 0), 0);
+    assert!(!p.may_hold_read_pages(3, 7), "a read in another block");
+    p.host_read(5, in_block(3, 2), 0);
+    assert!(p.may_hold_read_pages(3, 7), "page 5 in block 3 now predicts read");
+    let off = PartitionConfig { idle_migration: Some(false), ..PartitionConfig::default() };
+    let mut q = ChannelPartition::new(Scheme::Pacp, &off, &geo, 64, 2);
+    q.holds_no_read_pages(3, 7);
+    assert!(q.may_hold_read_pages(3, 7));
+}
