@@ -497,18 +497,9 @@ impl Ftl {
             if !p.is_write_channel(self.geo.channel_of_chip(self.geo.chip_of_plane(plane))) {
                 continue;
             }
-            for x in plane * bpp..(plane + 1) * bpp {
-                if self.blocks.state[x as usize] != BlockState::Closed {
-                    continue;
-                }
-                let key = (self.blocks.valid[x as usize], x);
-                if most_invalid.len() < keep {
-                    most_invalid.push(key);
-                } else if most_invalid.peek().is_some_and(|&top| key < top) {
-                    most_invalid.pop();
-                    most_invalid.push(key);
-                }
-            }
+            let blocks = (plane * bpp) as usize..((plane + 1) * bpp) as usize;
+            let (valid, state) = (&self.blocks.valid[blocks.clone()], &self.blocks.state[blocks]);
+            crate::ftl::alloc::pacp::keep_most_invalid(&mut most_invalid, keep, plane * bpp, valid, state);
         }
         let (blocks, logical) = (&self.blocks, self.logical_pages);
         // A block searched before and found without a read-predicted page is skipped while

@@ -28,6 +28,7 @@ pub use partition::{IdleVictims, Partition, PartitionConfig, Placement, Preload,
 pub use trh::{Prediction, Trh};
 
 use crate::engine::Ps;
+use crate::ftl::BlockState;
 use crate::nand::{Geometry, Lpn, Ppn};
 
 /// Rotation points of dynamic allocation inside a channel set.
@@ -121,6 +122,43 @@ pub fn rotate_within(
     rot.slot[chip as usize] = (s + 1) % slots;
     let (die, plane) = (s % geo.dies_per_chip, s / geo.dies_per_chip);
     geo.plane_index(channel, w, die, plane)
+}
+
+/// Idle-time migration's scan: push the closed blocks among `valid` / `state` (numbered from
+/// `first`) into `heap`, which keeps the `keep` smallest (valid pages, block) keys. Blocks come
+/// in ascending order, so once the heap is full only a closed block with fewer valid pages
+/// than its largest key can enter (an equal count loses on its higher number): a run of
+/// blocks without one is passed over in one branch-free test, with the same result as
+/// visiting each.
+pub fn keep_most_invalid(
+    heap: &mut std::collections::BinaryHeap<(u16, u32)>,
+    keep: usize,
+    first: u32,
+    valid: &[u16],
+    state: &[BlockState],
+) {
+    const RUN: usize = 32;
+    for (k, (vs, ss)) in valid.chunks(RUN).zip(state.chunks(RUN)).enumerate() {
+        if heap.len() >= keep {
+            let bound = heap.peek().map_or(0, |top| top.0);
+            let hit = vs.iter().zip(ss).fold(false, |a, (&v, &s)| a | ((s == BlockState::Closed) & (v < bound)));
+            if !hit {
+                continue;
+            }
+        }
+        for (i, (&v, &s)) in vs.iter().zip(ss).enumerate() {
+            if s != BlockState::Closed {
+                continue;
+            }
+            let key = (v, first + (k * RUN + i) as u32);
+            if heap.len() < keep {
+                heap.push(key);
+            } else if heap.peek().is_some_and(|&top| key < top) {
+                heap.pop();
+                heap.push(key);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

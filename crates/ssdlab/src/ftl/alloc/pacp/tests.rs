@@ -292,3 +292,26 @@ fn a_block_found_without_read_pages_is_searched_again_only_after_a_read_turns_on
     q.holds_no_read_pages(3, 7);
     assert!(q.may_hold_read_pages(3, 7));
 }
+
+/// Idle-time migration's scan keeps the 3 most invalid closed blocks of 70, worked by hand:
+/// all closed with 100 valid pages but block 3 (4), 40 (2, open: not a candidate), 41 (2),
+/// 50 (4: ties with 3, the lower number wins), 65 (1) and 66 (0, a GC victim: not a
+/// candidate). The keys kept are (1, 65), (2, 41), (4, 3), the same as visiting block by
+/// block; numbered from 700, they are 765, 741, 703.
+#[test]
+fn the_idle_scan_keeps_the_most_invalid_closed_blocks() {
+    let mut valid = vec![100u16; 70];
+    let mut state = vec![BlockState::Closed; 70];
+    for (b, v) in [(3, 4), (40, 2), (41, 2), (50, 4), (65, 1), (66, 0)] {
+        valid[b] = v;
+    }
+    state[40] = BlockState::Open;
+    state[66] = BlockState::Victim;
+    let mut heap = std::collections::BinaryHeap::new();
+    keep_most_invalid(&mut heap, 3, 0, &valid, &state);
+    assert_eq!(heap.into_sorted_vec(), vec![(1, 65), (2, 41), (4, 3)]);
+    let mut heap = std::collections::BinaryHeap::new();
+    keep_most_invalid(&mut heap, 3, 700, &valid, &state);
+    let blocks: Vec<u32> = heap.into_sorted_vec().into_iter().map(|(_, b)| b).collect();
+    assert_eq!(blocks, [765, 741, 703]);
+}
