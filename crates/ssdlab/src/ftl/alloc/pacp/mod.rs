@@ -235,6 +235,8 @@ pub struct ChannelPartition {
     spilled: u64,
     /// Host writes sent to the other type's channels because the plane chosen had no room.
     full_spills: u64,
+    /// Host writes by what the page's history predicted (PACP), whatever placed them.
+    writes_by_prediction: WritesByPrediction,
     /// The relabellings, in order (the first [`RELABEL_LOG`]).
     relabel_log: Vec<Relabel>,
     /// The scheme whose rule sizes the starting split from the workload, when
@@ -255,6 +257,28 @@ pub struct ChannelLoad {
     pub host_writes: u64,
     pub host_reads_as_read: u64,
     pub host_writes_as_read: u64,
+}
+
+/// Host page writes by their page's prediction: no history (Algorithm 1 sends them to any
+/// channel), read, write, a tie.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WritesByPrediction {
+    pub none: u64,
+    pub read: u64,
+    pub write: u64,
+    pub tie: u64,
+}
+
+impl WritesByPrediction {
+    fn count(&mut self, p: Prediction) {
+        let n = match p {
+            Prediction::None => &mut self.none,
+            Prediction::Read => &mut self.read,
+            Prediction::Write => &mut self.write,
+            Prediction::Tie => &mut self.tie,
+        };
+        *n += 1;
+    }
 }
 
 /// One relabelling: when, which channel, and the type it became.
@@ -302,6 +326,7 @@ impl ChannelPartition {
             load: vec![ChannelLoad::default(); geo.channels as usize],
             spilled: 0,
             full_spills: 0,
+            writes_by_prediction: WritesByPrediction::default(),
             relabel_log: Vec::new(),
             auto_size: (cfg.n_read == 0).then_some(scheme),
             preload: cfg.preload,
@@ -431,8 +456,10 @@ impl ChannelPartition {
             return plane;
         };
         // `placement = "write_channels"`: every host write as if predicted write.
+        let history = trh.predict(lpn);
+        self.writes_by_prediction.count(history);
         let pred = match self.placement {
-            Placement::Trh => trh.predict(lpn),
+            Placement::Trh => history,
             Placement::WriteChannels => Prediction::Write,
         };
         let set = channel_set(pred, old_on_write, &self.part, &self.geo, load);
@@ -546,6 +573,7 @@ impl ChannelPartition {
             trh_accuracy: accuracy,
             spilled_writes: self.spilled,
             full_spills: self.full_spills,
+            writes_by_prediction: self.writes_by_prediction,
             channels: self.load.clone(),
             relabel_log: self.relabel_log.clone(),
         }
@@ -580,6 +608,10 @@ pub struct PartitionReport {
     /// Host writes sent to the other type's channels because the plane dynamic allocation
     /// chose had no room (free blocks down to GC's reserve) [I]; Lv's included.
     pub full_spills: u64,
+    /// Host page writes by what the page's history predicted before the write (PACP; under
+    /// `placement = "write_channels"` too, though it did not place them).
+    #[serde(default)]
+    pub writes_by_prediction: WritesByPrediction,
     /// Per channel (by index): host pages read and written there, in all and while the
     /// channel was labelled Read.
     pub channels: Vec<ChannelLoad>,

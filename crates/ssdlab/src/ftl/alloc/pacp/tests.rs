@@ -258,6 +258,8 @@ fn write_channels_placement_sends_every_host_write_to_the_write_channels() {
         let r = p.report();
         let as_read: u64 = r.channels.iter().map(|c| c.host_writes_as_read).sum();
         let trh = p.trh.as_ref().unwrap();
+        let by = WritesByPrediction { none: 2, read: 1, write: 0, tie: 0 };
+        assert_eq!(r.writes_by_prediction, by, "5 read-predicted, 6 and 7 without history, either way");
         ([five, six, seven], as_read, r.spilled_writes, (trh.predicted, trh.correct), p.part.page_totals())
     };
     let (chans, as_read, spilled, scored, totals) = run(Placement::Trh);
