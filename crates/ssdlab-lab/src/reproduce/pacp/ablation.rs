@@ -38,6 +38,11 @@ fn mean_of(rows: &[Row], s: Scheme, f: impl Fn(&Row) -> Option<f64>) -> Option<f
     (!v.is_empty()).then(|| mean(&v))
 }
 
+/// A share of the host's page writes (None without any).
+fn of_writes(r: &Row, n: u64) -> Option<f64> {
+    (r.host_page_writes > 0).then(|| n as f64 / r.host_page_writes as f64)
+}
+
 /// Every page programmed: host, GC and idle-time migration.
 fn programs(r: &Row) -> f64 {
     (r.user_programs + r.gc_programs + r.migrated_idle) as f64
@@ -81,7 +86,7 @@ fn latency_table(rows: &[Row]) -> String {
 fn counter_table(rows: &[Row]) -> String {
     let ch = grid().figure_channels;
     let mut m = String::from(
-        "| workload | writes on Read channels (a / b / c / d) | reads on Read channels | TRH accuracy | migrated by GC (c / d) | migrated at idle (d) | Read channels at the end |\n|---|---|---|---|---|---|---|\n",
+        "| workload | writes on Read channels (a / b / c / d) | writes without history / predicted read | reads on Read channels | TRH accuracy | migrated by GC (c / d) | migrated at idle (d) | Read channels at the end |\n|---|---|---|---|---|---|---|---|\n",
     );
     let all = |w: &str, f: &dyn Fn(&Row) -> String, steps: &[Scheme]| -> String {
         let cells: Vec<String> = steps.iter().map(|&s| pick(rows, w, s, ch).map_or("–".into(), f)).collect();
@@ -89,10 +94,14 @@ fn counter_table(rows: &[Row]) -> String {
     };
     let share = |x: Option<f64>| x.map_or("–".into(), pct);
     for w in workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)) {
+        let by_history = |r: &Row| {
+            format!("{} / {}", share(of_writes(r, r.writes_no_history)), share(of_writes(r, r.writes_predicted_read)))
+        };
         let _ = writeln!(
             m,
-            "| {w} | {} | {} | {} | {} | {} | {} |",
+            "| {w} | {} | {} | {} | {} | {} | {} | {} |",
             all(w, &|r| share(r.writes_on_read), &ABLATION),
+            all(w, &by_history, &ABLATION[1..2]),
             all(w, &|r| share(r.reads_on_read), &ABLATION),
             all(w, &|r| share(r.trh_accuracy), &ABLATION),
             all(w, &|r| r.migrated_gc.to_string(), &ABLATION[2..]),
@@ -118,11 +127,28 @@ fn summary(rows: &[Row]) -> String {
     // Each step's move in points of the baseline's read latency, from the step before (the
     // first from the baseline).
     let moves: Vec<f64> = (0..4).map(|i| ratios[i] - if i == 0 { 1.0 } else { ratios[i - 1] }).collect();
-    let (best, lowest) = moves.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).expect("four steps");
-    if *lowest < 0.0 {
-        let _ = write!(out, " The step that lowers it most is {} ({:+.1} points).", STEPS[best], lowest * 100.0);
+    let by_move = |a: &(usize, &f64), b: &(usize, &f64)| a.1.total_cmp(b.1);
+    let (best, lowest) = moves.iter().enumerate().min_by(by_move).expect("four steps");
+    let (worst, highest) = moves.iter().enumerate().max_by(by_move).expect("four steps");
+    if *lowest <= -NO_EFFECT {
+        let _ = write!(
+            out,
+            " The step that lowers it most is {} ({:+.1} points): {}.",
+            STEPS[best],
+            lowest * 100.0,
+            why(rows, best)
+        );
     } else {
-        out.push_str(" No step lowers it.");
+        out.push_str(" No step lowers it by a point or more.");
+    }
+    if *highest >= NO_EFFECT {
+        let _ = write!(
+            out,
+            " The step that raises it most is {} ({:+.1} points): {}.",
+            STEPS[worst],
+            highest * 100.0,
+            why(rows, worst)
+        );
     }
     for (i, m) in moves.iter().enumerate().filter(|(_, m)| m.abs() < NO_EFFECT) {
         let _ = write!(out, " {} moves it by {:+.1} points: {}.", STEPS[i], m * 100.0, why(rows, i));
@@ -141,14 +167,16 @@ fn why(rows: &[Row], i: usize) -> String {
     };
     match i {
         0 => format!(
-            "the partition keeps host writes off the Read channels ({} of page writes reach one) but serves only {} of page reads there",
+            "the partition keeps host writes off the Read channels ({} of page writes reach one) and serves {} of page reads there",
             share(Scheme::PacpPartition, |r| r.writes_on_read),
             share(Scheme::PacpPartition, |r| r.reads_on_read)
         ),
         1 => format!(
-            "placing writes by their history takes the share of page writes on Read channels from {} to {} and of page reads served there from {} to {}",
+            "placing writes by their history takes the share of page writes on Read channels from {} to {} ({} of page writes have no history, which Algorithm 1 places on any channel, and {} are predicted read) and of page reads served there from {} to {}",
             share(Scheme::PacpPartition, |r| r.writes_on_read),
             share(Scheme::PacpNoMig, |r| r.writes_on_read),
+            share(Scheme::PacpNoMig, |r| of_writes(r, r.writes_no_history)),
+            share(Scheme::PacpNoMig, |r| of_writes(r, r.writes_predicted_read)),
             share(Scheme::PacpPartition, |r| r.reads_on_read),
             share(Scheme::PacpNoMig, |r| r.reads_on_read)
         ),

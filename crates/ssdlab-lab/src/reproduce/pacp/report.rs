@@ -48,7 +48,12 @@ pub fn over_channels(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(
 
 /// At each channel count, the mean of `f` over the workloads under `a` over that under `b`.
 pub(super) fn channel_ratios(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(&Row) -> f64) -> Vec<f64> {
-    channels_in(rows)
+    channel_ratios_at(rows, synthetic, a, b, f, &channels_in(rows))
+}
+
+/// [`channel_ratios`] at the channel counts `chans` only.
+fn channel_ratios_at(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: Measure, chans: &[u32]) -> Vec<f64> {
+    chans
         .iter()
         .filter_map(|&c| {
             let (x, y) = (mean_over(rows, synthetic, a, c, f)?, mean_over(rows, synthetic, b, c, f)?);
@@ -166,6 +171,10 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             "REUSE" => REUSE.to_string(),
             "RATE_IOPS" => format!("{RATE_IOPS} requests/s in all"),
             "REQUESTS" => requests(quick).to_string(),
+            "ABLATION_NO_EFFECT" => format!(
+                "a step moving the stand-ins' geometric-mean read latency by under {:.1} points of the baseline's",
+                super::ablation::NO_EFFECT * 100.0
+            ),
             _ => return None,
         })
     };
@@ -516,10 +525,20 @@ fn fig9_claims(v: &mut Values, rows: &[Row]) {
 /// the Read channels, and where the reads and writes went.
 fn preload_section(v: &mut Values, rows: &[Row]) {
     v.set("preload_rows", preload_rows(rows));
-    // Each claim spread and preloaded, over the stand-ins and over the excerpts.
+    // Each claim spread and preloaded, over the stand-ins and over the excerpts, averaged over
+    // the channel counts the preload ran at (`grid().sensitivity_channels`).
+    let chans: Vec<u32> = channels_in(rows)
+        .into_iter()
+        .filter(|&c| rows.iter().any(|r| r.scheme == Scheme::PacpPreload && r.channels == c))
+        .collect();
+    let list: Vec<String> = chans.iter().map(|c| c.to_string()).collect();
+    v.set("preload_channels", list.join(" and "));
     let mut four = |names: [&'static str; 4], b: Scheme, f: Measure| {
-        let cells =
-            [true, false].map(|syn| [Scheme::Pacp, Scheme::PacpPreload].map(|s| over_channels(rows, syn, s, b, f)));
+        let over = |syn, s| {
+            let r = channel_ratios_at(rows, syn, s, b, f, &chans);
+            (!r.is_empty()).then(|| mean(&r))
+        };
+        let cells = [true, false].map(|syn| [Scheme::Pacp, Scheme::PacpPreload].map(|s| over(syn, s)));
         for (name, x) in names.into_iter().zip(cells.into_iter().flatten()) {
             v.set(name, change(x));
         }
