@@ -80,6 +80,37 @@ fn check_holds_through_relabelling_and_gc_migration() {
     assert_eq!(o.check.as_ref().expect("checked").violations, 0);
 }
 
+/// `ftl.partition.placement = "write_channels"` (PACP's partition without its prediction),
+/// as written in a config: every read returns the data last written (`--check`), the split
+/// still moves (the histories are kept) and fewer host writes reach a Read channel than
+/// under Algorithm 1, whose read-predicted pages (the read flow's 5% writes) go there.
+#[test]
+fn write_channels_placement_keeps_histories_and_integrity() {
+    let mut wl = mixed();
+    let half = {
+        let cfg = drive("pacp");
+        let geo = ssdlab::nand::Geometry::from_config(&cfg.nand);
+        ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 / 2 * 8192
+    };
+    wl.flows[1].start_bytes = half;
+    let writes_on_read = |sets: &[String]| {
+        let mut cfg = Config::from_toml_str("", "t.toml", sets).expect("a valid config");
+        let d = drive("pacp");
+        (cfg.nand, cfg.ftl.overprovisioning_ratio, cfg.ftl.partition.period) =
+            (d.nand, d.ftl.overprovisioning_ratio, d.ftl.partition.period);
+        let o = run(&cfg, &wl);
+        let p = o.partition.expect("a partition");
+        assert_eq!(o.check.as_ref().expect("checked").violations, 0);
+        assert!(p.relabels > 0 && p.trh_predicted > 10_000, "{p:?}");
+        let (on_read, all) = p.channels.iter().fold((0, 0), |a, c| (a.0 + c.host_writes_as_read, a.1 + c.host_writes));
+        on_read as f64 / all as f64
+    };
+    let pacp = ["ftl.allocation=\"pacp\"".to_string()];
+    let trh = writes_on_read(&pacp);
+    let write_channels = writes_on_read(&[pacp[0].clone(), "ftl.partition.placement=\"write_channels\"".into()]);
+    assert!(write_channels < trh, "write_channels {write_channels:.3} against trh {trh:.3}");
+}
+
 /// Lv et al.: every host write goes to the Write channels, so with n_read = 1 on the fresh
 /// part of a drive no host page is programmed on channel 0 — its only programs are GC's
 /// moves of preconditioned data. Reads still go wherever the data is.
@@ -101,6 +132,9 @@ fn lv_partition_writes_only_to_write_channels() {
     bad = drive("lv_partition");
     bad.ftl.partition.n_read = 4;
     assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.n_read"));
+    bad = drive("lv_partition");
+    bad.ftl.partition.placement = ssdlab::ftl::alloc::pacp::Placement::WriteChannels;
+    assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition.placement"));
     bad = drive("CWDP");
     bad.ftl.partition.trh_bits = 2;
     assert!(bad.validate("t.toml").unwrap_err().to_string().contains("ftl.partition"));

@@ -13,6 +13,12 @@
 //!   space [I], so GC and PACP's GC-piggybacked migration run. Blocks per plane are scaled
 //!   from the paper's 2048 to [`BLOCKS_PER_PLANE`] so that 64 channels fit in memory [I].
 //! - Figure 6: PACP at the figures' channel count (`grid().figure_channels`) channels with 1, 2 and 3 history bits.
+//! - The ablation ([`ABLATION`], issue 33 item 1), at the figures' channel count on every
+//!   workload: the partition alone (`ftl.partition.placement = "write_channels"`, no
+//!   migration), + TRH (PACP without migration), + GC-piggybacked migration, + idle-time
+//!   migration (PACP) — beside the baseline and Lv et al.
+//! - Every scheme runs on the preset's `[ftl.partition]` less the keys its allocation rejects
+//!   ([`Scheme::apply`]), then with its own switches.
 //!
 //! Writes DIR/results.csv, DIR/*.png and DIR/REPORT.md ([`report`]).
 
@@ -20,13 +26,14 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+mod ablation;
 mod ledger;
 mod report;
 
 use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::error::Result;
-use ssdlab::ftl::alloc::pacp::{ChannelLoad, PartitionConfig, Preload};
+use ssdlab::ftl::alloc::pacp::{ChannelLoad, IdleVictims, PartitionConfig, Placement, Preload};
 use ssdlab::ftl::precondition::Pattern;
 use ssdlab::ftl::AllocationScheme;
 use ssdlab::host::{Address, AddressMode, FlowSpec, PreconditionSpec, Replay};
@@ -57,6 +64,8 @@ pub struct Grid {
     pub channels: Vec<u32>,
     /// `--quick`'s channel counts.
     pub quick_channels: Vec<u32>,
+    /// The channel counts of the preload sensitivity (among the run's).
+    pub sensitivity_channels: Vec<u32>,
     /// Channels of the single-drive figures (6, 7 and 8).
     pub figure_channels: u32,
     /// Figure 6's history depths beside the main grid's 1 bit.
@@ -81,7 +90,9 @@ pub const RATE_IOPS: f64 = 1200.0;
 /// stand-ins several blocks per plane of GC at every channel count (the read-heavy ones
 /// write too little for that), and PACP's split, recomputed every 10,000 requests one
 /// channel at a time (`ftl.partition.period`), room to move from half the channels to
-/// either end. Quick mode: enough for GC at 32 channels.
+/// either end. Quick mode: enough for GC at 32 channels. Not fewer in full mode: runs of
+/// 1,000,000, 700,000 and 500,000 requests fell outside their spread over three seeds at
+/// 2,000,000 on 9 of 9 runs checked (experiments/pacp/provenance.toml, log of 2026-11-27).
 pub const REQUESTS: u64 = 2_000_000;
 const QUICK_REQUESTS: u64 = 400_000;
 
@@ -214,9 +225,16 @@ pub enum Scheme {
     /// Sensitivity: Lv et al. with a given number of Read channels (`ftl.partition.n_read`;
     /// the row's `n_read`) instead of the sizing rule.
     LvSplit,
-    /// PACP with GC-piggybacked migration off.
+    /// PACP with GC-piggybacked migration off (the ablation's "+ TRH" row).
     PacpNoMig,
     Pacp,
+    /// Ablation (issue 33): PACP's adaptive split with every host write placed as if
+    /// predicted write (`ftl.partition.placement = "write_channels"`), no migration — the
+    /// partition alone.
+    PacpPartition,
+    /// Ablation: PACP without migration plus GC-piggybacked migration only (idle-time
+    /// migration off).
+    PacpGcMig,
     /// Sensitivity: the two PACP rows with the pages the workload reads before writing them
     /// preconditioned onto the Read channels (`ftl.partition.preload = "read_channels"`).
     PacpNoMigPreload,
@@ -227,6 +245,14 @@ pub const SCHEMES: [Scheme; 5] = [Scheme::Baseline, Scheme::Ideal, Scheme::Lv, S
 
 /// The sensitivity rows beside the main grid.
 pub const PRELOAD_SCHEMES: [Scheme; 2] = [Scheme::PacpNoMigPreload, Scheme::PacpPreload];
+
+/// The ablation's steps in order, each adding one mechanism to the one before (issue 33
+/// item 1): the partition alone, + TRH, + GC-piggybacked migration, + idle-time migration
+/// (= PACP). The first and third are the ablation's own runs ([`ABLATION_RUNS`]).
+pub const ABLATION: [Scheme; 4] = [Scheme::PacpPartition, Scheme::PacpNoMig, Scheme::PacpGcMig, Scheme::Pacp];
+
+/// The ablation's runs beside the main grid's, at the figures' channel count.
+pub const ABLATION_RUNS: [Scheme; 2] = [Scheme::PacpPartition, Scheme::PacpGcMig];
 
 impl Scheme {
     pub fn name(self) -> &'static str {
@@ -239,34 +265,66 @@ impl Scheme {
             Scheme::Pacp => "pacp",
             Scheme::PacpNoMigPreload => "pacp-nomig-preload",
             Scheme::PacpPreload => "pacp-preload",
+            Scheme::PacpPartition => "pacp-partition",
+            Scheme::PacpGcMig => "pacp-gcmig",
+        }
+    }
+
+    fn allocation(self) -> AllocationScheme {
+        match self {
+            // The paper's baseline (TOMPECS'16 as PACP describes it): rotation skipping busy
+            // resources, i.e. PACP's own allocator without a partition.
+            Scheme::Baseline | Scheme::Ideal => AllocationScheme::DynamicRr,
+            Scheme::Lv | Scheme::LvSplit => AllocationScheme::LvPartition,
+            _ => AllocationScheme::Pacp,
+        }
+    }
+
+    /// The migrations a PACP scheme runs: (GC-piggybacked, idle-time).
+    fn migrations(self) -> (bool, bool) {
+        match self {
+            Scheme::Pacp | Scheme::PacpPreload => (true, true),
+            Scheme::PacpGcMig => (true, false),
+            _ => (false, false),
+        }
+    }
+
+    /// The preset's `[ftl.partition]` as this scheme's allocation takes it: whole for PACP
+    /// but Lv et al.'s own keys, whole for Lv et al. but PACP's own keys (so the preset's
+    /// `trh_bits`, `period`, `idle_*` and the like reach the runs), none for dynamic
+    /// allocation, which takes no partition.
+    fn partition_keys(self, preset: &PartitionConfig) -> PartitionConfig {
+        let d = PartitionConfig::default();
+        match self.allocation() {
+            AllocationScheme::Pacp => {
+                PartitionConfig { lv_window: d.lv_window, lv_region_bytes: d.lv_region_bytes, ..preset.clone() }
+            }
+            AllocationScheme::LvPartition => PartitionConfig {
+                idle_migration: None,
+                idle_victims: IdleVictims::default(),
+                idle_search_blocks: d.idle_search_blocks,
+                placement: Placement::default(),
+                ..preset.clone()
+            },
+            _ => d,
         }
     }
 
     /// The keys that make the preset (PACP) this scheme, with `trh_bits` history bits for
     /// the PACP schemes and `n_read` Read channels for [`Scheme::LvSplit`].
     fn apply(self, cfg: &mut Config, trh_bits: u8, n_read: u32) {
-        cfg.ftl.partition = PartitionConfig::default();
-        cfg.nand.ideal = Ideal::None;
-        cfg.ftl.allocation = match self {
-            // The paper's baseline (TOMPECS'16 as PACP describes it): rotation skipping busy
-            // resources, i.e. PACP's own allocator without a partition.
-            Scheme::Baseline | Scheme::Ideal => AllocationScheme::DynamicRr,
-            Scheme::Lv | Scheme::LvSplit => AllocationScheme::LvPartition,
-            _ => AllocationScheme::Pacp,
-        };
-        match self {
-            Scheme::Ideal => cfg.nand.ideal = Ideal::NoRwInterference,
-            Scheme::PacpNoMig | Scheme::PacpNoMigPreload => {
-                cfg.ftl.partition.gc_migration = Some(false);
-                cfg.ftl.partition.idle_migration = Some(false);
-            }
-            _ => {}
-        }
-        if matches!(self, Scheme::PacpNoMigPreload | Scheme::PacpPreload) {
-            cfg.ftl.partition.preload = Preload::ReadChannels;
-        }
+        cfg.nand.ideal = if self == Scheme::Ideal { Ideal::NoRwInterference } else { Ideal::None };
+        cfg.ftl.allocation = self.allocation();
+        cfg.ftl.partition = self.partition_keys(&cfg.ftl.partition);
         if self.has_history() {
-            cfg.ftl.partition.trh_bits = trh_bits;
+            let (gc, idle) = self.migrations();
+            let p = &mut cfg.ftl.partition;
+            (p.gc_migration, p.idle_migration) = (Some(gc), Some(idle));
+            p.placement = if self == Scheme::PacpPartition { Placement::WriteChannels } else { Placement::Trh };
+            p.trh_bits = trh_bits;
+            if matches!(self, Scheme::PacpNoMigPreload | Scheme::PacpPreload) {
+                p.preload = Preload::ReadChannels;
+            }
         }
         if self == Scheme::LvSplit {
             cfg.ftl.partition.n_read = n_read;
@@ -275,8 +333,15 @@ impl Scheme {
 
     /// Whether the scheme keeps a transaction history (the PACP ones).
     pub fn has_history(self) -> bool {
-        matches!(self, Scheme::PacpNoMig | Scheme::Pacp | Scheme::PacpNoMigPreload | Scheme::PacpPreload)
+        self.allocation() == AllocationScheme::Pacp
     }
+}
+
+/// The main rows' history bits: the preset's `ftl.partition.trh_bits` (Figure 6 adds the
+/// other depths of `grid().history_bits`).
+pub fn main_trh_bits() -> u8 {
+    static BITS: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *BITS.get_or_init(|| preset().expect("the compiled-in preset").ftl.partition.trh_bits)
 }
 
 /// The preset, as shipped.
@@ -306,7 +371,7 @@ struct Meta {
 
 impl Meta {
     fn new(workload: &'static str, synthetic: bool, scheme: Scheme, channels: u32) -> Meta {
-        let trh_bits = if scheme.has_history() { 1 } else { 0 };
+        let trh_bits = if scheme.has_history() { main_trh_bits() } else { 0 };
         Meta { workload, synthetic, scheme, channels, trh_bits, n_read: 0 }
     }
 
@@ -356,6 +421,13 @@ pub fn requests(quick: bool) -> u64 {
     }
 }
 
+/// The schemes of the channel grid at `channels`: the main ones, and the preload
+/// sensitivity at its channel counts (`grid().sensitivity_channels`).
+fn schemes_at(channels: u32) -> Vec<Scheme> {
+    let preload = grid().sensitivity_channels.contains(&channels);
+    SCHEMES.into_iter().chain(PRELOAD_SCHEMES.into_iter().filter(|_| preload)).collect()
+}
+
 fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let mut plan = Plan::default();
     let g = grid();
@@ -363,14 +435,20 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     let n = requests(opts.quick);
     for s in standins(opts.quick) {
         for &ch in channels {
-            for scheme in SCHEMES.into_iter().chain(PRELOAD_SCHEMES) {
+            for scheme in schemes_at(ch) {
                 plan.push(base, Meta::new(s.name, true, scheme, ch), |cfg| synthetic(&s, cfg, n))?;
             }
         }
     }
-    // Figure 6: 2 and 3 history bits (1 bit is the main grid's PACP run).
+    // The ablation's own steps, at the figures' channel count.
     for s in standins(opts.quick) {
-        for &trh_bits in &g.history_bits {
+        for scheme in ABLATION_RUNS {
+            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| synthetic(&s, cfg, n))?;
+        }
+    }
+    // Figure 6: the other history depths (the main grid's PACP run has the preset's).
+    for s in standins(opts.quick) {
+        for &trh_bits in g.history_bits.iter().filter(|&&b| b != main_trh_bits()) {
             let meta = Meta { trh_bits, ..Meta::new(s.name, true, Scheme::Pacp, g.figure_channels) };
             plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
         }
@@ -387,9 +465,12 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     for &(file, name) in traces {
         let path = shared_trace(opts, file)?;
         for &ch in channels {
-            for scheme in SCHEMES.into_iter().chain(PRELOAD_SCHEMES) {
+            for scheme in schemes_at(ch) {
                 plan.push(base, Meta::new(name, false, scheme, ch), |_| trace_workload(&path))?;
             }
+        }
+        for scheme in ABLATION_RUNS {
+            plan.push(base, Meta::new(name, false, scheme, g.figure_channels), |_| trace_workload(&path))?;
         }
     }
     Ok(plan)
@@ -433,6 +514,12 @@ pub struct Row {
     /// time (partitioned schemes).
     pub reads_on_read: Option<f64>,
     pub writes_on_read: Option<f64>,
+    /// Host page writes whose page had no history, and whose history predicted read (PACP:
+    /// what Algorithm 1 sends to any channel and to the Read channels), whatever placed them.
+    pub writes_no_history: u64,
+    pub writes_predicted_read: u64,
+    /// Host page writes the partition placed (partitioned schemes; 0 for the others).
+    pub host_page_writes: u64,
 }
 
 /// What a run is: the first columns of results.csv ([`Meta::csv`]).
@@ -469,6 +556,8 @@ const FIELDS: &[Field] = &[
         let on_read = |p: &ssdlab::ftl::PartitionReport| share(&p.channels, |l| (l.host_writes_as_read, l.host_writes));
         r.sim.ftl.partition.as_ref().map(|p| format!("{:.4}", on_read(p))).unwrap_or_default()
     }),
+    Field::int_or_zero("writes_no_history", "sim.ftl.partition.writes_by_prediction.none"),
+    Field::int_or_zero("writes_predicted_read", "sim.ftl.partition.writes_by_prediction.read"),
 ];
 
 /// Migrations (both kinds) over every page programmed: host, GC (a piggybacked migration is
@@ -524,6 +613,9 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
         spilled_writes: part.map_or(0, |p| p.spilled_writes),
         reads_on_read: part.map(|p| share(&p.channels, |l| (l.host_reads_as_read, l.host_reads))),
         writes_on_read: part.map(|p| share(&p.channels, |l| (l.host_writes_as_read, l.host_writes))),
+        writes_no_history: part.map_or(0, |p| p.writes_by_prediction.none),
+        writes_predicted_read: part.map_or(0, |p| p.writes_by_prediction.read),
+        host_page_writes: part.map_or(0, |p| p.channels.iter().map(|c| c.host_writes).sum()),
     })
 }
 
@@ -559,9 +651,10 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The main-grid row of `scheme` on `workload` at `channels` (1 history bit for PACP).
+/// The main-grid row of `scheme` on `workload` at `channels` (the preset's history bits for
+/// PACP).
 pub fn pick<'a>(rows: &'a [Row], workload: &str, scheme: Scheme, channels: u32) -> Option<&'a Row> {
-    let bits = if scheme.has_history() { 1 } else { 0 };
+    let bits = if scheme.has_history() { main_trh_bits() } else { 0 };
     rows.iter().find(|r| r.workload == workload && r.scheme == scheme && r.channels == channels && r.trh_bits == bits)
 }
 
@@ -693,18 +786,22 @@ mod tests {
 
     /// The shipped grid: Table 2's channel counts, the Figure 7 drive among them (and among
     /// the quick ones), Figure 6's extra depths, Lv's three swept splits. `--quick` by hand:
-    /// 3 stand-ins × (2 channel counts × 7 schemes + 2 depths + 3 splits) = 57 runs; the
-    /// splits at 32 channels are 8, 16 and 24 Read channels.
+    /// 3 stand-ins × (2 channel counts × 7 schemes + 2 ablation steps + 2 depths + 3 splits)
+    /// = 63 runs; the splits at 32 channels are 8, 16 and 24 Read channels.
     #[test]
     fn the_grid_file_is_the_grid_of_the_evaluation() {
         let g = grid();
         assert_eq!(g.channels, [8, 16, 32, 48, 64]);
         assert!(g.channels.contains(&g.figure_channels) && g.quick_channels.contains(&g.figure_channels));
         assert!(g.quick_channels.iter().all(|c| g.channels.contains(c)));
+        assert!(g.quick_channels.iter().all(|c| g.sensitivity_channels.contains(c)), "quick runs the preload too");
+        let full: usize = g.channels.iter().map(|&c| schemes_at(c).len()).sum();
+        assert_eq!(full, 5 * 5 + 2 * 2, "five schemes at five channel counts, the preload's two at 8 and 32");
         assert_eq!(g.history_bits, [2, 3]);
         let schemes = SCHEMES.len() + PRELOAD_SCHEMES.len();
-        let per_standin = g.quick_channels.len() * schemes + g.history_bits.len() + g.lv_read_shares.len();
-        assert_eq!(standins(true).len() * per_standin, 57);
+        let per_standin =
+            g.quick_channels.len() * schemes + ABLATION_RUNS.len() + g.history_bits.len() + g.lv_read_shares.len();
+        assert_eq!(standins(true).len() * per_standin, 63);
         let splits: Vec<u32> = g.lv_read_shares.iter().map(|&x| lv_split(x, g.figure_channels)).collect();
         assert_eq!(splits, [8, 16, 24]);
         assert_eq!((lv_split(0.01, 8), lv_split(0.99, 8)), (1, 7), "clamped to 1 ..= channels - 1");
@@ -735,6 +832,9 @@ mod tests {
             spilled_writes: 0,
             reads_on_read: None,
             writes_on_read: None,
+            writes_no_history: 0,
+            writes_predicted_read: 0,
+            host_page_writes: 0,
         }
     }
 
@@ -756,6 +856,47 @@ mod tests {
         let check = check_table(&rows);
         assert!(check.starts_with("## The paper's claims\n") && check.contains(claim));
         assert!(md.contains(&format!("{check}## Where ssdlab and the paper differ, and why\n")), "{md}");
+    }
+
+    /// The ablation on hm_0 at 32 channels, by hand: baseline 200 µs, Lv 180, the partition
+    /// alone 190, + TRH 189, + GC migration 150, + idle migration 160 — against the baseline
+    /// −10.0%, −5.0%, −5.5%, −25.0%, −20.0%. The steps move it −5.0, −0.5, −19.5 and +5.0
+    /// points: GC migration lowers it most (50 pages moved of 100 programmed), idle migration
+    /// raises it most (80 pages of 200), and TRH, under a point, gets its counter: page
+    /// writes on Read channels 2.0% without it and 4.0% with it, of which 25 of 100 had no
+    /// history and 10 were predicted read.
+    #[test]
+    fn the_ablation_names_the_largest_steps_and_explains_a_step_without_effect() {
+        let with = |scheme, read_us, writes_on_read, reads_on_read| Row {
+            writes_on_read: Some(writes_on_read),
+            reads_on_read: Some(reads_on_read),
+            ..row(scheme, read_us)
+        };
+        let nomig = Row {
+            writes_no_history: 25,
+            writes_predicted_read: 10,
+            host_page_writes: 100,
+            ..with(Scheme::PacpNoMig, 189.0, 0.04, 0.32)
+        };
+        let rows = [
+            row(Scheme::Baseline, 200.0),
+            row(Scheme::Lv, 180.0),
+            with(Scheme::PacpPartition, 190.0, 0.02, 0.3),
+            nomig,
+            Row { migrated_gc: 50, ..with(Scheme::PacpGcMig, 150.0, 0.04, 0.5) },
+            Row { migrated_idle: 80, user_programs: 120, ..with(Scheme::Pacp, 160.0, 0.04, 0.6) },
+        ];
+        let opts =
+            Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        let table = "| hm_0 | 200 | -10.0% | -5.0% | -5.5% | -25.0% | -20.0% |\n";
+        assert!(md.contains(table), "{md}");
+        let best = "The step that lowers it most is (c) + GC-piggybacked migration (-19.5 points): GC-piggybacked migration moves 50 pages per stand-in, 50.00% of all programs.";
+        assert!(md.contains(best), "{md}");
+        let worst = "The step that raises it most is (d) + idle migration (+5.0 points): idle-time migration moves 80 pages per stand-in, 40.00% of all programs.";
+        assert!(md.contains(worst), "{md}");
+        let why = "(b) + TRH moves it by -0.5 points: placing writes by their history takes the share of page writes on Read channels from 2.0% to 4.0% (25.0% of page writes have no history, which Algorithm 1 places on any channel, and 10.0% are predicted read) and of page reads served there from 30.0% to 32.0%.";
+        assert!(md.contains(why), "{md}");
     }
 
     /// Lv's sweep on hm_0 at 32 channels, by hand: PACP reads in 240 µs; Lv in 400 µs under
@@ -809,7 +950,7 @@ mod tests {
     fn every_scheme_is_a_valid_config_of_the_preset_at_every_channel_count() {
         let base = preset().expect("preset");
         for &ch in &grid().channels {
-            for s in SCHEMES.into_iter().chain([Scheme::LvSplit]) {
+            for s in SCHEMES.into_iter().chain(PRELOAD_SCHEMES).chain(ABLATION_RUNS).chain([Scheme::LvSplit]) {
                 for bits in 1..=3 {
                     let mut cfg = drive(&base, ch);
                     s.apply(&mut cfg, bits, lv_split(0.25, ch));
@@ -817,6 +958,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The preset's `[ftl.partition]` reaches the runs (a preset with a 5,000-access period,
+    /// `idle_victims = "any"` and 8 blocks searched): every PACP row keeps all three, with its
+    /// own switches — the ablation's partition alone places every write on the Write
+    /// channels without migration, its GC step migrates at GC only, PACP both; Lv keeps the
+    /// period but not PACP's idle-migration keys (it rejects them); the baseline takes no
+    /// partition. Every one validates.
+    #[test]
+    fn the_presets_partition_keys_reach_the_pacp_rows() {
+        let mut base = preset().expect("preset");
+        let p = &mut base.ftl.partition;
+        (p.period, p.idle_victims, p.idle_search_blocks) = (5000, IdleVictims::Any, 8);
+        base.validate(PRESET_NAME).expect("a valid preset");
+        let run = |s: Scheme| {
+            let mut cfg = drive(&base, 8);
+            s.apply(&mut cfg, 1, 0);
+            cfg.validate(PRESET_NAME).unwrap_or_else(|e| panic!("{}: {e}", s.name()));
+            cfg.ftl.partition
+        };
+        for s in ABLATION.into_iter().chain([Scheme::PacpNoMigPreload, Scheme::PacpPreload]) {
+            let p = run(s);
+            assert_eq!((p.period, p.idle_victims, p.idle_search_blocks), (5000, IdleVictims::Any, 8), "{}", s.name());
+        }
+        let switches = |s| {
+            let p = run(s);
+            (p.placement, p.gc_migration, p.idle_migration)
+        };
+        assert_eq!(switches(Scheme::PacpPartition), (Placement::WriteChannels, Some(false), Some(false)));
+        assert_eq!(switches(Scheme::PacpNoMig), (Placement::Trh, Some(false), Some(false)));
+        assert_eq!(switches(Scheme::PacpGcMig), (Placement::Trh, Some(true), Some(false)));
+        assert_eq!(switches(Scheme::Pacp), (Placement::Trh, Some(true), Some(true)));
+        let lv = run(Scheme::Lv);
+        assert_eq!((lv.period, lv.idle_victims, lv.idle_search_blocks), (5000, IdleVictims::ReadPredicted, 16));
+        assert_eq!(run(Scheme::Baseline), PartitionConfig::default());
     }
 
     /// hm_0 reads 35.5% (Table 3). By hand: read region 0.355 − 0.042 = 0.313, write region

@@ -183,6 +183,10 @@ impl FtlConfig {
                 "is Lv et al.'s classification: applies to ftl.allocation = \"lv_partition\"",
             );
         }
+        if p.placement != crate::ftl::alloc::pacp::Placement::default() && lv {
+            let why = "is PACP's: Lv et al. place every host write on the Write channels already";
+            return reject(file, "ftl.partition.placement", "write_channels", why);
+        }
         if p.idle_migration == Some(true) && lv {
             return reject(file, "ftl.partition.idle_migration", true, why);
         }

@@ -488,9 +488,9 @@ impl Ftl {
     /// (`ftl.partition.idle_victims`), looked for among the `idle_search_blocks` most invalid
     /// — the one with the fewest valid (most invalid) pages (ties: lowest index); its valid
     /// pages whose history predicts read, at most `max`, into `out`.
-    pub fn idle_migration_pages(&self, max: u32, out: &mut Vec<LivePage>) {
+    pub fn idle_migration_pages(&mut self, max: u32, out: &mut Vec<LivePage>) {
         out.clear();
-        let Some(p) = self.partition.as_deref() else { return };
+        let Some(p) = self.partition.as_deref_mut() else { return };
         let any = p.idle_victims == IdleVictims::Any;
         // The `idle_search` most invalid closed Write-channel blocks, most invalid first (one
         // when any block will do) [I]: searching every block on every idle period would cost
@@ -502,28 +502,30 @@ impl Ftl {
             if !p.is_write_channel(self.geo.channel_of_chip(self.geo.chip_of_plane(plane))) {
                 continue;
             }
-            for x in plane * bpp..(plane + 1) * bpp {
-                if self.blocks.state[x as usize] != BlockState::Closed {
-                    continue;
-                }
-                let key = (self.blocks.valid[x as usize], x);
-                if most_invalid.len() < keep {
-                    most_invalid.push(key);
-                } else if most_invalid.peek().is_some_and(|&top| key < top) {
-                    most_invalid.pop();
-                    most_invalid.push(key);
-                }
-            }
+            let blocks = (plane * bpp) as usize..((plane + 1) * bpp) as usize;
+            let (valid, state) = (&self.blocks.valid[blocks.clone()], &self.blocks.state[blocks]);
+            crate::ftl::alloc::pacp::keep_most_invalid(&mut most_invalid, keep, plane * bpp, valid, state);
         }
-        let read_predicted = |lpn: Lpn| lpn < self.logical_pages && p.predicts_read(lpn);
-        let chosen = most_invalid
-            .into_sorted_vec()
-            .into_iter()
-            .map(|(_, block)| block)
-            .find(|&block| any || self.blocks.any_valid(block, read_predicted));
+        let (blocks, logical) = (&self.blocks, self.logical_pages);
+        // A block searched before and found without a read-predicted page is skipped while
+        // the partition's memo says so (`ChannelPartition::may_hold_read_pages`).
+        let chosen = most_invalid.into_sorted_vec().into_iter().map(|(_, block)| block).find(|&block| {
+            let seq = blocks.opened_seq[block as usize];
+            if any {
+                return true;
+            }
+            if !p.may_hold_read_pages(block, seq) {
+                return false;
+            }
+            let found = blocks.any_valid(block, |lpn| lpn < logical && p.predicts_read(lpn));
+            if !found {
+                p.holds_no_read_pages(block, seq);
+            }
+            found
+        });
         if let Some(block) = chosen {
-            self.blocks.valid_pages(block, out);
-            out.retain(|lp| read_predicted(lp.lpn));
+            blocks.valid_pages(block, out);
+            out.retain(|lp| lp.lpn < logical && p.predicts_read(lp.lpn));
             out.truncate(max as usize);
         }
     }

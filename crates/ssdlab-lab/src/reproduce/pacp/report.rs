@@ -20,12 +20,12 @@ type Measure = fn(&Row) -> f64;
 const READ: Measure = |r| r.read_us;
 const WRITE: Measure = |r| r.write_us;
 
-fn pct(x: f64) -> String {
+pub(super) fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
 /// A ratio as a signed change against 1 ("−11.6%"); "–" when there is none.
-fn change(x: Option<f64>) -> String {
+pub(super) fn change(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0))
 }
 
@@ -34,7 +34,7 @@ fn opt_pct(x: Option<f64>) -> String {
 }
 
 /// A small share, to two decimals ("0.21%").
-fn pct2(x: f64) -> String {
+pub(super) fn pct2(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
 }
 
@@ -48,7 +48,12 @@ pub fn over_channels(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(
 
 /// At each channel count, the mean of `f` over the workloads under `a` over that under `b`.
 pub(super) fn channel_ratios(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: fn(&Row) -> f64) -> Vec<f64> {
-    channels_in(rows)
+    channel_ratios_at(rows, synthetic, a, b, f, &channels_in(rows))
+}
+
+/// [`channel_ratios`] at the channel counts `chans` only.
+fn channel_ratios_at(rows: &[Row], synthetic: bool, a: Scheme, b: Scheme, f: Measure, chans: &[u32]) -> Vec<f64> {
+    chans
         .iter()
         .filter_map(|&c| {
             let (x, y) = (mean_over(rows, synthetic, a, c, f)?, mean_over(rows, synthetic, b, c, f)?);
@@ -102,6 +107,8 @@ const TEMPLATE_NAME: &str = "experiments/pacp/report.md";
 const CLAIMS: &str = "## The paper's claims";
 /// The template's preload section, left out when the run has no preload runs.
 const PRELOAD: &str = "## Sensitivity: pages read before written filled onto the Read channels";
+/// The template's ablation section, left out when the run has no ablation runs.
+const ABLATION_SECTION: &str = "## Ablation: what each part of PACP adds ({{fig_channels}} channels)";
 /// The template's section on Lv's swept split, left out when the run has no such runs.
 const LV_SWEEP: &str = "## Sensitivity: Lv's split swept ({{fig_channels}} channels)";
 /// The start of the template's line on the MSR excerpts, left out when the run has none.
@@ -127,13 +134,17 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     if lv_sweep {
         lv_split_section(&mut v, rows);
     }
+    let ablation = rows.iter().any(|r| r.scheme == Scheme::PacpPartition);
+    if ablation {
+        super::ablation::section(&mut v, rows);
+    }
     let excerpts = !workloads_in(rows, false).is_empty();
     differences(&mut v, rows);
     if excerpts {
         excerpts_bullet(&mut v, rows);
     }
     setup(&mut v, base, opts.quick);
-    render(TEMPLATE_NAME, &template_for(preload, lv_sweep, excerpts), &v)
+    render(TEMPLATE_NAME, &template_for(preload, lv_sweep, ablation, excerpts), &v)
 }
 
 /// Where each setting comes from, and the dated log of main-row changes:
@@ -144,7 +155,7 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
     const NAME: &str = "experiments/pacp/provenance.toml";
     let g = grid();
     let mut cfg = super::drive(base, g.figure_channels);
-    Scheme::Pacp.apply(&mut cfg, 1, 0);
+    Scheme::Pacp.apply(&mut cfg, super::main_trh_bits(), 0);
     let constant = |name: &str| {
         let list = |c: &[u32]| c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
         Some(match name {
@@ -160,6 +171,10 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             "REUSE" => REUSE.to_string(),
             "RATE_IOPS" => format!("{RATE_IOPS} requests/s in all"),
             "REQUESTS" => requests(quick).to_string(),
+            "ABLATION_NO_EFFECT" => format!(
+                "a step moving the stand-ins' geometric-mean read latency by under {:.1} points of the baseline's",
+                super::ablation::NO_EFFECT * 100.0
+            ),
             _ => return None,
         })
     };
@@ -167,9 +182,12 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
 }
 
 /// The template without the parts this run has nothing for: the preload section, the
-/// section on Lv's swept split, and the bullet on the MSR excerpts.
-fn template_for(preload: bool, lv_sweep: bool, excerpts: bool) -> String {
+/// section on Lv's swept split, the ablation section and the bullet on the MSR excerpts.
+fn template_for(preload: bool, lv_sweep: bool, ablation: bool, excerpts: bool) -> String {
     let mut t = TEMPLATE.to_string();
+    if !ablation {
+        t = t.replacen(section(TEMPLATE, ABLATION_SECTION), "", 1);
+    }
     if !preload {
         t = t.replacen(section(TEMPLATE, PRELOAD), "", 1);
     }
@@ -507,10 +525,20 @@ fn fig9_claims(v: &mut Values, rows: &[Row]) {
 /// the Read channels, and where the reads and writes went.
 fn preload_section(v: &mut Values, rows: &[Row]) {
     v.set("preload_rows", preload_rows(rows));
-    // Each claim spread and preloaded, over the stand-ins and over the excerpts.
+    // Each claim spread and preloaded, over the stand-ins and over the excerpts, averaged over
+    // the channel counts the preload ran at (`grid().sensitivity_channels`).
+    let chans: Vec<u32> = channels_in(rows)
+        .into_iter()
+        .filter(|&c| rows.iter().any(|r| r.scheme == Scheme::PacpPreload && r.channels == c))
+        .collect();
+    let list: Vec<String> = chans.iter().map(|c| c.to_string()).collect();
+    v.set("preload_channels", list.join(" and "));
     let mut four = |names: [&'static str; 4], b: Scheme, f: Measure| {
-        let cells =
-            [true, false].map(|syn| [Scheme::Pacp, Scheme::PacpPreload].map(|s| over_channels(rows, syn, s, b, f)));
+        let over = |syn, s| {
+            let r = channel_ratios_at(rows, syn, s, b, f, &chans);
+            (!r.is_empty()).then(|| mean(&r))
+        };
+        let cells = [true, false].map(|syn| [Scheme::Pacp, Scheme::PacpPreload].map(|s| over(syn, s)));
         for (name, x) in names.into_iter().zip(cells.into_iter().flatten()) {
             v.set(name, change(x));
         }

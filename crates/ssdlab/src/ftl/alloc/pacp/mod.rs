@@ -24,10 +24,11 @@ mod trh;
 pub mod lv;
 
 pub use lv::AccessWindow;
-pub use partition::{IdleVictims, Partition, PartitionConfig, Preload, Split};
+pub use partition::{IdleVictims, Partition, PartitionConfig, Placement, Preload, Split};
 pub use trh::{Prediction, Trh};
 
 use crate::engine::Ps;
+use crate::ftl::BlockState;
 use crate::nand::{Geometry, Lpn, Ppn};
 
 /// Rotation points of dynamic allocation inside a channel set.
@@ -123,6 +124,43 @@ pub fn rotate_within(
     geo.plane_index(channel, w, die, plane)
 }
 
+/// Idle-time migration's scan: push the closed blocks among `valid` / `state` (numbered from
+/// `first`) into `heap`, which keeps the `keep` smallest (valid pages, block) keys. Blocks come
+/// in ascending order, so once the heap is full only a closed block with fewer valid pages
+/// than its largest key can enter (an equal count loses on its higher number): a run of
+/// blocks without one is passed over in one branch-free test, with the same result as
+/// visiting each.
+pub fn keep_most_invalid(
+    heap: &mut std::collections::BinaryHeap<(u16, u32)>,
+    keep: usize,
+    first: u32,
+    valid: &[u16],
+    state: &[BlockState],
+) {
+    const RUN: usize = 32;
+    for (k, (vs, ss)) in valid.chunks(RUN).zip(state.chunks(RUN)).enumerate() {
+        if heap.len() >= keep {
+            let bound = heap.peek().map_or(0, |top| top.0);
+            let hit = vs.iter().zip(ss).fold(false, |a, (&v, &s)| a | ((s == BlockState::Closed) & (v < bound)));
+            if !hit {
+                continue;
+            }
+        }
+        for (i, (&v, &s)) in vs.iter().zip(ss).enumerate() {
+            if s != BlockState::Closed {
+                continue;
+            }
+            let key = (v, first + (k * RUN + i) as u32);
+            if heap.len() < keep {
+                heap.push(key);
+            } else if heap.peek().is_some_and(|&top| key < top) {
+                heap.pop();
+                heap.push(key);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -168,6 +206,8 @@ pub struct ChannelPartition {
     pub lv: Option<AccessWindow>,
     rot: Rotation,
     geo: Geometry,
+    /// What places a host write (PACP): the history, or nothing (all to Write channels).
+    placement: Placement,
     gc_migration: bool,
     /// GC moves programmed on a Read channel instead of their Write-channel plane.
     pub migrated_gc: u64,
@@ -181,6 +221,13 @@ pub struct ChannelPartition {
     pub migrated_idle: u64,
     /// Idle-time migrations given up after their plane was chosen: GC moved the page first.
     idle_dropped: u64,
+    /// Idle-time migration's memo of blocks known to hold no valid page predicted read (a
+    /// simulator shortcut, no effect on results): per block, its opening number
+    /// (`Blocks::opened_seq`) + 1 when it was last searched and held none; 0: not known.
+    /// A closed block gains no pages, and one of its valid pages turns read-predicted only
+    /// through a host read, which clears its block's entry ([`Self::host_read`]); reopening
+    /// changes the opening number. Empty without idle-time migration.
+    idle_clean: Vec<u64>,
     /// Per channel: host pages read and written there.
     load: Vec<ChannelLoad>,
     /// Host writes with a prediction that went to the other type's channels (all of their
@@ -188,6 +235,8 @@ pub struct ChannelPartition {
     spilled: u64,
     /// Host writes sent to the other type's channels because the plane chosen had no room.
     full_spills: u64,
+    /// Host writes by what the page's history predicted (PACP), whatever placed them.
+    writes_by_prediction: WritesByPrediction,
     /// The relabellings, in order (the first [`RELABEL_LOG`]).
     relabel_log: Vec<Relabel>,
     /// The scheme whose rule sizes the starting split from the workload, when
@@ -208,6 +257,28 @@ pub struct ChannelLoad {
     pub host_writes: u64,
     pub host_reads_as_read: u64,
     pub host_writes_as_read: u64,
+}
+
+/// Host page writes by their page's prediction: no history (Algorithm 1 sends them to any
+/// channel), read, write, a tie.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WritesByPrediction {
+    pub none: u64,
+    pub read: u64,
+    pub write: u64,
+    pub tie: u64,
+}
+
+impl WritesByPrediction {
+    fn count(&mut self, p: Prediction) {
+        let n = match p {
+            Prediction::None => &mut self.none,
+            Prediction::Read => &mut self.read,
+            Prediction::Write => &mut self.write,
+            Prediction::Tie => &mut self.tie,
+        };
+        *n += 1;
+    }
 }
 
 /// One relabelling: when, which channel, and the type it became.
@@ -238,6 +309,7 @@ impl ChannelPartition {
                 .then(|| AccessWindow::new(logical_pages, cfg.lv_region_pages(geo.page_bytes), cfg.lv_window)),
             rot: Rotation::new(geo),
             geo: geo.clone(),
+            placement: cfg.placement,
             gc_migration: cfg.gc_migration.unwrap_or(true),
             migrated_gc: 0,
             idle: (scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true))
@@ -246,9 +318,15 @@ impl ChannelPartition {
             idle_search: cfg.idle_search_blocks,
             migrated_idle: 0,
             idle_dropped: 0,
+            idle_clean: if scheme == Scheme::Pacp && cfg.idle_migration.unwrap_or(true) {
+                vec![0; geo.blocks() as usize]
+            } else {
+                Vec::new()
+            },
             load: vec![ChannelLoad::default(); geo.channels as usize],
             spilled: 0,
             full_spills: 0,
+            writes_by_prediction: WritesByPrediction::default(),
             relabel_log: Vec::new(),
             auto_size: (cfg.n_read == 0).then_some(scheme),
             preload: cfg.preload,
@@ -304,6 +382,20 @@ impl ChannelPartition {
         let plane = self.read_plane_for(lpn, src, load, room)?;
         self.migrated_idle += 1;
         Some(plane)
+    }
+
+    /// Whether `block`, opened as `opened_seq`, may hold a valid page predicted read: not
+    /// when it was searched since it opened, held none, and no host read has turned one of
+    /// its pages read-predicted since ([`Self::holds_no_read_pages`]).
+    pub fn may_hold_read_pages(&self, block: u32, opened_seq: u64) -> bool {
+        self.idle_clean.get(block as usize).is_none_or(|&known| known != opened_seq + 1)
+    }
+
+    /// `block`, opened as `opened_seq`, was searched and holds no valid page predicted read.
+    pub fn holds_no_read_pages(&mut self, block: u32, opened_seq: u64) {
+        if let Some(known) = self.idle_clean.get_mut(block as usize) {
+            *known = opened_seq + 1;
+        }
     }
 
     /// An idle-time migration counted by [`Self::idle_plane`] never programmed: GC moved
@@ -363,7 +455,13 @@ impl ChannelPartition {
             self.count_write(plane);
             return plane;
         };
-        let pred = trh.predict(lpn);
+        // `placement = "write_channels"`: every host write as if predicted write.
+        let history = trh.predict(lpn);
+        self.writes_by_prediction.count(history);
+        let pred = match self.placement {
+            Placement::Trh => history,
+            Placement::WriteChannels => Prediction::Write,
+        };
         let set = channel_set(pred, old_on_write, &self.part, &self.geo, load);
         if let (Some(c), Some(w)) = (old_channel, counted(trh, lpn)) {
             self.part.removed(c, w);
@@ -428,6 +526,9 @@ impl ChannelPartition {
         if let Some(c) = channel.filter(|_| before != after) {
             before.into_iter().for_each(|w| self.part.removed(c, w));
             after.into_iter().for_each(|w| self.part.placed(c, w));
+            if after == Some(false) && !self.idle_clean.is_empty() {
+                self.idle_clean[self.geo.block_of(ppn) as usize] = 0;
+            }
         }
         self.tick(now);
     }
@@ -472,6 +573,7 @@ impl ChannelPartition {
             trh_accuracy: accuracy,
             spilled_writes: self.spilled,
             full_spills: self.full_spills,
+            writes_by_prediction: self.writes_by_prediction,
             channels: self.load.clone(),
             relabel_log: self.relabel_log.clone(),
         }
@@ -506,6 +608,10 @@ pub struct PartitionReport {
     /// Host writes sent to the other type's channels because the plane dynamic allocation
     /// chose had no room (free blocks down to GC's reserve) [I]; Lv's included.
     pub full_spills: u64,
+    /// Host page writes by what the page's history predicted before the write (PACP; under
+    /// `placement = "write_channels"` too, though it did not place them).
+    #[serde(default)]
+    pub writes_by_prediction: WritesByPrediction,
     /// Per channel (by index): host pages read and written there, in all and while the
     /// channel was labelled Read.
     pub channels: Vec<ChannelLoad>,

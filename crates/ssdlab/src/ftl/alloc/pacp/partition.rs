@@ -17,6 +17,9 @@ pub struct PartitionConfig {
     pub period: u64,
     /// PACP: history bits per logical page, 1 to 3 [P: 1].
     pub trh_bits: u8,
+    /// PACP: what places a host write — the page's history (Algorithm 1) or nothing (every
+    /// host write to the Write channels, the partition without TRH).
+    pub placement: Placement,
     /// GC-piggybacked migration (§3.3): a Write-channel GC move of a page predicted read
     /// (PACP) or read-dominant (Lv et al., §6.3) is programmed on a Read channel. Unset: on.
     pub gc_migration: Option<bool>,
@@ -56,6 +59,22 @@ pub enum IdleVictims {
     Any,
 }
 
+/// What places a PACP host write (`ftl.partition.placement`; docs/techniques.md §10.4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Algorithm 1 [P]: the page's history predicts its type; read → Read channels, write →
+    /// Write channels, no history → any channel.
+    #[default]
+    Trh,
+    /// The partition without its prediction (an ablation, issue 33) [I]: every host write is
+    /// placed as if predicted write — Write channels, spilling to the Read channels only when
+    /// every Write channel is busy (Algorithm 1's write branch). The histories are still kept:
+    /// the split follows the pages they predict, and migration (if on) moves the pages they
+    /// predict read.
+    WriteChannels,
+}
+
 /// Where preconditioning places the pages the workload reads before writing them
 /// (`ftl.partition.preload`). The paper's simulator writes such pages in a pre-processing
 /// pass it does not describe (docs/techniques.md §10.7) [I].
@@ -76,6 +95,7 @@ impl Default for PartitionConfig {
             n_read: 0,
             period: 10_000,
             trh_bits: 1,
+            placement: Placement::Trh,
             gc_migration: None,
             lv_window: 1_000_000,
             lv_region_bytes: 2 << 20,

@@ -232,3 +232,88 @@ fn lv_migrates_a_read_dominant_page_out_of_a_write_channel() {
     q.host_read(7, on_write_channel(0), 0);
     assert_eq!(q.migration_plane(7, on_write_channel(0), &load, |_| true), None);
 }
+
+/// `placement = "write_channels"` (the partition without TRH): on 4 channels, 0 and 1 Read,
+/// 2 and 3 Write, worked by hand. Page 5 was read (its history says read), page 6 never
+/// accessed. Under `trh` page 5's write goes to a Read channel (0, the Read rotation's
+/// first) and page 6's to any channel (0, the free rotation's first). Under `write_channels`
+/// both go to Write channels (2, then 3, the Write rotation); with both Write channels busy
+/// a third write (page 7) spills to Read channel 0, and only that one counts as a host write
+/// on a Read channel and as spilled. The histories are kept either way: page 5's write is
+/// predicted (read: wrong), and pages 5, 6 and 7 now count as write-predicted for the split.
+#[test]
+fn write_channels_placement_sends_every_host_write_to_the_write_channels() {
+    let geo = geometry();
+    let channel = |p: u32| geo.channel_of_chip(geo.chip_of_plane(p));
+    let on = |c: u32| geo.ppn(geo.plane_index(c, 0, 0, 0), 0, 0);
+    let run = |placement| {
+        let cfg = PartitionConfig { n_read: 2, placement, ..PartitionConfig::default() };
+        let mut p = ChannelPartition::new(Scheme::Pacp, &cfg, &geo, 64, 2);
+        let mut load = vec![0u32; 8];
+        p.host_read(5, on(2), 0);
+        let five = channel(p.write_plane(5, on(2), &load, 1, |_| true));
+        let six = channel(p.write_plane(6, crate::nand::NONE, &load, 2, |_| true));
+        load[4..8].fill(1);
+        let seven = channel(p.write_plane(7, crate::nand::NONE, &load, 3, |_| true));
+        let r = p.report();
+        let as_read: u64 = r.channels.iter().map(|c| c.host_writes_as_read).sum();
+        let trh = p.trh.as_ref().unwrap();
+        let by = WritesByPrediction { none: 2, read: 1, write: 0, tie: 0 };
+        assert_eq!(r.writes_by_prediction, by, "5 read-predicted, 6 and 7 without history, either way");
+        ([five, six, seven], as_read, r.spilled_writes, (trh.predicted, trh.correct), p.part.page_totals())
+    };
+    let (chans, as_read, spilled, scored, totals) = run(Placement::Trh);
+    assert_eq!(chans, [0, 0, 1], "read-predicted → Read; no history → any (0, then 1: rotation)");
+    assert_eq!((as_read, spilled, scored, totals), (3, 0, (1, 0), (0, 3)));
+    let (chans, as_read, spilled, scored, totals) = run(Placement::WriteChannels);
+    assert_eq!(chans, [2, 3, 0], "Write channels in rotation; both busy: spill to Read channel 0");
+    assert_eq!((as_read, spilled, scored, totals), (1, 1, (1, 0), (0, 3)));
+}
+
+/// Idle-time migration's memo: block 3 (opened as number 7) searched and found without a
+/// read-predicted page is skipped while nothing can have changed that; a read of page 9
+/// held elsewhere leaves it; a read of page 5 held in block 3 after a write (its 1-bit
+/// history turns read) makes block 3 worth searching again; so does reopening (number 8).
+/// Without idle-time migration there is no memo: every block may hold such pages.
+#[test]
+fn a_block_found_without_read_pages_is_searched_again_only_after_a_read_turns_one() {
+    let geo = geometry();
+    let mut p = ChannelPartition::new(Scheme::Pacp, &PartitionConfig::default(), &geo, 64, 2);
+    let in_block = |block: u32, page: u32| block * geo.pages_per_block + page;
+    p.trh.as_mut().unwrap().record(5, true, true);
+    assert!(p.may_hold_read_pages(3, 7), "never searched");
+    p.holds_no_read_pages(3, 7);
+    assert!(!p.may_hold_read_pages(3, 7));
+    assert!(p.may_hold_read_pages(3, 8), "reopened since");
+    p.host_read(9, in_block(4, 0), 0);
+    assert!(!p.may_hold_read_pages(3, 7), "a read in another block");
+    p.host_read(5, in_block(3, 2), 0);
+    assert!(p.may_hold_read_pages(3, 7), "page 5 in block 3 now predicts read");
+    let off = PartitionConfig { idle_migration: Some(false), ..PartitionConfig::default() };
+    let mut q = ChannelPartition::new(Scheme::Pacp, &off, &geo, 64, 2);
+    q.holds_no_read_pages(3, 7);
+    assert!(q.may_hold_read_pages(3, 7));
+}
+
+/// Idle-time migration's scan keeps the 3 most invalid closed blocks of 70, worked by hand:
+/// all closed with 100 valid pages but block 3 (4), 40 (2, open: not a candidate), 41 (2),
+/// 50 (4: ties with 3, the lower number wins), 65 (1) and 66 (0, a GC victim: not a
+/// candidate). The keys kept are (1, 65), (2, 41), (4, 3), the same as visiting block by
+/// block; numbered from 700, they are 765, 741, 703.
+#[test]
+fn the_idle_scan_keeps_the_most_invalid_closed_blocks() {
+    let mut valid = vec![100u16; 70];
+    let mut state = vec![BlockState::Closed; 70];
+    for (b, v) in [(3, 4), (40, 2), (41, 2), (50, 4), (65, 1), (66, 0)] {
+        valid[b] = v;
+    }
+    state[40] = BlockState::Open;
+    state[66] = BlockState::Victim;
+    let mut heap = std::collections::BinaryHeap::new();
+    keep_most_invalid(&mut heap, 3, 0, &valid, &state);
+    assert_eq!(heap.into_sorted_vec(), vec![(1, 65), (2, 41), (4, 3)]);
+    let mut heap = std::collections::BinaryHeap::new();
+    keep_most_invalid(&mut heap, 3, 700, &valid, &state);
+    let blocks: Vec<u32> = heap.into_sorted_vec().into_iter().map(|(_, b)| b).collect();
+    assert_eq!(blocks, [765, 741, 703]);
+}
