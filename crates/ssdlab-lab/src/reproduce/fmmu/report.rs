@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::seeds::{self, half_width, mean_rows, Interval};
 use super::{pick, scheme_config, Figure, Kind, Row, Synthetic, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{plot, Options};
@@ -12,6 +13,7 @@ use ssdlab::Config;
 
 mod ablation;
 mod differences;
+pub(super) mod sweep;
 
 /// REPORT.md's prose: `experiments/fmmu/report.md`, its values set by [`report_md`].
 const TEMPLATE: &str = include_str!("../../../../../experiments/fmmu/report.md");
@@ -25,7 +27,7 @@ const NO_FONT: &str = "(No TrueType font was found on this machine, so the figur
 
 /// A synthetic row's figure of merit: GB/s (sequential) or KIOPS (random; GC runs over the
 /// second half of the run).
-fn merit(r: &Row, w: Synthetic) -> f64 {
+pub(super) fn merit(r: &Row, w: Synthetic) -> f64 {
     if w.sequential() {
         r.bandwidth_gb_s
     } else {
@@ -42,6 +44,20 @@ pub(super) fn synthetic(rows: &[Row], w: Synthetic, scheme: &str) -> Option<f64>
 pub(super) fn of_ideal(rows: &[Row], w: Synthetic, scheme: &str) -> Option<f64> {
     let (x, i) = (synthetic(rows, w, scheme)?, synthetic(rows, w, "ideal")?);
     (i > 0.0).then(|| x / i)
+}
+
+/// `scheme`'s merit on `w` over ideal's, seed by seed: the ratio of the means with its 95%
+/// interval.
+pub(super) fn of_ideal_interval(rows: &[Row], w: Synthetic, scheme: &str) -> Option<Interval> {
+    seeds::ratio(rows, "synthetic", w.name(), scheme, "ideal", |r| merit(r, w))
+}
+
+/// `x` with the half-width of its interval (`digits` decimals), "6.00 ± 0.12", or alone.
+fn with_half(i: &Interval, digits: usize, unit: &str) -> String {
+    match half_width(i) {
+        Some(h) => format!("{:.digits$}{unit} ± {h:.digits$}", i.0),
+        None => format!("{:.digits$}{unit}", i.0),
+    }
 }
 
 /// Time to finish a trace over ideal's.
@@ -88,22 +104,26 @@ impl Bounds {
     }
 }
 
-/// REPORT.md: the template with this run's values and tables.
+/// REPORT.md: the template with this run's values and tables. `rows` has a row per run and
+/// seed; the tables show means over the seeds, the headlines their 95% intervals.
 pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) -> String {
+    let means = &mean_rows(rows);
     let mut v = Values::new();
     header(&mut v, opts, rows, figures, wall_s, base);
     v.set("schemes", schemes_rows(base));
-    fig11(&mut v, rows);
-    v.set("fig12_rows", fig12_rows(rows));
-    v.set("map_cache_rows", map_cache_rows(rows));
-    v.set("fig13_rows", fig13_rows(rows));
-    v.set("flash_ops_rows", flash_ops_rows(rows));
-    v.set("fig14_rows", fig14_rows(rows));
-    claims(&mut v, rows);
+    fig11(&mut v, rows, means);
+    v.set("fig12_rows", fig12_rows(means));
+    v.set("map_cache_rows", map_cache_rows(means));
+    v.set("fig13_table", fig13_table(rows, means));
+    fig13_setup(&mut v, means, base, opts.quick);
+    v.set("flash_ops_rows", flash_ops_rows(means));
+    v.set("fig14_rows", fig14_rows(means));
+    claims(&mut v, rows, base);
     let b = Bounds::of(base);
     bounds(&mut v, base, &b);
-    differences::values(&mut v, rows, base, &b);
-    ablation::values(&mut v, rows, base);
+    differences::values(&mut v, means, base, &b);
+    ablation::values(&mut v, means, base);
+    sweep::values(&mut v, rows, means, base);
     setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
 }
@@ -144,12 +164,28 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
             "SYNTHETIC_REQUESTS" => {
                 SYNTHETIC.iter().map(|w| format!("{} {}", w.name(), w.requests(quick))).collect::<Vec<_>>().join("; ")
             }
-            "TRACES" => {
-                TRACES.iter().map(|(_, name, paper)| format!("{name} for {paper}")).collect::<Vec<_>>().join("; ")
-            }
+            "TRACES" => TRACES
+                .iter()
+                .map(|t| format!("{} for {}{}", t.name, t.paper, if t.main { "" } else { " (sensitivity)" }))
+                .collect::<Vec<_>>()
+                .join("; "),
             "TRACE_REQUESTS" => {
-                format!("{} requests per trace", if quick { g.quick_trace_requests } else { g.trace_requests })
+                let looped = if quick { g.quick_trace_requests } else { g.trace_requests };
+                format!("websearch once; msr-rw20 and msr-hm0 looped to {looped} requests")
             }
+            "STANDIN_REQUESTS" => {
+                let d = if quick { g.quick_standin_divisor } else { g.standin_divisor };
+                let n: Vec<String> = super::STANDINS
+                    .iter()
+                    .map(|s| format!("{} {}", s.paper, super::standin_requests(s, quick)))
+                    .collect();
+                format!("Table 3's requests over {d}: {}", n.join(", "))
+            }
+            "SEEDS" => super::seeds(quick).iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+            "COST_SWEEP" => format!(
+                "{} ns a block for cdftl-4 and fmmu",
+                super::SCAN_PS.iter().map(|&p| format!("{}", p as f64 / 1000.0)).collect::<Vec<_>>().join(", ")
+            ),
             "SCALING" => {
                 let points = super::scaling_points(quick).iter().map(|(c, w)| format!("{c}×{w}")).collect::<Vec<_>>();
                 let requests = if quick { g.quick_scaling_requests } else { g.scaling_requests };
@@ -167,7 +203,7 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
 /// template holds. Printed after a run, and the table of the report's Figure 11 section.
 pub fn check_table(rows: &[Row]) -> String {
     let mut v = Values::new();
-    fig11(&mut v, rows);
+    fig11(&mut v, rows, &mean_rows(rows));
     let text = render(TEMPLATE_NAME, section(TEMPLATE, FIG11), &v);
     text.split_inclusive('\n').skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|')).collect()
 }
@@ -176,6 +212,8 @@ pub fn check_table(rows: &[Row]) -> String {
 fn header(v: &mut Values, opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, base: &Config) {
     let n = &base.nand;
     v.run_line(opts, "runs", rows.len(), wall_s);
+    let used = seeds::seeds(&rows.iter().filter(|r| r.experiment == "synthetic").cloned().collect::<Vec<_>>());
+    v.set("seeds", used.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "));
     v.geometry(n);
     v.set("page_kib", n.page_bytes / 1024);
     v.set("t_read_us", n.t_read_us.first().copied().unwrap_or(0.0));
@@ -220,25 +258,53 @@ fn schemes_rows(base: &Config) -> String {
     m
 }
 
-/// Figure 11's values: a row per scheme, and the GC invocations of ideal's random-write
-/// runs (the note under the table).
-fn fig11(v: &mut Values, rows: &[Row]) {
+/// Figure 11's values: a row per scheme (the mean over seeds ± the half-width of its 95%
+/// interval, the share of ideal's mean in brackets), and the GC invocations of ideal's
+/// random-write runs (the note under the table).
+fn fig11(v: &mut Values, rows: &[Row], means: &[Row]) {
     let mut s = String::new();
     for sc in &SCHEMES {
         let _ = write!(s, "| {} |", sc.name);
         for w in SYNTHETIC {
-            let merit = synthetic(rows, w, sc.name);
-            let share = if sc.kind == Kind::Ideal { None } else { of_ideal(rows, w, sc.name) };
+            let merit = seeds::amount(rows, "synthetic", w.name(), sc.name, |r| merit(r, w));
+            let share = if sc.kind == Kind::Ideal { None } else { of_ideal(means, w, sc.name) };
             let share = share.map_or(String::new(), |x| format!(" ({})", pct(x)));
             let digits = if w.sequential() { 2 } else { 1 };
-            let _ = write!(s, " {}{share} |", opt(merit, |v| format!("{v:.digits$}")));
+            let _ = write!(s, " {}{share} |", merit.map_or("–".into(), |m| with_half(&m, digits, "")));
         }
         s.push('\n');
     }
     v.set("fig11_rows", s);
-    let gc = |w: Synthetic| pick(rows, "synthetic", w.name(), "ideal").map_or(0, |r| r.gc_invocations);
+    v.set("seed_note", seed_note(rows));
+    let gc = |w: Synthetic| pick(means, "synthetic", w.name(), "ideal").map_or(0, |r| r.gc_invocations);
     v.set("gc_before", gc(Synthetic::RandWrite));
     v.set("gc_active", gc(Synthetic::RandWriteGc));
+}
+
+/// The synthetic workloads where every scheme gave the same merit at each of several seeds,
+/// as a sentence (empty if none).
+fn seed_note(rows: &[Row]) -> String {
+    let fixed: Vec<Synthetic> = SYNTHETIC
+        .iter()
+        .copied()
+        .filter(|&w| {
+            SCHEMES.iter().all(|sc| {
+                let xs: Vec<f64> =
+                    seeds::runs(rows, "synthetic", w.name(), sc.name).iter().map(|r| merit(r, w)).collect();
+                xs.len() > 1 && xs.iter().all(|&x| x == xs[0])
+            })
+        })
+        .collect();
+    if fixed.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = fixed.iter().map(|w| w.name()).collect();
+    let why = if fixed.iter().all(|w| w.sequential()) {
+        ": a sequential flow starts at offset 0 whatever the seed, and the sequential fill draws nothing from it"
+    } else {
+        ""
+    };
+    format!(" Every scheme's runs of {} are the same at each seed{why}, so their intervals are 0.", names.join(" and "))
 }
 
 /// Figure 12: utilization of host link, NAND bus, chips and FTL per run (the table's rows).
@@ -288,34 +354,83 @@ fn map_cache_rows(rows: &[Row]) -> String {
     m
 }
 
-/// The paper's Figure 13 ratios, (trace stand-in, scheme, ratio).
-const PAPER_TRACE_RATIOS: [(&str, &str, f64); 4] = [
-    ("msr-rw20", "dftl-1", 10.63),
-    ("msr-rw20", "cdftl-4", 1.47),
-    ("msr-hm0", "dftl-4", 3.35),
-    ("msr-hm0", "cdftl-4", 1.32),
+/// The paper's Figure 13 ratios, (the workload standing in for its trace, scheme, ratio).
+pub(super) const PAPER_TRACE_RATIOS: [(&str, &str, f64); 5] = [
+    ("proj-standin", "dftl-1", 10.63),
+    ("proj-standin", "cdftl-4", 1.47),
+    ("proj-standin", "fmmu", 1.0),
+    ("hm-standin", "dftl-4", 3.35),
+    ("hm-standin", "cdftl-4", 1.32),
 ];
 
-/// Figure 13: time to finish each trace over ideal's, a row per scheme, the paper's ratio
-/// beside ours where it gives one (the template's columns are [`TRACES`] in order).
-fn fig13_rows(rows: &[Row]) -> String {
-    let mut m = String::new();
+/// Time to finish `trace` under `scheme` over ideal's, seed by seed (the ratio of the means
+/// with its 95% interval).
+pub(super) fn elapsed_interval(rows: &[Row], trace: &str, scheme: &str) -> Option<Interval> {
+    seeds::ratio(rows, "trace", trace, scheme, "ideal", |r| r.sim_time_s)
+}
+
+/// Figure 13: time to finish each workload over ideal's, a row per scheme (± the 95%
+/// interval's half-width over the stand-ins' seeds), the paper's ratio beside ours where it
+/// gives one; a column per workload of [`TRACES`], main ones first.
+fn fig13_table(rows: &[Row], means: &[Row]) -> String {
+    let mut m = String::from("| scheme |");
+    for t in &TRACES {
+        let role = if t.main { "" } else { ", sensitivity" };
+        let _ = write!(m, " {} ({}{role}) |", t.name, t.paper);
+    }
+    m.push_str("\n|---|");
+    m.push_str(&"---|".repeat(TRACES.len()));
+    m.push('\n');
     for s in &SCHEMES {
-        let mut line = format!("| {} |", s.name);
-        for (_, name, _) in TRACES {
-            let paper = PAPER_TRACE_RATIOS.iter().find(|(t, sc, _)| *t == name && *sc == s.name);
+        let _ = write!(m, "| {} |", s.name);
+        for t in &TRACES {
+            let paper = PAPER_TRACE_RATIOS.iter().find(|(w, sc, _)| *w == t.name && *sc == s.name);
             let p = paper.map_or(String::new(), |(_, _, x)| format!(" ({x}×)"));
-            let _ = write!(line, " {}{p} |", opt(elapsed_ratio(rows, name, s.name), |x| format!("{x:.2}×")));
+            let cell = match elapsed_interval(rows, t.name, s.name) {
+                Some(i) => with_half(&i, 2, "×"),
+                None => opt(elapsed_ratio(means, t.name, s.name), |x| format!("{x:.2}×")),
+            };
+            let _ = write!(m, " {cell}{p} |");
         }
-        let _ = writeln!(m, "{line}");
+        m.push('\n');
     }
     m
+}
+
+/// Figure 13's setup: each stand-in's mix and request count, WebSearch's and the excerpts'
+/// requests.
+fn fig13_setup(v: &mut Values, means: &[Row], base: &Config, quick: bool) {
+    let logical = super::logical_bytes(base);
+    let g = super::grid();
+    let divisor = if quick { g.quick_standin_divisor } else { g.standin_divisor };
+    let model: Vec<String> = super::STANDINS
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: {:.2}% reads, {:.1}% of reads and {:.1}% of writes at 64 KiB, a footprint of {:.2} GB, {} requests (Table 3's {} over {}).",
+                s.paper,
+                s.read_share * 100.0,
+                super::StandIn::large_share(s.read_kb) * 100.0,
+                super::StandIn::large_share(s.write_kb) * 100.0,
+                s.footprint_bytes(logical) as f64 / 1e9,
+                super::standin_requests(s, quick),
+                s.requests,
+                divisor
+            )
+        })
+        .collect();
+    v.set("standin_model", model.join(" "));
+    v.set("excerpt_requests", if quick { g.quick_trace_requests } else { g.trace_requests });
+    v.set(
+        "websearch_requests",
+        opt(pick(means, "trace", "websearch", "ideal").map(|r| r.requests as f64), |x| format!("{x:.0}")),
+    );
 }
 
 /// Figure 13's flash operations per trace and scheme (the table's rows).
 fn flash_ops_rows(rows: &[Row]) -> String {
     let mut m = String::new();
-    for (_, name, _) in TRACES {
+    for name in TRACES.iter().map(|t| t.name) {
         for s in SCHEMES.iter().filter(|s| !s.pooled) {
             let Some(r) = pick(rows, "trace", name, s.name) else { continue };
             let _ = writeln!(
@@ -361,67 +476,12 @@ fn fig14_rows(rows: &[Row]) -> String {
     m
 }
 
-/// Software's gain from 1 to 4 cores on each workload, "a→b" in merit units.
-fn core_gains(rows: &[Row], family: &str) -> String {
-    SYNTHETIC
-        .iter()
-        .map(|&w| {
-            let one = synthetic(rows, w, &format!("{family}-1"));
-            let four = synthetic(rows, w, &format!("{family}-4"));
-            match (one, four) {
-                (Some(a), Some(b)) if a > 0.0 => format!("{} {:.2}×", w.name(), b / a),
-                _ => format!("{} –", w.name()),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// ssdlab's numbers for the paper's claims (the template holds the paper's).
-fn claims(v: &mut Values, rows: &[Row]) {
-    let ideal = |w: Synthetic| opt(synthetic(rows, w, "ideal"), |v| format!("{v:.2}"));
-    v.set("ideal_seq_write", ideal(Synthetic::SeqWrite));
-    v.set("ideal_seq_read", ideal(Synthetic::SeqRead));
-    v.set("ideal_rand_write_gc", ideal(Synthetic::RandWriteGc));
-    v.set("ideal_rand_write", ideal(Synthetic::RandWrite));
-    v.set("ideal_rand_read", ideal(Synthetic::RandRead));
-    v.set("dftl_core_gains", core_gains(rows, "dftl"));
-    v.set("cdftl_core_gains", core_gains(rows, "cdftl"));
-    let share = |w: Synthetic, s: &str| opt(of_ideal(rows, w, s), pct);
-    v.set("cdftl4_rand_write_gc", share(Synthetic::RandWriteGc, "cdftl-4"));
-    v.set("cdftl4_rand_write", share(Synthetic::RandWrite, "cdftl-4"));
-    let fmmu: Vec<String> = SYNTHETIC.iter().map(|&w| format!("{} {}", w.name(), share(w, "fmmu"))).collect();
-    v.set("fmmu_of_ideal", fmmu.join(", "));
-    let util = pick(rows, "synthetic", Synthetic::RandRead.name(), "fmmu").map(|r| r.util_ftl);
-    v.set("fmmu_rand_read_ftl", opt(util, pct));
-    let seq = |s: &str| opt(synthetic(rows, Synthetic::SeqRead, s), |v| format!("{v:.2}"));
-    v.set("seq_read_dftl_1", seq("dftl-1"));
-    v.set("seq_read_cdftl_1", seq("cdftl-1"));
-    v.set("seq_read_dftl_4", seq("dftl-4"));
-    v.set("seq_read_cdftl_4", seq("cdftl-4"));
-    trace_claims(v, rows);
-    let top =
-        rows.iter().filter(|r| r.experiment == "scaling" && r.scheme == "fmmu").max_by_key(|r| r.channels * r.ways);
-    v.set("scaling_top", opt(top.map(|r| r.iops / 1e6), |x| format!("{x:.2} MIOPS")));
-}
-
-/// Figure 13's claims.
-fn trace_claims(v: &mut Values, rows: &[Row]) {
-    let ratio = |t: &str, s: &str| opt(elapsed_ratio(rows, t, s), |x| format!("{x:.2}×"));
-    v.set("rw20_dftl_1", ratio("msr-rw20", "dftl-1"));
-    v.set("rw20_cdftl_4", ratio("msr-rw20", "cdftl-4"));
-    v.set("rw20_fmmu", ratio("msr-rw20", "fmmu"));
-    v.set("hm0_dftl_4", ratio("msr-hm0", "dftl-4"));
-    v.set("hm0_cdftl_4", ratio("msr-hm0", "cdftl-4"));
-    v.set("hm0_dftl_1", ratio("msr-hm0", "dftl-1"));
-    v.set("hm0_cdftl_1", ratio("msr-hm0", "cdftl-1"));
-    let reads = |s: &str| pick(rows, "trace", "websearch", s).map(|r| (r.data_reads + r.tp_reads) as f64);
-    let more = |s: &str| match (reads("dftl-1"), reads(s)) {
-        (Some(d), Some(x)) if x > 0.0 => format!("{:+.1}%", (d / x - 1.0) * 100.0),
-        _ => "–".into(),
-    };
-    v.set("websearch_more_reads_cdftl", more("cdftl-1"));
-    v.set("websearch_more_reads_fmmu", more("fmmu"));
+/// The paper's claims as the claims ledger has them (verdict counts, then a row per claim:
+/// this run's value, its interval over seeds, the verdict and the measured cause).
+fn claims(v: &mut Values, rows: &[Row], base: &Config) {
+    let md = crate::reproduce::claims::ledger_md(&super::ledger::claims(rows, base));
+    let table = md.find("| verdict | claims |").map_or(md.as_str(), |i| &md[i..]);
+    v.set("claims_table", table.to_string());
 }
 
 /// The bounds of the drive (the header's names for channels, page size, tPROG and the PCIe

@@ -3,7 +3,7 @@
 //! never disagree. The sentences are the template's; this module sets their values (a value
 //! whose run is missing is "–").
 
-use super::super::{pick, Row, Synthetic, ISSUE_NS, PER_BLOCK_NS, QUEUE_DEPTH};
+use super::super::{main_traces, pick, Row, Synthetic, TraceSource, ISSUE_NS, PER_BLOCK_NS, QUEUE_DEPTH, SCHEMES};
 use super::{opt, pct, Bounds};
 use crate::reproduce::template::Values;
 use ssdlab::nand::Geometry;
@@ -34,6 +34,7 @@ pub fn values(v: &mut Values, rows: &[Row], base: &Config, b: &Bounds) {
     software(v, rows);
     merged_misses(v, rows);
     traces(v, rows);
+    v.set("standin_bullets", standins(rows));
     websearch(v, rows);
     scaling(v, rows);
 }
@@ -105,6 +106,9 @@ fn gc(v: &mut Values, rows: &[Row]) {
 
 /// Cores, flush scans and CDFTL on random writes; FMMU's utilization.
 fn software(v: &mut Values, rows: &[Row]) {
+    let share = |w: Synthetic| opt(super::of_ideal(rows, w, "cdftl-4"), pct);
+    v.set("cdftl4_rand_write_gc", share(Synthetic::RandWriteGc));
+    v.set("cdftl4_rand_write", share(Synthetic::RandWrite));
     let w = Synthetic::RandWrite;
     let (c1, d1) = (run(rows, w, "cdftl-1"), run(rows, w, "dftl-1"));
     v.set("cdftl1_ftl", of(c1, |r| pct(r.util_ftl)));
@@ -199,6 +203,42 @@ fn traces(v: &mut Values, rows: &[Row]) {
     }
 }
 
+/// Requests in the shipped WebSearch excerpt (mqsim/wsrch-small.trace).
+const WEBSEARCH_REQUESTS: u64 = 24_783;
+
+/// The slowest scheme of Figure 13 on `trace` (its name and time over ideal's).
+pub fn slowest(rows: &[Row], trace: &str) -> Option<(&'static str, f64)> {
+    let ideal = pick(rows, "trace", trace, "ideal")?.sim_time_s;
+    SCHEMES
+        .iter()
+        .filter_map(|s| pick(rows, "trace", trace, s.name).map(|r| (s.name, r.sim_time_s / ideal)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The stand-ins: what bounds ideal, the map's traffic, and the slowest scheme.
+fn standins(rows: &[Row]) -> String {
+    let mut m = Vec::new();
+    for t in main_traces().filter(|t| matches!(t.source, TraceSource::StandIn(_))) {
+        let (Some(i), Some((s, x))) = (pick(rows, "trace", t.name, "ideal"), slowest(rows, t.name)) else { continue };
+        let ftl = pick(rows, "trace", t.name, s).map_or(0.0, |r| r.util_ftl);
+        m.push(format!(
+            "{} ({}, {} requests): ideal finishes in {:.3} s with chips {} and NAND buses {} busy, map hit ratio {:.3}, {:.0} translation-page reads and {:.0} programs per 1,000 requests, {} GC invocations; the slowest scheme, {s}, takes {x:.2}× ideal's time with its firmware {} busy.",
+            t.name,
+            t.paper,
+            i.requests,
+            i.sim_time_s,
+            pct(i.util_chips),
+            pct(i.util_nand_bus),
+            i.map_hit_ratio,
+            per_k(i.tp_reads, i),
+            per_k(i.map_programs, i),
+            i.gc_invocations,
+            pct(ftl)
+        ));
+    }
+    m.join(" ")
+}
+
 /// WebSearch: DFTL's flash reads against CDFTL's.
 fn websearch(v: &mut Values, rows: &[Row]) {
     let get = |s: &str| pick(rows, "trace", "websearch", s);
@@ -218,7 +258,7 @@ fn websearch(v: &mut Values, rows: &[Row]) {
     };
     v.set("websearch_more_reads", opt(more, |x| format!("{x:+.1}")));
     // The excerpt's length (mqsim/wsrch-small.trace).
-    v.set("websearch_passes", of(d, |d| format!("{:.1}", d.requests as f64 / 24_783.0)));
+    v.set("websearch_passes", of(d, |d| format!("{:.1}", d.requests as f64 / WEBSEARCH_REQUESTS as f64)));
     v.set("websearch_dftl_hit", of(d, |d| format!("{:.3}", d.map_hit_ratio)));
     v.set("websearch_cdftl_hit", of(c, |c| format!("{:.3}", c.map_hit_ratio)));
     v.set("websearch_why", why);
