@@ -263,15 +263,7 @@ fn sensitivity_rows(rows: &[Row]) -> String {
         let mut settings: Vec<(&str, &str)> = vec![("preset", "workloads")];
         settings.extend(grid().variant.iter().map(|v| (v.name.as_str(), "sensitivity")));
         for (variant, exp) in settings {
-            let get = |sched: &str| {
-                rows.iter().find(|r| {
-                    r.experiment == exp
-                        && r.workload == name
-                        && r.scheduler == sched
-                        && r.chips == 64
-                        && (exp == "workloads" || r.variant == variant)
-                })
-            };
+            let get = |sched: &str| setting_run(rows, exp, variant, name, sched);
             let (Some(v), Some(p), Some(k1), Some(k)) = (get("vas"), get("pas"), get("spk1"), get("spk3")) else {
                 continue;
             };
@@ -292,20 +284,24 @@ fn sensitivity_rows(rows: &[Row]) -> String {
     s
 }
 
+/// The run of workload `w` under scheduler `s` at 64 chips in experiment `exp`: the main runs
+/// (`workloads`, the preset) or the sensitivity runs of the setting named `variant`.
+fn setting_run<'a>(rows: &'a [Row], exp: &str, variant: &str, w: &str, s: &str) -> Option<&'a Row> {
+    rows.iter().find(|r| {
+        r.experiment == exp
+            && r.workload == w
+            && r.scheduler == s
+            && r.chips == 64
+            && (exp == "workloads" || r.variant == variant)
+    })
+}
+
 /// The headlines on the MSR traces under the preset and under each sensitivity setting, side
 /// by side (issue 33: a setting that moves a headline shows its column beside the main one).
 fn headline_settings(rows: &[Row]) -> String {
     let mut settings: Vec<(&str, &str)> = vec![("preset", "workloads")];
     settings.extend(grid().variant.iter().map(|v| (v.name.as_str(), "sensitivity")));
-    let run = |exp: &str, variant: &str, w: &str, s: &str| {
-        rows.iter().find(|r| {
-            r.experiment == exp
-                && r.workload == w
-                && r.scheduler == s
-                && r.chips == 64
-                && (exp == "workloads" || r.variant == variant)
-        })
-    };
+    let run = |exp: &str, variant: &str, w: &str, s: &str| setting_run(rows, exp, variant, w, s);
     let ratio = |exp: &str, variant: &str, a: &str, b: &str| -> Vec<f64> {
         MSR_TRACES
             .iter()
@@ -362,15 +358,7 @@ fn listed(names: &[String]) -> String {
 /// The numbers of "Where ssdlab and the paper differ": each from this run's rows.
 fn differences(v: &mut Values, rows: &[Row]) {
     let times = |x: f64| format!("{x:.2}×");
-    let run = |exp: &str, variant: &str, w: &str, s: &str| {
-        rows.iter().find(|r| {
-            r.experiment == exp
-                && r.workload == w
-                && r.scheduler == s
-                && r.chips == 64
-                && (exp == "workloads" || r.variant == variant)
-        })
-    };
+    let run = |exp: &str, variant: &str, w: &str, s: &str| setting_run(rows, exp, variant, w, s);
     let msr = |exp: &str, variant: &str, f: &dyn Fn(&Row, &Row, &Row) -> f64| -> Vec<f64> {
         MSR_TRACES
             .iter()
