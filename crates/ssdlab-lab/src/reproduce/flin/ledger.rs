@@ -52,8 +52,8 @@ fn measured(rows: &[Row]) -> Vec<Claim> {
     ]
 }
 
-/// "below" or "above" (or "equal to").
-fn compared(a: f64, b: f64) -> &'static str {
+/// "below" or "above" (or "equal to") for `a` against `b`.
+pub(super) fn compared(a: f64, b: f64) -> &'static str {
     if a < b {
         "below"
     } else if a > b {

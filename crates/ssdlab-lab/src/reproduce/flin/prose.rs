@@ -258,17 +258,6 @@ fn kept_up(rows: &[Row], kept: &[u32], over: &[u32], duration_ms: f64) -> String
     first + &second
 }
 
-/// "below" or "above" (or "equal to") for `a` against `b`.
-fn compared(a: f64, b: f64) -> &'static str {
-    if a < b {
-        "below"
-    } else if a > b {
-        "above"
-    } else {
-        "equal to"
-    }
-}
-
 /// Sprinkler+Fairness's mean fairness against plain Sprinkler's, open loop (main) and closed
 /// loop.
 fn sprinkler_fairness_levels(rows: &[Row]) -> String {
@@ -277,8 +266,8 @@ fn sprinkler_fairness_levels(rows: &[Row]) -> String {
     let (sc, pc) = (f("mix_closed", "sprinkler_fairness"), f("mix_closed", "sprinkler"));
     format!(
         "Open loop (the main setting) its mean fairness is {so:.3}, {} plain Sprinkler's {po:.3}; closed loop {sc:.3}, {} Sprinkler's {pc:.3}.",
-        compared(so, po),
-        compared(sc, pc)
+        super::ledger::compared(so, po),
+        super::ledger::compared(sc, pc)
     )
 }
 
