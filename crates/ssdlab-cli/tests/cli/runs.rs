@@ -301,14 +301,15 @@ pub(super) fn reproduce_without_traces_names_the_missing_file() {
 }
 
 /// `reproduce fmmu` checks its traces before any run: a folder without them is an input
-/// error (exit 2) naming the first trace it needs and the flag.
+/// error (exit 2) naming the first trace it needs (WebSearch, since the MSR excerpts became
+/// sensitivity rows behind the Table 3 stand-ins) and the flag.
 #[test]
 pub(super) fn reproduce_fmmu_without_traces_names_the_missing_file() {
     let dir = TempDir::new("repro-fmmu-notraces");
     let out = dir.path("out");
     let missing = dir.path("no-traces");
     ssdlab(["reproduce", "fmmu", "--quick", "--out", &p(&out), "--traces", &p(&missing)])
-        .assert_input_error(&["msr.cut.per_10k.rw_20_80.105.trace", "--traces"]);
+        .assert_input_error(&["mqsim/wsrch-small.trace", "--traces"]);
 }
 
 #[test]
