@@ -17,8 +17,9 @@ def test_a_reproduction_runs_on_the_sweep_engine_and_resumes(repo, cli, tmp_path
     r = ssdlab.reproduce("spd", tmp_path / "py", quick=True, traces=TRACES)
     assert "| s.23 write latency, SPD vs Baseline-D, no GC |" in r.check
     assert len(r.figures) >= 4 and r.report.startswith("#")
-    # The ledger's claims: the slides' 13, each with the paper's value.
-    assert len(r.claims) == 13 and all(c["paper"] == "SPD" for c in r.claims)
+    # The ledger's claims: the slides' 14 (s.26's read latency with GC among them) and the
+    # s.26 write latency with slots held until programmed, each with the paper's value.
+    assert len(r.claims) == 15 and all(c["paper"] == "SPD" for c in r.claims)
     assert r.claims[0]["claim"].startswith("s.23 write latency") and r.claims[0]["paper_value"] == -0.15
     # One stored report per run, each the run of its results row (rows in run order).
     reports = sorted(r.runs.glob("spd-*.json"))
