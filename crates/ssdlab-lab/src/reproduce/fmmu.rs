@@ -51,7 +51,7 @@ use super::columns::{self, Field};
 use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
-use ssdlab::ftl::firmware::MapUnit;
+use ssdlab::ftl::firmware::{Charges, MapUnit};
 use ssdlab::ftl::mapping::demand::blocks::Replacement;
 use ssdlab::ftl::mapping::demand::config::DEFAULT_RAM_BYTES;
 use ssdlab::ftl::mapping::demand::config::{FlushFind, GcUpdate, UpdateOrder};
@@ -204,6 +204,21 @@ pub struct Costs {
 /// §9.7's costs for DFTL or CDFTL at one core; `pooled`: every cost scaled by the paper's
 /// 4-core lookup over its 1-core lookup (DFTL 0.4 / 1.5, CDFTL 1 / 4), one server doing what
 /// four cores did [I].
+/// Map work on `cores` firmware cores at the software costs `k` (no map unit).
+fn on_cores(k: Costs, cores: u32, charges: Charges) -> FirmwareConfig {
+    FirmwareConfig {
+        cores,
+        op_cost_ns: k.issue_ns,
+        hit_ns: k.hit_ns,
+        miss_ns: k.miss_ns,
+        flush_ns: 0.0,
+        flush_block_ns: k.flush_block_ns,
+        map_unit: MapUnit::Cores,
+        charges,
+        map_queue: 0,
+    }
+}
+
 pub fn software_costs(kind: Kind, pooled: bool) -> Costs {
     let (hit, miss, four_core) = match kind {
         Kind::Dftl => (DFTL_HIT_NS, DFTL_MISS_NS, DFTL_4CORE_HIT_NS),
@@ -305,18 +320,7 @@ pub fn ablation_config(a: &Ablation, base: &Config) -> Result<Config> {
     let mut c = base.clone();
     match a.removed {
         Removed::Hardware => {
-            let k = software_costs(Kind::Cdftl, false);
-            c.ftl.firmware = FirmwareConfig {
-                cores: 4,
-                op_cost_ns: k.issue_ns,
-                hit_ns: k.hit_ns,
-                miss_ns: k.miss_ns,
-                flush_ns: 0.0,
-                flush_block_ns: k.flush_block_ns,
-                map_unit: MapUnit::Cores,
-                charges: base.ftl.firmware.charges,
-                map_queue: 0,
-            };
+            c.ftl.firmware = on_cores(software_costs(Kind::Cdftl, false), 4, base.ftl.firmware.charges);
         }
         Removed::Ctp => {
             c.ftl.map_cache.cmt_bytes = Some(base.ftl.map_cache.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES));
@@ -366,17 +370,7 @@ pub fn scheme_config(s: &Scheme, base: &Config) -> Result<Config> {
             let k = software_costs(s.kind, s.pooled);
             c.ftl.mapping = if s.kind == Kind::Dftl { MappingKind::Dftl } else { MappingKind::Cdftl };
             c.ftl.map_cache = baseline_cache(s.kind, &base.ftl.map_cache);
-            c.ftl.firmware = FirmwareConfig {
-                cores: s.cores,
-                op_cost_ns: k.issue_ns,
-                hit_ns: k.hit_ns,
-                miss_ns: k.miss_ns,
-                flush_ns: 0.0,
-                flush_block_ns: k.flush_block_ns,
-                map_unit: MapUnit::Cores,
-                charges: fw.charges,
-                map_queue: 0,
-            };
+            c.ftl.firmware = on_cores(k, s.cores, fw.charges);
         }
     }
     c.validate(PRESET_NAME)?;
