@@ -66,6 +66,10 @@ pub struct Grid {
     pub quick_channels: Vec<u32>,
     /// The channel counts of the preload sensitivity (among the run's).
     pub sensitivity_channels: Vec<u32>,
+    /// The channel counts of the fresh-drive column (among the run's).
+    pub fresh_channels: Vec<u32>,
+    /// Figure 7's workload seeds (the first is the main grid's).
+    pub seeds: Vec<u64>,
     /// Channels of the single-drive figures (6, 7 and 8).
     pub figure_channels: u32,
     /// Figure 6's history depths beside the main grid's 1 bit.
@@ -159,26 +163,34 @@ impl Shares {
     }
 }
 
+/// A region's size in a run: its requests and its pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    pub requests: u64,
+    pub pages: u64,
+}
+
 /// Requests and pages of each region (read, mixed, write) of a run of `requests`: pages =
 /// requests / [`REUSE`], at least one page for a region with requests.
-pub fn region_sizes(shares: &Shares, requests: u64) -> [(u64, u64); 3] {
+pub fn region_sizes(shares: &Shares, requests: u64) -> [Region; 3] {
     shares.regions().map(|(_, share, _)| {
         let n = (requests as f64 * share).round() as u64;
-        (n, if n == 0 { 0 } else { n.div_ceil(REUSE) })
+        Region { requests: n, pages: n.div_ceil(REUSE) }
     })
 }
 
 /// The stand-in for `s` on the drive `cfg` [I]: three open-loop flows (Poisson arrivals at
 /// [`RATE_IOPS`] × their share), 4 KiB requests uniform within their region, the regions
 /// side by side from logical address 0 and equal in bytes at every channel count.
-pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64) -> WorkloadSpec {
+pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64, run: RunOf) -> WorkloadSpec {
     let geo = Geometry::from_config(&cfg.nand);
     let page_bytes = cfg.nand.page_bytes as u64;
     let logical_bytes = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as f64 * page_bytes as f64;
     let shares = Shares::of(s.read_ratio);
     let mut start_bytes = 0;
     let mut flows = Vec::new();
-    for ((name, share, read_ratio), (n, pages)) in shares.regions().into_iter().zip(region_sizes(&shares, requests)) {
+    for ((name, share, read_ratio), region) in shares.regions().into_iter().zip(region_sizes(&shares, requests)) {
+        let Region { requests: n, pages } = region;
         if n == 0 {
             continue;
         }
@@ -198,12 +210,54 @@ pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64) -> WorkloadSpec {
         });
         start_bytes += bytes;
     }
-    WorkloadSpec { source: format!("stand-in {}", s.name), seed: 1, precondition: Some(fill()), flows }
+    let precondition = match run.drive {
+        Drive::Aged => fill(),
+        Drive::Fresh => read_regions(&shares, requests, logical_bytes / page_bytes as f64),
+    };
+    WorkloadSpec { source: format!("stand-in {}", s.name), seed: run.seed, precondition: Some(precondition), flows }
 }
 
 fn fill() -> PreconditionSpec {
     PreconditionSpec { occupancy: GC_FILL, pattern: Pattern::Random }
 }
+
+/// The fresh drive's preconditioning [C SSDsim: `pre_process_page` writes every page the
+/// trace reads, in rotation over every channel, on a drive with nothing else (`aged = 0`)]:
+/// the read-only and mixed regions (the stand-in's pages that are read, from address 0),
+/// written in order and spread over every channel as dynamic allocation places them.
+fn read_regions(shares: &Shares, requests: u64, logical_pages: f64) -> PreconditionSpec {
+    let [read, mixed, _] = region_sizes(shares, requests);
+    PreconditionSpec { occupancy: (read.pages + mixed.pages) as f64 / logical_pages, pattern: Pattern::Sequential }
+}
+
+/// The drive a run starts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drive {
+    /// The main rows: filled by random writes to [`GC_FILL`] of its logical space [I].
+    Aged,
+    /// SSDsim's default: only the pages the workload reads written, nothing else
+    /// ([`read_regions`]).
+    Fresh,
+}
+
+impl Drive {
+    pub fn name(self) -> &'static str {
+        match self {
+            Drive::Aged => "aged",
+            Drive::Fresh => "fresh",
+        }
+    }
+}
+
+/// Which instance of a workload a run is: its drive and its seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOf {
+    pub drive: Drive,
+    pub seed: u64,
+}
+
+/// The main rows' instance: the aged drive, seed 1.
+pub const MAIN: RunOf = RunOf { drive: Drive::Aged, seed: 1 };
 
 /// An MSR excerpt replayed at its timestamps, addresses past the drive wrapped [I].
 fn trace_workload(path: &Path) -> WorkloadSpec {
@@ -235,16 +289,22 @@ pub enum Scheme {
     /// Ablation: PACP without migration plus GC-piggybacked migration only (idle-time
     /// migration off).
     PacpGcMig,
-    /// Sensitivity: the two PACP rows with the pages the workload reads before writing them
-    /// preconditioned onto the Read channels (`ftl.partition.preload = "read_channels"`).
+    /// Sensitivity: Lv et al. and the two PACP rows with the pages the workload reads before
+    /// writing them preconditioned onto the Read channels (`ftl.partition.preload =
+    /// "read_channels"`): the preload given to every scheme with Read channels.
+    LvPreload,
     PacpNoMigPreload,
     PacpPreload,
 }
 
 pub const SCHEMES: [Scheme; 5] = [Scheme::Baseline, Scheme::Ideal, Scheme::Lv, Scheme::PacpNoMig, Scheme::Pacp];
 
-/// The sensitivity rows beside the main grid.
-pub const PRELOAD_SCHEMES: [Scheme; 2] = [Scheme::PacpNoMigPreload, Scheme::PacpPreload];
+/// The sensitivity rows beside the main grid: every scheme with Read channels, preloaded
+/// (the baseline and Ideal have none, so the preload changes nothing for them).
+pub const PRELOAD_SCHEMES: [Scheme; 3] = [Scheme::LvPreload, Scheme::PacpNoMigPreload, Scheme::PacpPreload];
+
+/// Figure 7's schemes, run over `grid().seeds` at the figures' drive.
+pub const FIG7_SCHEMES: [Scheme; 4] = [Scheme::Baseline, Scheme::Ideal, Scheme::PacpNoMig, Scheme::Pacp];
 
 /// The ablation's steps in order, each adding one mechanism to the one before (issue 33
 /// item 1): the partition alone, + TRH, + GC-piggybacked migration, + idle-time migration
@@ -261,6 +321,7 @@ impl Scheme {
             Scheme::Ideal => "ideal",
             Scheme::Lv => "lv",
             Scheme::LvSplit => "lv-split",
+            Scheme::LvPreload => "lv-preload",
             Scheme::PacpNoMig => "pacp-nomig",
             Scheme::Pacp => "pacp",
             Scheme::PacpNoMigPreload => "pacp-nomig-preload",
@@ -275,7 +336,7 @@ impl Scheme {
             // The paper's baseline (TOMPECS'16 as PACP describes it): rotation skipping busy
             // resources, i.e. PACP's own allocator without a partition.
             Scheme::Baseline | Scheme::Ideal => AllocationScheme::DynamicRr,
-            Scheme::Lv | Scheme::LvSplit => AllocationScheme::LvPartition,
+            Scheme::Lv | Scheme::LvSplit | Scheme::LvPreload => AllocationScheme::LvPartition,
             _ => AllocationScheme::Pacp,
         }
     }
@@ -322,13 +383,35 @@ impl Scheme {
             (p.gc_migration, p.idle_migration) = (Some(gc), Some(idle));
             p.placement = if self == Scheme::PacpPartition { Placement::WriteChannels } else { Placement::Trh };
             p.trh_bits = trh_bits;
-            if matches!(self, Scheme::PacpNoMigPreload | Scheme::PacpPreload) {
-                p.preload = Preload::ReadChannels;
-            }
         }
         if self == Scheme::LvSplit {
             cfg.ftl.partition.n_read = n_read;
         }
+        if self.preloaded() {
+            cfg.ftl.partition.preload = Preload::ReadChannels;
+        }
+    }
+
+    /// The scheme as the report's figures name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scheme::Baseline => "baseline (dynamic allocation)",
+            Scheme::Ideal => "Ideal (no R/W interference)",
+            Scheme::Lv => "Lv et al.",
+            Scheme::LvSplit => "Lv et al., fixed split",
+            Scheme::LvPreload => "Lv et al., preloaded",
+            Scheme::PacpNoMig => "PACP without migration",
+            Scheme::Pacp => "PACP",
+            Scheme::PacpNoMigPreload => "PACP without migration, preloaded",
+            Scheme::PacpPreload => "PACP, preloaded",
+            Scheme::PacpPartition => "partition alone",
+            Scheme::PacpGcMig => "PACP, GC-piggybacked migration only",
+        }
+    }
+
+    /// Whether the scheme preloads the pages read first onto its Read channels.
+    pub fn preloaded(self) -> bool {
+        PRELOAD_SCHEMES.contains(&self)
     }
 
     /// Whether the scheme keeps a transaction history (the PACP ones).
@@ -367,19 +450,21 @@ struct Meta {
     trh_bits: u8,
     /// Read channels of a [`Scheme::LvSplit`] run (0 for the others).
     n_read: u32,
+    run: RunOf,
 }
 
 impl Meta {
     fn new(workload: &'static str, synthetic: bool, scheme: Scheme, channels: u32) -> Meta {
         let trh_bits = if scheme.has_history() { main_trh_bits() } else { 0 };
-        Meta { workload, synthetic, scheme, channels, trh_bits, n_read: 0 }
+        Meta { workload, synthetic, scheme, channels, trh_bits, n_read: 0, run: MAIN }
     }
 
     /// The [`OWN`] columns.
     fn csv(&self) -> String {
         let m = self;
         let source = if m.synthetic { "stand-in" } else { "msr" };
-        format!("{},{source},{},{},{},{}", m.workload, m.scheme.name(), m.channels, m.trh_bits, m.n_read)
+        let (drive, seed) = (m.run.drive.name(), m.run.seed);
+        format!("{},{source},{},{},{},{},{drive},{seed}", m.workload, m.scheme.name(), m.channels, m.trh_bits, m.n_read)
     }
 }
 
@@ -436,21 +521,37 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     for s in standins(opts.quick) {
         for &ch in channels {
             for scheme in schemes_at(ch) {
-                plan.push(base, Meta::new(s.name, true, scheme, ch), |cfg| synthetic(&s, cfg, n))?;
+                plan.push(base, Meta::new(s.name, true, scheme, ch), |cfg| synthetic(&s, cfg, n, MAIN))?;
+            }
+        }
+    }
+    // Figure 7 over the other seeds, and the fresh drive.
+    for s in standins(opts.quick) {
+        for &seed in g.seeds.iter().filter(|&&x| x != MAIN.seed) {
+            for scheme in FIG7_SCHEMES {
+                let run = RunOf { seed, ..MAIN };
+                let meta = Meta { run, ..Meta::new(s.name, true, scheme, g.figure_channels) };
+                plan.push(base, meta, |cfg| synthetic(&s, cfg, n, run))?;
+            }
+        }
+        for &ch in g.fresh_channels.iter().filter(|c| channels.contains(c)) {
+            for scheme in SCHEMES {
+                let run = RunOf { drive: Drive::Fresh, ..MAIN };
+                plan.push(base, Meta { run, ..Meta::new(s.name, true, scheme, ch) }, |cfg| synthetic(&s, cfg, n, run))?;
             }
         }
     }
     // The ablation's own steps, at the figures' channel count.
     for s in standins(opts.quick) {
         for scheme in ABLATION_RUNS {
-            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| synthetic(&s, cfg, n))?;
+            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| synthetic(&s, cfg, n, MAIN))?;
         }
     }
     // Figure 6: the other history depths (the main grid's PACP run has the preset's).
     for s in standins(opts.quick) {
         for &trh_bits in g.history_bits.iter().filter(|&&b| b != main_trh_bits()) {
             let meta = Meta { trh_bits, ..Meta::new(s.name, true, Scheme::Pacp, g.figure_channels) };
-            plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
+            plan.push(base, meta, |cfg| synthetic(&s, cfg, n, MAIN))?;
         }
     }
     // Lv's split swept (its sizing rule is the main row's).
@@ -458,7 +559,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
         for &share in &g.lv_read_shares {
             let n_read = lv_split(share, g.figure_channels);
             let meta = Meta { n_read, ..Meta::new(s.name, true, Scheme::LvSplit, g.figure_channels) };
-            plan.push(base, meta, |cfg| synthetic(&s, cfg, n))?;
+            plan.push(base, meta, |cfg| synthetic(&s, cfg, n, MAIN))?;
         }
     }
     let traces: &[(&str, &'static str)] = if opts.quick { &[] } else { &TRACES };
@@ -490,6 +591,8 @@ pub struct Row {
     pub trh_bits: u8,
     /// Read channels of a [`Scheme::LvSplit`] run (0 for the others).
     pub n_read: u32,
+    /// The drive it started on and its seed.
+    pub run: RunOf,
     pub read_us: f64,
     pub write_us: f64,
     pub gc_invocations: u64,
@@ -523,7 +626,7 @@ pub struct Row {
 }
 
 /// What a run is: the first columns of results.csv ([`Meta::csv`]).
-const OWN: [&str; 6] = ["workload", "source", "scheme", "channels", "trh_bits", "n_read"];
+const OWN: [&str; 8] = ["workload", "source", "scheme", "channels", "trh_bits", "n_read", "drive", "seed"];
 
 /// results.csv's columns after [`OWN`], read from each run's report: adding a counter to
 /// the table is one line here. A drive without a partition leaves its columns 0 or empty.
@@ -597,6 +700,7 @@ fn row(meta: &Meta, r: &Report) -> Result<Row> {
         channels: meta.channels,
         trh_bits: meta.trh_bits,
         n_read: meta.n_read,
+        run: meta.run,
         read_us: s.latency_us.read.mean,
         write_us: s.latency_us.write.mean,
         gc_invocations: s.gc.invocations,
@@ -652,10 +756,18 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
 }
 
 /// The main-grid row of `scheme` on `workload` at `channels` (the preset's history bits for
-/// PACP).
+/// PACP, the aged drive, seed 1).
 pub fn pick<'a>(rows: &'a [Row], workload: &str, scheme: Scheme, channels: u32) -> Option<&'a Row> {
+    pick_run(rows, workload, scheme, channels, MAIN)
+}
+
+/// The row of `scheme` on `workload` at `channels` of the instance `run` (the preset's
+/// history bits for PACP).
+pub fn pick_run<'a>(rows: &'a [Row], workload: &str, scheme: Scheme, channels: u32, run: RunOf) -> Option<&'a Row> {
     let bits = if scheme.has_history() { main_trh_bits() } else { 0 };
-    rows.iter().find(|r| r.workload == workload && r.scheme == scheme && r.channels == channels && r.trh_bits == bits)
+    rows.iter().find(|r| {
+        r.workload == workload && r.scheme == scheme && r.channels == channels && r.trh_bits == bits && r.run == run
+    })
 }
 
 /// Lv's row on `workload` at the figures' channel count with `n_read` Read channels.
@@ -670,7 +782,7 @@ pub fn pick_lv_split<'a>(rows: &'a [Row], workload: &str, n_read: u32) -> Option
 pub fn pick_bits<'a>(rows: &'a [Row], workload: &str, bits: u8) -> Option<&'a Row> {
     let fig_channels = grid().figure_channels;
     rows.iter().find(|r| {
-        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == fig_channels && r.trh_bits == bits
+        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == fig_channels && r.trh_bits == bits && r.run == MAIN
     })
 }
 
@@ -690,6 +802,33 @@ pub fn vs_baseline(rows: &[Row], workload: &str, scheme: Scheme, channels: u32, 
     let b = f(pick(rows, workload, Scheme::Baseline, channels)?);
     let x = f(pick(rows, workload, scheme, channels)?);
     (b > 0.0).then(|| x / b)
+}
+
+/// Figure 7's ratio on one workload at the figures' drive: `a`'s read latency over `b`'s
+/// under each of `grid().seeds` (seeds missing from the run are skipped), their mean, and its
+/// 95% t interval over the seeds (none with one seed).
+pub fn fig7_ratio(rows: &[Row], workload: &str, a: Scheme, b: Scheme) -> Option<Seeded> {
+    let ch = grid().figure_channels;
+    let ratios: Vec<f64> = grid()
+        .seeds
+        .iter()
+        .filter_map(|&seed| {
+            let run = RunOf { seed, ..MAIN };
+            let (x, y) = (pick_run(rows, workload, a, ch, run)?, pick_run(rows, workload, b, ch, run)?);
+            (y.read_us > 0.0).then(|| x.read_us / y.read_us)
+        })
+        .collect();
+    let (mean, interval) = super::claims::mean_interval(&ratios)?;
+    Some(Seeded { mean, interval, seeds: ratios.len() })
+}
+
+/// A ratio's mean over seeds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seeded {
+    pub mean: f64,
+    /// The 95% t interval (none with one seed).
+    pub interval: Option<(f64, f64)>,
+    pub seeds: usize,
 }
 
 /// Mean of `f` over the `synthetic` workloads (stand-ins or excerpts) of `scheme` at
@@ -712,44 +851,53 @@ fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
     done
 }
 
-/// Figure 6: TRH accuracy per stand-in for 1, 2 and 3 history bits, PACP at 32 channels.
+/// Figure 6: TRH accuracy per stand-in for 1, 2 and 3 history bits, PACP at the figures'
+/// drive.
 fn fig6(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let cats: Vec<String> = workloads_in(rows, true).iter().map(|w| w.to_string()).collect();
     let series: Vec<(String, Vec<f64>)> = (1..=3u8)
         .map(|b| {
             let v = cats.iter().map(|w| pick_bits(rows, w, b).and_then(|r| r.trh_accuracy).unwrap_or(0.0) * 100.0);
-            (format!("{b} bit{}", if b > 1 { "s" } else { "" }), v.collect())
+            (format!("{b}-bit history"), v.collect())
         })
         .collect();
-    let (file, caption) = ("fig6_trh_accuracy.png", "Fig. 6: TRH prediction accuracy (PACP, 32 channels)");
-    if plot::bars(&out.join(file), caption, "accuracy, %", &cats, &series).is_ok() {
-        done.push((file.into(), caption.into()));
+    let caption = format!("Fig. 6: TRH prediction accuracy (PACP, {} channels)", grid().figure_channels);
+    let axes = plot::Axes { title: &caption, x: "stand-in for the MSR trace", y: "accuracy, %" };
+    let file = "fig6_trh_accuracy.png";
+    if plot::bar_chart(&out.join(file), axes, &cats, &series, None).is_ok() {
+        done.push((file.into(), caption));
     }
 }
 
-/// Figure 7 (read latency over the baseline's per workload, 32 channels) and Figure 8
-/// (PACP's migrations over all programs).
+/// Figure 7 (read latency over the baseline's per workload at the figures' drive, mean over
+/// the seeds with its 95% interval) and Figure 8 (PACP's migrations over all programs).
 fn fig7_8(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
-    let fig_channels = grid().figure_channels;
+    let ch = grid().figure_channels;
     let cats: Vec<String> =
         workloads_in(rows, true).into_iter().chain(workloads_in(rows, false)).map(String::from).collect();
-    let series: Vec<(String, Vec<f64>)> = [Scheme::Baseline, Scheme::Ideal, Scheme::PacpNoMig, Scheme::Pacp]
+    let schemes = [Scheme::Ideal, Scheme::PacpNoMig, Scheme::Pacp];
+    let ratios: Vec<Vec<Option<Seeded>>> =
+        schemes.iter().map(|&s| cats.iter().map(|w| fig7_ratio(rows, w, s, Scheme::Baseline)).collect()).collect();
+    let series: Vec<(String, Vec<f64>)> = schemes
         .iter()
-        .map(|&s| {
-            let v = cats.iter().map(|w| vs_baseline(rows, w, s, fig_channels, |r| r.read_us).unwrap_or(0.0));
-            (s.name().to_string(), v.collect())
-        })
+        .zip(&ratios)
+        .map(|(s, v)| (s.label().to_string(), v.iter().map(|r| r.map_or(0.0, |r| r.mean)).collect()))
         .collect();
-    let (file, caption) = ("fig7_read_vs_baseline.png", "Fig. 7: read latency / baseline (32 channels)");
-    if plot::bars(&out.join(file), caption, "x baseline", &cats, &series).is_ok() {
-        done.push((file.into(), caption.into()));
+    let errors: Vec<Vec<Option<(f64, f64)>>> =
+        ratios.iter().map(|v| v.iter().map(|r| r.and_then(|r| r.interval)).collect()).collect();
+    let caption = format!("Fig. 7: read latency against the baseline's ({ch} channels; 95% interval over seeds)");
+    let axes = plot::Axes { title: &caption, x: "workload", y: "read latency, × baseline" };
+    let file = "fig7_read_vs_baseline.png";
+    if plot::bar_chart(&out.join(file), axes, &cats, &series, Some(&errors)).is_ok() {
+        done.push((file.into(), caption));
     }
-    let share =
-        cats.iter().map(|w| pick(rows, w, Scheme::Pacp, fig_channels).map_or(0.0, |r| r.migration_share() * 100.0));
-    let series = vec![("pacp".to_string(), share.collect())];
-    let (file, caption) = ("fig8_migration_share.png", "Fig. 8: migration programs / all programs (PACP, 32 ch)");
-    if plot::bars(&out.join(file), caption, "% of programs", &cats, &series).is_ok() {
-        done.push((file.into(), caption.into()));
+    let share = cats.iter().map(|w| pick(rows, w, Scheme::Pacp, ch).map_or(0.0, |r| r.migration_share() * 100.0));
+    let series = vec![(Scheme::Pacp.label().to_string(), share.collect())];
+    let caption = format!("Fig. 8: migration programs over all programs (PACP, {ch} channels)");
+    let axes = plot::Axes { title: &caption, x: "workload", y: "% of programs" };
+    let file = "fig8_migration_share.png";
+    if plot::bar_chart(&out.join(file), axes, &cats, &series, None).is_ok() {
+        done.push((file.into(), caption));
     }
 }
 
@@ -762,7 +910,7 @@ fn fig9_10(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     let mut draw = |file: &str, caption: String, y: &str, value: &dyn Fn(Scheme, u32) -> Option<f64>| {
         let series: Vec<(String, Vec<f64>)> = schemes
             .iter()
-            .map(|&s| (s.name().to_string(), chans.iter().map(|&c| value(s, c).unwrap_or(0.0)).collect()))
+            .map(|&s| (s.label().to_string(), chans.iter().map(|&c| value(s, c).unwrap_or(0.0)).collect()))
             .collect();
         if plot::lines(&out.join(file), &caption, "channels", y, &xs, &series).is_ok() {
             done.push((file.into(), caption));
@@ -771,13 +919,13 @@ fn fig9_10(out: &Path, rows: &[Row], done: &mut Vec<Figure>) {
     for (file, w, tag) in [("fig9a_web_0.png", "web_0", "9a"), ("fig9b_hm_1.png", "hm_1", "9b")] {
         if workloads_in(rows, true).contains(&w) {
             let caption = format!("Fig. {tag}: {w} read latency against channels");
-            draw(file, caption, "read latency, us", &|s, c| pick(rows, w, s, c).map(|r| r.read_us));
+            draw(file, caption, "mean read latency, µs", &|s, c| pick(rows, w, s, c).map(|r| r.read_us));
         }
     }
     let caption = "Fig. 10a: mean read latency over the stand-ins".to_string();
-    draw("fig10a_read.png", caption, "read latency, us", &|s, c| mean_over(rows, true, s, c, |r| r.read_us));
+    draw("fig10a_read.png", caption, "mean read latency, µs", &|s, c| mean_over(rows, true, s, c, |r| r.read_us));
     let caption = "Fig. 10b: mean write latency over the stand-ins".to_string();
-    draw("fig10b_write.png", caption, "write latency, us", &|s, c| mean_over(rows, true, s, c, |r| r.write_us));
+    draw("fig10b_write.png", caption, "mean write latency, µs", &|s, c| mean_over(rows, true, s, c, |r| r.write_us));
 }
 
 #[cfg(test)]
@@ -794,17 +942,23 @@ mod tests {
         assert_eq!(g.channels, [8, 16, 32, 48, 64]);
         assert!(g.channels.contains(&g.figure_channels) && g.quick_channels.contains(&g.figure_channels));
         assert!(g.quick_channels.iter().all(|c| g.channels.contains(c)));
-        assert!(g.quick_channels.iter().all(|c| g.sensitivity_channels.contains(c)), "quick runs the preload too");
+        assert!(g.sensitivity_channels.iter().chain(&g.fresh_channels).all(|c| g.quick_channels.contains(c)));
         let full: usize = g.channels.iter().map(|&c| schemes_at(c).len()).sum();
-        assert_eq!(full, 5 * 5 + 2 * 2, "five schemes at five channel counts, the preload's two at 8 and 32");
+        assert_eq!(full, 5 * 5 + 3, "five schemes at five channel counts, the preload's three at 32");
         assert_eq!(g.history_bits, [2, 3]);
-        let schemes = SCHEMES.len() + PRELOAD_SCHEMES.len();
-        let per_standin =
-            g.quick_channels.len() * schemes + ABLATION_RUNS.len() + g.history_bits.len() + g.lv_read_shares.len();
-        assert_eq!(standins(true).len() * per_standin, 63);
+        assert_eq!(g.seeds, [1, 2, 3]);
+        // Per stand-in in quick mode: 5 schemes at 8 channels, 5 + 3 preloaded at 32, Figure
+        // 7's 4 schemes at two more seeds, 5 on the fresh drive at 32, 2 ablation steps, 2
+        // history depths, 3 of Lv's splits: 5 + 8 + 8 + 5 + 2 + 2 + 3 = 33.
+        let plan = plan(&quick_opts(), &preset().unwrap()).unwrap();
+        assert_eq!(plan.jobs.len(), standins(true).len() * 33);
         let splits: Vec<u32> = g.lv_read_shares.iter().map(|&x| lv_split(x, g.figure_channels)).collect();
         assert_eq!(splits, [8, 16, 24]);
         assert_eq!((lv_split(0.01, 8), lv_split(0.99, 8)), (1, 7), "clamped to 1 ..= channels - 1");
+    }
+
+    fn quick_opts() -> Options {
+        Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None }
     }
 
     fn row(scheme: Scheme, read_us: f64) -> Row {
@@ -816,6 +970,7 @@ mod tests {
             channels: 32,
             trh_bits: u8::from(scheme.has_history()),
             n_read: 0,
+            run: MAIN,
             read_us,
             write_us: 3000.0,
             gc_invocations: 0,
@@ -946,6 +1101,45 @@ mod tests {
         assert_eq!(read_vs_lv.over, "mean over 1 channel counts of the stand-ins' mean");
     }
 
+    /// The fresh drive holds only the pages hm_0's stand-in reads: of 1,000 requests the
+    /// read-only region has 313 (79 pages) and the mixed one 84 (21 pages), so 100 pages are
+    /// written, in order, from address 0 — 100 / logical pages of the drive.
+    #[test]
+    fn the_fresh_drive_holds_only_the_pages_read() {
+        let cfg = drive(&preset().unwrap(), 8);
+        let fresh = RunOf { drive: Drive::Fresh, seed: 7 };
+        let wl = synthetic(&TABLE3[2], &cfg, 1000, fresh);
+        let logical = ssdlab::ftl::logical_pages(&Geometry::from_config(&cfg.nand), cfg.ftl.overprovisioning_ratio);
+        let p = wl.precondition.expect("a precondition");
+        assert_eq!(p.pattern, Pattern::Sequential);
+        assert_eq!((p.occupancy * logical as f64).round() as u64, 100);
+        assert_eq!(wl.seed, 7);
+    }
+
+    /// Figure 7 over three seeds on hm_0, by hand: PACP without migration over the baseline
+    /// 100 / 200, 120 / 200, 140 / 200 = 0.5, 0.6, 0.7: mean 0.6, standard deviation 0.1,
+    /// interval 0.6 ± 4.303 × 0.1 / √3 = 0.6 ± 0.2484. The ledger's claim is −40.0% over 3
+    /// seeds; a seed missing its baseline drops out.
+    #[test]
+    fn figure_7_takes_the_mean_over_seeds_with_a_t_interval() {
+        let at = |scheme, read_us, seed| Row { run: RunOf { seed, ..MAIN }, ..row(scheme, read_us) };
+        let mut rows = Vec::new();
+        for (seed, nomig) in [(1, 100.0), (2, 120.0), (3, 140.0)] {
+            rows.push(at(Scheme::Baseline, 200.0, seed));
+            rows.push(at(Scheme::PacpNoMig, nomig, seed));
+        }
+        let r = fig7_ratio(&rows, "hm_0", Scheme::PacpNoMig, Scheme::Baseline).unwrap();
+        assert!((r.mean - 0.6).abs() < 1e-12 && r.seeds == 3);
+        let (lo, hi) = r.interval.unwrap();
+        assert!((lo - (0.6 - 0.24844)).abs() < 1e-4 && (hi - (0.6 + 0.24844)).abs() < 1e-4, "{lo} {hi}");
+        let claims = ledger::claims(&rows);
+        let hm_0 = claims.iter().find(|c| c.claim == "Fig. 7 hm_0 read latency, pacp-nomig vs baseline").unwrap();
+        assert!((hm_0.measured.unwrap() + 0.4).abs() < 1e-12);
+        assert_eq!(hm_0.over, "mean over 3 seed(s) at 32 channels");
+        rows.remove(4);
+        assert_eq!(fig7_ratio(&rows, "hm_0", Scheme::PacpNoMig, Scheme::Baseline).unwrap().seeds, 2);
+    }
+
     #[test]
     fn every_scheme_is_a_valid_config_of_the_preset_at_every_channel_count() {
         let base = preset().expect("preset");
@@ -1017,9 +1211,10 @@ mod tests {
         let base = preset().expect("preset");
         let cfg = drive(&base, 8);
         let hm_0 = TABLE3[2];
-        let wl = synthetic(&hm_0, &cfg, 1000);
+        let wl = synthetic(&hm_0, &cfg, 1000, MAIN);
         let n: Vec<u64> = wl.flows.iter().map(|f| f.requests).collect();
         assert_eq!(n, [313, 84, 603]);
+        assert_eq!(wl.precondition, Some(PreconditionSpec { occupancy: GC_FILL, pattern: Pattern::Random }));
         let starts: Vec<u64> = wl.flows.iter().map(|f| f.start_bytes).collect();
         assert_eq!(starts, [0, 79 * 4096, (79 + 21) * 4096]);
         let rate: f64 = wl.flows.iter().map(|f| f.rate_iops).sum();

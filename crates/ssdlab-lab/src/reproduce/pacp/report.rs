@@ -7,8 +7,9 @@
 use std::fmt::Write as _;
 
 use super::{
-    channels_in, grid, lv_split, mean_over, pick, pick_bits, pick_lv_split, region_sizes, requests, standins,
-    vs_baseline, workloads_in, Row, Scheme, Shares, BLOCKS_PER_PLANE, GC_FILL, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
+    channels_in, fig7_ratio, grid, lv_split, mean_over, pick, pick_bits, pick_lv_split, pick_run, region_sizes,
+    requests, standins, vs_baseline, workloads_in, Drive, Row, RunOf, Scheme, Seeded, Shares, BLOCKS_PER_PLANE,
+    GC_FILL, MAIN, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{geomean, mean, Options};
@@ -31,6 +32,18 @@ pub(super) fn change(x: Option<f64>) -> String {
 
 fn opt_pct(x: Option<f64>) -> String {
     x.map_or("–".into(), pct)
+}
+
+/// A ratio over seeds as a signed change with its 95% interval ("−11.6% (−15.0% … −8.2%)");
+/// the change alone for one seed, "–" for none.
+pub(super) fn seeded(x: Option<Seeded>) -> String {
+    match x {
+        None => "–".into(),
+        Some(Seeded { mean, interval: None, .. }) => change(Some(mean)),
+        Some(Seeded { mean, interval: Some((lo, hi)), .. }) => {
+            format!("{} ({} … {})", change(Some(mean)), change(Some(lo)), change(Some(hi)))
+        }
+    }
 }
 
 /// A small share, to two decimals ("0.21%").
@@ -109,6 +122,8 @@ const CLAIMS: &str = "## The paper's claims";
 const PRELOAD: &str = "## Sensitivity: pages read before written filled onto the Read channels";
 /// The template's ablation section, left out when the run has no ablation runs.
 const ABLATION_SECTION: &str = "## Ablation: what each part of PACP adds ({{fig_channels}} channels)";
+/// The template's fresh-drive section, left out when the run has no fresh-drive runs.
+const FRESH_SECTION: &str = "## The fresh drive (SSDsim's default)";
 /// The template's section on Lv's swept split, left out when the run has no such runs.
 const LV_SWEEP: &str = "## Sensitivity: Lv's split swept ({{fig_channels}} channels)";
 /// The start of the template's line on the MSR excerpts, left out when the run has none.
@@ -130,6 +145,10 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
     if preload {
         preload_section(&mut v, rows);
     }
+    let fresh = rows.iter().any(|r| r.run.drive == Drive::Fresh);
+    if fresh {
+        fresh_section(&mut v, rows);
+    }
     let lv_sweep = rows.iter().any(|r| r.scheme == Scheme::LvSplit);
     if lv_sweep {
         lv_split_section(&mut v, rows);
@@ -144,7 +163,8 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[(String, String)], wal
         excerpts_bullet(&mut v, rows);
     }
     setup(&mut v, base, opts.quick);
-    render(TEMPLATE_NAME, &template_for(preload, lv_sweep, ablation, excerpts), &v)
+    let parts = Parts { preload, fresh, lv_sweep, ablation, excerpts };
+    render(TEMPLATE_NAME, &template_for(parts), &v)
 }
 
 /// Where each setting comes from, and the dated log of main-row changes:
@@ -181,15 +201,29 @@ fn setup(v: &mut Values, base: &Config, quick: bool) {
     crate::reproduce::provenance::set(v, NAME, FILE, &cfg, &constant);
 }
 
+/// The optional parts of the template a run has rows for.
+struct Parts {
+    preload: bool,
+    fresh: bool,
+    lv_sweep: bool,
+    ablation: bool,
+    excerpts: bool,
+}
+
 /// The template without the parts this run has nothing for: the preload section, the
-/// section on Lv's swept split, the ablation section and the bullet on the MSR excerpts.
-fn template_for(preload: bool, lv_sweep: bool, ablation: bool, excerpts: bool) -> String {
+/// fresh-drive section, the section on Lv's swept split, the ablation section and the bullet
+/// on the MSR excerpts.
+fn template_for(parts: Parts) -> String {
+    let Parts { preload, fresh, lv_sweep, ablation, excerpts } = parts;
     let mut t = TEMPLATE.to_string();
     if !ablation {
         t = t.replacen(section(TEMPLATE, ABLATION_SECTION), "", 1);
     }
     if !preload {
         t = t.replacen(section(TEMPLATE, PRELOAD), "", 1);
+    }
+    if !fresh {
+        t = t.replacen(section(TEMPLATE, FRESH_SECTION), "", 1);
     }
     if !lv_sweep {
         t = t.replacen(section(TEMPLATE, LV_SWEEP), "", 1);
@@ -253,9 +287,9 @@ fn workloads(v: &mut Values, opts: &Options) {
             pct(shares.read),
             pct(shares.mixed),
             pct(shares.write),
-            sizes[0].1,
-            sizes[1].1,
-            sizes[2].1
+            sizes[0].pages,
+            sizes[1].pages,
+            sizes[2].pages
         );
     }
     v.set("standin_rows", m);
@@ -281,7 +315,7 @@ fn fig6_7_8(v: &mut Values, rows: &[Row]) {
     let mut m = String::new();
     for w in all_workloads(rows) {
         let Some(b) = pick(rows, w, Scheme::Baseline, fig_channels) else { continue };
-        let c = |s| change(vs_baseline(rows, w, s, fig_channels, |r| r.read_us));
+        let c = |s| seeded(fig7_ratio(rows, w, s, Scheme::Baseline));
         let _ = writeln!(
             m,
             "| {w} | {:.0} | {} | {} | {} | {} | {} |",
@@ -289,11 +323,13 @@ fn fig6_7_8(v: &mut Values, rows: &[Row]) {
             c(Scheme::Ideal),
             c(Scheme::PacpNoMig),
             c(Scheme::Pacp),
-            c(Scheme::Lv),
+            change(vs_baseline(rows, w, Scheme::Lv, fig_channels, READ)),
             pct(b.chip_util)
         );
     }
     v.set("fig7_rows", m);
+    let seeds: Vec<String> = grid().seeds.iter().map(|s| s.to_string()).collect();
+    v.set("fig7_seeds", seeds.join(", "));
     let mut m = String::new();
     for w in all_workloads(rows) {
         let Some(r) = pick(rows, w, Scheme::Pacp, fig_channels) else { continue };
@@ -495,11 +531,11 @@ fn fig7_claims(v: &mut Values, rows: &[Row]) {
         ("claim_nomig_src1_2", "src1_2"),
     ];
     for (name, w) in nomig {
-        v.set(name, change(one(rows, w, Scheme::PacpNoMig, Scheme::Baseline, read)));
+        v.set(name, seeded(fig7_ratio(rows, w, Scheme::PacpNoMig, Scheme::Baseline)));
     }
-    v.set("claim_src1_2_vs_nomig", change(one(rows, "src1_2", Scheme::Pacp, Scheme::PacpNoMig, read)));
-    v.set("claim_hm_1_pacp", change(one(rows, "hm_1", Scheme::Pacp, Scheme::Baseline, read)));
-    v.set("claim_hm_1_ideal", change(one(rows, "hm_1", Scheme::Ideal, Scheme::Baseline, read)));
+    v.set("claim_src1_2_vs_nomig", seeded(fig7_ratio(rows, "src1_2", Scheme::Pacp, Scheme::PacpNoMig)));
+    v.set("claim_hm_1_pacp", seeded(fig7_ratio(rows, "hm_1", Scheme::Pacp, Scheme::Baseline)));
+    v.set("claim_hm_1_ideal", seeded(fig7_ratio(rows, "hm_1", Scheme::Ideal, Scheme::Baseline)));
     v.set("claim_read_vs_nomig", change(per_workload(rows, true, Scheme::Pacp, Scheme::PacpNoMig, read)));
     v.set("claim_read_vs_nomig_excerpts", change(per_workload(rows, false, Scheme::Pacp, Scheme::PacpNoMig, read)));
 }
@@ -521,6 +557,56 @@ fn fig9_claims(v: &mut Values, rows: &[Row]) {
     v.set("claim_lv_below_hm_1", list(lv_below("hm_1")));
 }
 
+/// The fresh-drive column: the main schemes on SSDsim's default drive, per stand-in at the
+/// fresh channel counts, against the aged drive's PACP without migration.
+fn fresh_section(v: &mut Values, rows: &[Row]) {
+    const FRESH: RunOf = RunOf { drive: Drive::Fresh, ..MAIN };
+    let chans: Vec<u32> = grid()
+        .fresh_channels
+        .iter()
+        .copied()
+        .filter(|&c| rows.iter().any(|r| r.run == FRESH && r.channels == c))
+        .collect();
+    let list: Vec<String> = chans.iter().map(|c| c.to_string()).collect();
+    v.set("fresh_channels", list.join(" and "));
+    let ratio = |w: &str, s, b, c, run| {
+        let (x, y) = (pick_run(rows, w, s, c, run)?, pick_run(rows, w, b, c, run)?);
+        (y.read_us > 0.0).then(|| x.read_us / y.read_us)
+    };
+    let mut m = String::new();
+    let mut summary = Vec::new();
+    for &c in &chans {
+        for w in workloads_in(rows, true) {
+            let (Some(b), Some(p)) =
+                (pick_run(rows, w, Scheme::Baseline, c, FRESH), pick_run(rows, w, Scheme::Pacp, c, FRESH))
+            else {
+                continue;
+            };
+            let cells = [Scheme::Ideal, Scheme::Lv, Scheme::PacpNoMig, Scheme::Pacp]
+                .map(|s| change(ratio(w, s, Scheme::Baseline, c, FRESH)));
+            let aged = change(ratio(w, Scheme::PacpNoMig, Scheme::Baseline, c, MAIN));
+            let label = if chans.len() > 1 { format!("{w} ({c} ch)") } else { w.to_string() };
+            let gc = format!("{} / {}", b.gc_invocations, p.gc_invocations);
+            let _ = writeln!(m, "| {label} | {:.0} | {} | {gc} | {aged} |", b.read_us, cells.join(" | "));
+        }
+        let geo = |s, b, run| {
+            let v: Vec<f64> = workloads_in(rows, true).iter().filter_map(|w| ratio(w, s, b, c, run)).collect();
+            (!v.is_empty()).then(|| geomean(&v))
+        };
+        summary.push(format!(
+            "At {c} channels, geometric mean over the stand-ins: PACP without migration {} against the baseline on the fresh drive ({} aged), Ideal {} ({} aged), PACP against Lv {} ({} aged).",
+            change(geo(Scheme::PacpNoMig, Scheme::Baseline, FRESH)),
+            change(geo(Scheme::PacpNoMig, Scheme::Baseline, MAIN)),
+            change(geo(Scheme::Ideal, Scheme::Baseline, FRESH)),
+            change(geo(Scheme::Ideal, Scheme::Baseline, MAIN)),
+            change(geo(Scheme::Pacp, Scheme::Lv, FRESH)),
+            change(geo(Scheme::Pacp, Scheme::Lv, MAIN)),
+        ));
+    }
+    v.set("fresh_rows", m);
+    v.set("fresh_summary", summary.join(" "));
+}
+
 /// The preload sensitivity: the same runs with the pages read before written filled onto
 /// the Read channels, and where the reads and writes went.
 fn preload_section(v: &mut Values, rows: &[Row]) {
@@ -533,12 +619,15 @@ fn preload_section(v: &mut Values, rows: &[Row]) {
         .collect();
     let list: Vec<String> = chans.iter().map(|c| c.to_string()).collect();
     v.set("preload_channels", list.join(" and "));
+    // Against Lv, the preloaded PACP meets the preloaded Lv: the preload given to both.
     let mut four = |names: [&'static str; 4], b: Scheme, f: Measure| {
-        let over = |syn, s| {
+        let b_preloaded = if b == Scheme::Lv { Scheme::LvPreload } else { b };
+        let over = |syn, (s, b)| {
             let r = channel_ratios_at(rows, syn, s, b, f, &chans);
             (!r.is_empty()).then(|| mean(&r))
         };
-        let cells = [true, false].map(|syn| [Scheme::Pacp, Scheme::PacpPreload].map(|s| over(syn, s)));
+        let pairs = [(Scheme::Pacp, b), (Scheme::PacpPreload, b_preloaded)];
+        let cells = [true, false].map(|syn| pairs.map(|p| over(syn, p)));
         for (name, x) in names.into_iter().zip(cells.into_iter().flatten()) {
             v.set(name, change(x));
         }
@@ -574,6 +663,31 @@ fn preload_section(v: &mut Values, rows: &[Row]) {
         v.set(spread, change(one(rows, w, Scheme::PacpNoMig, Scheme::Baseline, READ)));
         v.set(preloaded, change(one(rows, w, Scheme::PacpNoMigPreload, Scheme::Baseline, READ)));
     }
+    v.set("preload_summary", preload_summary(rows));
+}
+
+/// What the preload changed, over the stand-ins at the figures' drive: where the reads were
+/// served, PACP without migration against the baseline and Ideal, and Lv given the same
+/// preload.
+fn preload_summary(rows: &[Row]) -> String {
+    let ch = grid().figure_channels;
+    let ws = workloads_in(rows, true);
+    let mean_of = |s: Scheme, f: &dyn Fn(&Row) -> Option<f64>| {
+        let v: Vec<f64> = ws.iter().filter_map(|w| f(pick(rows, w, s, ch)?)).collect();
+        (!v.is_empty()).then(|| mean(&v))
+    };
+    let on_read = |s| opt_pct(mean_of(s, &|r| r.reads_on_read));
+    let geo = |a, b| per_workload(rows, true, a, b, READ);
+    format!(
+        "Over the stand-ins at {ch} channels, {} of the host's page reads are served on a channel labelled Read with the preload, against {} spread (PACP without migration, mean). PACP without migration reads {} against the baseline preloaded and {} spread (geometric mean), where Ideal reads {}. Lv et al., given the same preload, reads {} against itself spread; PACP against Lv, both preloaded: {}.",
+        on_read(Scheme::PacpNoMigPreload),
+        on_read(Scheme::PacpNoMig),
+        change(geo(Scheme::PacpNoMigPreload, Scheme::Baseline)),
+        change(geo(Scheme::PacpNoMig, Scheme::Baseline)),
+        change(geo(Scheme::Ideal, Scheme::Baseline)),
+        change(geo(Scheme::LvPreload, Scheme::Lv)),
+        change(geo(Scheme::PacpPreload, Scheme::LvPreload)),
+    )
 }
 
 /// The preload table's rows: each workload's read latency against the baseline at the
@@ -590,8 +704,16 @@ fn preload_rows(rows: &[Row]) -> String {
                 _ => v,
             }
         };
-        let cells =
-            [Scheme::Ideal, Scheme::PacpNoMig, Scheme::PacpNoMigPreload, Scheme::Pacp, Scheme::PacpPreload].map(cell);
+        let cells = [
+            Scheme::Ideal,
+            Scheme::Lv,
+            Scheme::LvPreload,
+            Scheme::PacpNoMig,
+            Scheme::PacpNoMigPreload,
+            Scheme::Pacp,
+            Scheme::PacpPreload,
+        ]
+        .map(cell);
         let _ = writeln!(m, "| {w} | {} |", cells.join(" | "));
     }
     m
@@ -651,7 +773,7 @@ fn migration_bullet(v: &mut Values, rows: &[Row]) {
     // sentence only when there is one.
     let worst = rows
         .iter()
-        .filter(|r| r.synthetic && r.scheme == Scheme::Pacp && r.trh_bits == 1)
+        .filter(|r| r.synthetic && r.scheme == Scheme::Pacp && r.trh_bits == 1 && r.run == MAIN)
         .filter_map(|p| Some((p, pick(rows, p.workload, Scheme::PacpNoMig, p.channels)?)))
         .max_by(|(a, x), (b, y)| (a.read_us / x.read_us).total_cmp(&(b.read_us / y.read_us)))
         .filter(|(p, n)| p.read_us > n.read_us);
@@ -688,7 +810,7 @@ fn split_bullet(v: &mut Values, rows: &[Row]) {
     // sentence only when there is one.
     let swing = rows
         .iter()
-        .filter(|r| r.synthetic && r.scheme == Scheme::Pacp && r.trh_bits == 1)
+        .filter(|r| r.synthetic && r.scheme == Scheme::Pacp && r.trh_bits == 1 && r.run == MAIN)
         .map(|r| (r, r.relabels.saturating_sub(r.read_channels_end.unwrap_or(0).abs_diff(r.channels / 2) as u64)))
         .max_by_key(|(_, extra)| *extra)
         .filter(|(_, extra)| *extra > 0)
