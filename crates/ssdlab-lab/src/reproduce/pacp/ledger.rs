@@ -48,11 +48,11 @@ fn cause(rows: &[Row], claim: &str) -> Option<String> {
     if claim.contains("TRH accuracy") {
         return Some(accuracy_cause(rows));
     }
-    if claim.contains("migration") {
-        return migration_cause(rows);
-    }
     if claim.contains("write latency") {
         return write_cause(rows);
+    }
+    if claim.contains("migration") {
+        return migration_cause(rows);
     }
     if claim.contains("read latency, PACP vs Lv") {
         return lv_cause(rows);
@@ -133,7 +133,7 @@ fn write_cause(rows: &[Row]) -> Option<String> {
     };
     let (b, n, l, p) = (gc(Scheme::Baseline)?, gc(Scheme::PacpNoMig)?, gc(Scheme::Lv)?, gc(Scheme::Pacp)?);
     Some(format!(
-        "GC programs over the stand-ins at {ch} ch: baseline {b}, Lv {l}, PACP without migration {n}, PACP {p} (writes on fewer channels collect more)"
+        "GC programs over the stand-ins at {ch} ch: baseline {b}, Lv {l}, PACP without migration {n}, PACP {p}"
     ))
 }
 
