@@ -537,7 +537,7 @@ impl Report {
                 requests_completed: f.completed,
                 iops: ratio(f.completed as f64, secs),
                 bandwidth_mb_s: ratio(f.bytes as f64 / 1e6, secs),
-                latency_us: LatencySummary::of(&f.latency),
+                latency_us: LatencySummary::of(&f.latency()),
                 host_wait_us_mean: ratio(f.host_wait_ps as f64 / 1e6, f.completed as f64),
                 device_us_mean: ratio(f.device_ps as f64 / 1e6, f.completed as f64),
                 slowdown: None,

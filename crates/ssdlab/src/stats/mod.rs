@@ -33,6 +33,9 @@
 //! - write amplification = pages programmed (user + GC) / user pages programmed.
 
 pub mod config;
+pub mod flow_latency;
+
+pub use flow_latency::FlowLatency;
 
 /// Indices of [`Stats::flp_commands`] and [`Stats::flp_pages`].
 pub const FLP_SINGLE: usize = 0;
@@ -67,13 +70,18 @@ pub struct Latency {
 impl Default for Latency {
     fn default() -> Self {
         Latency {
-            hist: Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid histogram bounds"),
+            hist: Histogram::new_with_bounds(1, Latency::HIGHEST_NS, 3).expect("valid histogram bounds"),
             sum_ps: 0,
         }
     }
 }
 
 impl Latency {
+    /// The largest latency told apart (about 2.8 h); longer ones count as this.
+    pub const HIGHEST_NS: u64 = 10_000_000_000_000;
+    /// Bytes of one histogram: [`flow_latency::COUNTS`] counters of 8 bytes.
+    pub const BYTES: u64 = flow_latency::COUNTS as u64 * 8;
+
     #[inline]
     pub fn record(&mut self, ps: Ps) {
         let ns = ps.div_ceil(1000).max(1);
@@ -152,12 +160,22 @@ pub struct FlowStats {
     pub completed: u64,
     pub bytes: u64,
     /// Response times by operation (read, write, trim): each completion is recorded once,
-    /// here; `latency` and the drive-wide histograms are their sums, made by `finish`.
-    pub by_op: [Latency; 3],
-    /// All of the flow's response times (filled by [`Stats::finish`]).
-    pub latency: Latency,
+    /// here, in a histogram that grows with the values it holds; the flow's whole
+    /// distribution ([`FlowStats::latency`]) and the drive-wide histograms are their sums.
+    pub by_op: [FlowLatency; 3],
     pub host_wait_ps: u128,
     pub device_ps: u128,
+}
+
+impl FlowStats {
+    /// All of the flow's response times, as a dense histogram (280 KiB, made when asked).
+    pub fn latency(&self) -> Latency {
+        let mut l = Latency::default();
+        for op in &self.by_op {
+            op.add_to(&mut l);
+        }
+        l
+    }
 }
 
 /// One row of the time series.
@@ -294,18 +312,47 @@ impl Stats {
         self.flows[flow].by_op[op].record(ps);
     }
 
-    /// Sum the per-flow, per-operation histograms into each flow's and the drive's (exact:
-    /// histograms with the same bounds add bucket by bucket). Call once, at the end.
+    /// Sum the per-flow, per-operation histograms into the drive's (exact: the flows'
+    /// counters are the dense histograms'). Call once, at the end.
     pub fn finish(&mut self) {
-        for f in &mut self.flows {
-            for l in &f.by_op {
-                f.latency.add(l);
+        for f in &self.flows {
+            for (op, l) in f.by_op.iter().enumerate() {
+                l.add_to(&mut self.all);
+                match op {
+                    0 => l.add_to(&mut self.read),
+                    1 => l.add_to(&mut self.write),
+                    _ => {}
+                }
             }
-            self.read.add(&f.by_op[0]);
-            self.write.add(&f.by_op[1]);
-            self.all.add(&f.latency);
         }
     }
+
+    /// Bytes the statistics hold per flow, for `flows` each with the number of requests it
+    /// completes of each operation (read, write, trim; `u64::MAX` without a bound): its
+    /// record and its histograms ([`FlowLatency::estimate_bytes`], latencies spanning at most
+    /// [`Self::LATENCY_DOUBLINGS`] doublings up to [`Self::LATENCY_TOP_NS`]).
+    pub fn flow_bytes(flows: &[[u64; 3]]) -> u64 {
+        let hist = |n: u64| FlowLatency::estimate_bytes(n, Self::LATENCY_DOUBLINGS, Self::LATENCY_TOP_NS);
+        flows
+            .iter()
+            .map(|ops| std::mem::size_of::<FlowStats>() as u64 + ops.iter().map(|&n| hist(n)).sum::<u64>())
+            .sum()
+    }
+
+    /// Bytes of the drive's statistics: the three dense histograms the end of the run sums
+    /// the flows into, the one a report builds for a flow at a time, and `samples` rows of
+    /// the time series (at most [`config::MAX_SAMPLES`]; room doubling as it grows).
+    pub fn drive_bytes(samples: u64) -> u64 {
+        let rows = samples.min(config::MAX_SAMPLES as u64);
+        let series = if rows == 0 { 0 } else { rows.next_power_of_two() * std::mem::size_of::<Sample>() as u64 };
+        4 * Latency::BYTES + series
+    }
+
+    /// A flow's latencies span at most this many doublings (a 256-fold range), for
+    /// [`Stats::flow_bytes`].
+    pub const LATENCY_DOUBLINGS: u64 = 8;
+    /// ... and stay under this (10 s), for the length of its histogram's page table.
+    pub const LATENCY_TOP_NS: u64 = 10_000_000_000;
 
     /// Integrate the state that held since the previous event up to `now`.
     #[inline]
@@ -558,5 +605,18 @@ mod tests {
         }
         assert!(cdf.windows(2).all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
         assert!(Latency::default().cdf_us().is_empty());
+    }
+
+    /// A flow of 10 reads: its record, and a read histogram of at most 10 pages (room for 16,
+    /// 512 bytes each) with a page table up to 10 s (index (24 << 10) + (10^10 >> 23) − 1024 =
+    /// 24,744, page 386: 387 entries of 2 bytes); no write or trim histogram. The drive: four
+    /// dense histograms of 35,840 counters of 8 bytes, and a time series of 1,000 rows in
+    /// room for 1,024 of 72 bytes.
+    #[test]
+    fn the_estimate_is_the_sizes_the_statistics_allocate() {
+        let flow = std::mem::size_of::<super::FlowStats>() as u64;
+        assert_eq!(Stats::flow_bytes(&[[10, 0, 0]]), flow + 16 * 512 + 387 * 2);
+        assert_eq!(Stats::drive_bytes(0), 4 * 35_840 * 8);
+        assert_eq!(Stats::drive_bytes(1000), 4 * 35_840 * 8 + 1024 * 72);
     }
 }
