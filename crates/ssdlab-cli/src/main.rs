@@ -69,6 +69,16 @@ struct RunArgs {
     /// For trace flows: replay only this device's (volume's) requests.
     #[arg(long, value_name = "N")]
     device: Option<u32>,
+    /// Refuse the run (exit 2) if its memory estimate (`ssdlab validate`) is above this:
+    /// bytes, or 8G, 512MiB, 4GB. The run is refused as well above the memory the system
+    /// has available, the address-space limit (ulimit -v) or the cgroup's limit.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
+}
+
+/// `--max-memory`'s value.
+fn parse_size(s: &str) -> Result<u64, String> {
+    ssdlab::mem::parse_size(s)
 }
 
 /// A column-mapped trace (`--format csv`): which column holds what (docs/workload.md).
@@ -120,7 +130,9 @@ impl ColumnArgs {
 enum Command {
     /// Run one simulation and print its summary.
     Run(RunArgs),
-    /// Check a config (and workload) and explain what is wrong; exit 2 if anything is.
+    /// Check a config (and workload) and explain what is wrong; exit 2 if anything is. Prints
+    /// the drive's capacity and an estimate of a run's peak memory by part (with the
+    /// workload's flows, and the integrity oracle with --check).
     Validate {
         #[arg(long)]
         config: PathBuf,
@@ -131,6 +143,9 @@ enum Command {
         /// Print the fully resolved config (every key with its value).
         #[arg(long)]
         print: bool,
+        /// Estimate memory for a run with the integrity oracle (`run --check`).
+        #[arg(long)]
+        check: bool,
     },
     /// Inspect and convert block traces.
     Trace {
@@ -150,7 +165,9 @@ enum Command {
         /// Folder holding the shared traces (msr/, ...).
         #[arg(long, default_value = "traces")]
         traces: PathBuf,
-        /// Parallel runs (default: all cores).
+        /// Parallel runs (default: all cores). Each run is refused (exit 2, naming it and its
+        /// memory estimate) if its estimate is above its share of the memory the process may
+        /// still take (that memory divided by the threads).
         #[arg(long)]
         threads: Option<usize>,
         /// Pick an interrupted reproduction up: use the reports in --out/runs made from the
@@ -357,6 +374,78 @@ fn emit(args: std::fmt::Arguments<'_>) {
 mod soak;
 use soak::{soak, SoakArgs};
 
+/// The system allocator, except that running out of memory ends the program with exit code 2
+/// and a message, instead of Rust's abort (exit 134 and a backtrace). The library's large
+/// tables are allocated fallibly ([`ssdlab::mem::allocating_fallibly`]) and name themselves
+/// in their error: for those the null goes back to the caller.
+struct ExitWhenOutOfMemory;
+
+#[global_allocator]
+static ALLOCATOR: ExitWhenOutOfMemory = ExitWhenOutOfMemory;
+
+// SAFETY: every call is passed on to the system allocator unchanged; only a failure's null is
+// looked at.
+unsafe impl std::alloc::GlobalAlloc for ExitWhenOutOfMemory {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is the system allocator's.
+        checked(unsafe { std::alloc::System.alloc(layout) }, layout.size())
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: as above.
+        checked(unsafe { std::alloc::System.alloc_zeroed(layout) }, layout.size())
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as above.
+        checked(unsafe { std::alloc::System.realloc(ptr, layout, new_size) }, new_size)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: as above.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+/// `ptr`, unless it is a failed allocation of `bytes` outside a fallible one: then the
+/// message and exit code 2, written and taken without allocating.
+#[inline(always)]
+fn checked(ptr: *mut u8, bytes: usize) -> *mut u8 {
+    if ptr.is_null() && !ssdlab::mem::allocating_fallibly() {
+        out_of_memory(bytes);
+    }
+    ptr
+}
+
+#[cold]
+fn out_of_memory(bytes: usize) -> ! {
+    use std::fmt::Write as _;
+    /// A message on the stack: no allocation is possible now.
+    struct Line {
+        text: [u8; 512],
+        len: usize,
+    }
+    impl std::fmt::Write for Line {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let n = s.len().min(self.text.len() - self.len);
+            self.text[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+            Ok(())
+        }
+    }
+    let mut line = Line { text: [0; 512], len: 0 };
+    let _ = writeln!(
+        line,
+        "error: out of memory: allocating {bytes} more bytes failed (a limit such as ulimit -v, a cgroup, or the machine); `ssdlab validate` estimates what the run needs, and `run --max-memory` refuses a run that would not fit before it starts"
+    );
+    // SAFETY: writes `len` initialised bytes to stderr, then ends the process without running
+    // anything that could allocate.
+    unsafe {
+        libc::write(2, line.text.as_ptr().cast(), line.len);
+        libc::_exit(2);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
@@ -380,19 +469,8 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             Ok(())
         }
         Command::Run(args) => run(args),
-        Command::Validate { config, workload, set, print } => {
-            let cfg = Config::load(&config, &set)?;
-            if let Some(w) = &workload {
-                let wl = WorkloadSpec::load(w)?;
-                // Building the simulation loads traces and checks addresses against the drive.
-                ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
-            }
-            if print {
-                out!("{}", cfg.to_toml());
-            } else {
-                outln!("{}: ok", config.display());
-            }
-            Ok(())
+        Command::Validate { config, workload, set, print, check } => {
+            validate(&config, workload.as_deref(), &set, print, check)
         }
         Command::Trace { command } => trace(command),
         Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
@@ -411,6 +489,108 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             soak(SoakArgs { writes, seed, threads, config, set, only, every, list, timeout_s, child })
         }
     }
+}
+
+/// `ssdlab validate`: the config (and workload) checked, then the drive's capacity and the
+/// run's memory estimate by part.
+fn validate(
+    config: &Path,
+    workload: Option<&Path>,
+    set: &[String],
+    print: bool,
+    check: bool,
+) -> Result<(), InputError> {
+    let cfg = Config::load(config, set)?;
+    let wl = match workload {
+        Some(w) => WorkloadSpec::load(w)?,
+        None => WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: Vec::new() },
+    };
+    let opts = RunOptions { check, ..RunOptions::default() };
+    // Estimating builds the flows: traces are read and addresses checked against the drive.
+    let estimate = ssdlab::Simulation::estimate(&cfg, &wl, wl.seed, &opts)?;
+    if workload.is_some() {
+        // Building the simulation checks what only the built layers can (preconditioning).
+        ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
+    }
+    if print {
+        out!("{}", cfg.to_toml());
+        return Ok(());
+    }
+    outln!("{}: ok", config.display());
+    print_capacity(&cfg);
+    print_estimate(&estimate, workload.is_some(), check);
+    Ok(())
+}
+
+/// The drive's raw and logical capacity, pages and blocks.
+fn print_capacity(cfg: &Config) {
+    use ssdlab::error::bytes_text;
+    let n = &cfg.nand;
+    let flash = ssdlab::nand::Geometry::from_config(n);
+    let units = cfg.ftl.geometry(n);
+    let logical = ssdlab::ftl::logical_pages(&units, cfg.ftl.overprovisioning_ratio) as u64;
+    let raw = flash.pages() as u64 * flash.page_bytes as u64;
+    let logical_bytes = logical * units.page_bytes as u64;
+    outln!(
+        "drive: {} channels × {} chips × {} dies × {} planes × {} blocks × {} pages of {} bytes",
+        n.channels,
+        n.chips_per_channel,
+        n.dies_per_chip,
+        n.planes_per_die,
+        n.blocks_per_plane,
+        n.pages_per_block,
+        n.page_bytes
+    );
+    outln!(
+        "capacity: {} physical ({raw} bytes), {} logical ({logical_bytes} bytes)",
+        bytes_text(raw),
+        bytes_text(logical_bytes)
+    );
+    outln!("pages: {} physical, {} blocks", flash.pages(), flash.blocks());
+    let unit = if units.page_bytes == flash.page_bytes { "pages" } else { "mapping units" };
+    outln!("mapped: {logical} logical {unit} of {} bytes ({} physical)", units.page_bytes, units.pages());
+}
+
+/// The memory estimate, by part, and what the system has available.
+fn print_estimate(estimate: &ssdlab::mem::Estimate, workload: bool, check: bool) {
+    use ssdlab::error::bytes_text;
+    let of = match (workload, check) {
+        (true, true) => "this workload, with --check",
+        (true, false) => "this workload",
+        (false, true) => "no workload (give --workload for a run's), with --check",
+        (false, false) => "no workload (give --workload for a run's)",
+    };
+    outln!("memory estimate (peak, {of}): {}", bytes_text(estimate.total()));
+    outln!("  {:<40} {:>10}", "this process before the run", bytes_text(estimate.before_bytes));
+    for p in &estimate.parts {
+        let when = match p.held {
+            ssdlab::mem::Held::Always => "",
+            ssdlab::mem::Held::WhileFilling => "  (freed before the run)",
+            ssdlab::mem::Held::AfterFilling => "  (after preconditioning)",
+        };
+        outln!("  {:<40} {:>10}{when}", p.what, bytes_text(p.bytes));
+    }
+    if estimate.run_address_bytes() > estimate.run_bytes() {
+        outln!("  (address space the run maps: {})", bytes_text(estimate.run_address_bytes()));
+    }
+    let limits = ssdlab::mem::limits();
+    for l in &limits {
+        outln!("limit: {} ({})", bytes_text(l.bytes), l.source);
+    }
+    match estimate.check(&limits) {
+        Ok(()) => outln!("the run fits"),
+        Err(e) => outln!("the run does NOT fit, `run` refuses it: {e}"),
+    }
+}
+
+/// The run's memory limits: what the process may still take, and `--max-memory` (on the
+/// whole process).
+fn memory_limits(max_memory: Option<u64>) -> Vec<ssdlab::mem::Limit> {
+    let mut limits = ssdlab::mem::limits();
+    if let Some(b) = max_memory {
+        limits.insert(0, ssdlab::mem::Limit::on_process(b, "the limit --max-memory sets"));
+    }
+    limits
 }
 
 fn reproduce(paper: &str, opts: ssdlab_lab::reproduce::Options) -> Result<(), InputError> {
@@ -503,7 +683,8 @@ fn run(args: RunArgs) -> Result<(), InputError> {
         (None, Some(_)) => return Err(InputError("--timeline-window needs --timeline FILE".into())),
         (None, None) => None,
     };
-    let opts = RunOptions { check: args.check, timeline: window, progress: true };
+    let memory_limits = memory_limits(args.max_memory);
+    let opts = RunOptions { check: args.check, timeline: window, progress: true, memory_limits };
     let outcome = ssdlab::run_outcome(&cfg, &wl, args.seed, &opts)?;
     let mut report = ssdlab::Report::from_outcome(&outcome);
     if args.fairness {
@@ -627,7 +808,11 @@ impl OutputFile {
 /// Appends the report's row (and the header to a new file) by rewriting the whole file
 /// through [`OutputFile::write`], so a failed append never leaves half a row.
 fn append_csv(file: &OutputFile, report: &ssdlab::Report) -> Result<(), InputError> {
-    let old = match std::fs::read_to_string(&file.path) {
+    // A device or a pipe (`/dev/stdout`, `/dev/full`) is written, never read back: reading
+    // one may never end.
+    let read =
+        if file.in_place { Err(std::io::ErrorKind::NotFound.into()) } else { std::fs::read_to_string(&file.path) };
+    let old = match read {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("{}\n", ssdlab::Report::CSV_HEADER),
         Err(e) => return Err(InputError(format!("{}: {e}", file.path.display()))),

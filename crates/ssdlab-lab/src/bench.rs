@@ -93,7 +93,7 @@ pub fn run_scenario(name: &str, sets: &[String]) -> Result<BenchResult> {
     let config = config(sets)?;
     if name == "precondition-512g-90" {
         let wall = Instant::now();
-        let mut ftl = Ftl::new(&config.nand, &config.ftl, 42);
+        let mut ftl = Ftl::new(&config.nand, &config.ftl, 42)?;
         let pages = precondition(&mut ftl, 0.9, Pattern::Random, 42, None)
             .map_err(|m| Error::config("bench", 0, "precondition", &m))?;
         let wall_s = wall.elapsed().as_secs_f64();

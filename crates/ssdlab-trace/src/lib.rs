@@ -209,7 +209,15 @@ pub enum TraceError {
     Empty { file: String },
     #[error("{file}:{line}: line exceeds {limit} bytes (not a text trace?), starting `{start}`")]
     LineTooLong { file: String, line: usize, limit: usize, start: String },
+    /// More requests than the caller may hold in memory ([`read_limited`]).
+    #[error("{file}:{line}: more than {limit} requests, the most this run can hold in memory ({why}); replay part of the trace (a shorter file, skip_lines) or allow more memory")]
+    TooManyRequests { file: String, line: usize, limit: usize, why: String },
 }
+
+/// Bytes reading a trace holds per request at its peak: the parsed line (with its line
+/// number) and the sorted record (with its line number) while the one turns into the other.
+pub const READ_BYTES_PER_REQUEST: usize =
+    std::mem::size_of::<(usize, Raw)>() + std::mem::size_of::<(Record, usize)>() + std::mem::size_of::<usize>();
 
 /// `text` as an error message shows it: at most [`ECHO_CHARS`] characters, then `…` and the
 /// full length; control and invisible characters escaped (`\u{0}`), so a binary line cannot
@@ -405,6 +413,18 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Trace, TraceError> {
 /// [`read`] with a column map: given one, the file is read as column-mapped text
 /// ([`Format::Csv`]) whatever `format` says.
 pub fn read_with(path: &Path, format: Option<Format>, columns: Option<&ColumnMap>) -> Result<Trace, TraceError> {
+    read_limited(path, format, columns, None)
+}
+
+/// [`read_with`], holding at most `limit`'s count of requests (with why, for the message):
+/// a trace that never ends (a pipe, a device) or one too large for the memory allowed fails
+/// with [`TraceError::TooManyRequests`] instead of growing until memory runs out.
+pub fn read_limited(
+    path: &Path,
+    format: Option<Format>,
+    columns: Option<&ColumnMap>,
+    limit: Option<(usize, &str)>,
+) -> Result<Trace, TraceError> {
     let format = if columns.is_some() { Some(Format::Csv) } else { format };
     let mut lines = Lines::open(path)?;
     let file = lines.file.clone();
@@ -421,6 +441,11 @@ pub fn read_with(path: &Path, format: Option<Format>, columns: Option<&ColumnMap
         None => detect_sample(&head, &file)?.format,
     };
     let mut parser = Parser::new(format, columns);
+    let too_many = |line: usize| {
+        let (limit, why) = limit.expect("a limit was passed");
+        TraceError::TooManyRequests { file: file.clone(), line, limit, why: why.to_string() }
+    };
+    let max = limit.map_or(usize::MAX, |(n, _)| n);
     for &(line, content) in &head {
         if !parser.line(line, content, &file)? {
             return parser.finish(&file);
@@ -429,6 +454,9 @@ pub fn read_with(path: &Path, format: Option<Format>, columns: Option<&ColumnMap
     while let Some((line, content)) = lines.next_content()? {
         if !parser.line(line, content, &file)? {
             break;
+        }
+        if parser.raw.len() > max {
+            return Err(too_many(line));
         }
     }
     parser.finish(&file)

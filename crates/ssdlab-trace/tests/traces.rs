@@ -352,3 +352,22 @@ fn long_and_binary_lines_are_bounded_and_escaped() {
     let bom = ssdlab_trace::echo("\u{feff}0.5");
     assert!(bom.starts_with("\\u{feff}0.5") && bom.contains("byte-order mark"), "{bom}");
 }
+
+/// A trace read with a limit of 5 requests: the 6th request's line (line 7, after a
+/// comment) fails naming the limit and why; at 6 it reads whole.
+#[test]
+fn a_limited_read_stops_past_its_requests() {
+    let mut text = String::from("# MSR trace\n");
+    for i in 0..6 {
+        text += &format!("{},hm,0,Read,{},4096,1\n", 128166385295514663u64 + i, i * 4096);
+    }
+    let path = temp_file("limited.csv", &text);
+    let err = ssdlab_trace::read_limited(&path, Some(Format::Msr), None, Some((5, "test budget"))).unwrap_err();
+    match &err {
+        TraceError::TooManyRequests { line, limit, .. } => assert_eq!((*line, *limit), (7, 5)),
+        other => panic!("expected TooManyRequests, got {other}"),
+    }
+    assert!(err.to_string().contains("more than 5 requests, the most this run can hold in memory (test budget)"), "{err}");
+    let whole = ssdlab_trace::read_limited(&path, Some(Format::Msr), None, Some((6, "test budget"))).unwrap();
+    assert_eq!(whole.records.len(), 6);
+}

@@ -85,7 +85,7 @@ pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
 impl Config {
     /// Read a config file, apply `--set` overrides, type it and validate it.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::mem::read_text(path, "config")?;
         Config::from_toml_str(&text, &path.display().to_string(), overrides)
     }
 

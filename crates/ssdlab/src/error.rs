@@ -25,6 +25,31 @@ pub enum Error {
     /// A sweep or reproduction stopped (Ctrl-C in Python) before its last run.
     #[error("interrupted: the runs that ended are kept in {dir}; run again to resume")]
     Interrupted { dir: String },
+    /// A large table (the map, block state, the integrity oracle, a trace) could not be
+    /// allocated: the operating system or a limit (`ulimit -v`, a cgroup) refused it.
+    #[error("out of memory: {what} needs {}, which could not be allocated; `ssdlab validate` estimates what a run needs", bytes_text(*bytes))]
+    OutOfMemory { what: String, bytes: u64 },
+    /// A run whose memory estimate is above the limit, refused before it starts; `run` names
+    /// it within a sweep or reproduction (empty for a single run).
+    #[error("{}this run needs about {} of memory (estimate), more than {}: {limit_source}; largest parts: {parts}", if run.is_empty() { String::new() } else { format!("{run}: ") }, bytes_text(*estimate), bytes_text(*limit))]
+    MemoryLimit { run: String, estimate: u64, limit: u64, limit_source: String, parts: String },
+}
+
+/// `bytes` for people: `512 B`, `3.2 KiB`, `1.47 GiB` (binary units, three significant digits).
+pub fn bytes_text(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    match u {
+        0 => format!("{bytes} B"),
+        _ if v >= 100.0 => format!("{v:.0} {}", UNITS[u]),
+        _ if v >= 10.0 => format!("{v:.1} {}", UNITS[u]),
+        _ => format!("{v:.2} {}", UNITS[u]),
+    }
 }
 
 fn line_suffix(line: usize) -> String {
@@ -38,6 +63,10 @@ fn line_suffix(line: usize) -> String {
 impl Error {
     pub fn config(file: &str, line: usize, key: &str, message: &str) -> Error {
         Error::Config { file: file.to_string(), line, key: key.to_string(), message: message.to_string() }
+    }
+
+    pub fn out_of_memory(what: &str, bytes: u64) -> Error {
+        Error::OutOfMemory { what: what.to_string(), bytes }
     }
 
     pub fn io(path: &Path, source: std::io::Error) -> Error {
@@ -175,8 +204,17 @@ pub fn line_of_key(text: &str, key: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{key_of_value_at, line_of_key};
+    use super::{bytes_text, key_of_value_at, line_of_key};
     use crate::Config;
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        assert_eq!(bytes_text(1023), "1023 B");
+        assert_eq!(bytes_text(1536), "1.50 KiB");
+        assert_eq!(bytes_text(15 << 20), "15.0 MiB");
+        assert_eq!(bytes_text(4_294_967_296), "4.00 GiB");
+        assert_eq!(bytes_text(300 << 30), "300 GiB");
+    }
 
     /// Found by tests/props.rs: a control character in a key, or a long string value, reached
     /// the message raw and whole; an error at the end of a text ending in a newline named the

@@ -782,7 +782,11 @@ pub fn pick_lv_split<'a>(rows: &'a [Row], workload: &str, n_read: u32) -> Option
 pub fn pick_bits<'a>(rows: &'a [Row], workload: &str, bits: u8) -> Option<&'a Row> {
     let fig_channels = grid().figure_channels;
     rows.iter().find(|r| {
-        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == fig_channels && r.trh_bits == bits && r.run == MAIN
+        r.workload == workload
+            && r.scheme == Scheme::Pacp
+            && r.channels == fig_channels
+            && r.trh_bits == bits
+            && r.run == MAIN
     })
 }
 

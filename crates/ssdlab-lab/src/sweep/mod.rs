@@ -125,7 +125,7 @@ fn run_pending(
                     break;
                 }
                 let item = &items[todo[k]];
-                let result = run_one(item, store);
+                let result = run_one(item, store, threads.max(1));
                 let finished = Finished {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
                     todo: todo.len(),
@@ -144,17 +144,28 @@ fn run_pending(
 }
 
 /// One simulation, its report saved to the store. Where panics unwind (the Python
-/// extension), a broken invariant fails this run alone ([`ssdlab::Error::Internal`]).
-fn run_one(item: &Item, store: Option<&Store>) -> Result<Report> {
-    let run = || ssdlab::run(&item.config, &item.workload, item.seed, &RunOptions::default());
-    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|panic| {
-        let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
-            (Some(s), _) => s.to_string(),
-            (_, Some(s)) => s.clone(),
-            _ => "a panic without a message".to_string(),
-        };
-        ssdlab::Error::Internal { run: item.name.clone(), message }
-    })??;
+/// extension), a broken invariant fails this run alone ([`ssdlab::Error::Internal`]). The run
+/// is refused ([`ssdlab::Error::MemoryLimit`]) if its memory estimate is above its share of
+/// what the process may still take (`threads` runs at once).
+fn run_one(item: &Item, store: Option<&Store>, threads: usize) -> Result<Report> {
+    let memory_limits = ssdlab::mem::limits().into_iter().map(|l| l.shared_by(threads)).collect();
+    let opts = RunOptions { memory_limits, ..RunOptions::default() };
+    let run = || ssdlab::run(&item.config, &item.workload, item.seed, &opts);
+    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .map_err(|panic| {
+            let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+                (Some(s), _) => s.to_string(),
+                (_, Some(s)) => s.clone(),
+                _ => "a panic without a message".to_string(),
+            };
+            ssdlab::Error::Internal { run: item.name.clone(), message }
+        })?
+        .map_err(|e| match e {
+            ssdlab::Error::MemoryLimit { estimate, limit, limit_source, parts, .. } => {
+                ssdlab::Error::MemoryLimit { run: item.name.clone(), estimate, limit, limit_source, parts }
+            }
+            e => e,
+        })?;
     if let Some(store) = store {
         store.save(&item.name, &report.to_json())?;
     }

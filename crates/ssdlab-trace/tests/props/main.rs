@@ -102,7 +102,8 @@ fn error_line(e: &TraceError) -> Option<usize> {
         | TraceError::BadField { line, .. }
         | TraceError::UnknownFormat { line, .. }
         | TraceError::Ambiguous { line, .. }
-        | TraceError::LineTooLong { line, .. } => Some(*line),
+        | TraceError::LineTooLong { line, .. }
+        | TraceError::TooManyRequests { line, .. } => Some(*line),
         TraceError::Io { .. } | TraceError::Empty { .. } => None,
     }
 }

@@ -210,6 +210,13 @@ struct Eviction {
 }
 
 impl WriteCache {
+    /// Bytes a cache of `pages` pages holds when full: per page its entry, its index entry
+    /// (a hash table) and its place in the write-back order (a B-tree key counted twice).
+    pub fn estimate_bytes(pages: u64) -> u64 {
+        let per_page = std::mem::size_of::<Entry>() as u64 + 4 + 2 * 16;
+        pages * per_page + crate::mem::hash_table_bytes(pages, 8)
+    }
+
     /// A cache of `capacity_pages` pages, each served or stored in `access_ps` (accesses
     /// overlap), writing back only when full.
     pub fn new(capacity_pages: u32, access_ps: Ps) -> WriteCache {

@@ -1,14 +1,18 @@
 //! Block manager: page state, valid counts, erase counts, free blocks and write frontiers.
 //!
 //! Per physical page the only state is its reverse-map entry (the logical page it holds, or
-//! nothing once invalid): one array over all pages, allocated zeroed so the operating system
-//! gives it memory only where blocks have been written (an entry is lpn + 1, 0 for none). Per block: valid count, write pointer, erase count, state and the
+//! nothing once invalid; an entry is lpn + 1, 0 for none): a [`ChunkedTable`] over all pages,
+//! allocated a chunk at a time where blocks are written (address space included, so a large
+//! drive that a run barely writes costs what is written), flat once preconditioning is about
+//! to fill it. Per block: valid count, write pointer, erase count, state and the
 //! sequence number of its opening (age for FIFO and cost-benefit). Per plane: a cursor over
 //! never-used blocks, a queue of erased blocks and one write frontier per stream.
 
 use std::collections::VecDeque;
 
+use crate::error::Result;
 use crate::ftl::BlockAlignment;
+use crate::mem::{try_vec, try_zeroed, ChunkedTable};
 use crate::nand::{Geometry, Lpn, Ppn, NONE};
 pub use crate::tsu::Stream;
 
@@ -38,7 +42,7 @@ pub struct Blocks {
     /// Opening order (a global counter), for FIFO and cost-benefit ages.
     pub opened_seq: Vec<u64>,
     /// Reverse map: lpn + 1 of each physical page, 0 if it holds no live data.
-    p2l: Vec<u32>,
+    p2l: ChunkedTable<u32>,
     /// Blocks ever opened (the reverse map's memory in use is proportional to these).
     blocks_touched: u64,
     touched: Vec<bool>,
@@ -59,26 +63,30 @@ pub struct Blocks {
     /// User-data blocks a plane of an aligned die could not open at its die's index.
     pub unaligned_opens: u64,
     /// The spare area's logical address of each invalid page (lpn + 1; 0: none), kept only
-    /// when GC reads every page of its victims ([`Blocks::keep_spare_area`]); empty otherwise.
-    spare: Vec<u32>,
+    /// when GC reads every page of its victims ([`Blocks::keep_spare_area`]).
+    spare: Option<ChunkedTable<u32>>,
     /// Logical pages, for the stand-in address of a page preconditioning left invalid.
     logical_pages: u32,
 }
 
+/// What [`Blocks`] allocates, named in an out-of-memory error.
+const BLOCK_STATE: &str = "the block state (valid counts, write pointers, erase counts, ages)";
+const REVERSE_MAP: &str = "the reverse map (a logical page per physical page)";
+
 impl Blocks {
-    pub fn new(geo: &Geometry, dynamic_wear_leveling: bool) -> Blocks {
+    pub fn new(geo: &Geometry, dynamic_wear_leveling: bool) -> Result<Blocks> {
         let nb = geo.blocks() as usize;
         let np = geo.planes() as usize;
-        Blocks {
+        Ok(Blocks {
             geo: geo.clone(),
-            valid: vec![0; nb],
-            write_ptr: vec![0; nb],
-            erase_count: vec![0; nb],
-            state: vec![BlockState::Free; nb],
-            opened_seq: vec![0; nb],
-            p2l: vec![0; geo.pages() as usize],
+            valid: try_zeroed(nb, BLOCK_STATE)?,
+            write_ptr: try_zeroed(nb, BLOCK_STATE)?,
+            erase_count: try_zeroed(nb, BLOCK_STATE)?,
+            state: try_vec(nb, BlockState::Free, BLOCK_STATE)?,
+            opened_seq: try_zeroed(nb, BLOCK_STATE)?,
+            p2l: ChunkedTable::try_new(geo.pages() as usize, REVERSE_MAP)?,
             blocks_touched: 0,
-            touched: vec![false; nb],
+            touched: try_zeroed(nb, BLOCK_STATE)?,
             fresh_cursor: vec![0; np],
             erased: (0..np).map(|_| VecDeque::new()).collect(),
             free: vec![geo.blocks_per_plane; np],
@@ -89,24 +97,50 @@ impl Blocks {
             alignment: BlockAlignment::None,
             gc_aligned: false,
             unaligned_opens: 0,
-            spare: Vec::new(),
+            spare: None,
             logical_pages: 0,
-        }
+        })
     }
 
     /// Keep each invalid page's logical address, as its spare area does on flash, for a GC
     /// that reads every page of a victim (`ftl.gc.read_victim = "all_pages"`).
-    pub fn keep_spare_area(mut self, logical_pages: u32) -> Blocks {
-        self.spare = vec![0; self.p2l.len()];
+    pub fn keep_spare_area(mut self, logical_pages: u32) -> Result<Blocks> {
+        self.spare = Some(ChunkedTable::try_new(self.p2l.len(), "the spare areas (a logical page per physical page)")?);
         self.logical_pages = logical_pages;
-        self
+        Ok(self)
+    }
+
+    /// Bytes of the block manager's state for `geo`, resident and mapped: the per-block
+    /// arrays (the states written whole; the others allocated zeroed, so resident only for
+    /// the `opened` blocks, every block once preconditioning (`flat`) fills them, though
+    /// mapped whole), per-plane books, and the reverse map, flat or with a chunk per 1024
+    /// pages of the opened blocks, a plane's blocks opening in order from its first; the spare
+    /// areas alike when `spare`.
+    pub fn estimate_bytes(geo: &Geometry, flat: bool, opened: u64, spare: bool) -> (u64, u64) {
+        let nb = geo.blocks() as u64;
+        let zeroed_per_block = (std::mem::size_of::<u16>() * 2
+            + std::mem::size_of::<u32>()
+            + std::mem::size_of::<u64>()
+            + std::mem::size_of::<bool>()) as u64;
+        let states = nb * std::mem::size_of::<BlockState>() as u64;
+        let per_plane = (std::mem::size_of::<u32>() * 2 + std::mem::size_of::<VecDeque<u32>>() + 12) as u64;
+        let planes = geo.planes() as u64;
+        let opened = if flat { nb } else { opened.min(nb) };
+        let opened_per_plane = opened.div_ceil(planes).min(geo.blocks_per_plane as u64);
+        let ppb = geo.pages_per_block as u64;
+        let plane_pages = geo.blocks_per_plane as u64 * ppb;
+        let chunks =
+            crate::mem::chunks_spanned((0..planes.min(opened)).map(|p| (p * plane_pages, opened_per_plane * ppb)));
+        let table = ChunkedTable::<u32>::estimate_bytes(geo.pages() as u64, flat, chunks) * if spare { 2 } else { 1 };
+        let fixed = states + planes * per_plane + table;
+        (fixed + opened * zeroed_per_block, fixed + nb * zeroed_per_block)
     }
 
     /// The logical address in `ppn`'s spare area: the page it holds if valid, the one it held
     /// if invalidated, NONE for a dummy page or when spare areas are not kept.
     pub fn spare_lpn(&self, ppn: Ppn) -> Lpn {
-        match self.p2l[ppn as usize] {
-            0 => self.spare.get(ppn as usize).map_or(NONE, |&e| e.wrapping_sub(1)),
+        match self.p2l.get(ppn as usize) {
+            0 => self.spare.as_ref().map_or(NONE, |s| s.get(ppn as usize).wrapping_sub(1)),
             e => e - 1,
         }
     }
@@ -165,15 +199,15 @@ impl Blocks {
     /// The logical page a physical page holds, or NONE if it is invalid or unwritten.
     #[inline]
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
-        self.p2l[ppn as usize].wrapping_sub(1)
+        self.p2l.get(ppn as usize).wrapping_sub(1)
     }
 
     /// Start loading what invalidating `ppn` touches: its reverse-map entry and its block's
     /// valid count (see [`crate::mem::prefetch`]).
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
-        if let Some(e) = self.p2l.get(ppn as usize) {
-            crate::mem::prefetch(e);
+        if (ppn as usize) < self.p2l.len() {
+            self.p2l.prefetch(ppn as usize);
             crate::mem::prefetch(&self.valid[self.geo.block_of(ppn) as usize]);
         }
     }
@@ -385,7 +419,7 @@ impl Blocks {
     pub fn program(&mut self, ppn: Ppn, lpn: Lpn) {
         let b = self.geo.block_of(ppn) as usize;
         debug_assert!(self.touched[b], "program into block {b} that was never opened");
-        let e = &mut self.p2l[ppn as usize];
+        let e = self.p2l.get_mut(ppn as usize);
         assert_eq!(*e, 0, "page {ppn} programmed twice");
         *e = lpn + 1;
         self.valid[b] += 1;
@@ -394,12 +428,12 @@ impl Blocks {
     /// The page `ppn` no longer holds live data.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
-        let e = &mut self.p2l[ppn as usize];
+        let e = self.p2l.get_mut(ppn as usize);
         assert!(*e != 0, "invalidating page {ppn} that holds no data");
-        if let Some(s) = self.spare.get_mut(ppn as usize) {
-            *s = *e;
+        let held = std::mem::replace(e, 0);
+        if let Some(s) = &mut self.spare {
+            s.set(ppn as usize, held);
         }
-        *e = 0;
         self.valid[self.geo.block_of(ppn) as usize] -= 1;
     }
 
@@ -409,9 +443,9 @@ impl Blocks {
         assert_eq!(self.valid[b], 0, "erasing block {block} with {} valid pages", self.valid[b]);
         self.state[b] = BlockState::Free;
         self.write_ptr[b] = 0;
-        if !self.spare.is_empty() {
+        if let Some(s) = &mut self.spare {
             let base = (block * self.geo.pages_per_block) as usize;
-            self.spare[base..base + self.geo.pages_per_block as usize].fill(0);
+            s.zero(base..base + self.geo.pages_per_block as usize);
         }
         self.erase_count[b] += 1;
         let plane = self.geo.plane_of_block(block);
@@ -423,7 +457,7 @@ impl Blocks {
     /// Whether a valid page of `block` holds a logical page for which `f` is true.
     pub fn any_valid(&self, block: u32, f: impl Fn(Lpn) -> bool) -> bool {
         let base = (block * self.geo.pages_per_block) as usize;
-        self.p2l[base..base + self.geo.pages_per_block as usize].iter().any(|&e| e != 0 && f(e - 1))
+        (base..base + self.geo.pages_per_block as usize).map(|ppn| self.p2l.get(ppn)).any(|e| e != 0 && f(e - 1))
     }
 
     /// The valid pages of `block` into `out`.
@@ -431,7 +465,7 @@ impl Blocks {
         out.clear();
         let base = block * self.geo.pages_per_block;
         for ppn in base..base + self.geo.pages_per_block {
-            let e = self.p2l[ppn as usize];
+            let e = self.p2l.get(ppn as usize);
             if e != 0 {
                 out.push(LivePage { ppn, lpn: e - 1 });
             }
@@ -444,9 +478,14 @@ impl Blocks {
         self.valid.len() as u64 * per_block + self.blocks_touched * self.geo.pages_per_block as u64 * 4
     }
 
-    /// The reverse map is about to be filled (preconditioning): back it with huge pages.
-    pub fn advise_huge_pages(&mut self) {
-        crate::mem::advise_huge_pages(&mut self.p2l);
+    /// The reverse map is about to be filled (preconditioning): one flat table, backed by
+    /// huge pages (and the spare areas alike).
+    pub fn make_flat(&mut self) -> Result<()> {
+        self.p2l.make_flat(REVERSE_MAP)?;
+        if let Some(s) = &mut self.spare {
+            s.make_flat("the spare areas (a logical page per physical page)")?;
+        }
+        Ok(())
     }
 
     /// Fill a block directly (preconditioning): `lpns[i]` at page i, NONE for an invalid page.
@@ -463,10 +502,10 @@ impl Blocks {
         let base = (block * self.geo.pages_per_block) as usize;
         let mut valid = 0;
         for (i, &l) in lpns.iter().enumerate() {
-            self.p2l[base + i] = l.wrapping_add(1);
+            self.p2l.set(base + i, l.wrapping_add(1));
             valid += (l != NONE) as u16;
-            if l == NONE && !self.spare.is_empty() {
-                self.spare[base + i] = stand_in_lpn((base + i) as u64, self.logical_pages) + 1;
+            if let (NONE, Some(s)) = (l, &mut self.spare) {
+                s.set(base + i, stand_in_lpn((base + i) as u64, self.logical_pages) + 1);
             }
         }
         self.valid[b] = valid;
@@ -545,7 +584,7 @@ mod tests {
     fn the_spare_area_names_what_a_page_held_until_its_erase() {
         let nand = crate::nand::config::NandConfig { pages_per_block: 4, ..Default::default() };
         let geo = Geometry::from_config(&nand);
-        let mut b = Blocks::new(&geo, false).keep_spare_area(100);
+        let mut b = Blocks::new(&geo, false).unwrap().keep_spare_area(100).unwrap();
         b.fill_block(0, &[5, NONE, 7, 8], 1);
         b.invalidate(2);
         assert_eq!((b.spare_lpn(0), b.spare_lpn(2), b.spare_lpn(3)), (5, 7, 8));
@@ -558,9 +597,40 @@ mod tests {
         }
         b.erase(0);
         assert!((0..4).all(|ppn| b.spare_lpn(ppn) == NONE));
-        let mut plain = Blocks::new(&geo, false);
+        let mut plain = Blocks::new(&geo, false).unwrap();
         plain.fill_block(0, &[5, NONE, 7, 8], 1);
         plain.invalidate(2);
         assert_eq!((plain.spare_lpn(0), plain.spare_lpn(1), plain.spare_lpn(2)), (5, NONE, NONE));
+    }
+
+    /// 2 planes × 8 blocks × 16 pages: 16 blocks, 256 pages (one chunk of the reverse map's
+    /// 1024). Per block 1 byte of state written whole and 17 zeroed (valid 2, write pointer
+    /// 2, erase count 4, age 8, touched 1); per plane 52 (two counters of 4, a queue of 32,
+    /// three frontiers of 4); the chunk list 16. Three blocks opened fill both planes' first
+    /// blocks, all in chunk 0: 4,096 bytes. Resident 16 + 104 + (16 + 4096) + 3 × 17 = 4,283,
+    /// mapped 16 + 104 + 4,112 + 16 × 17 = 4,504; flat (preconditioned) 256 × 4 for the table
+    /// and every block resident: 16 + 104 + 1,024 + 272 = 1,416; with spare areas the table
+    /// twice.
+    #[test]
+    fn the_estimate_is_the_sizes_a_small_drive_allocates() {
+        let nand = crate::nand::config::NandConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 8,
+            pages_per_block: 16,
+            ..Default::default()
+        };
+        let geo = Geometry::from_config(&nand);
+        assert_eq!(Blocks::estimate_bytes(&geo, false, 3, false), (4283, 4504));
+        assert_eq!(Blocks::estimate_bytes(&geo, true, 0, false), (1416, 1416));
+        assert_eq!(Blocks::estimate_bytes(&geo, true, 0, true), (1416 + 1024, 1416 + 1024));
+        // The reverse map as built: its chunk list, then the chunk the first write allocates.
+        let mut b = Blocks::new(&geo, false).unwrap();
+        assert_eq!(b.p2l.bytes(), 16);
+        let block = b.allocate(0, Stream::User, 0).map(|(ppn, _)| ppn).unwrap();
+        b.program(block, 5);
+        assert_eq!(b.p2l.bytes(), 16 + 4096);
     }
 }

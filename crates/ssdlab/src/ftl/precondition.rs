@@ -69,8 +69,7 @@ pub fn precondition(
     // open, the plane is one block under the GC trigger, where paced GC keeps it
     // (ftl.gc.urgent_when = "paced"), so GC collects from the first writes.
     let spread_blocks = usable_blocks + 1;
-    ftl.map.make_dense();
-    ftl.blocks.advise_huge_pages();
+    ftl.prepare_fill().map_err(|e| e.to_string())?;
     let mut fill = Filler {
         rng: Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e),
         page_lpns: vec![NONE; ppb],
@@ -97,7 +96,7 @@ pub fn precondition(
 }
 
 /// Logical pages preconditioning writes at `occupancy` (pages `0..n`).
-fn fill_pages(logical_pages: u64, occupancy: f64) -> u64 {
+pub fn fill_pages(logical_pages: u64, occupancy: f64) -> u64 {
     (logical_pages as f64 * occupancy).round() as u64
 }
 

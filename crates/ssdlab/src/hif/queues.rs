@@ -48,6 +48,14 @@ pub struct HostInterface {
 }
 
 impl HostInterface {
+    /// Bytes of the flows' submission queues, each holding up to its flow's queue depth
+    /// (room doubling as a queue grows), with its head and priority.
+    pub fn estimate_bytes(queue_depths: impl Iterator<Item = u32>) -> u64 {
+        let queue = |qd: u32| (qd as u64).next_power_of_two() * std::mem::size_of::<Queued>() as u64;
+        let per_flow = (std::mem::size_of::<VecDeque<Queued>>() + std::mem::size_of::<Option<u64>>() + 1) as u64;
+        queue_depths.map(|qd| per_flow + queue(qd)).sum()
+    }
+
     /// `priorities[f]`: flow f's NVMe priority class (0 urgent .. 3 low).
     pub fn new(hif: &HifConfig, sector_bytes: u32, priorities: Vec<u8>) -> HostInterface {
         let flows = priorities.len();

@@ -29,6 +29,19 @@ pub struct Committer {
 }
 
 impl Committer {
+    /// Bytes of the committer's books per flow (ready count, two flags).
+    pub fn flow_bytes(flows: usize) -> u64 {
+        flows as u64 * (4 + 1 + 1)
+    }
+
+    /// Bytes of the committer's books on `geo`: the occupancy (per chip its committed count
+    /// and owner, per plane its waiting count) and the scheduler's pending lists (per chip a
+    /// list, per plane a count).
+    pub fn estimate_bytes(geo: &Geometry) -> u64 {
+        let per_chip = 4 + 4 + std::mem::size_of::<Vec<u32>>() as u64;
+        geo.chips() as u64 * per_chip + geo.planes() as u64 * (4 + 4)
+    }
+
     pub fn new(
         hil: &HilConfig,
         geo: &Geometry,

@@ -27,6 +27,24 @@ pub enum Source {
     },
 }
 
+impl Source {
+    /// Bytes of a trace's requests.
+    pub fn request_bytes(&self) -> u64 {
+        match self {
+            Source::Trace { requests, .. } => crate::mem::bytes_of::<IoRequest>(requests.capacity()),
+            Source::Synthetic(_) => 0,
+        }
+    }
+
+    /// Bytes of a synthetic flow's table of request sizes.
+    pub fn table_bytes(&self) -> u64 {
+        match self {
+            Source::Synthetic(s) => crate::mem::bytes_of::<(u32, f64)>(s.sizes_sectors.capacity()),
+            Source::Trace { .. } => 0,
+        }
+    }
+}
+
 /// How far apart two passes of a looping trace start, for timestamps replay: the span of its
 /// (sped-up) arrivals plus their mean gap, `(last − first) + (last − first) / (n − 1)` rounded
 /// to the nearest picosecond. The gap between a pass's last request and the next pass's first
@@ -57,6 +75,7 @@ pub struct Synthetic {
     span_sectors: u64,
     next_seq: u64,
     arrival: Option<Exp<f64>>,
+    rate_iops: f64,
     last_arrival_ps: Ps,
 }
 
@@ -181,12 +200,24 @@ pub fn flow_seed(seed: u64, i: usize) -> u64 {
 /// Build run-time flows. `logical_sectors` is the drive's exposed size; flows without a seed
 /// of their own derive one from `seed`.
 pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> Result<Vec<Flow>> {
+    build_flows_limited(spec, seed, logical_sectors, sector_bytes, None)
+}
+
+/// [`build_flows`], each trace read holding at most `trace_limit`'s count of requests (and
+/// why, for the message; see [`ssdlab_trace::read_limited`]).
+pub fn build_flows_limited(
+    spec: &WorkloadSpec,
+    seed: u64,
+    logical_sectors: u64,
+    sector_bytes: u32,
+    trace_limit: Option<(usize, &str)>,
+) -> Result<Vec<Flow>> {
     let file = if spec.source.is_empty() { "workload" } else { spec.source.as_str() };
     let mut flows = Vec::with_capacity(spec.flows.len());
     for (i, f) in spec.flows.iter().enumerate() {
         let name = if f.name.is_empty() { format!("flow{i}") } else { f.name.clone() };
         let source = match f.kind {
-            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes).and_then(|s| match s {
+            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes, trace_limit).and_then(|s| match s {
                 Source::Trace { looping: true, timestamps: true, period_ps: 0, .. } => Err(Error::config(
                     file,
                     0,
@@ -222,22 +253,193 @@ pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_
 /// touch: each distinct page a trace's requests cover, every page of a synthetic flow's
 /// address range.
 pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64) -> u64 {
-    let mut seen = vec![0u64; logical_pages.div_ceil(64) as usize];
-    let mut mark = |first_sector: u64, sectors: u64| {
-        if sectors == 0 {
-            return;
-        }
-        for p in first_sector / sectors_per_page..=(first_sector + sectors - 1) / sectors_per_page {
-            seen[(p / 64) as usize] |= 1 << (p % 64);
-        }
-    };
+    let mut seen = PageSet::new(sectors_per_page, logical_pages);
     for f in flows {
         match &f.source {
-            Source::Trace { requests, .. } => requests.iter().for_each(|r| mark(r.lba, r.sectors as u64)),
-            Source::Synthetic(s) => mark(s.start_sector, s.span_sectors),
+            Source::Trace { requests, .. } => requests.iter().for_each(|r| seen.mark(r.lba, r.sectors as u64)),
+            Source::Synthetic(s) => seen.mark_range(s.start_sector, s.span_sectors),
         }
     }
-    seen.iter().map(|w| w.count_ones() as u64).sum()
+    seen.count()
+}
+
+/// Logical pages, each counted once however often it is marked: a synthetic flow's span as an
+/// interval (a thousand flows over the whole drive cost a thousand intervals, not a thousand
+/// passes over it), a trace's requests' pages in a bitmap made when first needed.
+struct PageSet {
+    spp: u64,
+    pages: u64,
+    ranges: Vec<(u64, u64)>,
+    bits: Vec<u64>,
+}
+
+impl PageSet {
+    fn new(spp: u64, pages: u64) -> PageSet {
+        PageSet { spp, pages, ranges: Vec::new(), bits: Vec::new() }
+    }
+
+    /// The pages sectors `first .. first + n` cover, as an interval.
+    fn mark_range(&mut self, first: u64, n: u64) {
+        if n > 0 {
+            self.ranges.push((first / self.spp, (first + n).div_ceil(self.spp).min(self.pages)));
+        }
+    }
+
+    /// The pages sectors `first .. first + n` cover, in the bitmap.
+    fn mark(&mut self, first: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.bits.is_empty() {
+            self.bits = vec![0; self.pages.div_ceil(64) as usize];
+        }
+        for p in first / self.spp..(first + n).div_ceil(self.spp).min(self.pages) {
+            self.bits[(p / 64) as usize] |= 1 << (p % 64);
+        }
+    }
+
+    /// Distinct pages marked: the merged intervals' lengths, and the bitmap's pages outside
+    /// them.
+    fn count(mut self) -> u64 {
+        self.ranges.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for &(a, b) in &self.ranges {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let mut count: u64 = merged.iter().map(|&(a, b)| b.saturating_sub(a)).sum();
+        if !self.bits.is_empty() {
+            for &(a, b) in &merged {
+                for p in a..b.min(a.div_ceil(64) * 64) {
+                    self.bits[(p / 64) as usize] &= !(1 << (p % 64));
+                }
+                for w in a.div_ceil(64)..b / 64 {
+                    self.bits[w as usize] = 0;
+                }
+                for p in (b / 64 * 64).max(a)..b {
+                    self.bits[(p / 64) as usize] &= !(1 << (p % 64));
+                }
+            }
+            count += self.bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+        }
+        count
+    }
+}
+
+/// What the flows will ask of the drive, for the run's memory estimate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Demand {
+    /// Per flow: the requests of each operation (read, write, trim) it completes; `u64::MAX`
+    /// for an operation it issues without a bound (a flow that runs for a duration, or loops).
+    pub requests: Vec<[u64; 3]>,
+    /// Pages the flows write; None without a bound.
+    pub written_pages: Option<u64>,
+    /// Logical pages the requests may touch, and the writes alone.
+    pub footprint: u64,
+    pub write_footprint: u64,
+    /// Pages a write covers only in part (their sectors then hold different versions), at
+    /// most.
+    pub partial_pages: u64,
+    /// Requests the trace flows hold in memory.
+    pub held_requests: u64,
+    /// Pages of the largest request.
+    pub largest_request_pages: u64,
+}
+
+/// One flow's part of a [`Demand`].
+struct FlowDemand {
+    ops: [u64; 3],
+    written: Option<u64>,
+    partial: u64,
+    largest: u64,
+}
+
+/// The flows' [`Demand`] on a drive of `logical_pages` pages of `spp` sectors: a synthetic
+/// flow's requests (its `requests`, or its rate × duration) split by its ratios, each write
+/// the pages its largest size covers at its alignment; a trace's requests counted.
+pub fn demand(flows: &[Flow], spp: u64, logical_pages: u64) -> Demand {
+    let mut d = Demand { footprint: footprint_pages(flows, spp, logical_pages), ..Demand::default() };
+    let mut written = Some(0u64);
+    let mut writes_seen = PageSet::new(spp, logical_pages);
+    for f in flows {
+        let fd = match &f.source {
+            Source::Synthetic(s) => {
+                let fd = synthetic_demand(f, s, spp);
+                if fd.ops[1] > 0 {
+                    writes_seen.mark_range(s.start_sector, s.span_sectors);
+                }
+                fd
+            }
+            Source::Trace { requests, looping, .. } => {
+                d.held_requests += requests.len() as u64;
+                trace_demand(requests, *looping, f.limit, spp, &mut writes_seen)
+            }
+        };
+        written = written.zip(fd.written).map(|(a, b)| a.saturating_add(b));
+        d.partial_pages = d.partial_pages.saturating_add(fd.partial);
+        d.largest_request_pages = d.largest_request_pages.max(fd.largest);
+        d.requests.push(fd.ops);
+    }
+    d.write_footprint = writes_seen.count();
+    d.written_pages = written;
+    if let Some(w) = d.written_pages {
+        d.write_footprint = d.write_footprint.min(w);
+    }
+    d.partial_pages = d.partial_pages.min(d.write_footprint);
+    d
+}
+
+/// A synthetic flow's demand: its requests (`requests`, or rate × duration; none: no bound)
+/// split by its ratios, each share rounded up (a bound, not the draw); each write the pages
+/// its largest size covers at its alignment, two of them partial if sizes or alignment are
+/// not whole pages.
+fn synthetic_demand(f: &Flow, s: &Synthetic, spp: u64) -> FlowDemand {
+    let largest_sectors = s.sizes_sectors.iter().map(|&(n, _)| n as u64).max().unwrap_or(1);
+    let aligned = s.align_sectors.is_multiple_of(spp) && s.start_sector.is_multiple_of(spp);
+    let largest = (largest_sectors + if aligned { 0 } else { spp - 1 }).div_ceil(spp);
+    let partial_sizes = !aligned || s.sizes_sectors.iter().any(|&(n, _)| !(n as u64).is_multiple_of(spp));
+    let n = match f.limit {
+        0 if f.end_ps > 0 && s.rate_iops > 0.0 => Some((f.end_ps as f64 / 1e12 * s.rate_iops).ceil() as u64),
+        0 => None,
+        n => Some(n),
+    };
+    let ratios = [s.read_ratio, 1.0 - s.read_ratio - s.trim_ratio, s.trim_ratio];
+    let Some(n) = n else {
+        let ops = ratios.map(|r| if r > 0.0 { u64::MAX } else { 0 });
+        return FlowDemand { ops, written: None, partial: u64::MAX, largest };
+    };
+    // Rounded up, past the last bits of a product such as 100 × 0.3.
+    let ops = ratios.map(|r| (n as f64 * r.max(0.0) - 1e-9).ceil().max(0.0) as u64);
+    let partial = if partial_sizes { ops[1].saturating_mul(2) } else { 0 };
+    FlowDemand { ops, written: Some(ops[1].saturating_mul(largest)), partial, largest }
+}
+
+/// A trace's demand: its requests by operation (a looping one's `limit` requests in passes
+/// over it, none without a bound), the pages its writes cover, marked in `seen`, and their
+/// partial pages.
+fn trace_demand(requests: &[IoRequest], looping: bool, limit: u64, spp: u64, seen: &mut PageSet) -> FlowDemand {
+    let (mut ops, mut pages, mut partial, mut largest) = ([0u64; 3], 0u64, 0u64, 0u64);
+    for r in requests {
+        ops[r.op as usize] += 1;
+        let (first, end) = (r.lba / spp, (r.lba + r.sectors as u64).div_ceil(spp));
+        largest = largest.max(end - first);
+        if r.op == IoOp::Write {
+            pages += end - first;
+            partial +=
+                u64::from(!r.lba.is_multiple_of(spp)) + u64::from(!(r.lba + r.sectors as u64).is_multiple_of(spp));
+            seen.mark(r.lba, r.sectors as u64);
+        }
+    }
+    if !looping {
+        return FlowDemand { ops, written: Some(pages), partial, largest };
+    }
+    let passes = |n: u64| match limit {
+        0 => u64::MAX,
+        l => ((n as u128 * l as u128).div_ceil(requests.len().max(1) as u128)).min(u64::MAX as u128) as u64,
+    };
+    FlowDemand { ops: ops.map(passes), written: (limit > 0).then(|| passes(pages)), partial: passes(partial), largest }
 }
 
 /// The pages a workload reads before writing them (`ftl.partition.preload`).
@@ -321,10 +523,10 @@ pub fn read_write_pages(flows: &[Flow], sectors_per_page: u64) -> (f64, f64) {
 }
 
 /// A trace flow's requests: the trace read, converted to sectors of the drive.
-fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
+fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32, limit: Option<(usize, &str)>) -> Result<Source> {
     let path = f.path.as_ref().expect("validated: a trace flow has a path");
     let map = f.column_map().expect("validated: the column map parses");
-    let mut trace = ssdlab_trace::read_with(path, f.format, map.as_ref())?;
+    let mut trace = ssdlab_trace::read_limited(path, f.format, map.as_ref(), limit)?;
     if let Some(device) = f.device {
         keep_device(&mut trace, device, path)?;
     }
@@ -377,6 +579,7 @@ impl Synthetic {
             span_sectors: span,
             next_seq: 0,
             arrival,
+            rate_iops: f.rate_iops,
             last_arrival_ps: 0,
         })
     }
@@ -506,6 +709,53 @@ fn convert_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A drive of 1,000 pages of 8 sectors. A synthetic flow of 100 requests of 4 KiB (one
+    /// aligned page), 70 % reads: 70 reads, 30 writes of one page, over the whole drive. A
+    /// trace of a whole-page write at sector 0, a write of 8 sectors at sector 4 (pages 0 and
+    /// 1, both in part) and a read of 16 sectors at 80 (pages 10, 11). Written: 30 + 1 + 2 =
+    /// 33 pages; footprint 1,000; writes fall on at most 33 distinct pages; 2 partial; 3
+    /// requests held; the largest request 2 pages.
+    #[test]
+    fn the_demand_counts_what_the_flows_ask() {
+        let spec = WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            flows: vec![FlowSpec { read_ratio: 0.7, requests: 100, ..FlowSpec::default() }],
+        };
+        let mut flows = build_flows(&spec, 1, 8000, 512).unwrap();
+        let req = |op, lba, sectors| IoRequest { arrival_ps: 0, op, lba, sectors, fua: false };
+        let requests = vec![req(IoOp::Write, 0, 8), req(IoOp::Write, 4, 8), req(IoOp::Read, 80, 16)];
+        let source = Source::Trace { requests, next: 0, timestamps: false, looping: false, period_ps: 0, pass: 0 };
+        flows.push(Flow { name: "t".into(), priority: 1, queue_depth: 1, source, limit: 0, end_ps: 0, issued: 0 });
+        let d = demand(&flows, 8, 1000);
+        assert_eq!(d.requests, vec![[70, 30, 0], [1, 2, 0]]);
+        assert_eq!((d.written_pages, d.footprint, d.write_footprint), (Some(33), 1000, 33));
+        assert_eq!((d.partial_pages, d.held_requests, d.largest_request_pages), (2, 3, 2));
+        // A flow without a bound (no request count, no rate) writes without a bound.
+        flows[0].limit = 0;
+        assert_eq!(demand(&flows, 8, 1000).written_pages, None);
+    }
+
+    /// Pages of 4 sectors on a drive of 1000: spans [0, 100) and [50, 130) sectors are pages
+    /// 0..25 and 12..33 (33 pages together); requests at sectors 8 (4 sectors: page 2, inside
+    /// the spans), 398 (4 sectors: pages 99 and 100) and 4000 (none: past the drive) add 2.
+    /// A request of no sectors marks nothing.
+    #[test]
+    fn a_page_set_counts_each_page_once() {
+        let mut s = PageSet::new(4, 1000);
+        s.mark_range(0, 100);
+        s.mark_range(50, 80);
+        s.mark(8, 4);
+        s.mark(398, 4);
+        s.mark(4000, 4);
+        s.mark(401, 0);
+        assert_eq!(s.count(), 33 + 2);
+        let mut only_ranges = PageSet::new(4, 1000);
+        (0..1000).for_each(|_| only_ranges.mark_range(0, 4000));
+        assert_eq!(only_ranges.count(), 1000);
+    }
 
     fn arrivals_ns(ns: &[u64]) -> Vec<IoRequest> {
         ns.iter().map(|&t| IoRequest { arrival_ps: t * 1000, op: IoOp::Read, lba: 0, sectors: 1, fua: false }).collect()

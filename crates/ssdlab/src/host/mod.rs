@@ -324,7 +324,7 @@ impl WorkloadSpec {
         if !is_toml {
             return Ok(WorkloadSpec::single_trace(path, Replay::Timestamps));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::mem::read_text(path, "workload")?;
         let dir = path.parent().unwrap_or(Path::new("."));
         WorkloadSpec::from_toml_str(&text, &path.display().to_string(), dir)
     }

@@ -23,6 +23,18 @@ pub enum Next {
 }
 
 impl Tenants {
+    /// Bytes `flows` hold as tenants: per flow its record, name and size table and its
+    /// counters; the requests trace flows hold are [`Tenants::request_bytes`].
+    pub fn flow_bytes(flows: &[Flow]) -> u64 {
+        let per_flow = (std::mem::size_of::<Flow>() + 4 + 1) as u64;
+        flows.iter().map(|f| per_flow + f.name.capacity() as u64 + f.source.table_bytes()).sum()
+    }
+
+    /// Bytes of the requests trace flows hold in memory.
+    pub fn request_bytes(flows: &[Flow]) -> u64 {
+        flows.iter().map(|f| f.source.request_bytes()).sum()
+    }
+
     pub fn new(flows: Vec<Flow>) -> Tenants {
         let n = flows.len();
         Tenants { flows, outstanding: vec![0; n], arrival_scheduled: vec![false; n] }

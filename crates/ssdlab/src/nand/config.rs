@@ -297,6 +297,14 @@ impl NandConfig {
                 ("nand.pages_per_block", self.pages_per_block, 65535),
             ],
         )?;
+        let planes_per_chip = self.dies_per_chip * self.planes_per_die;
+        if planes_per_chip > 64 {
+            let why = format!(
+                "a chip of {} dies × {} planes has {planes_per_chip} planes; at most 64 (a chip's planes are kept in a 64-bit mask): lower nand.dies_per_chip or nand.planes_per_die",
+                self.dies_per_chip, self.planes_per_die
+            );
+            return reject(file, "nand.planes_per_die", self.planes_per_die, &why);
+        }
         if !self.page_bytes.is_multiple_of(self.sector_bytes) {
             return reject(
                 file,

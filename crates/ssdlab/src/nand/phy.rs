@@ -156,6 +156,12 @@ enum BusRequest {
     Out { chip: u32, gen: u32 },
 }
 
+/// Bytes the PHY holds on `geo`: a record per chip and per channel bus.
+pub fn estimate_bytes(geo: &Geometry) -> u64 {
+    geo.chips() as u64 * std::mem::size_of::<Chip>() as u64
+        + geo.channels as u64 * std::mem::size_of::<ChannelBus>() as u64
+}
+
 pub struct Phy {
     geo: Geometry,
     timing: Timing,

@@ -55,6 +55,13 @@ struct Activity {
 pub const TIMELINE_LIMIT: usize = 2_000_000;
 
 impl Timeline {
+    /// Bytes of a full timeline: [`TIMELINE_LIMIT`] events (room doubling as it grows), and
+    /// its JSON when written (about 160 bytes an event).
+    pub fn estimate_bytes() -> u64 {
+        let events = TIMELINE_LIMIT.next_power_of_two() as u64;
+        events * std::mem::size_of::<Activity>() as u64 + TIMELINE_LIMIT as u64 * 160
+    }
+
     pub fn new(start_ps: Ps, end_ps: Ps) -> Timeline {
         Timeline { start_ps, end_ps, events: Vec::new(), chips_seen: Vec::new(), dropped: 0 }
     }

@@ -15,6 +15,7 @@
 //! Per 4 KiB read: a fetch, a chip start, a cell-done, a command-done and a link event; no
 //! allocation once slabs and queues have grown to their working size.
 
+mod estimate;
 mod flash_path;
 mod host_path;
 mod idle;
@@ -37,7 +38,9 @@ use crate::hil::device_queue::DeviceQueue;
 use crate::hil::MrOp;
 use crate::hil::{Hazards, MemoryRequest};
 use crate::host::tenants::Tenants;
-use crate::host::{build_flows, footprint_pages, read_first_pages, read_write_pages, Flow, IoRequest, WorkloadSpec};
+use crate::host::{
+    build_flows_limited, footprint_pages, read_first_pages, read_write_pages, Flow, IoRequest, WorkloadSpec,
+};
 use crate::nand::phy::Phy;
 use crate::nand::timeline::Timeline;
 use crate::nand::{Geometry, Timing};
@@ -109,6 +112,10 @@ pub struct RunOptions {
     pub timeline: Option<(Ps, Ps)>,
     /// Print progress to stderr for runs longer than ~2 s.
     pub progress: bool,
+    /// Refuse the run ([`Error::MemoryLimit`]) when its memory estimate
+    /// ([`Simulation::estimate`]) is above any of these (and read at most as many trace
+    /// requests as the smallest holds).
+    pub memory_limits: Vec<crate::mem::Limit>,
 }
 
 /// While an event's work commits requests or completes a command, chips are started only
@@ -201,24 +208,46 @@ fn fill(geo: &Geometry, workload: &WorkloadSpec, flows: &[Flow], ftl: &mut Ftl, 
         ftl.size_partition_by_preload(f.reads, f.writes);
     }
     let read_first = first.as_ref().map(|f| f.read_first.as_slice());
+    if p.occupancy > 0.0 {
+        ftl.prepare_fill()?;
+    }
     precondition(ftl, p.occupancy, p.pattern, seed, read_first).map_err(|m| {
         let file = if workload.source.is_empty() { "workload" } else { &workload.source };
         Error::config(file, 0, "precondition.occupancy", &m)
     })
 }
 
+/// The drive's geometry as the layers above the PHY address it (in mapping units: the flash
+/// page unless `ftl.mapping_unit_bytes` is smaller), its logical pages, and the run's flows
+/// (traces read), before anything large is allocated.
+/// Under a memory limit, each trace holds at most as many requests as reading them (and
+/// keeping them) fits in it.
+fn flows_of(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<(Geometry, u64, Vec<Flow>)> {
+    let geo = cfg.ftl.geometry(&cfg.nand);
+    let logical = crate::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64;
+    let smallest = opts.memory_limits.iter().min_by_key(|l| l.bytes);
+    let why = smallest.map(|l| format!("{} of memory: {}", crate::error::bytes_text(l.bytes), l.source));
+    let per_request = ssdlab_trace::READ_BYTES_PER_REQUEST + std::mem::size_of::<IoRequest>();
+    let limit = smallest.map(|l| (l.bytes / per_request as u64).min(usize::MAX as u64) as usize);
+    let limit = limit.zip(why.as_deref());
+    let flows = build_flows_limited(workload, seed, logical * geo.sectors_per_page() as u64, geo.sector_bytes, limit)?;
+    Ok((geo, logical, flows))
+}
+
 impl Simulation {
+    /// A run's peak memory, by part ([`crate::mem::Estimate`]), without allocating it: the
+    /// flows are built (traces read), and each layer sizes what it would hold.
+    pub fn estimate(
+        cfg: &Config,
+        workload: &WorkloadSpec,
+        seed: u64,
+        opts: &RunOptions,
+    ) -> Result<crate::mem::Estimate> {
+        let (geo, logical, flows) = flows_of(cfg, workload, seed, opts)?;
+        Ok(estimate::of(cfg, workload, &geo, logical, &flows, opts))
+    }
+
     pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
-        let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, seed);
-        // The layers above the PHY address mapping units (the flash page unless
-        // `ftl.mapping_unit_bytes` is smaller).
-        let geo = ftl.geo().clone();
-        let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
-        let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
-        let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
-        size_partition(cfg, &geo, &flows, &mut ftl);
-        let preconditioned_pages = fill(&geo, workload, &flows, &mut ftl, seed)?;
-        ftl.translation_pages_at_start();
         let hazards = cfg.hil.hazards;
         if opts.check && hazards != Hazards::Strict {
             return Err(Error::config(
@@ -228,7 +257,16 @@ impl Simulation {
                 "--check needs hil.hazards = \"strict\": with \"war\" or \"none\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
             ));
         }
-        let oracle = opts.check.then(|| Oracle::for_ftl(&ftl));
+        let (geo, logical, flows) = flows_of(cfg, workload, seed, opts)?;
+        if !opts.memory_limits.is_empty() {
+            estimate::of(cfg, workload, &geo, logical, &flows, opts).check(&opts.memory_limits)?;
+        }
+        let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, seed)?;
+        let cache_pages = cache_pages(cfg, &geo, &flows, logical);
+        size_partition(cfg, &geo, &flows, &mut ftl);
+        let preconditioned_pages = fill(&geo, workload, &flows, &mut ftl, seed)?;
+        ftl.translation_pages_at_start();
+        let oracle = if opts.check { Some(Oracle::for_ftl(&ftl)?) } else { None };
         let tenants = Tenants::new(flows);
         let priorities = tenants.priorities();
         let nflows = tenants.len();

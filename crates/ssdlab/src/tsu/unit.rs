@@ -61,6 +61,23 @@ pub struct Enqueued {
 }
 
 impl Tsu {
+    /// Bytes the TSU holds on `geo`: per chip its queues (a head and a list per plane and
+    /// queue class) and load; `in_flight` transactions at once (64 bytes each); and with
+    /// FLIN (`flin`), its books per chip and per flow (`flows`, and GC as one more), counted
+    /// apart as the second value.
+    pub fn estimate_bytes(geo: &Geometry, in_flight: u64, flin: bool, flows: usize) -> (u64, u64) {
+        let per_queue = std::mem::size_of::<Option<crate::tsu::QueueEntry>>()
+            + std::mem::size_of::<std::collections::VecDeque<crate::tsu::QueueEntry>>()
+            + 1;
+        let per_chip = (geo.planes_per_chip() as usize * crate::tsu::QUEUE_CLASSES * per_queue + 4 + 96) as u64;
+        let records = in_flight.next_power_of_two() * std::mem::size_of::<crate::tsu::Transaction>() as u64;
+        let flin_bytes = match flin {
+            true => crate::tsu::flin::Flin::estimate_bytes(geo.chips(), flows),
+            false => 0,
+        };
+        (geo.chips() as u64 * per_chip + records, flin_bytes)
+    }
+
     /// `policy` is built by the caller (see [`crate::tsu::TsuPolicyKind::build`]).
     pub fn new(nand: &NandConfig, tsu: &TsuConfig, geo: &Geometry, policy: Box<dyn TsuPolicy>) -> Tsu {
         let chips = geo.chips() as usize;

@@ -404,7 +404,7 @@ fn background_gc_cleans_in_idle_time_and_shortens_bursts() {
 fn erase_spread(static_threshold: u32) -> (u32, u64) {
     let mut cfg = gc_lab(VictimPolicy::Greedy);
     cfg.ftl.wear_leveling.static_threshold = static_threshold;
-    let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, 1);
+    let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, 1).unwrap();
     let u = ftl.logical_pages() as u64;
     let hot = u / 10;
     let mut moved = 0u64;

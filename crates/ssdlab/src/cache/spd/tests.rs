@@ -145,7 +145,7 @@ fn die_gc_takes_the_closed_aligned_set_with_the_fewest_valid_pages() {
     use crate::ftl::Blocks;
     use crate::nand::NONE;
     let geo = geometry(1, 2);
-    let mut b = Blocks::new(&geo, false);
+    let mut b = Blocks::new(&geo, false).unwrap();
     let pages = |valid: u32| -> Vec<u32> { (0..4).map(|i| if i < valid { i } else { NONE }).collect() };
     for (index, v0, v1) in [(0, 3, 0), (1, 1, 1), (2, 0, 4)] {
         b.fill_block(index, &pages(v0), 1);
@@ -208,7 +208,7 @@ fn die_gc_with_padding_passes_over_a_set_it_would_rewrite_just_as_full() {
     assert_eq!(pad, 6);
     assert_eq!(die_gc::max_valid(&geo, GcUnit::Die, die_gc::DieLeftover::Buffer), 7);
     assert_eq!(die_gc::max_valid(&geo, GcUnit::Twin, die_gc::DieLeftover::Pad), 7);
-    let mut b = Blocks::new(&geo, false);
+    let mut b = Blocks::new(&geo, false).unwrap();
     b.fill_block(0, &[0, 1, 2, 3], 1);
     b.fill_block(8, &[4, 5, 6, NONE], 1);
     assert_eq!(die_gc::aligned_victim(&geo, 0, &b, pad), None);

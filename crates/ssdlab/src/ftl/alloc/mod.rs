@@ -209,6 +209,12 @@ pub struct Allocator {
 }
 
 impl Allocator {
+    /// Bytes of the allocator's books on `geo`: per plane its round-robin point and writes
+    /// not yet programmed, per chip and channel the rotation points.
+    pub fn estimate_bytes(geo: &Geometry) -> u64 {
+        geo.planes() as u64 * (4 + 4) + (geo.chips() + geo.channels) as u64 * 4
+    }
+
     pub fn new(geo: &Geometry, scheme: AllocationScheme) -> Allocator {
         let planes = geo.planes() as usize;
         Allocator {

@@ -96,7 +96,7 @@ fn hybrid_orders_fix_the_given_letters_and_balance_the_rest() {
     c.nand.blocks_per_plane = 8;
     c.nand.pages_per_block = 4;
     c.ftl.allocation = AllocationScheme::parse("CW").unwrap();
-    let mut ftl = Ftl::new(&c.nand, &c.ftl, 1);
+    let mut ftl = Ftl::new(&c.nand, &c.ftl, 1).unwrap();
     let g = ftl.geo().clone();
     assert_eq!(g.chip_of_plane(static_plane(&g, &[Channel, Way, Die, Plane], 7).0), 3);
     // Nothing queued, every write point at offset 0: rotation d0p0, d1p0, d0p1, d1p1.

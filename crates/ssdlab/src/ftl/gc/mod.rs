@@ -185,6 +185,14 @@ pub struct Gc {
 }
 
 impl Gc {
+    /// Bytes of GC's books on `geo`: per plane its victim, pending moves, debt, pace and two
+    /// flags; per die Die-GC's staged moves.
+    pub fn estimate_bytes(geo: &Geometry) -> u64 {
+        let per_plane = 4 + 4 + 8 + 8 + 1 + 1;
+        let per_die = std::mem::size_of::<Vec<u32>>() as u64 + 4;
+        geo.planes() as u64 * per_plane + (geo.chips() * geo.dies_per_chip) as u64 * per_die
+    }
+
     pub fn new(gc: &GcConfig, limits: Limits, static_wl_threshold: u32, geo: &Geometry, seed: u64) -> Gc {
         use rand::SeedableRng;
         let planes = geo.planes() as usize;

@@ -46,12 +46,14 @@ impl PageMap {
     }
 
     /// Turn the map into one flat table up front (preconditioning writes most of the
-    /// drive), backed by huge pages.
-    pub fn make_dense(&mut self) {
+    /// drive), backed by huge pages; [`crate::Error::OutOfMemory`] if it cannot be had.
+    pub fn make_dense(&mut self) -> crate::error::Result<()> {
         if !self.flat.is_empty() {
-            return;
+            return Ok(());
         }
-        let mut flat: Vec<Ppn> = Vec::with_capacity(self.logical_pages as usize);
+        let mut flat: Vec<Ppn> = Vec::new();
+        let n = self.logical_pages as usize;
+        crate::mem::try_reserve(&mut flat, n, "the map (a physical page per logical page)")?;
         crate::mem::advise_huge_pages(flat.spare_capacity_mut());
         flat.resize(self.logical_pages as usize, NONE);
         for (c, chunk) in std::mem::take(&mut self.chunks).into_iter().enumerate() {
@@ -70,6 +72,29 @@ impl PageMap {
             }
         }
         self.flat = flat;
+        Ok(())
+    }
+
+    /// Bytes of a map of `logical_pages` entries: flat (`flat`, a preconditioned drive), or
+    /// with `written` entries written at random over the first `footprint` logical pages
+    /// (each chunk they fall in sparse, about 12 bytes an entry, or dense past a third of
+    /// its entries).
+    pub fn estimate_bytes(logical_pages: u64, flat: bool, written: u64, footprint: u64) -> u64 {
+        let chunks = logical_pages.div_ceil(CHUNK as u64);
+        let chunk_list = chunks * std::mem::size_of::<Chunk>() as u64;
+        if flat {
+            return chunk_list + logical_pages * 4;
+        }
+        let touched = footprint.min(logical_pages).div_ceil(CHUNK as u64).max(1);
+        let per_chunk = written.min(footprint) / touched;
+        let chunk_bytes = match per_chunk as usize {
+            0 => 0,
+            n if n > SPARSE_LIMIT => (CHUNK * 4) as u64,
+            // A hash table of (u32, u32) and a control byte per slot, at most 7/8 full, its
+            // slots a power of two.
+            n => (n * 8 / 7).next_power_of_two() as u64 * (std::mem::size_of::<(u32, Ppn)>() as u64 + 1),
+        };
+        chunk_list + touched * chunk_bytes
     }
 
     /// Start loading `lpn`'s entry into the cache (see [`crate::mem::prefetch`]).
@@ -198,7 +223,7 @@ mod tests {
         m.set(CHUNK as u32 + 5, 42);
         assert!(matches!(m.chunks[0], Chunk::Dense(_)));
         let mapped = m.mapped();
-        m.make_dense();
+        m.make_dense().unwrap();
         assert!(m.chunks.is_empty());
         assert_eq!(m.mapped(), mapped);
         assert_eq!(m.get(0), 7);
@@ -223,5 +248,20 @@ mod tests {
         }
         // 100,000 scattered entries stay sparse: far below the 256 MiB of a dense table.
         assert!(m.state_bytes() < empty + 100_000 * 32, "{} bytes", m.state_bytes());
+    }
+
+    /// 2^20 logical pages are two chunks of 2^19. Flat: 4 bytes a page and the chunk list
+    /// (an empty map's bytes). 1,000 entries over the whole space: 500 a chunk, sparse, a
+    /// hash table of 1,024 buckets (500 × 8 / 7 rounded up to a power of two) of 9 bytes
+    /// (an entry of 8, a control byte). 200,000 a chunk (past a third of 2^19): dense, 2 MiB
+    /// each.
+    #[test]
+    fn the_estimate_is_the_sizes_the_map_allocates() {
+        let pages = 1u64 << 20;
+        let list = PageMap::new(pages as u32).state_bytes();
+        assert_eq!(PageMap::estimate_bytes(pages, true, 0, 0), list + pages * 4);
+        assert_eq!(PageMap::estimate_bytes(pages, false, 1000, pages), list + 2 * 1024 * 9);
+        assert_eq!(PageMap::estimate_bytes(pages, false, 400_000, pages), list + 2 * (1 << 21));
+        assert_eq!(PageMap::estimate_bytes(pages, false, 0, 0), list);
     }
 }

@@ -304,6 +304,13 @@ pub struct Scratch {
 }
 
 impl Flin {
+    /// Bytes of FLIN's books: per chip and flow (GC counted as one more flow) its
+    /// [`FlowOnChip`], per chip its state, per flow its priority and GC charge.
+    pub fn estimate_bytes(chips: u32, flows: usize) -> u64 {
+        let n = flows as u64 + 1;
+        chips as u64 * (n * std::mem::size_of::<FlowOnChip>() as u64 + std::mem::size_of::<ChipState>() as u64) + n * 9
+    }
+
     pub fn new(nand: &NandConfig, f: &FlinConfig, flow_prio: &[u8]) -> Flin {
         let geo = Geometry::from_config(nand);
         let timing = Timing::from_config(nand);

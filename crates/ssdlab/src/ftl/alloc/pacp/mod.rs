@@ -299,6 +299,31 @@ fn counted(t: &Trh, lpn: Lpn) -> Option<bool> {
 }
 
 impl ChannelPartition {
+    /// Bytes a partition of `scheme` holds over `logical_pages`: PACP's histories (a byte per
+    /// logical page, in chunks: `requested_chunks` of them requested) and per-block idle
+    /// books; Lv et al.'s access window (24 bytes per region).
+    pub fn estimate_bytes(
+        scheme: Scheme,
+        cfg: &PartitionConfig,
+        geo: &Geometry,
+        logical_pages: u32,
+        requested_chunks: u64,
+    ) -> u64 {
+        let per_channel = std::mem::size_of::<ChannelLoad>() as u64 + 8;
+        let fixed = geo.channels as u64 * per_channel + geo.chips() as u64 * 4;
+        match scheme {
+            Scheme::Pacp => {
+                let trh = crate::mem::ChunkedTable::<u8>::estimate_bytes(logical_pages as u64, false, requested_chunks);
+                let idle = if cfg.idle_migration.unwrap_or(true) { geo.blocks() as u64 * 8 } else { 0 };
+                fixed + trh + idle
+            }
+            Scheme::Lv => {
+                let regions = (logical_pages as u64).div_ceil(cfg.lv_region_pages(geo.page_bytes) as u64).max(1);
+                fixed + regions * 24
+            }
+        }
+    }
+
     /// `n_read` Read channels to start with (clamped to [1, channels − 1]).
     pub fn new(scheme: Scheme, cfg: &PartitionConfig, geo: &Geometry, logical_pages: u32, n_read: u32) -> Self {
         let split = if scheme == Scheme::Pacp { Split::Adaptive } else { Split::Fixed };

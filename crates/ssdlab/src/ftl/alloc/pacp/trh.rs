@@ -1,6 +1,7 @@
 //! PACP's transaction history (TRH, §3.1; docs/techniques.md §10.2): per logical page, the types
 //! of its last N host requests, kept beside its map entry.
 
+use crate::mem::ChunkedTable;
 use crate::nand::Lpn;
 
 /// What a page's history predicts for its next request.
@@ -15,11 +16,12 @@ pub enum Prediction {
 }
 
 /// One byte per logical page: bits 0..N hold the last N types (1 = write; bit 0 the most
-/// recent), bits 4..7 how many are recorded (at most N).
+/// recent), bits 4..7 how many are recorded (at most N); kept in chunks allocated where pages
+/// are requested.
 #[derive(Debug, Clone)]
 pub struct Trh {
     bits: u8,
-    hist: Vec<u8>,
+    hist: ChunkedTable<u8>,
     /// Requests predicted from a history (accuracy's denominator, §10.9 [I]).
     pub predicted: u64,
     /// Of those, predictions that matched the request's type (a tie counted by the page's
@@ -31,12 +33,12 @@ impl Trh {
     /// Histories of `bits` (1 to 3) requests for `pages` logical pages.
     pub fn new(pages: u32, bits: u8) -> Trh {
         assert!((1..=3).contains(&bits), "TRH keeps 1 to 3 requests");
-        Trh { bits, hist: vec![0; pages as usize], predicted: 0, correct: 0 }
+        Trh { bits, hist: ChunkedTable::new(pages as usize), predicted: 0, correct: 0 }
     }
 
     /// The majority type of `lpn`'s history.
     pub fn predict(&self, lpn: Lpn) -> Prediction {
-        let h = self.hist[lpn as usize];
+        let h = self.hist.get(lpn as usize);
         let n = h >> 4;
         if n == 0 {
             return Prediction::None;
@@ -62,7 +64,7 @@ impl Trh {
             self.predicted += 1;
             self.correct += u64::from(p == write);
         }
-        let h = &mut self.hist[lpn as usize];
+        let h = self.hist.get_mut(lpn as usize);
         let n = ((*h >> 4) + 1).min(self.bits);
         let kept = ((*h & 0x0f) << 1 | u8::from(write)) & ((1 << self.bits) - 1);
         *h = n << 4 | kept;

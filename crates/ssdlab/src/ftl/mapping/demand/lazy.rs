@@ -1,30 +1,31 @@
-//! A table of `u32` indexed densely whose memory the operating system provides only where
-//! it has been written: entries are kept plus one (0 = NONE), so the table is allocated
-//! zeroed and untouched pages cost nothing. A map cache's per-entry tables (the translation
-//! pages' copy of the map, the CMT's tag index) are as long as the drive's logical space,
-//! while a run touches a part of it.
+//! A table of `u32` indexed densely whose memory grows with what has been written: entries
+//! are kept plus one (0 = NONE) in a [`ChunkedTable`], so chunks never written cost nothing.
+//! A map cache's per-entry tables (the translation pages' copy of the map, the CMT's tag
+//! index) are as long as the drive's logical space, while a run touches a part of it.
 
-pub struct LazyTable(Vec<u32>);
+use crate::mem::ChunkedTable;
+
+pub struct LazyTable(ChunkedTable<u32>);
 
 impl LazyTable {
     pub fn new(len: usize) -> LazyTable {
-        LazyTable(vec![0; len])
+        LazyTable(ChunkedTable::new(len))
     }
 
     /// The value at `i`, NONE if never set.
     #[inline]
     pub fn get(&self, i: u32) -> u32 {
-        self.0[i as usize].wrapping_sub(1)
+        self.0.get(i as usize).wrapping_sub(1)
     }
 
     #[inline]
     pub fn set(&mut self, i: u32, v: u32) {
-        self.0[i as usize] = v.wrapping_add(1);
+        self.0.set(i as usize, v.wrapping_add(1));
     }
 
-    #[allow(clippy::len_without_is_empty)]
-    pub fn len(&self) -> usize {
-        self.0.len()
+    /// Bytes held now.
+    pub fn bytes(&self) -> u64 {
+        self.0.bytes()
     }
 }
 

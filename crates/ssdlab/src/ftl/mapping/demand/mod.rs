@@ -783,8 +783,26 @@ impl DemandMap {
         self.p.update_order
     }
 
+    /// Bytes a map cache with `p` over `logical_pages` on `planes` planes holds: its image of
+    /// the translation pages ([`LazyTable`], with `image_chunks` chunks written), per
+    /// translation page its state, flags, dirty-list and prefetch books, the CMT and CTP
+    /// ([`BlockCache::estimate_bytes`], [`TpNodes::estimate_bytes`]) and a GC batch list per
+    /// plane.
+    pub fn estimate_bytes(p: &Params, logical_pages: u32, planes: u32, image_chunks: u64) -> u64 {
+        let tps = logical_pages.div_ceil(p.entries_per_tp) as u64;
+        let image = crate::mem::ChunkedTable::<u32>::estimate_bytes(logical_pages as u64, false, image_chunks);
+        let prefetch = if p.prefetch && p.tp_nodes { 1 + std::mem::size_of::<std::ops::Range<Lpn>>() } else { 0 };
+        let per_tp = std::mem::size_of::<TpState>() + 1 + (4 + 4 + 1) + prefetch;
+        let cmt = match p.tp_nodes {
+            true => TpNodes::estimate_bytes(p.cmt_blocks),
+            false => BlockCache::estimate_bytes(p.cmt_blocks, p.ways),
+        };
+        let ctp = if p.ctp_pages > 0 { BlockCache::estimate_bytes(p.ctp_pages, 0) } else { 0 };
+        image + tps * per_tp as u64 + cmt + ctp + planes as u64 * std::mem::size_of::<Vec<u32>>() as u64
+    }
+
     pub fn state_bytes(&self) -> u64 {
-        self.image.len() as u64 * 4
+        self.image.bytes()
             + self.tps.len() as u64 * 64
             + self.cmt.state_bytes()
             + self.ctp.as_ref().map_or(0, |c| c.state_bytes())
