@@ -24,6 +24,23 @@ create_exception!(
     "Bad input (a config, workload or trace): the message names the file, line, key and value, as the CLI's does."
 );
 
+create_exception!(
+    ssdlab,
+    MemoryLimitError,
+    SsdlabError,
+    "A run whose memory estimate is above what the process may take (or `max_memory`), refused before it starts, or a large table that could not be allocated: the message gives the estimate, the limit and the largest parts, as the CLI's does."
+);
+
+/// A library error as a Python exception: memory ones as [`MemoryLimitError`].
+fn py_error(e: ssdlab::Error) -> PyErr {
+    match e {
+        ssdlab::Error::MemoryLimit { .. } | ssdlab::Error::OutOfMemory { .. } => {
+            MemoryLimitError::new_err(e.to_string())
+        }
+        e => SsdlabError::new_err(e.to_string()),
+    }
+}
+
 /// Where a config or a workload comes from, as the Python side resolved it.
 enum Source {
     /// A file: a config, a workload TOML, or a trace replayed at its timestamps.
@@ -75,21 +92,30 @@ struct Job {
     seed: Option<u64>,
     check: bool,
     fairness: bool,
+    /// `max_memory`, in bytes.
+    max_memory: Option<u64>,
 }
 
 impl Job {
-    /// What `ssdlab run` does after reading its inputs, returning the JSON report.
-    fn run(&self) -> Result<String, String> {
-        let opts = RunOptions { check: self.check, timeline: None, progress: false };
+    /// What `ssdlab run` does after reading its inputs, returning the JSON report: refused
+    /// when its memory estimate is above what the process may still take or `max_memory`.
+    fn run(&self) -> Result<String, PyErr> {
+        let mut memory_limits = ssdlab::mem::limits();
+        if let Some(b) = self.max_memory {
+            memory_limits.insert(0, ssdlab::mem::Limit::on_process(b, "the limit max_memory sets"));
+        }
+        let opts = RunOptions { check: self.check, memory_limits, ..RunOptions::default() };
         let report = if self.fairness {
             let threads = ssdlab_lab::reproduce::default_threads();
             ssdlab::run_with_fairness(&self.config, &self.workload, self.seed, &opts, threads)
         } else {
             ssdlab::run(&self.config, &self.workload, self.seed, &opts)
         }
-        .map_err(|e| e.to_string())?;
+        .map_err(py_error)?;
         match &report.check {
-            Some(c) if c.violations > 0 => Err(format!("--check found {} integrity violations", c.violations)),
+            Some(c) if c.violations > 0 => {
+                Err(SsdlabError::new_err(format!("--check found {} integrity violations", c.violations)))
+            }
             _ => Ok(report.to_json()),
         }
     }
@@ -97,7 +123,7 @@ impl Job {
 
 /// Run one simulation; returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (config_kind, config_value, workload_kind, workload_value, seed=None, set=Vec::new(), check=false, fairness=false))]
+#[pyo3(signature = (config_kind, config_value, workload_kind, workload_value, seed=None, set=Vec::new(), check=false, fairness=false, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
@@ -109,16 +135,19 @@ fn run_json(
     set: Vec<String>,
     check: bool,
     fairness: bool,
+    max_memory: Option<String>,
 ) -> PyResult<String> {
     let err = |m: String| SsdlabError::new_err(m);
+    let max_memory =
+        max_memory.map(|m| ssdlab::mem::parse_size(&m).map_err(|e| err(format!("max_memory: {e}")))).transpose()?;
     let config_source = Source::new(config_kind, config_value, "<config>").map_err(err)?;
     let workload_source = Source::new(workload_kind, workload_value, "<workload>").map_err(err)?;
     // Read in the order the CLI reads them, so the first error is the CLI's first error.
     let config = config(&config_source, &set).map_err(|e| err(e.to_string()))?;
     let workload = workload(&workload_source).map_err(|e| err(e.to_string()))?;
-    let job = Job { config, workload, seed, check, fairness };
+    let job = Job { config, workload, seed, check, fairness, max_memory };
     // The simulation touches no Python object: other Python threads run meanwhile.
-    py.detach(|| job.run()).map_err(err)
+    py.detach(|| job.run())
 }
 
 /// The fully resolved config (every key with its value) as TOML, like `ssdlab validate
@@ -182,7 +211,7 @@ fn reproduce(
         return Err(e);
     }
     let done = match done {
-        Ok(done) => done.map_err(|e| SsdlabError::new_err(e.to_string()))?,
+        Ok(done) => done.map_err(py_error)?,
         Err(panic) => std::panic::resume_unwind(panic),
     };
     Ok((done.check, done.summary))
@@ -191,6 +220,7 @@ fn reproduce(
 #[pymodule]
 fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
+    m.add("MemoryLimitError", m.py().get_type::<MemoryLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;

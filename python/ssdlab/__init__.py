@@ -12,10 +12,10 @@ Start reading at :func:`run` and :class:`Report` (``report.py``).
 
 from __future__ import annotations
 
-from ._ssdlab import SsdlabError, __version__
+from ._ssdlab import MemoryLimitError, SsdlabError, __version__
 from .report import Report, resolve_config, run
 from .reproduce import Reproduction, reproduce
 from .sweep import SweepError, SweepTable, sweep
 
 __all__ = ["run", "sweep", "reproduce", "resolve_config", "Report", "Reproduction", "SweepTable", "SweepError",
-           "SsdlabError", "__version__"]
+           "SsdlabError", "MemoryLimitError", "__version__"]

@@ -42,6 +42,7 @@ def run(
     *,
     check: bool = False,
     fairness: bool = False,
+    max_memory: int | str | None = None,
 ) -> "Report":
     """Run one simulation, as ``ssdlab run --config CONFIG --workload WORKLOAD``.
 
@@ -50,11 +51,16 @@ def run(
     overrides the workload's seed (``--seed``); ``set`` overrides config keys
     (``{"hil.scheduler": "spk3"}`` is ``--set hil.scheduler=spk3``); ``check`` and
     ``fairness`` are ``--check`` and ``--fairness``. Bad input raises :class:`SsdlabError`
-    with the message the CLI prints after ``error:``. The simulation releases the GIL.
+    with the message the CLI prints after ``error:``. A run whose memory estimate
+    (``ssdlab validate``) is above what the process may still take, or above ``max_memory``
+    (bytes, or a size such as ``"8G"``, like ``--max-memory``), raises
+    :class:`MemoryLimitError` (an :class:`SsdlabError`) before it starts, naming the estimate
+    and the limit. The simulation releases the GIL.
     """
     ck, cv = _source(config, "config")
     wk, wv = _source(workload, "workload")
-    text = _ssdlab.run_json(ck, cv, wk, wv, seed, set_list(set), check, fairness)
+    limit = None if max_memory is None else str(max_memory)
+    text = _ssdlab.run_json(ck, cv, wk, wv, seed, set_list(set), check, fairness, limit)
     return Report(text)
 
 

@@ -191,3 +191,37 @@ def test_the_simulation_releases_the_gil(repo, monkeypatch):
     # Holding the GIL for the whole run would leave the ticker at a tick or two.
     assert wall > 0.05
     assert ticks >= 10, f"{ticks} ticks in {wall:.3f} s"
+
+
+def test_a_run_above_max_memory_raises_naming_the_estimate(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    with pytest.raises(ssdlab.MemoryLimitError, match=r"^this run needs about \S+ \S+ of memory \(estimate\), more than 1\.00 MiB: the limit max_memory sets"):
+        ssdlab.run(PRESET, MIXED, max_memory="1M")
+    with pytest.raises(ssdlab.MemoryLimitError, match=r"more than 1\.00 MiB"):
+        ssdlab.run(PRESET, MIXED, max_memory=1 << 20)
+    # A memory refusal is bad input too: existing handlers of SsdlabError catch it.
+    assert issubclass(ssdlab.MemoryLimitError, ssdlab.SsdlabError)
+    with pytest.raises(ssdlab.SsdlabError, match="max_memory: `lots`: expected a size"):
+        ssdlab.run(PRESET, MIXED, max_memory="lots")
+
+
+def test_check_above_the_address_space_raises_instead_of_killing_the_interpreter(repo):
+    """`check=True` on a drive too large for `ulimit -v` used to abort the interpreter; it now
+    raises MemoryLimitError before the run starts."""
+    code = (
+        "import ssdlab\n"
+        "wl = {'seed': 1, 'precondition': {'occupancy': 0.9}, 'flows': [{'type': 'synthetic',"
+        " 'read_ratio': 0.5, 'request_bytes': 4096, 'requests': 100}]}\n"
+        "try:\n"
+        f"    ssdlab.run({PRESET!r}, wl, check=True, set={{'nand.blocks_per_plane': 16384}})\n"
+        "except ssdlab.MemoryLimitError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    if subprocess.run(["sh", "-c", "ulimit -v 4000000"]).returncode != 0:
+        pytest.skip("ulimit -v is not allowed here")
+    import sys
+    out = subprocess.run(["sh", "-c", f'ulimit -v 4000000; exec "{sys.executable}" -c "$0"', code],
+                         cwd=repo, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("refused: this run needs about "), out.stdout + out.stderr
+    assert "ulimit -v 4000000" in out.stdout
