@@ -146,6 +146,9 @@ enum Command {
         /// Estimate memory for a run with the integrity oracle (`run --check`).
         #[arg(long)]
         check: bool,
+        /// Estimate memory for a run that records a timeline (`run --timeline`).
+        #[arg(long)]
+        timeline: bool,
     },
     /// Inspect and convert block traces.
     Trace {
@@ -469,8 +472,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             Ok(())
         }
         Command::Run(args) => run(args),
-        Command::Validate { config, workload, set, print, check } => {
-            validate(&config, workload.as_deref(), &set, print, check)
+        Command::Validate { config, workload, set, print, check, timeline } => {
+            let opts = RunOptions { check, timeline: timeline.then_some((0, u64::MAX)), ..RunOptions::default() };
+            validate(&config, workload.as_deref(), &set, print, &opts)
         }
         Command::Trace { command } => trace(command),
         Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
@@ -498,16 +502,15 @@ fn validate(
     workload: Option<&Path>,
     set: &[String],
     print: bool,
-    check: bool,
+    opts: &RunOptions,
 ) -> Result<(), InputError> {
     let cfg = Config::load(config, set)?;
     let wl = match workload {
         Some(w) => WorkloadSpec::load(w)?,
         None => WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: Vec::new() },
     };
-    let opts = RunOptions { check, ..RunOptions::default() };
     // Estimating builds the flows: traces are read and addresses checked against the drive.
-    let estimate = ssdlab::Simulation::estimate(&cfg, &wl, wl.seed, &opts)?;
+    let estimate = ssdlab::Simulation::estimate(&cfg, &wl, wl.seed, opts)?;
     if workload.is_some() {
         // Building the simulation checks what only the built layers can (preconditioning).
         ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
@@ -518,7 +521,7 @@ fn validate(
     }
     outln!("{}: ok", config.display());
     print_capacity(&cfg);
-    print_estimate(&estimate, workload.is_some(), check);
+    print_estimate(&estimate, workload.is_some(), opts.check);
     Ok(())
 }
 

@@ -367,7 +367,10 @@ fn a_limited_read_stops_past_its_requests() {
         TraceError::TooManyRequests { line, limit, .. } => assert_eq!((*line, *limit), (7, 5)),
         other => panic!("expected TooManyRequests, got {other}"),
     }
-    assert!(err.to_string().contains("more than 5 requests, the most this run can hold in memory (test budget)"), "{err}");
+    assert!(
+        err.to_string().contains("more than 5 requests, the most this run can hold in memory (test budget)"),
+        "{err}"
+    );
     let whole = ssdlab_trace::read_limited(&path, Some(Format::Msr), None, Some((6, "test budget"))).unwrap();
     assert_eq!(whole.records.len(), 6);
 }

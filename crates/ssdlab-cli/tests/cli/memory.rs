@@ -74,6 +74,8 @@ fn validate_prints_capacity_and_the_memory_estimate_by_part() {
     with.assert_success();
     assert!(with.stdout.contains("memory estimate (peak, this workload, with --check)"), "{}", with.describe());
     assert!(with.stdout.contains("  integrity oracle "), "{}", with.describe());
+    let timeline = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--timeline"]);
+    assert!(timeline.stdout.contains("  timeline "), "{}", timeline.describe());
     // --print stays a TOML file.
     let print = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--print"]);
     assert!(!print.stdout.contains("memory estimate"), "{}", print.describe());

@@ -56,10 +56,12 @@ pub const TIMELINE_LIMIT: usize = 2_000_000;
 
 impl Timeline {
     /// Bytes of a full timeline: [`TIMELINE_LIMIT`] events (room doubling as it grows), and
-    /// its JSON when written (about 160 bytes an event).
+    /// its JSON text when written (at most about 140 bytes an event: `{"name":"copyback
+    /// bus","cat":"cell","ph":"X","pid":65535,"tid":17,"ts":1000000000.000000,"dur":
+    /// 10000.000000,"args":{"work":"migration"}},` and a newline is 138; room doubling).
     pub fn estimate_bytes() -> u64 {
         let events = TIMELINE_LIMIT.next_power_of_two() as u64;
-        events * std::mem::size_of::<Activity>() as u64 + TIMELINE_LIMIT as u64 * 160
+        events * std::mem::size_of::<Activity>() as u64 + (TIMELINE_LIMIT as u64 * 140).next_power_of_two()
     }
 
     pub fn new(start_ps: Ps, end_ps: Ps) -> Timeline {
