@@ -27,6 +27,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 mod ablation;
+pub mod fit;
 mod ledger;
 mod report;
 

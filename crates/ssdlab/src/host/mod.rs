@@ -118,6 +118,11 @@ pub struct FlowSpec {
     pub trim_ratio: f64,
     /// Fraction of writes marked FUA.
     pub fua_ratio: f64,
+    /// Probability that a read or write repeats the last type of its first page (the slot it
+    /// starts at), so pages keep runs of reads and of writes (docs/workload.md); 0 draws every
+    /// request's type independently.
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub type_persistence: f64,
 
     // Trace flows.
     pub path: Option<PathBuf>,
@@ -157,6 +162,10 @@ pub struct FlowSpec {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Keys that are off by default are left out of a report's copy of the workload, so that
@@ -301,6 +310,7 @@ impl Default for FlowSpec {
             rate_iops: 0.0,
             trim_ratio: 0.0,
             fua_ratio: 0.0,
+            type_persistence: 0.0,
             path: None,
             format: None,
             replay: Replay::ClosedLoop,
@@ -474,6 +484,14 @@ impl FlowSpec {
         if self.read_ratio + self.trim_ratio > 1.0 + 1e-12 {
             return bad("trim_ratio", format!("{label}: read_ratio + trim_ratio exceeds 1"));
         }
+        let rho = self.type_persistence;
+        if rho == 1.0 {
+            let why = "every page would keep its first type forever (reads and writes would never mix on a page)";
+            return bad("type_persistence", format!("{} = 1: must be below 1; {why}", key("type_persistence")));
+        }
+        if !(0.0..1.0).contains(&rho) {
+            return bad("type_persistence", format!("{} = {rho}: must be in [0, 1)", key("type_persistence")));
+        }
         Ok(())
     }
 
@@ -514,6 +532,14 @@ impl FlowSpec {
     fn check_trace(&self, label: &str) -> Check {
         if self.path.is_none() {
             return bad("path", format!("{label}: a trace flow needs path"));
+        }
+        if self.type_persistence != 0.0 {
+            return bad(
+                "type_persistence",
+                format!(
+                    "{label}: type_persistence is for type = \"synthetic\" (a trace's requests keep their own types)"
+                ),
+            );
         }
         self.column_map().map_err(|(key, m)| Bad { key, message: format!("{label}: {m}") })?;
         if !(self.speedup.is_finite() && (1e-6..=1e9).contains(&self.speedup)) {
@@ -659,5 +685,43 @@ mod tests {
             }
             other => panic!("expected a config error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn type_persistence_is_below_one_and_for_synthetic_flows_only() {
+        let message =
+            |f: FlowSpec| match (WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] })
+                .validate("w.toml")
+            {
+                Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+                other => format!("{other:?}"),
+            };
+        let synthetic = |rho| FlowSpec { name: "s".into(), requests: 1, type_persistence: rho, ..FlowSpec::default() };
+        assert_eq!(message(synthetic(0.99)), "Ok(())");
+        assert_eq!(message(synthetic(0.0)), "Ok(())");
+        assert!(
+            message(synthetic(1.0))
+                .starts_with("flows[0].type_persistence: flow `s`: type_persistence = 1: must be below 1;"),
+            "{}",
+            message(synthetic(1.0))
+        );
+        assert_eq!(
+            message(synthetic(-0.1)),
+            "flows[0].type_persistence: flow `s`: type_persistence = -0.1: must be in [0, 1)"
+        );
+        assert_eq!(
+            message(synthetic(f64::NAN)),
+            "flows[0].type_persistence: flow `s`: type_persistence = NaN: must be in [0, 1)"
+        );
+        let trace =
+            FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), type_persistence: 0.5, ..FlowSpec::default() };
+        assert_eq!(
+            message(trace),
+            "flows[0].type_persistence: flows[0]: type_persistence is for type = \"synthetic\" (a trace's requests keep their own types)"
+        );
+        // Off by default, and then left out of a report's copy of the workload.
+        let json = serde_json::to_value(synthetic(0.0)).unwrap();
+        assert!(json.get("type_persistence").is_none());
+        assert_eq!(serde_json::to_value(synthetic(0.5)).unwrap()["type_persistence"], 0.5);
     }
 }
