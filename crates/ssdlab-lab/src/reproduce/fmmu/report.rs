@@ -5,8 +5,9 @@
 
 use std::fmt::Write as _;
 
+use super::figures::Figure;
 use super::seeds::{self, half_width, mean_rows, Interval};
-use super::{pick, scheme_config, Figure, Kind, Row, Synthetic, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
+use super::{pick, scheme_config, Kind, Row, Synthetic, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{plot, Options};
 use ssdlab::Config;
