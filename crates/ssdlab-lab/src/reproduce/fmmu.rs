@@ -244,6 +244,9 @@ pub fn software_costs(kind: Kind, pooled: bool) -> Costs {
     Costs { issue_ns: ISSUE_NS * s, hit_ns: hit * s, miss_ns: miss * s, flush_block_ns: PER_BLOCK_NS * s }
 }
 
+/// Firmware cores of the ablation row without hardware automation: CDFTL-4's.
+pub const NO_HW_CORES: u32 = 4;
+
 /// What an ablation row removes from FMMU (issue 33 item 1; docs/techniques.md §9): one of
 /// its three mechanisms, everything else FMMU's (its cache, its DTL choosing what to flush,
 /// its costs).
@@ -335,7 +338,7 @@ pub fn ablation_config(a: &Ablation, base: &Config) -> Result<Config> {
     let mut c = base.clone();
     match a.removed {
         Removed::Hardware => {
-            c.ftl.firmware = on_cores(software_costs(Kind::Cdftl, false), 4, base.ftl.firmware.charges);
+            c.ftl.firmware = on_cores(software_costs(Kind::Cdftl, false), NO_HW_CORES, base.ftl.firmware.charges);
         }
         Removed::Ctp => {
             c.ftl.map_cache.cmt_bytes = Some(base.ftl.map_cache.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES));

@@ -24,6 +24,9 @@ struct Series {
     bars: Vec<Option<Interval>>,
 }
 
+/// A series' name and what it reads from a run.
+type Measure<T> = (&'static str, fn(&Row) -> T);
+
 /// The x axis of the figures with a bar per scheme.
 const SCHEME_AXIS: &str = "map cache scheme";
 
@@ -104,7 +107,7 @@ fn throughput(out: &Path, rows: &[Row], w: Synthetic, done: &mut Vec<Figure>) {
 /// Figure 12: the host link's, NAND buses', chips' and firmware's busy time per scheme on
 /// one synthetic workload.
 fn utilization(out: &Path, rows: &[Row], w: Synthetic, done: &mut Vec<Figure>) {
-    let parts: [(&str, fn(&Row) -> f64); 4] = [
+    let parts: [Measure<f64>; 4] = [
         ("host link", |r| r.util_host_link),
         ("NAND bus", |r| r.util_nand_bus),
         ("chips", |r| r.util_chips),
@@ -156,7 +159,7 @@ fn elapsed(out: &Path, rows: &[Row], main: bool, done: &mut Vec<Figure>) {
 /// Figure 13: flash page operations per scheme on one trace, data and map, reads and
 /// programs.
 fn flash_ops(out: &Path, rows: &[Row], t: &TraceRun, done: &mut Vec<Figure>) {
-    let kinds: [(&str, fn(&Row) -> u64); 4] = [
+    let kinds: [Measure<u64>; 4] = [
         ("data reads", |r| r.data_reads),
         ("map reads", |r| r.tp_reads),
         ("data programs", |r| r.data_programs),
