@@ -177,8 +177,15 @@ struct Counter<'a> {
     stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
+/// Runs the last reproduction's `--resume` took from its store instead of making (a
+/// reproduction runs once per process; its report's header says how many were reused).
+pub static REUSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 impl sweep::Progress for Counter<'_> {
     fn start(&self, items: usize, reused: usize) {
+        if self.dir.is_some() {
+            REUSED.store(reused, std::sync::atomic::Ordering::Relaxed);
+        }
         if let (Some(label), Some(dir), true) = (self.label, self.dir, reused > 0) {
             eprintln!("  {label}: {reused} of {items} runs already done in {}", dir.display());
         }

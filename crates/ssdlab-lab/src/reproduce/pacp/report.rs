@@ -614,7 +614,7 @@ fn fresh_section(v: &mut Values, rows: &[Row]) {
         ));
     }
     v.set("fresh_rows", m);
-    v.set("fresh_summary", summary.join(" "));
+    v.set("fresh_summary", summary.join(" ") + "\n");
 }
 
 /// The preload sensitivity: the same runs with the pages read before written filled onto
@@ -697,7 +697,7 @@ fn preload_summary(rows: &[Row]) -> String {
         change(geo(Scheme::Ideal, Scheme::Baseline)),
         change(geo(Scheme::LvPreload, Scheme::Lv)),
         change(geo(Scheme::PacpPreload, Scheme::LvPreload)),
-    )
+    ) + "\n"
 }
 
 /// The preload table's rows: each workload's read latency against the baseline at the
