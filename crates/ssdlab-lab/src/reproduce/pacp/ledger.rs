@@ -85,7 +85,7 @@ fn fig7_cause(rows: &[Row], w: &str) -> Option<String> {
     let fresh_nomig = super::pick_run(rows, w, PacpNoMig, ch, fresh).zip(super::pick_run(rows, w, Baseline, ch, fresh));
     let fresh = fresh_nomig.map_or("–".into(), |(x, y)| format!("{:+.1}%", (x.read_us / y.read_us - 1.0) * 100.0));
     Some(format!(
-        "at {ch} ch the baseline's chips are busy {} and Ideal reads {}: that is the interference to remove; the partition alone gives {}, TRH's placement {} (it puts {} of page writes on Read channels against {} for the partition alone: {} have no history, {} are predicted read); migration {} ({} pages by GC, {} at idle); preloaded {}, fresh drive {}",
+        "seed 1 at {ch} ch: the baseline's chips are busy {} and Ideal reads {}: that is the interference to remove; the partition alone gives {}, TRH's placement {} (it puts {} of page writes on Read channels against {} for the partition alone: {} have no history, {} are predicted read); migration {} ({} pages by GC, {} at idle); preloaded {}, fresh drive {}",
         pc(base.chip_util),
         vs(rows, w, Ideal, Baseline),
         vs(rows, w, PacpPartition, Baseline),
