@@ -28,8 +28,8 @@ use crate::error::{Error, Result};
 use crate::validate::reject;
 
 mod edit;
-pub use edit::Edits;
 pub use crate::validate::{ns_to_ps, us_to_ps};
+pub use edit::Edits;
 
 pub use crate::cache::config::{CacheConfig, Destage};
 pub use crate::ftl::config::{FirmwareConfig, FtlConfig, GcConfig, WearLevelingConfig};

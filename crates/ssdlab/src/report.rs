@@ -783,13 +783,13 @@ impl Report {
         out
     }
 
-    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s";
+    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s,ramp_excluded";
 
     /// One CSV row of the main table (columns of `CSV_HEADER`).
     pub fn csv_row(&self) -> String {
         let s = &self.sim;
         format!(
-            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9}",
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9},{}",
             self.config.hil.scheduler,
             self.config.tsu.policy,
             s.host.requests_completed,
@@ -806,7 +806,8 @@ impl Report {
             s.host.queue_stall_s,
             s.gc.waf,
             s.gc.invocations,
-            s.sim_time_ps as f64 / 1e12
+            s.sim_time_ps as f64 / 1e12,
+            s.host.ramp_excluded
         )
     }
 }

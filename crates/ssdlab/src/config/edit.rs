@@ -72,7 +72,7 @@ impl Edits<'_> {
 /// error, so a misspelled `--unset` does not pass unnoticed.
 fn unset(root: &mut toml::Table, key: &str, file: &str) -> Result<()> {
     let parts: Vec<&str> = key.trim().split('.').collect();
-    let fail = |why: &str| Err(Error::config("--unset", 0, key, &format!("--unset {key}: {why}")));
+    let fail = |why: &str| Err(Error::config("--unset", 0, key, &format!("{key}: {why}")));
     if parts.iter().any(|p| p.is_empty()) {
         return fail("empty component in key");
     }
@@ -99,7 +99,7 @@ fn known_key(parts: &[&str], key: &str, file: &str) -> Result<()> {
         match at.get(part) {
             Some(v) => at = v,
             None => {
-                let why = format!("--unset {key}: not in {file}, and not a config key (docs/config.md)");
+                let why = format!("{key}: not in {file}, and not a config key (docs/config.md)");
                 return Err(Error::config("--unset", 0, key, &why));
             }
         }
@@ -133,7 +133,7 @@ mod tests {
         unset(&mut t, "ftl.map_cache", "c.toml").unwrap();
         unset(&mut t, "cache.capacity_bytes", "c.toml").unwrap();
         let e = unset(&mut t, "ftl.map_cach", "c.toml").unwrap_err().to_string();
-        assert!(e.contains("--unset ftl.map_cach: not in c.toml, and not a config key"), "{e}");
+        assert!(e.contains("--unset: ftl.map_cach: not in c.toml, and not a config key"), "{e}");
         let e = unset(&mut t, "nand.channels.x", "c.toml").unwrap_err().to_string();
         assert!(e.contains("channels is a value, not a table"), "{e}");
         assert_eq!(t, tree("[nand]\nchannels = 4\n"));
