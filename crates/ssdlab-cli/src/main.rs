@@ -26,15 +26,38 @@ struct RunArgs {
     /// Override a config key: --set ftl.gc.policy=fifo (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Remove a key or a whole table of the config before the --sets apply: --unset
+    /// ftl.map_cache (repeatable).
+    #[arg(long = "unset", value_name = "KEY")]
+    unset: Vec<String>,
     /// Seed (overrides the workload's).
     #[arg(long)]
     seed: Option<u64>,
+    /// Run each seed from A to B (both ends), in parallel on --threads, and report each one's
+    /// main statistics with their mean and 95% t interval; --out then holds every report and
+    /// the summary, --csv a row per seed.
+    #[arg(long, value_name = "A..B", value_parser = seeds::parse_seeds,
+          conflicts_with_all = ["seed", "timeline", "timeline_window", "lat_log"])]
+    seeds: Option<seeds::Seeds>,
+    /// Parallel runs of --seeds and --fairness (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    threads: Option<u64>,
     /// Write the JSON report here.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Append the main table's CSV row here (header written if the file is new).
+    /// Append the main table's CSV row here: which run (config, workload, workload options,
+    /// seed, --set, --unset), then its statistics. A new file gets the header; an existing
+    /// one must start with the same header.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Write a CSV row per completed request here (flow, op, lba, bytes, arrival_us,
+    /// completion_us, latency_us), streamed as the run goes.
+    #[arg(long, value_name = "FILE")]
+    lat_log: Option<PathBuf>,
+    /// Warm-up: requests arriving in the first MS milliseconds of simulated time run but
+    /// are left out of every statistic (overrides the workload's ramp_ms).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    ramp_ms: Option<f64>,
     /// Write bus and cell activity as Chrome trace-event JSON (open in Perfetto).
     #[arg(long)]
     timeline: Option<PathBuf>,
@@ -119,7 +142,7 @@ impl ColumnArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Run one simulation and print its summary.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check a config (and workload) and explain what is wrong; exit 2 if anything is.
     Validate {
         #[arg(long)]
@@ -128,6 +151,9 @@ enum Command {
         workload: Option<PathBuf>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a key or a whole table of the config before the --sets apply (repeatable).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// Print the fully resolved config (every key with its value).
         #[arg(long)]
         print: bool,
@@ -354,7 +380,10 @@ fn emit(args: std::fmt::Arguments<'_>) {
     }
 }
 
+mod output;
+mod seeds;
 mod soak;
+use output::{OutputFile, Outputs};
 use soak::{soak, SoakArgs};
 
 fn main() -> ExitCode {
@@ -379,9 +408,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             outln!("{n} claims from {} reproductions in {}", dirs.len(), out.display());
             Ok(())
         }
-        Command::Run(args) => run(args),
-        Command::Validate { config, workload, set, print } => {
-            let cfg = Config::load(&config, &set)?;
+        Command::Run(args) => run(*args),
+        Command::Validate { config, workload, set, unset, print } => {
+            let cfg = load_config(&config, &unset, &set)?;
             if let Some(w) = &workload {
                 let wl = WorkloadSpec::load(w)?;
                 // Building the simulation loads traces and checks addresses against the drive.
@@ -484,19 +513,34 @@ fn run_workload(args: &RunArgs) -> Result<WorkloadSpec, InputError> {
             f.device = args.device;
         }
     }
+    if let Some(ms) = args.ramp_ms {
+        wl.ramp_ms = ms;
+    }
     args.columns.map()?;
     wl.validate("command line")?;
     Ok(wl)
 }
 
+/// The config with the command line's `--unset`s and `--set`s, saying on stderr what they
+/// dropped besides.
+fn load_config(path: &Path, unset: &[String], set: &[String]) -> Result<Config, InputError> {
+    let (cfg, notes) = Config::load_edited(path, &ssdlab::config::Edits { unset, set })?;
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+    Ok(cfg)
+}
+
 fn run(args: RunArgs) -> Result<(), InputError> {
-    let cfg = Config::load(&args.config, &args.set)?;
+    let cfg = load_config(&args.config, &args.unset, &args.set)?;
     let wl = run_workload(&args)?;
     // Every output must be creatable before minutes of simulation, not after.
-    let out = args.out.as_deref().map(OutputFile::check).transpose()?;
-    let timeline = args.timeline.as_deref().map(OutputFile::check).transpose()?;
-    let csv = args.csv.as_deref().map(OutputFile::check).transpose()?;
+    let outputs = Outputs::check(&args)?;
     say_detected_formats(&wl)?;
+    let threads = args.threads.map_or_else(ssdlab_lab::reproduce::default_threads, |t| t as usize);
+    if let Some(seeds) = args.seeds {
+        return run_seeds(&args, &cfg, &wl, seeds, threads, &outputs);
+    }
     let window = match (&args.timeline, &args.timeline_window) {
         (Some(_), Some(w)) => Some(parse_window(w)?),
         (Some(_), None) => Some((0, u64::MAX)),
@@ -504,13 +548,13 @@ fn run(args: RunArgs) -> Result<(), InputError> {
         (None, None) => None,
     };
     let opts = RunOptions { check: args.check, timeline: window, progress: true };
-    let outcome = ssdlab::run_outcome(&cfg, &wl, args.seed, &opts)?;
+    let outcome = outputs.run(&cfg, &wl, args.seed, &opts)?;
     let mut report = ssdlab::Report::from_outcome(&outcome);
     if args.fairness {
-        let seed = args.seed.unwrap_or(wl.seed);
-        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab_lab::reproduce::default_threads())?;
+        let seed = report.seed;
+        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, threads)?;
     }
-    if let (Some(file), Some(tl)) = (&timeline, &outcome.timeline) {
+    if let (Some(file), Some(tl)) = (&outputs.timeline, &outcome.timeline) {
         file.write(|w| w.write_all(tl.to_json().as_bytes()))?;
         if tl.dropped > 0 {
             eprintln!("timeline: {} events past the limit were left out; narrow --timeline-window", tl.dropped);
@@ -520,20 +564,43 @@ fn run(args: RunArgs) -> Result<(), InputError> {
         let max = ssdlab::stats::config::MAX_SAMPLES;
         eprintln!("time series: kept its first {max} samples only; raise stats.interval_us to cover the whole run");
     }
-    if let Some(file) = &out {
-        file.write(|w| w.write_all(report.to_json().as_bytes()))?;
-    }
-    if let Some(file) = &csv {
-        append_csv(file, &report)?;
-    }
+    let json = report.to_json();
+    outputs.write(&json, std::slice::from_ref(&report))?;
     if args.json {
-        outln!("{}", report.to_json());
+        outln!("{json}");
     } else {
         out!("{}", report.summary());
     }
-    match &report.check {
-        Some(c) if c.violations > 0 => Err(InputError(format!("--check found {} integrity violations", c.violations))),
-        _ => Ok(()),
+    violations(std::slice::from_ref(&report))
+}
+
+/// `run --seeds`: every seed, a table of their statistics (or the JSON with `--json`).
+fn run_seeds(
+    args: &RunArgs,
+    cfg: &Config,
+    wl: &WorkloadSpec,
+    seeds: seeds::Seeds,
+    threads: usize,
+    outputs: &Outputs,
+) -> Result<(), InputError> {
+    let job = seeds::PerSeed { config: cfg, workload: wl, check: args.check, fairness: args.fairness };
+    let reports = seeds::run_all(seeds, threads, &job)?;
+    let json = seeds::to_json(&reports);
+    outputs.write(&json, &reports)?;
+    if args.json {
+        outln!("{json}");
+    } else {
+        out!("{}", seeds::table(&reports, &args.config, &args.workload));
+    }
+    violations(&reports)
+}
+
+/// An error if `--check` found integrity violations in any report.
+fn violations(reports: &[ssdlab::Report]) -> Result<(), InputError> {
+    let found: u64 = reports.iter().filter_map(|r| r.check.as_ref()).map(|c| c.violations).sum();
+    match found {
+        0 => Ok(()),
+        n => Err(InputError(format!("--check found {n} integrity violations"))),
     }
 }
 
@@ -559,83 +626,6 @@ fn say_detected_formats(wl: &WorkloadSpec) -> Result<(), InputError> {
         }
     }
     Ok(())
-}
-
-/// An output file, checked before the work that fills it and written whole or not at all: a
-/// regular file is written to a temporary file in the same directory and renamed over the
-/// target when complete, so a full disk or a crash never leaves a truncated report. A device
-/// or pipe (`/dev/stdout`) is written in place, since it cannot be renamed over.
-struct OutputFile {
-    path: PathBuf,
-    in_place: bool,
-}
-
-impl OutputFile {
-    /// Fails, naming the path, if the file cannot be created (no such directory, a directory
-    /// in the way, no permission); probes by creating and removing the temporary file.
-    fn check(path: &Path) -> Result<OutputFile, InputError> {
-        let fail = |e: std::io::Error| InputError(format!("{}: cannot write this output: {e}", path.display()));
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => return Err(InputError(format!("{}: is a directory, not a file", path.display()))),
-            Ok(m) if !m.is_file() => {
-                std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
-                return Ok(OutputFile { path: path.to_path_buf(), in_place: true });
-            }
-            _ => {}
-        }
-        let file = OutputFile { path: path.to_path_buf(), in_place: false };
-        let tmp = file.temporary();
-        std::fs::File::create(&tmp).map_err(fail)?;
-        std::fs::remove_file(&tmp).map_err(fail)?;
-        Ok(file)
-    }
-
-    /// `.NAME.tmp-PID` beside the target: same directory, so the rename cannot cross devices.
-    fn temporary(&self) -> PathBuf {
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        self.path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-    }
-
-    /// Writes the file with `fill`; on any failure the target is left as it was and the
-    /// temporary file removed.
-    fn write(&self, fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), InputError> {
-        use std::io::Write;
-        let fail = |e: std::io::Error| {
-            let kept = if self.in_place { "" } else { ", file left unchanged" };
-            InputError(format!("{}: writing failed{kept}: {e}", self.path.display()))
-        };
-        if self.in_place {
-            let mut w =
-                std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&self.path).map_err(fail)?);
-            return fill(&mut w).and_then(|()| w.flush()).map_err(fail);
-        }
-        let tmp = self.temporary();
-        let written = (|| {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            fill(&mut w)?;
-            let f = w.into_inner().map_err(|e| e.into_error())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written.map_err(fail)
-    }
-}
-
-/// Appends the report's row (and the header to a new file) by rewriting the whole file
-/// through [`OutputFile::write`], so a failed append never leaves half a row.
-fn append_csv(file: &OutputFile, report: &ssdlab::Report) -> Result<(), InputError> {
-    let old = match std::fs::read_to_string(&file.path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("{}\n", ssdlab::Report::CSV_HEADER),
-        Err(e) => return Err(InputError(format!("{}: {e}", file.path.display()))),
-    };
-    file.write(|w| {
-        w.write_all(old.as_bytes())?;
-        writeln!(w, "{}", report.csv_row())
-    })
 }
 
 fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputError> {

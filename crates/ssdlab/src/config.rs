@@ -26,7 +26,10 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::validate::reject;
+
+mod edit;
 pub use crate::validate::{ns_to_ps, us_to_ps};
+pub use edit::Edits;
 
 pub use crate::cache::config::{CacheConfig, Destage};
 pub use crate::ftl::config::{FirmwareConfig, FtlConfig, GcConfig, WearLevelingConfig};
@@ -85,28 +88,34 @@ pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
 impl Config {
     /// Read a config file, apply `--set` overrides, type it and validate it.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Config> {
+        Config::load_edited(path, &Edits { unset: &[], set: overrides }).map(|(config, _)| config)
+    }
+
+    /// Read a config file, apply the command line's `--unset`s and `--set`s ([`Edits`]), type
+    /// it and validate it; with the notes the edits gave (tables they dropped).
+    pub fn load_edited(path: &Path, edits: &Edits) -> Result<(Config, Vec<String>)> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Config::from_toml_str(&text, &path.display().to_string(), overrides)
+        Config::from_toml_edited(&text, &path.display().to_string(), edits)
     }
 
     pub fn from_toml_str(text: &str, file: &str, overrides: &[String]) -> Result<Config> {
+        Config::from_toml_edited(text, file, &Edits { unset: &[], set: overrides }).map(|(config, _)| config)
+    }
+
+    /// [`Config::load_edited`] of TOML text; `file` names it in messages.
+    pub fn from_toml_edited(text: &str, file: &str, edits: &Edits) -> Result<(Config, Vec<String>)> {
+        let overrides = edits.set;
         let mut table: toml::Table = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
         // First type the file alone, so that its errors carry file line numbers.
         let _: Config = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
-        for o in overrides {
-            apply_override(&mut table, o)?;
-        }
+        let notes = edits.apply(&mut table, file)?;
         reject_two_cache_sizes(&table, text, file)?;
-        let config: Config = if overrides.is_empty() {
+        let config: Config = if edits.is_empty() {
             toml::from_str(text).map_err(|e| Error::toml(file, text, e))?
         } else {
             Config::deserialize(toml::Value::Table(table)).map_err(|e| {
-                Error::config(
-                    "--set",
-                    0,
-                    &overrides.join(" "),
-                    &format!("{}: {}", overrides.join(" "), e.message().trim()),
-                )
+                let typed = edits.describe();
+                Error::config("--set", 0, &typed, &format!("{typed}: {}", e.message().trim()))
             })?
         };
         config.validate(file).map_err(|e| match e {
@@ -123,7 +132,7 @@ impl Config {
             }
             other => other,
         })?;
-        Ok(config)
+        Ok((config, notes))
     }
 
     /// Check everything that can be impossible: each section's own checks, in section order,

@@ -94,6 +94,14 @@ pub struct HostReport {
     pub device_us_mean: f64,
     /// Time the device queue was full while a host had requests waiting.
     pub queue_stall_s: f64,
+    /// Requests that arrived during the warm-up (the workload's `ramp_ms`): simulated, but in
+    /// no statistic of requests; IOPS and bandwidth are over the time after the warm-up.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ramp_excluded: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -403,6 +411,7 @@ impl HostReport {
             host_wait_us_mean: ratio(s.host_wait_ps as f64 / 1e6, s.completed as f64),
             device_us_mean: ratio(s.device_ps as f64 / 1e6, s.completed as f64),
             queue_stall_s: s.stall_ps as f64 / 1e12,
+            ramp_excluded: s.ramp_excluded,
         }
     }
 }
@@ -526,7 +535,8 @@ impl Utilization {
 impl Report {
     pub fn from_outcome(o: &Outcome) -> Report {
         let s = &o.stats;
-        let secs = o.sim_time_ps as f64 / 1e12;
+        // Rates are over the measured time: after the warm-up, if any.
+        let secs = o.sim_time_ps.saturating_sub(s.ramp_ps) as f64 / 1e12;
         let flows = o
             .flow_names
             .iter()
@@ -628,6 +638,14 @@ impl Report {
             s.host.write_bandwidth_mb_s,
             s.host.queue_stall_s
         );
+        let ramp_ms = self.workload.ramp_ms;
+        if ramp_ms > 0.0 {
+            let measured_s = (s.sim_time_ps as f64 / 1e12 - ramp_ms / 1e3).max(0.0);
+            out += &format!(
+                "warm-up: {} requests arriving in the first {ramp_ms} ms simulated but left out of every statistic of requests; rates over the {measured_s:.6} s after it\n",
+                s.host.ramp_excluded
+            );
+        }
         out += "latency (us)      count       mean        p50        p99      p99.9        max\n";
         for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)] {
             out += &format!(
@@ -765,13 +783,13 @@ impl Report {
         out
     }
 
-    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s";
+    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s,ramp_excluded";
 
     /// One CSV row of the main table (columns of `CSV_HEADER`).
     pub fn csv_row(&self) -> String {
         let s = &self.sim;
         format!(
-            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9}",
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9},{}",
             self.config.hil.scheduler,
             self.config.tsu.policy,
             s.host.requests_completed,
@@ -788,7 +806,8 @@ impl Report {
             s.host.queue_stall_s,
             s.gc.waf,
             s.gc.invocations,
-            s.sim_time_ps as f64 / 1e12
+            s.sim_time_ps as f64 / 1e12,
+            s.host.ramp_excluded
         )
     }
 }

@@ -508,6 +508,7 @@ fn workload(flow: FlowSpec, pattern: Pattern, seed: u64) -> WorkloadSpec {
         source: "reproduce fmmu".into(),
         seed,
         precondition: Some(PreconditionSpec { occupancy: 1.0, pattern }),
+        ramp_ms: 0.0,
         flows: vec![flow],
     }
 }

@@ -220,7 +220,13 @@ pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64, run: RunOf, rho: f64)
         Drive::Aged => fill(),
         Drive::Fresh => read_regions(&shares, requests, logical_bytes / page_bytes as f64),
     };
-    WorkloadSpec { source: format!("stand-in {}", s.name), seed: run.seed, precondition: Some(precondition), flows }
+    WorkloadSpec {
+        source: format!("stand-in {}", s.name),
+        seed: run.seed,
+        precondition: Some(precondition),
+        ramp_ms: 0.0,
+        flows,
+    }
 }
 
 fn fill() -> PreconditionSpec {

@@ -60,7 +60,18 @@ pub struct WorkloadSpec {
     pub seed: u64,
     #[serde(default)]
     pub precondition: Option<PreconditionSpec>,
+    /// Warm-up: requests arriving before this much simulated time (ms) are simulated but
+    /// left out of every statistic of requests (counts, latencies, IOPS, bandwidth, the time
+    /// series, the latency log); the report counts them. 0: none.
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub ramp_ms: f64,
     pub flows: Vec<FlowSpec>,
+}
+
+/// A report's copy of a workload without a warm-up leaves `ramp_ms` out, as it was before
+/// the key existed.
+fn is_zero_ms(ms: &f64) -> bool {
+    *ms == 0.0
 }
 
 fn default_seed() -> u64 {
@@ -367,6 +378,7 @@ impl WorkloadSpec {
             source: path.display().to_string(),
             seed: 1,
             precondition: None,
+            ramp_ms: 0.0,
             flows: vec![FlowSpec {
                 name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
                 kind: FlowKind::Trace,
@@ -386,6 +398,9 @@ impl WorkloadSpec {
         }
         if self.flows.len() > 65535 {
             return bad("flows", "at most 65535 flows".into());
+        }
+        if !(self.ramp_ms.is_finite() && (0.0..=1e9).contains(&self.ramp_ms)) {
+            return bad("ramp_ms", format!("ramp_ms = {:?}: must be between 0 and 1e9", self.ramp_ms));
         }
         if let Some(p) = &self.precondition {
             if !(0.0..=1.0).contains(&p.occupancy) {
@@ -651,18 +666,29 @@ mod tests {
     fn loop_needs_a_stop_condition_and_a_trace_flow() {
         let looped =
             FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), loop_trace: true, ..FlowSpec::default() };
-        let message =
-            |f: FlowSpec| match (WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] })
-                .validate("w.toml")
-            {
-                Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
-                other => panic!("expected a config error, got {other:?}"),
-            };
+        let message = |f: FlowSpec| match (WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        })
+        .validate("w.toml")
+        {
+            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+            other => panic!("expected a config error, got {other:?}"),
+        };
         assert_eq!(
             message(looped.clone()),
             "flows[0].loop: flows[0]: loop = true needs duration_ms or requests to stop the flow"
         );
-        let stopped = |f: FlowSpec| WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] };
+        let stopped = |f: FlowSpec| WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        };
         assert!(stopped(FlowSpec { duration_ms: 5.0, ..looped.clone() }).validate("w").is_ok());
         assert!(stopped(FlowSpec { requests: 5, ..looped }).validate("w").is_ok());
         let synthetic = FlowSpec { requests: 5, loop_trace: true, ..FlowSpec::default() };
@@ -676,6 +702,7 @@ mod tests {
             source: String::new(),
             seed: 1,
             precondition: None,
+            ramp_ms: 0.0,
             flows: vec![FlowSpec { requests: 1, ..FlowSpec::default() }, flow],
         };
         match spec.validate("w.toml") {

@@ -42,6 +42,7 @@ use crate::nand::phy::Phy;
 use crate::nand::timeline::Timeline;
 use crate::nand::{Geometry, Timing};
 use crate::slab::Slab;
+use crate::stats::latency_log::LatencyLog;
 use crate::stats::{Seen, Stats};
 use crate::tsu::unit::Tsu;
 
@@ -168,6 +169,8 @@ pub struct Simulation {
     resumed: Vec<(Waiter, Option<Ps>)>,
     oracle: Option<Oracle>,
     stats: Stats,
+    /// A row per counted completion (`with_latency_log`).
+    latency_log: Option<LatencyLog>,
     interval_ps: Ps,
     finished: bool,
     last_completion_ps: Ps,
@@ -271,7 +274,10 @@ impl Simulation {
             gc_pages: Vec::new(),
             resumed: Vec::new(),
             oracle,
-            stats: Stats::new(nflows).with_cache_pages(if cfg.cache.enabled { cache_pages } else { 0 }),
+            stats: Stats::new(nflows)
+                .with_cache_pages(if cfg.cache.enabled { cache_pages } else { 0 })
+                .with_ramp(us_to_ps(workload.ramp_ms * 1000.0)),
+            latency_log: None,
             interval_ps: us_to_ps(cfg.stats.interval_us),
             finished: false,
             last_completion_ps: 0,
@@ -282,6 +288,13 @@ impl Simulation {
             cfg: cfg.clone(),
             geo,
         })
+    }
+
+    /// Write a row per completed request the statistics count into `out` as the run goes
+    /// (`stats::latency_log`); `name` names it in the error if a write fails.
+    pub fn with_latency_log(mut self, out: Box<dyn std::io::Write + Send>, name: &str) -> Simulation {
+        self.latency_log = Some(LatencyLog::new(out, name, &self.tenants.names()));
+        self
     }
 
     /// Run to completion.
@@ -315,7 +328,20 @@ impl Simulation {
         if self.progress && wall.elapsed().as_secs_f64() > 2.0 && std::io::stderr().is_terminal() {
             eprintln!();
         }
-        Ok(self.finish(wall))
+        if let Some(log) = self.latency_log.take() {
+            log.finish().map_err(|(file, source)| Error::Io { file, source })?;
+        }
+        let outcome = self.finish(wall);
+        let (counted, excluded) = (outcome.stats.completed, outcome.stats.ramp_excluded);
+        if counted == 0 && excluded > 0 {
+            let file = if outcome.workload.source.is_empty() { "workload" } else { &outcome.workload.source };
+            let why = format!(
+                "ramp_ms = {:?} leaves no request to measure: all {excluded} arrived before it",
+                outcome.workload.ramp_ms
+            );
+            return Err(Error::config(file, 0, "ramp_ms", &why));
+        }
+        Ok(outcome)
     }
 
     /// Integrate the statistics' time averages up to `now`.
