@@ -540,11 +540,12 @@ pub fn mixed_right(rho: f64) -> f64 {
 /// The page-history fit to the shipped MSR excerpts, None when `--traces` does not hold them
 /// (quick mode runs without them).
 fn page_fit(opts: &Options, page_bytes: u64) -> Result<Option<fit::Fits>> {
-    let paths: Vec<(std::path::PathBuf, &str)> = match TRACES.iter().map(|&(f, n)| Ok((shared_trace(opts, f)?, n))).collect::<Result<_>>() {
-        Ok(p) => p,
-        Err(_) if opts.quick => return Ok(None),
-        Err(e) => return Err(e),
-    };
+    let paths: Vec<(std::path::PathBuf, &str)> =
+        match TRACES.iter().map(|&(f, n)| Ok((shared_trace(opts, f)?, n))).collect::<Result<_>>() {
+            Ok(p) => p,
+            Err(_) if opts.quick => return Ok(None),
+            Err(e) => return Err(e),
+        };
     let named: Vec<(&Path, &str)> = paths.iter().map(|(p, n)| (p.as_path(), *n)).collect();
     fit::fit(&named, page_bytes).map(Some)
 }
@@ -573,14 +574,18 @@ fn plan(opts: &Options, base: &Config, rho: f64) -> Result<Plan> {
         for &ch in g.fresh_channels.iter().filter(|c| channels.contains(c)) {
             for scheme in SCHEMES {
                 let run = RunOf { drive: Drive::Fresh, ..MAIN };
-                plan.push(base, Meta { run, ..Meta::new(s.name, true, scheme, ch) }, |cfg| synthetic(&s, cfg, n, run, rho))?;
+                plan.push(base, Meta { run, ..Meta::new(s.name, true, scheme, ch) }, |cfg| {
+                    synthetic(&s, cfg, n, run, rho)
+                })?;
             }
         }
     }
     // The ablation's own steps, at the figures' channel count.
     for s in standins(opts.quick) {
         for scheme in ABLATION_RUNS {
-            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| synthetic(&s, cfg, n, MAIN, rho))?;
+            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| {
+                synthetic(&s, cfg, n, MAIN, rho)
+            })?;
         }
     }
     // Figure 6: the other history depths (the main grid's PACP run has the preset's).
@@ -819,7 +824,11 @@ pub fn pick_lv_split<'a>(rows: &'a [Row], workload: &str, n_read: u32) -> Option
 pub fn pick_bits<'a>(rows: &'a [Row], workload: &str, bits: u8) -> Option<&'a Row> {
     let fig_channels = grid().figure_channels;
     rows.iter().find(|r| {
-        r.workload == workload && r.scheme == Scheme::Pacp && r.channels == fig_channels && r.trh_bits == bits && r.run == MAIN
+        r.workload == workload
+            && r.scheme == Scheme::Pacp
+            && r.channels == fig_channels
+            && r.trh_bits == bits
+            && r.run == MAIN
     })
 }
 

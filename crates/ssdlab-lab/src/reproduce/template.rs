@@ -50,7 +50,9 @@ impl Values {
         let resumed = match (opts.resume, reused) {
             (false, _) => String::new(),
             (true, 0) => "; `--resume` found no stored run of the same config to reuse".to_string(),
-            (true, r) => format!("; with `--resume`, {r} stored runs were reused, so the wall time covers only the runs made"),
+            (true, r) => {
+                format!("; with `--resume`, {r} stored runs were reused, so the wall time covers only the runs made")
+            }
         };
         self.set("threads", format!("{threads}{resumed}"));
     }

@@ -121,7 +121,10 @@ fn migration_cause(rows: &[Row]) -> Option<String> {
         .iter()
         .filter_map(|w| {
             let p = pick(rows, w, Scheme::Pacp, ch)?;
-            Some(format!("{w} {} GC invocations, {} + {} pages migrated", p.gc_invocations, p.migrated_gc, p.migrated_idle))
+            Some(format!(
+                "{w} {} GC invocations, {} + {} pages migrated",
+                p.gc_invocations, p.migrated_gc, p.migrated_idle
+            ))
         })
         .collect();
     (!per.is_empty()).then(|| format!("PACP at {ch} ch (GC / idle): {}", per.join("; ")))
@@ -131,7 +134,8 @@ fn migration_cause(rows: &[Row]) -> Option<String> {
 fn write_cause(rows: &[Row]) -> Option<String> {
     let ch = grid().figure_channels;
     let gc = |s| -> Option<u64> {
-        let v: Vec<u64> = workloads_in(rows, true).iter().filter_map(|w| Some(pick(rows, w, s, ch)?.gc_programs)).collect();
+        let v: Vec<u64> =
+            workloads_in(rows, true).iter().filter_map(|w| Some(pick(rows, w, s, ch)?.gc_programs)).collect();
         (!v.is_empty()).then(|| v.iter().sum())
     };
     let (b, n, l, p) = (gc(Scheme::Baseline)?, gc(Scheme::PacpNoMig)?, gc(Scheme::Lv)?, gc(Scheme::Pacp)?);
@@ -146,7 +150,10 @@ fn lv_cause(rows: &[Row]) -> Option<String> {
     let per: Vec<String> = chans
         .iter()
         .filter_map(|&c| {
-            let (x, y) = (super::mean_over(rows, true, Scheme::Pacp, c, READ)?, super::mean_over(rows, true, Scheme::Lv, c, READ)?);
+            let (x, y) = (
+                super::mean_over(rows, true, Scheme::Pacp, c, READ)?,
+                super::mean_over(rows, true, Scheme::Lv, c, READ)?,
+            );
             Some(format!("{c} ch {:+.1}%", (x / y - 1.0) * 100.0))
         })
         .collect();

@@ -6,12 +6,12 @@
 
 use std::fmt::Write as _;
 
+use super::fit::{self, Fits};
 use super::{
     channels_in, fig7_ratio, grid, lv_split, mean_over, pick, pick_bits, pick_lv_split, pick_run, region_sizes,
     requests, standins, vs_baseline, workloads_in, Drive, Row, RunOf, Scheme, Seeded, Shares, BLOCKS_PER_PLANE,
     GC_FILL, MAIN, MIXED_SHARE, RATE_IOPS, REUSE, SCHEMES,
 };
-use super::fit::{self, Fits};
 use super::{mixed_right, persistence};
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{geomean, mean, Options};
@@ -797,14 +797,23 @@ fn interference_bullet(v: &mut Values, rows: &[Row]) {
     let ws = workloads_in(rows, true);
     let below = ws
         .iter()
-        .filter(|w| pick(rows, w, Scheme::PacpNoMig, ch).zip(pick(rows, w, Scheme::Ideal, ch)).is_some_and(|(n, i)| n.read_us < i.read_us))
+        .filter(|w| {
+            pick(rows, w, Scheme::PacpNoMig, ch)
+                .zip(pick(rows, w, Scheme::Ideal, ch))
+                .is_some_and(|(n, i)| n.read_us < i.read_us)
+        })
         .count();
-    v.set("nomig_heading", format!("PACP without migration reads faster than Ideal on {below} of {} stand-ins", ws.len()));
+    v.set(
+        "nomig_heading",
+        format!("PACP without migration reads faster than Ideal on {below} of {} stand-ins", ws.len()),
+    );
     let fresh = RunOf { drive: Drive::Fresh, ..MAIN };
     let geo = |s, run| {
         let r: Vec<f64> = ws
             .iter()
-            .filter_map(|w| Some(pick_run(rows, w, s, ch, run)?.read_us / pick_run(rows, w, Scheme::Baseline, ch, run)?.read_us))
+            .filter_map(|w| {
+                Some(pick_run(rows, w, s, ch, run)?.read_us / pick_run(rows, w, Scheme::Baseline, ch, run)?.read_us)
+            })
             .collect();
         (!r.is_empty()).then(|| geomean(&r))
     };
@@ -866,7 +875,8 @@ fn migration_bullet(v: &mut Values, rows: &[Row]) {
         .iter()
         .filter_map(|w| {
             let (b, p) = (pick(rows, w, Scheme::Baseline, fig_channels)?, pick(rows, w, Scheme::Pacp, fig_channels)?);
-            (p.gc_invocations > b.gc_invocations).then(|| format!("{w} ({} against {})", p.gc_invocations, b.gc_invocations))
+            (p.gc_invocations > b.gc_invocations)
+                .then(|| format!("{w} ({} against {})", p.gc_invocations, b.gc_invocations))
         })
         .collect();
     let more = if more_gc.is_empty() {
@@ -951,7 +961,11 @@ fn load_bullet(v: &mut Values, rows: &[Row]) {
     let busy = |c| mean_over(rows, true, Scheme::Baseline, c, |r| r.chip_util).unwrap_or(0.0);
     let heading = match (chans.first(), chans.last()) {
         (Some(&a), Some(&b)) if a != b => {
-            format!("The baseline's chips are busy {} of the time at {a} channels and {} at {b}.", pct(busy(a)), pct(busy(b)))
+            format!(
+                "The baseline's chips are busy {} of the time at {a} channels and {} at {b}.",
+                pct(busy(a)),
+                pct(busy(b))
+            )
         }
         _ => "The baseline's chips' load:".to_string(),
     };
