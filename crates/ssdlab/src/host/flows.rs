@@ -850,7 +850,7 @@ mod tests {
     #[test]
     fn a_type_history_past_its_memory_limit_is_rejected() {
         let f = FlowSpec { requests: 1, align_bytes: 512, type_persistence: 0.5, ..FlowSpec::default() };
-        let spec = WorkloadSpec { source: "w.toml".into(), seed: 1, precondition: None, flows: vec![f] };
+        let spec = WorkloadSpec { source: "w.toml".into(), seed: 1, precondition: None, ramp_ms: 0.0, flows: vec![f] };
         let Err(Error::Config { key, message, .. }) = build_flows(&spec, 1, 1 << 34, 512) else {
             panic!("a 4 GiB history was accepted");
         };

@@ -716,13 +716,18 @@ mod tests {
 
     #[test]
     fn type_persistence_is_below_one_and_for_synthetic_flows_only() {
-        let message =
-            |f: FlowSpec| match (WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] })
-                .validate("w.toml")
-            {
-                Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
-                other => format!("{other:?}"),
-            };
+        let message = |f: FlowSpec| match (WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        })
+        .validate("w.toml")
+        {
+            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+            other => format!("{other:?}"),
+        };
         let synthetic = |rho| FlowSpec { name: "s".into(), requests: 1, type_persistence: rho, ..FlowSpec::default() };
         assert_eq!(message(synthetic(0.99)), "Ok(())");
         assert_eq!(message(synthetic(0.0)), "Ok(())");
