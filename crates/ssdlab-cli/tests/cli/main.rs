@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod docs;
 mod outputs;
 mod runs;
 #[allow(unused_imports)]
