@@ -150,15 +150,28 @@ impl Config {
             // Translation pages are mapping units.
             self.ftl.map_cache.resolve(file, self.ftl.mapping, self.ftl.unit_bytes(self.nand.page_bytes))?;
         }
-        let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
-        if self.cache.enabled && sized_by_bytes && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
-            return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
-        }
+        self.validate_cache_size(file)?;
         self.validate_cache_policy(file)?;
         self.validate_partition_channels(file)?;
         self.validate_faro_under_flin(file)?;
         self.validate_held_chips(file)?;
         self.validate_gc_room(file)
+    }
+
+    /// `cache.capacity_bytes` counts at most 2^32 − 1 pages (the cache counts its pages in
+    /// 32 bits: 2^45 bytes of 8 KiB pages would wrap to a cache of none), and a cache in use
+    /// holds at least one page. One larger than the drive is allowed: it never fills.
+    fn validate_cache_size(&self, file: &str) -> Result<()> {
+        let (bytes, page_bytes) = (self.cache.capacity_bytes, self.nand.page_bytes as u64);
+        if bytes / page_bytes > u32::MAX as u64 {
+            let why = format!("{} pages of {page_bytes} bytes; at most 2^32 - 1 pages", bytes / page_bytes);
+            return reject(file, "cache.capacity_bytes", bytes, &why);
+        }
+        let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
+        if self.cache.enabled && sized_by_bytes && bytes < page_bytes {
+            return reject(file, "cache.capacity_bytes", bytes, "must hold at least one page");
+        }
+        Ok(())
     }
 
     /// A chip GC holds (`tsu.urgent_gc = "hold"`) runs nothing else, so a user read may not
