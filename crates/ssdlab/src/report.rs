@@ -26,6 +26,12 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckResult>,
     pub run: RunReport,
+    /// What the inputs or the result are worth a warning about: requests a trace's
+    /// `address_mode` moved, arrival times many requests share, arrivals faster than the
+    /// drive could serve (a trace read in the wrong time unit), a run that took no simulated
+    /// time. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -109,6 +115,9 @@ pub struct LatencyGroup {
     pub all: LatencySummary,
     pub read: LatencySummary,
     pub write: LatencySummary,
+    /// Trims (counted in `all` too); absent when the run had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<LatencySummary>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -569,6 +578,7 @@ impl Report {
                     all: LatencySummary::with_cdf(&s.all),
                     read: LatencySummary::with_cdf(&s.read),
                     write: LatencySummary::with_cdf(&s.write),
+                    trim: (s.trim.count() > 0).then(|| LatencySummary::of(&s.trim)),
                 },
                 flows,
                 utilization: Utilization::of(o, &flash),
@@ -602,6 +612,7 @@ impl Report {
                 peak_rss_bytes: peak_rss_bytes(),
                 ftl_state_bytes: o.state_bytes,
             },
+            warnings: o.warnings.iter().cloned().chain(no_time_warning(o)).collect(),
         }
     }
 
@@ -647,7 +658,8 @@ impl Report {
             );
         }
         out += "latency (us)      count       mean        p50        p99      p99.9        max\n";
-        for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)] {
+        let trim = l.trim.as_ref().map(|t| ("trim", t));
+        for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)].into_iter().chain(trim) {
             out += &format!(
                 "  {:<8} {:>11} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}\n",
                 name, x.count, x.mean, x.p50, x.p99, x.p999, x.max
@@ -681,6 +693,9 @@ impl Report {
             r.events_per_s / 1e6,
             r.peak_rss_bytes as f64 / 1e6
         );
+        for w in &self.warnings {
+            out += &format!("warning: {w}\n");
+        }
         out
     }
 
@@ -810,6 +825,19 @@ impl Report {
             s.host.ramp_excluded
         )
     }
+}
+
+/// A run whose requests all completed in no simulated time (only trims, which change the
+/// map alone): its rates are 0 for want of time, not of requests.
+fn no_time_warning(o: &Outcome) -> Option<String> {
+    let s = &o.stats;
+    (o.sim_time_ps == 0 && s.completed > 0).then(|| {
+        format!(
+            "the run took no simulated time: {} of its {} requests were trims, which change only the map and take no simulated time, so IOPS and bandwidth are 0 (see the trim row)",
+            s.trim.count(),
+            s.completed
+        )
+    })
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), 0 where unknown.

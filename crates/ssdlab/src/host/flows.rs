@@ -7,6 +7,7 @@ use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
 use ssdlab_trace::Op;
 
+use super::warnings::{moved_warning, shared_time_warning, TraceNotes};
 use super::*;
 
 /// Where a flow's requests come from.
@@ -72,6 +73,12 @@ pub struct Flow {
     pub limit: u64,
     pub end_ps: Ps,
     pub issued: u64,
+    /// What building the flow found worth saying about its input (a report's `warnings`):
+    /// requests `address_mode` moved, arrival times many requests share.
+    pub warnings: Vec<String>,
+    /// A trace flow: the unit its timestamps were read in (`ssdlab_trace::Format::time_unit`),
+    /// for the arrival-rate warning; "" for a synthetic flow.
+    pub time_unit: &'static str,
 }
 
 impl Flow {
@@ -283,43 +290,58 @@ pub fn flow_seed(seed: u64, i: usize) -> u64 {
 }
 
 /// Build run-time flows. `logical_sectors` is the drive's exposed size; flows without a seed
-/// of their own derive one from `seed`.
+/// of their own derive one from `seed`. An error names the workload file, and its line when
+/// the workload is a file.
 pub fn build_flows(spec: &WorkloadSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> Result<Vec<Flow>> {
+    let flows = spec.flows.iter().enumerate().map(|(i, f)| build_flow(spec, i, f, seed, logical_sectors, sector_bytes));
+    flows.collect::<Result<Vec<Flow>>>().map_err(|e| spec.with_line(e))
+}
+
+/// Flow `i` of `spec` (`f`) on a drive of `logical_sectors`.
+fn build_flow(
+    spec: &WorkloadSpec,
+    i: usize,
+    f: &FlowSpec,
+    seed: u64,
+    logical_sectors: u64,
+    sector_bytes: u32,
+) -> Result<Flow> {
     let file = if spec.source.is_empty() { "workload" } else { spec.source.as_str() };
-    let mut flows = Vec::with_capacity(spec.flows.len());
-    for (i, f) in spec.flows.iter().enumerate() {
-        let name = if f.name.is_empty() { format!("flow{i}") } else { f.name.clone() };
-        let source = match f.kind {
-            FlowKind::Trace => trace_source(f, logical_sectors, sector_bytes).and_then(|s| match s {
-                Source::Trace { looping: true, timestamps: true, period_ps: 0, .. } => Err(Error::config(
+    let name = if f.name.is_empty() { format!("flow{i}") } else { f.name.clone() };
+    let (source, warnings, time_unit) = match f.kind {
+        FlowKind::Trace => {
+            let (source, notes) = trace_source(f, &name, logical_sectors, sector_bytes)?;
+            if let Source::Trace { looping: true, timestamps: true, period_ps: 0, .. } = source {
+                return Err(Error::config(
                     file,
                     0,
                     &format!("flows[{i}].loop"),
                     &format!(
                         "flow `{name}`: loop = true with replay = \"timestamps\" needs a trace of at least two requests whose arrivals span a positive time (a pass is shifted by that span plus the mean gap)"
                     ),
-                )),
-                s => Ok(s),
-            })?,
-            FlowKind::Synthetic => {
-                let seed = f.seed.unwrap_or(flow_seed(seed, i));
-                let synthetic = Synthetic::new(f, seed, logical_sectors, sector_bytes).map_err(|b| {
-                    Error::config(file, 0, &format!("flows[{i}].{}", b.key), &format!("flow `{name}`: {}", b.message))
-                })?;
-                Source::Synthetic(synthetic)
+                ));
             }
-        };
-        flows.push(Flow {
-            name,
-            priority: f.priority.class(),
-            queue_depth: f.queue_depth.unwrap_or(if f.open_loop() { 1024 } else { 32 }),
-            source,
-            limit: f.requests,
-            end_ps: (f.duration_ms * 1e9).round() as Ps,
-            issued: 0,
-        });
-    }
-    Ok(flows)
+            (source, notes.warnings, notes.time_unit)
+        }
+        FlowKind::Synthetic => {
+            let seed = f.seed.unwrap_or(flow_seed(seed, i));
+            let synthetic = Synthetic::new(f, seed, logical_sectors, sector_bytes).map_err(|b| {
+                Error::config(file, 0, &format!("flows[{i}].{}", b.key), &format!("flow `{name}`: {}", b.message))
+            })?;
+            (Source::Synthetic(synthetic), Vec::new(), "")
+        }
+    };
+    Ok(Flow {
+        name,
+        priority: f.priority.class(),
+        queue_depth: f.queue_depth.unwrap_or(if f.open_loop() { 1024 } else { 32 }),
+        source,
+        limit: f.requests,
+        end_ps: (f.duration_ms * 1e9).round() as Ps,
+        issued: 0,
+        warnings,
+        time_unit,
+    })
 }
 
 /// Logical pages (of `sectors_per_page` sectors, on a drive of `logical_pages`) the flows may
@@ -424,24 +446,35 @@ pub fn read_write_pages(flows: &[Flow], sectors_per_page: u64) -> (f64, f64) {
     (read, write)
 }
 
-/// A trace flow's requests: the trace read, converted to sectors of the drive.
-fn trace_source(f: &FlowSpec, logical_sectors: u64, sector_bytes: u32) -> Result<Source> {
+/// A trace flow's requests: the trace read, converted to sectors of the drive, with what the
+/// conversion and the arrival times are worth warning about.
+fn trace_source(f: &FlowSpec, name: &str, logical_sectors: u64, sector_bytes: u32) -> Result<(Source, TraceNotes)> {
     let path = f.path.as_ref().expect("validated: a trace flow has a path");
     let map = f.column_map().expect("validated: the column map parses");
     let mut trace = ssdlab_trace::read_with(path, f.format, map.as_ref())?;
     if let Some(device) = f.device {
         keep_device(&mut trace, device, path)?;
     }
-    let requests = convert_trace(&trace, path, f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
+    let (requests, moved) = convert_trace(&trace, path, f.address_mode, logical_sectors, sector_bytes, f.speedup)?;
+    let time_unit = match &map {
+        Some(m) => m.time_unit().map_or("none (no time column: every request arrives at 0)", |u| u.name()),
+        None => trace.format.time_unit().unwrap_or("ns"),
+    };
+    let mut warnings = Vec::new();
+    warnings.extend(moved_warning(name, f.address_mode, moved, requests.len(), logical_sectors * sector_bytes as u64));
+    if f.replay == Replay::Timestamps {
+        warnings.extend(shared_time_warning(name, &trace.records, time_unit));
+    }
     let period_ps = if f.loop_trace { loop_period_ps(&requests).unwrap_or(0) } else { 0 };
-    Ok(Source::Trace {
+    let source = Source::Trace {
         requests,
         next: 0,
         timestamps: f.replay == Replay::Timestamps,
         looping: f.loop_trace,
         period_ps,
         pass: 0,
-    })
+    };
+    Ok((source, TraceNotes { warnings, time_unit }))
 }
 
 impl Synthetic {
@@ -451,13 +484,28 @@ impl Synthetic {
     fn new(f: &FlowSpec, seed: u64, logical_sectors: u64, sector_bytes: u32) -> std::result::Result<Synthetic, Bad> {
         let sb = sector_bytes as u64;
         let start_sector = f.start_bytes / sb;
-        let span = ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors.saturating_sub(start_sector));
+        if start_sector >= logical_sectors {
+            let drive_bytes = logical_sectors * sb;
+            return Err(Bad {
+                key: "start_bytes",
+                message: format!(
+                    "start_bytes = {}: past the end of the drive's {drive_bytes} logical bytes",
+                    f.start_bytes
+                ),
+            });
+        }
+        let span = ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors - start_sector);
         let sizes_sectors = size_table(f, sb)?;
         let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
         if max_sectors > span {
+            let room = if span < (logical_sectors as f64 * f.footprint) as u64 {
+                format!(" (what is left of the drive after start_bytes = {})", f.start_bytes)
+            } else {
+                String::new()
+            };
             return Err(Bad {
                 key: "footprint",
-                message: format!("requests of {max_sectors} sectors do not fit a footprint of {span} sectors"),
+                message: format!("requests of {max_sectors} sectors do not fit a footprint of {span} sectors{room}"),
             });
         }
         if !f.align_bytes.is_multiple_of(sb) {
@@ -465,6 +513,10 @@ impl Synthetic {
                 key: "align_bytes",
                 message: format!("align_bytes {} is not a multiple of the {sb}-byte sector", f.align_bytes),
             });
+        }
+        if f.address == Address::HotCold {
+            // The largest request has the fewest slots.
+            check_hot_slots(f, span, max_sectors, sb)?;
         }
         let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
         let align_sectors = f.align_bytes / sb;
@@ -491,6 +543,24 @@ impl Synthetic {
             history,
         })
     }
+}
+
+/// `address = "hotcold"`: the hot set holds at least one slot of the footprint (`span`
+/// sectors) for a request of `sectors`; a smaller `hot_fraction` would send `hot_access` of
+/// the requests to a single slot, which is no hot set.
+fn check_hot_slots(f: &FlowSpec, span: u64, sectors: u64, sb: u64) -> std::result::Result<(), Bad> {
+    let slots = (span.saturating_sub(sectors) / (f.align_bytes / sb) + 1).max(1);
+    if (slots as f64 * f.hot_fraction) < 1.0 {
+        return Err(Bad {
+            key: "hot_fraction",
+            message: format!(
+                "hot_fraction = {}: the hot set would be less than one of the footprint's {slots} slots, so hot_access of the requests would go to a single slot; raise it to at least {:.3e}",
+                f.hot_fraction,
+                1.0 / slots as f64
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A synthetic flow's request sizes in sectors of `sb` bytes, each with the cumulative
@@ -546,7 +616,8 @@ fn keep_device(trace: &mut ssdlab_trace::Trace, device: u32, path: &Path) -> Res
     Ok(())
 }
 
-/// Trace records to device requests in sectors, applying the address mode.
+/// Trace records to device requests in sectors, applying the address mode; with the number
+/// of requests it moved (started elsewhere than the trace says).
 fn convert_trace(
     trace: &ssdlab_trace::Trace,
     path: &Path,
@@ -554,12 +625,13 @@ fn convert_trace(
     logical_sectors: u64,
     sector_bytes: u32,
     speedup: f64,
-) -> Result<Vec<IoRequest>> {
+) -> Result<(Vec<IoRequest>, u64)> {
     let records = &trace.records;
     let sb = sector_bytes as u64;
     let max_end = records.iter().map(|r| r.offset_bytes + r.size_bytes).max().unwrap_or(0);
     let cap_bytes = logical_sectors * sb;
     let mut out = Vec::with_capacity(records.len());
+    let mut moved = 0;
     for (i, r) in records.iter().enumerate() {
         let (offset, size) = (r.offset_bytes, r.size_bytes);
         let first = offset / sb;
@@ -609,9 +681,10 @@ fn convert_trace(
             Op::Trim => IoOp::Trim,
         };
         let arrival_ps = if speedup == 1.0 { r.arrival_ps } else { (r.arrival_ps as f64 / speedup).round() as Ps };
+        moved += u64::from(lba != first);
         out.push(IoRequest { arrival_ps, op, lba, sectors, fua: false });
     }
-    Ok(out)
+    Ok((out, moved))
 }
 
 #[cfg(test)]
@@ -649,6 +722,8 @@ mod tests {
             // Stops before 130 ns: passes at 0, 60 and 120 ns give 0, 10, 40, 60, 70, 100, 120.
             end_ps: 130_000,
             issued: 0,
+            warnings: Vec::new(),
+            time_unit: "ns",
         };
         let mut got = Vec::new();
         while let Some(r) = flow.take(0) {
@@ -680,6 +755,8 @@ mod tests {
             limit: 0,
             end_ps: 0,
             issued: 0,
+            warnings: Vec::new(),
+            time_unit: "ns",
         };
         let first = read_first_pages(&[flow], 8, 100, 1);
         assert_eq!(first.read_first, vec![1 << 3 | 1 << 7 | 1 << 9, 0]);

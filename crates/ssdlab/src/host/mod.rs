@@ -15,8 +15,10 @@
 
 mod flows;
 pub mod tenants;
+mod warnings;
 
 pub use flows::*;
+pub use warnings::{arrival_rate_warning, PeakRate};
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -373,6 +375,18 @@ impl WorkloadSpec {
         Ok(spec)
     }
 
+    /// `e` with the line of its key in the workload file, when it names none and the workload
+    /// came from a file (errors found when the flows are built for the drive).
+    pub fn with_line(&self, e: Error) -> Error {
+        match e {
+            Error::Config { file, line: 0, key, message } if file == self.source && file.ends_with(".toml") => {
+                let line = std::fs::read_to_string(&file).map_or(0, |text| crate::error::line_of_key(&text, &key));
+                Error::Config { file, line, key, message }
+            }
+            other => other,
+        }
+    }
+
     pub fn single_trace(path: &Path, replay: Replay) -> WorkloadSpec {
         WorkloadSpec {
             source: path.display().to_string(),
@@ -495,6 +509,10 @@ impl FlowSpec {
         }
         if self.footprint == 0.0 {
             return bad("footprint", format!("{} = 0: must be positive", key("footprint")));
+        }
+        if self.address == Address::HotCold && self.hot_fraction == 0.0 {
+            let why = "address = \"hotcold\" needs a hot set: with none, hot_access of the requests would all go to one slot; give the hot share of the footprint (e.g. 0.2), or use address = \"uniform\"";
+            return bad("hot_fraction", format!("{} = 0: {why}", key("hot_fraction")));
         }
         if self.read_ratio + self.trim_ratio > 1.0 + 1e-12 {
             return bad("trim_ratio", format!("{label}: read_ratio + trim_ratio exceeds 1"));

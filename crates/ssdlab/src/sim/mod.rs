@@ -93,6 +93,8 @@ pub struct Outcome {
     pub gc_charged_us: Option<Vec<f64>>,
     /// The TSU policy's decision counts, by name (FLIN's).
     pub tsu_decisions: Vec<(&'static str, u64)>,
+    /// What the workload's inputs are worth warning about (the report's `warnings`).
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -178,6 +180,8 @@ pub struct Simulation {
     workload: WorkloadSpec,
     seed: u64,
     progress: bool,
+    /// What the flows' inputs are worth warning about ([`flow_warnings`]).
+    warnings: Vec<String>,
 }
 
 /// A channel partition's starting split, sized from the workload's demand where the FTL asks
@@ -210,6 +214,29 @@ fn fill(geo: &Geometry, workload: &WorkloadSpec, flows: &[Flow], ftl: &mut Ftl, 
     })
 }
 
+/// The flows' warnings (taken out of them), and each timestamps-replayed trace's whose
+/// arrivals outrun the drive (`host::arrival_rate_warning`). With `progress` (the command
+/// line) they go to stderr at once, before a run that may be long.
+fn flow_warnings(
+    cfg: &Config,
+    geo: &Geometry,
+    workload: &WorkloadSpec,
+    flows: &mut [Flow],
+    progress: bool,
+) -> Vec<String> {
+    let t_read_us = cfg.nand.t_read_us.iter().copied().fold(f64::INFINITY, f64::min);
+    let peak = crate::host::PeakRate { planes: geo.planes() as u64, t_read_us };
+    let mut warnings = Vec::new();
+    for (flow, spec) in flows.iter_mut().zip(&workload.flows) {
+        warnings.append(&mut flow.warnings);
+        warnings.extend(crate::host::arrival_rate_warning(flow, spec.speedup, &peak));
+    }
+    if progress {
+        warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    }
+    warnings
+}
+
 impl Simulation {
     pub fn new(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions) -> Result<Simulation> {
         let mut ftl = Ftl::new(&cfg.nand, &cfg.ftl, seed);
@@ -217,7 +244,8 @@ impl Simulation {
         // `ftl.mapping_unit_bytes` is smaller).
         let geo = ftl.geo().clone();
         let logical_sectors = ftl.logical_pages() as u64 * geo.sectors_per_page() as u64;
-        let flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
+        let mut flows = build_flows(workload, seed, logical_sectors, geo.sector_bytes)?;
+        let warnings = flow_warnings(cfg, &geo, workload, &mut flows, opts.progress);
         let cache_pages = cache_pages(cfg, &geo, &flows, ftl.logical_pages() as u64);
         size_partition(cfg, &geo, &flows, &mut ftl);
         let preconditioned_pages = fill(&geo, workload, &flows, &mut ftl, seed)?;
@@ -285,6 +313,7 @@ impl Simulation {
             workload: workload.clone(),
             seed,
             progress: opts.progress,
+            warnings,
             cfg: cfg.clone(),
             geo,
         })
@@ -467,6 +496,7 @@ impl Simulation {
             gc_charged_us: self.tsu.gc_charged_us(),
             tsu_decisions: self.tsu.decisions(),
             timeline: self.phy.take_timeline(),
+            warnings: self.warnings,
         }
     }
 

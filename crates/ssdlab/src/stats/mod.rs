@@ -184,6 +184,7 @@ pub struct Stats {
     pub all: Latency,
     pub read: Latency,
     pub write: Latency,
+    pub trim: Latency,
     pub flows: Vec<FlowStats>,
     pub completed: u64,
     pub bytes_read: u64,
@@ -308,6 +309,7 @@ impl Stats {
             }
             self.read.add(&f.by_op[0]);
             self.write.add(&f.by_op[1]);
+            self.trim.add(&f.by_op[2]);
             self.all.add(&f.latency);
         }
     }
