@@ -346,6 +346,11 @@ enum TraceCommand {
         to: String,
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Convert even when the output format's time step changes arrival times (tencent
+        /// keeps whole seconds, msr 100 ns, mqsim/ssdsim/blkparse 1 ns); without it, that is
+        /// an error saying how many requests would change.
+        #[arg(long)]
+        truncate_times: bool,
     },
 }
 
@@ -717,6 +722,7 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
                 s.avg_write_bytes / 1024.0
             );
             outln!("span           {:.6} s", s.span_ps as f64 / 1e12);
+            trace_info_arrivals(&s.arrivals);
             outln!(
                 "max address    {} bytes ({:.2} GiB)",
                 s.max_address_bytes,
@@ -724,20 +730,66 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             );
             Ok(())
         }
-        TraceCommand::Convert { input, to, out } => {
+        TraceCommand::Convert { input, to, out, truncate_times } => {
             let to: ssdlab_trace::Format = to.parse().map_err(|e| InputError(format!("--to: {e}")))?;
             let out = out.as_deref().map(OutputFile::check).transpose()?;
             let t = read_trace(&input)?;
+            convert_times_check(&t, to, truncate_times)?;
             match out {
                 Some(file) => {
                     let compression = ssdlab_trace::Compression::of_name(&file.path);
                     file.write(|w| ssdlab_trace::create(w, compression, |w| ssdlab_trace::write(&t.records, to, w)))?
                 }
-                None => ssdlab_trace::write(&t.records, to, std::io::stdout().lock())?,
+                // A reader that stopped early (`| head`) is no error.
+                None => match ssdlab_trace::write(&t.records, to, std::io::stdout().lock()) {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                    written => written?,
+                },
             }
             Ok(())
         }
     }
+}
+
+/// `trace info`'s lines on arrivals: distinct times, and the gaps' mean and burstiness.
+fn trace_info_arrivals(a: &ssdlab_trace::Arrivals) {
+    outln!(
+        "timestamps     {} distinct, {:.1}% of requests share theirs with another",
+        a.distinct,
+        a.shared_share * 100.0
+    );
+    match a.gap_cv {
+        Some(cv) => outln!(
+            "inter-arrival  mean {:.3} us, coefficient of variation {cv:.2} (Poisson arrivals: 1; above 1: bursty)",
+            a.mean_gap_ps / 1e6
+        ),
+        None => outln!("inter-arrival  none (one request, or all at one time)"),
+    }
+}
+
+/// `trace convert`: an output format whose time step would change arrival times is an error,
+/// unless `--truncate-times` allows it (then a warning); either says how many change.
+fn convert_times_check(t: &ssdlab_trace::Trace, to: ssdlab_trace::Format, allowed: bool) -> Result<(), InputError> {
+    let (changed, first) = ssdlab_trace::times_changed(&t.records, to);
+    let Some(i) = first else { return Ok(()) };
+    let step = match ssdlab_trace::time_resolution_ps(to) {
+        ps if ps >= 1_000_000_000_000 => format!("{} s", ps / 1_000_000_000_000),
+        ps => format!("{} ns", ps / 1000),
+    };
+    let n = t.records.len();
+    let example = format!(
+        "the first at line {}, {:.12} s after the first request",
+        t.lines[i],
+        t.records[i].arrival_ps as f64 / 1e12
+    );
+    let what = format!("--to {to} keeps times in steps of {step}: {changed} of the {n} requests' arrival times would be truncated ({example})");
+    if allowed {
+        eprintln!("warning: {what}");
+        return Ok(());
+    }
+    Err(InputError(format!(
+        "{what}; pass --truncate-times to convert anyway, or choose a format that keeps them (csv keeps picoseconds)"
+    )))
 }
 
 /// Run every scenario in a child process (so each peak RSS is its own) and print them.

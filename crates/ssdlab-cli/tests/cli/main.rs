@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod docs;
+mod new_user;
 mod outputs;
 mod runs;
 #[allow(unused_imports)]
