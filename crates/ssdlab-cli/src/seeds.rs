@@ -174,6 +174,11 @@ pub(crate) fn table(reports: &[Report], config: &std::path::Path, workload: &std
         }
     }
     out.push('\n');
+    // The reports' warnings (the inputs', the same for every seed), each once.
+    let mut warnings: Vec<&String> = reports.iter().flat_map(|r| &r.warnings).collect();
+    warnings.sort_unstable();
+    warnings.dedup();
+    warnings.iter().for_each(|w| out += &format!("warning: {w}\n"));
     out
 }
 

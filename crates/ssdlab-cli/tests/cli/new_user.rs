@@ -216,6 +216,11 @@ fn arrivals_faster_than_the_drive_are_warned_about() {
     assert_eq!(first(&out.stderr), want, "{}", out.describe());
     let r: Value = serde_json::from_str(&out.stdout).expect("JSON");
     assert_eq!(at(&r, "warnings.0").as_str(), Some(&want["warning: ".len()..]));
+    // Several seeds: the warning once, under the table.
+    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--format", "mqsim", "--seeds", "1..2"]);
+    out.assert_success();
+    assert_eq!(out.stdout.matches("\nwarning: ").count(), 1, "{}", out.stdout);
+    assert!(out.stdout.contains(&format!("\n{want}\n")), "{}", out.stdout);
     // Closed-loop replay ignores the times: no warning.
     let out =
         ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, "--format", "mqsim", "--replay", "closed_loop"]);
