@@ -421,8 +421,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             let cfg = load_config(&config, &unset, &set)?;
             if let Some(w) = &workload {
                 let wl = WorkloadSpec::load(w)?;
-                // Building the simulation loads traces and checks addresses against the drive.
-                ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
+                // Building the simulation loads traces and checks addresses against the drive;
+                // with `progress`, it prints the workload's warnings (nothing runs here).
+                ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions { progress: true, ..RunOptions::default() })?;
             }
             if print {
                 out!("{}", cfg.to_toml());

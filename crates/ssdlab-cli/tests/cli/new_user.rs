@@ -273,6 +273,20 @@ fn wrap_and_scale_report_the_requests_they_moved() {
         let want = format!("flow `t`: address_mode = \"{mode}\" moved 1 of its 2 requests (50.0%), ");
         assert!(w.starts_with(&want), "{mode}: {w}");
         assert_eq!(first(&out.stderr), format!("warning: {w}"));
+        // `validate` says the same, and passes.
+        let out = ssdlab([
+            "validate",
+            "--config",
+            MQSIM_DEFAULT,
+            "--set",
+            "nand.blocks_per_plane=16",
+            "--set",
+            "ftl.overprovisioning_ratio=0.3",
+            "--workload",
+            &p(&wl),
+        ]);
+        out.assert_success();
+        assert_eq!(first(&out.stderr), format!("warning: {w}"));
     }
 }
 
