@@ -68,10 +68,10 @@ impl Source {
 }
 
 /// The config, with `--set` overrides, as `ssdlab run --config` reads it.
-fn config(source: &Source, set: &[String]) -> ssdlab::Result<Config> {
+fn config(source: &Source, overrides: &[String]) -> ssdlab::Result<Config> {
     match source {
-        Source::Path(p) => Config::load(p, set),
-        Source::Toml { text, name } => Config::from_toml_str(text, name, set),
+        Source::Path(p) => Config::load(p, overrides),
+        Source::Toml { text, name } => Config::from_toml_str(text, name, overrides),
     }
 }
 
@@ -121,9 +121,10 @@ impl Job {
     }
 }
 
-/// Run one simulation; returns the report as JSON text.
+/// Run one simulation (`overrides`: the `--set` pairs, `key=value`); returns the report as
+/// JSON text.
 #[pyfunction]
-#[pyo3(signature = (config_kind, config_value, workload_kind, workload_value, seed=None, set=Vec::new(), check=false, fairness=false, max_memory=None))]
+#[pyo3(signature = (config_kind, config_value, workload_kind, workload_value, seed=None, overrides=Vec::new(), check=false, fairness=false, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
@@ -132,7 +133,7 @@ fn run_json(
     workload_kind: &str,
     workload_value: String,
     seed: Option<u64>,
-    set: Vec<String>,
+    overrides: Vec<String>,
     check: bool,
     fairness: bool,
     max_memory: Option<String>,
@@ -143,7 +144,7 @@ fn run_json(
     let config_source = Source::new(config_kind, config_value, "<config>").map_err(err)?;
     let workload_source = Source::new(workload_kind, workload_value, "<workload>").map_err(err)?;
     // Read in the order the CLI reads them, so the first error is the CLI's first error.
-    let config = config(&config_source, &set).map_err(|e| err(e.to_string()))?;
+    let config = config(&config_source, &overrides).map_err(|e| err(e.to_string()))?;
     let workload = workload(&workload_source).map_err(|e| err(e.to_string()))?;
     let job = Job { config, workload, seed, check, fairness, max_memory };
     // The simulation touches no Python object: other Python threads run meanwhile.
@@ -153,11 +154,11 @@ fn run_json(
 /// The fully resolved config (every key with its value) as TOML, like `ssdlab validate
 /// --print`.
 #[pyfunction]
-#[pyo3(signature = (config_kind, config_value, set=Vec::new()))]
-fn resolve_config(config_kind: &str, config_value: String, set: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (config_kind, config_value, overrides=Vec::new()))]
+fn resolve_config(config_kind: &str, config_value: String, overrides: Vec<String>) -> PyResult<String> {
     let err = |m: String| SsdlabError::new_err(m);
     let source = Source::new(config_kind, config_value, "<config>").map_err(err)?;
-    Ok(config(&source, &set).map_err(|e| err(e.to_string()))?.to_toml())
+    Ok(config(&source, &overrides).map_err(|e| err(e.to_string()))?.to_toml())
 }
 
 /// A report's main numbers ([`ssdlab_lab::sweep::table::summary`]) as JSON pairs, in order.

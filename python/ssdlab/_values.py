@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
 from typing import Any, Mapping
 
@@ -47,10 +48,48 @@ def toml_text(value: Any, where: str) -> str:
     raise TypeError(f"{where}: a table is not a value for one key; set its keys one by one")
 
 
-def set_list(set: Mapping[str, Any] | None) -> list[str]:
+def set_list(overrides: Mapping[str, Any] | None) -> list[str]:
     """``{"nand.channels": 16}`` → ``["nand.channels=16"]``, the CLI's ``--set`` form; nested
     dicts (``{"nand": {"channels": 16}}``) give dotted keys."""
-    return [f"{k}={toml_text(v, k)}" for k, v in flat(set or {}, "").items()]
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise TypeError(
+            f"overrides: expected a dict of config keys and values, like {{\"nand.channels\": 16}}, "
+            f"not a {type(overrides).__name__}"
+        )
+    return [f"{k}={toml_text(v, k)}" for k, v in flat(overrides or {}, "").items()]
+
+
+#: The DeprecationWarning of ``set=``, now ``overrides=``.
+_SET_RENAMED = "set= is deprecated (it shadows the builtin `set`); pass overrides= instead"
+
+
+def overrides_arg(overrides: Mapping[str, Any] | None, set: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The config overrides of a call that may still use the deprecated ``set=`` alias: it
+    works, with a DeprecationWarning; giving both is an error."""
+    if set is None:
+        return overrides
+    import warnings
+
+    warnings.warn(_SET_RENAMED, DeprecationWarning, stacklevel=3)
+    if overrides is not None:
+        raise TypeError("overrides= and its deprecated alias set= were both given; pass overrides= only")
+    return set
+
+
+def seed_arg(seed: Any) -> int | None:
+    """``seed`` as the simulator takes it (``--seed``): None, or a whole number in
+    0 ..= 2^64 − 1 (numpy integers included); anything else is an error naming ``seed``."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool):
+        raise TypeError("seed: expected a whole number in 0 ..= 2^64 - 1, not a bool")
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise TypeError(f"seed: expected a whole number in 0 ..= 2^64 - 1, not a {type(seed).__name__}") from None
+    if not 0 <= value < 2**64:
+        raise ValueError(f"seed = {value}: must be in 0 ..= 2^64 - 1 (18446744073709551615)")
+    return value
 
 
 def flat(table: Mapping[str, Any], prefix: str) -> dict[str, Any]:

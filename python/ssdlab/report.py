@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from . import _ssdlab
-from ._values import plain, set_list
+from ._values import overrides_arg, plain, seed_arg, set_list
 
 #: A config or workload as :func:`run` takes it.
 Source = "str | os.PathLike | Mapping[str, Any]"
@@ -38,36 +38,45 @@ def run(
     config: Any,
     workload: Any,
     seed: int | None = None,
-    set: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
     *,
     check: bool = False,
     fairness: bool = False,
     max_memory: int | str | None = None,
+    set: Mapping[str, Any] | None = None,
 ) -> "Report":
     """Run one simulation, as ``ssdlab run --config CONFIG --workload WORKLOAD``.
 
     ``config`` and ``workload`` are each a path, a TOML string or a dict; a workload file
     that is not ``.toml`` is a trace replayed at its timestamps as one flow. ``seed``
-    overrides the workload's seed (``--seed``); ``set`` overrides config keys
-    (``{"hil.scheduler": "spk3"}`` is ``--set hil.scheduler=spk3``); ``check`` and
-    ``fairness`` are ``--check`` and ``--fairness``. Bad input raises :class:`SsdlabError`
-    with the message the CLI prints after ``error:``. A run whose memory estimate
-    (``ssdlab validate``) is above what the process may still take, or above ``max_memory``
-    (bytes, or a size such as ``"8G"``, like ``--max-memory``), raises
-    :class:`MemoryLimitError` (an :class:`SsdlabError`) before it starts, naming the estimate
-    and the limit. The simulation releases the GIL.
+    replaces the workload's seed (``--seed``; docs/workload.md, "Seeds"); ``overrides``
+    overrides config keys (``{"hil.scheduler": "spk3"}`` is ``--set hil.scheduler=spk3``);
+    ``check`` and ``fairness`` are ``--check`` and ``--fairness``. ``set=`` is the
+    deprecated name of ``overrides`` (it shadows the builtin): it still works, with a
+    DeprecationWarning. Bad input raises :class:`SsdlabError` with the message the CLI prints
+    after ``error:``; a bad ``seed`` or ``overrides`` type raises TypeError or ValueError
+    naming it. A run whose memory estimate (``ssdlab validate``) is above what the process
+    may still take, or above ``max_memory`` (bytes, or a size such as ``"8G"``, like
+    ``--max-memory``), raises :class:`MemoryLimitError` (an :class:`SsdlabError`) before it
+    starts, naming the estimate and the limit. The simulation releases the GIL.
     """
+    overrides = overrides_arg(overrides, set)
+    seed = seed_arg(seed)
     ck, cv = _source(config, "config")
     wk, wv = _source(workload, "workload")
     limit = None if max_memory is None else str(max_memory)
-    text = _ssdlab.run_json(ck, cv, wk, wv, seed, set_list(set), check, fairness, limit)
+    text = _ssdlab.run_json(ck, cv, wk, wv, seed, set_list(overrides), check, fairness, limit)
     return Report(text)
 
 
-def resolve_config(config: Any, set: Mapping[str, Any] | None = None) -> str:
-    """The fully resolved config as TOML (``ssdlab validate --print``); raises on bad input."""
+def resolve_config(
+    config: Any, overrides: Mapping[str, Any] | None = None, *, set: Mapping[str, Any] | None = None
+) -> str:
+    """The fully resolved config as TOML (``ssdlab validate --print``); raises on bad input.
+    ``set=`` is the deprecated name of ``overrides``."""
+    overrides = overrides_arg(overrides, set)
     kind, value = _source(config, "config")
-    return _ssdlab.resolve_config(kind, value, set_list(set))
+    return _ssdlab.resolve_config(kind, value, set_list(overrides))
 
 
 class Report:

@@ -48,6 +48,10 @@ def reproduce(
 ) -> Reproduction:
     """Run the reproduction of `paper` (one of :data:`PAPERS`), as ``ssdlab reproduce PAPER
     --out OUT [--quick] [--traces DIR] [--threads N] [--resume]``, the GIL released. Progress
-    goes to stderr. Bad input raises :class:`ssdlab.SsdlabError`."""
+    goes to stderr. Bad input raises :class:`ssdlab.SsdlabError`.
+
+    ``resume`` reuses a report in ``OUT/runs`` only if it was made from the same config,
+    workload and seed by the same simulator source (its ``ssdlab_source``) after its trace
+    files last changed; every other run is done again (README, "Reproductions")."""
     check, _ = _ssdlab.reproduce(paper, os.fspath(out), quick, os.fspath(traces), threads, resume)
     return Reproduction(pathlib.Path(out), check)

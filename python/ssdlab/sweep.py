@@ -181,13 +181,17 @@ def _as_completed(ray, pending: dict) -> Iterable[tuple[str, tuple[bool, str]]]:
 def sweep(
     grid: Grid,
     backend: str = "local",
-    out: str | os.PathLike = "sweep-out",
+    out: str | os.PathLike | None = None,
     *,
     address: str | None = None,
     workers: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> "SweepTable":
     """Run every run of `grid` not already finished under `out`, then build the table.
+
+    `out` is required: the folder (created if missing) for ``runs/*.json``,
+    ``results.csv`` and ``results.parquet``. Without it :func:`sweep` raises TypeError
+    instead of writing into the working directory.
 
     Returns the :class:`SweepTable`, also written to ``OUT/results.csv`` and
     ``OUT/results.parquet``: one row per run in grid order, the parameter columns (``run``,
@@ -198,6 +202,11 @@ def sweep(
     every run has ended, the others' reports kept; bad configs, workloads and overrides raise
     :class:`SsdlabError` before any run starts.
     """
+    if out is None:
+        raise TypeError(
+            "sweep: out= is required: the folder for the runs' reports and the results table "
+            "(runs/*.json, results.csv, results.parquet), e.g. sweep(grid, out=\"out/sweep\")"
+        )
     if backend not in ("local", "ray"):
         raise ValueError(f"sweep: unknown backend `{backend}`; known: local, ray")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

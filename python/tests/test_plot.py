@@ -15,7 +15,7 @@ import ssdlab  # noqa: E402
 def test_latency_cdf_draws_the_reports_distribution(repo, monkeypatch):
     monkeypatch.chdir(repo)
     r = ssdlab.run("presets/mqsim-default.toml", "examples/read-qd16.toml",
-                   set={"nand.channels": 2}, seed=3)
+                   overrides={"nand.channels": 2}, seed=3)
     ax = r.plot_latency_cdf()
     lines = ax.get_lines()
     # read-qd16 only reads: `all` and `read` are drawn, `write` (no requests) is not.

@@ -43,7 +43,7 @@ def test_the_readme_command_completes_every_tpcc_request(repo, tpcc, monkeypatch
 
 def test_dataframes_match_the_json_report(repo, monkeypatch):
     monkeypatch.chdir(repo)
-    r = ssdlab.run(PRESET, MIXED, set={"stats.interval_us": 2000})
+    r = ssdlab.run(PRESET, MIXED, overrides={"stats.interval_us": 2000})
     d = json.loads(r.to_json())
     sim = d["sim"]
 
@@ -110,7 +110,7 @@ def test_seed_and_set_are_the_clis(repo, cli, tpcc, tmp_path, monkeypatch):
         check=True, capture_output=True,
     )
     workload = (repo / "examples" / "read-qd16.toml")
-    r = ssdlab.run(PRESET, workload, seed=5, set={"hil.scheduler": "spk3", "nand.channels": 4})
+    r = ssdlab.run(PRESET, workload, seed=5, overrides={"hil.scheduler": "spk3", "nand.channels": 4})
     assert without_run(r.to_json()) == without_run(out.read_text())
     assert r.data["config"]["nand"]["channels"] == 4
     assert r.summary["scheduler"] == "spk3"
@@ -137,8 +137,8 @@ def test_bad_config_raises_with_the_clis_message(repo, cli, tpcc, tmp_path, monk
 
     # An impossible --set value, an unknown key, a missing file: the same message each time.
     cases = [
-        (["--set", "nand.channels=0"], {"set": {"nand.channels": 0}}, PRESET),
-        (["--set", "nand.no_such_key=1"], {"set": {"nand.no_such_key": 1}}, PRESET),
+        (["--set", "nand.channels=0"], {"overrides": {"nand.channels": 0}}, PRESET),
+        (["--set", "nand.no_such_key=1"], {"overrides": {"nand.no_such_key": 1}}, PRESET),
         ([], {}, "presets/no-such-preset.toml"),
     ]
     for args, kwargs, config in cases:
@@ -151,7 +151,7 @@ def test_bad_config_raises_with_the_clis_message(repo, cli, tpcc, tmp_path, monk
 def test_bad_input_without_the_cli(repo, tpcc, monkeypatch):
     monkeypatch.chdir(repo)
     with pytest.raises(ssdlab.SsdlabError, match=r"--set: nand.channels = 0: must be at least 1"):
-        ssdlab.run(PRESET, tpcc, set={"nand.channels": 0})
+        ssdlab.run(PRESET, tpcc, overrides={"nand.channels": 0})
     # A bad key in a dict names the key, in TOML text it also names the line.
     with pytest.raises(ssdlab.SsdlabError, match=r"<config>:\d+: .*tsu.policy = \"bogus\""):
         ssdlab.run({"tsu": {"policy": "bogus"}}, tpcc)
@@ -160,7 +160,7 @@ def test_bad_input_without_the_cli(repo, tpcc, monkeypatch):
     with pytest.raises(ValueError, match=r"config.nand.channels: None is not a value \(TOML has no null\)"):
         ssdlab.run({"nand": {"channels": None}}, tpcc)
     with pytest.raises(ValueError, match="nand.channels: nan is not a finite number"):
-        ssdlab.run(PRESET, tpcc, set={"nand": {"channels": float("nan")}})
+        ssdlab.run(PRESET, tpcc, overrides={"nand": {"channels": float("nan")}})
     with pytest.raises(TypeError):
         ssdlab.run(42, tpcc)
     # It is a ValueError, so generic handlers catch it.

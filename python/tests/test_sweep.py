@@ -60,7 +60,7 @@ def test_the_table_is_the_reports(repo, tmp_path):
         assert report.summary["iops"] == row["iops"]
         assert report.summary["requests_completed"] == row["requests_completed"] == 5000
     # The same run through ssdlab.run gives the same report (outside `run`).
-    r = ssdlab.run(g["config"], g["workload"], seed=2, set={"hil.scheduler": "spk3", "nand.channels": 4})
+    r = ssdlab.run(g["config"], g["workload"], seed=2, overrides={"hil.scheduler": "spk3", "nand.channels": 4})
     stored = json.loads((tmp_path / "runs" / f"{df.iloc[10]['run']}.json").read_text())
     fresh = json.loads(r.to_json())
     stored.pop("run"), fresh.pop("run")

@@ -26,15 +26,38 @@ struct RunArgs {
     /// Override a config key: --set ftl.gc.policy=fifo (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Remove a key or a whole table of the config before the --sets apply: --unset
+    /// ftl.map_cache (repeatable).
+    #[arg(long = "unset", value_name = "KEY")]
+    unset: Vec<String>,
     /// Seed (overrides the workload's).
     #[arg(long)]
     seed: Option<u64>,
+    /// Run each seed from A to B (both ends), in parallel on --threads, and report each one's
+    /// main statistics with their mean and 95% t interval; --out then holds every report and
+    /// the summary, --csv a row per seed.
+    #[arg(long, value_name = "A..B", value_parser = seeds::parse_seeds,
+          conflicts_with_all = ["seed", "timeline", "timeline_window", "lat_log"])]
+    seeds: Option<seeds::Seeds>,
+    /// Parallel runs of --seeds and --fairness (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    threads: Option<u64>,
     /// Write the JSON report here.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Append the main table's CSV row here (header written if the file is new).
+    /// Append the main table's CSV row here: which run (config, workload, workload options,
+    /// seed, --set, --unset), then its statistics. A new file gets the header; an existing
+    /// one must start with the same header.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Write a CSV row per completed request here (flow, op, lba, bytes, arrival_us,
+    /// completion_us, latency_us), streamed as the run goes.
+    #[arg(long, value_name = "FILE")]
+    lat_log: Option<PathBuf>,
+    /// Warm-up: requests arriving in the first MS milliseconds of simulated time run but
+    /// are left out of every statistic (overrides the workload's ramp_ms).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    ramp_ms: Option<f64>,
     /// Write bus and cell activity as Chrome trace-event JSON (open in Perfetto).
     #[arg(long)]
     timeline: Option<PathBuf>,
@@ -129,7 +152,7 @@ impl ColumnArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Run one simulation and print its summary.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check a config (and workload) and explain what is wrong; exit 2 if anything is. Prints
     /// the drive's capacity and an estimate of a run's peak memory by part (with the
     /// workload's flows, and the integrity oracle with --check).
@@ -140,6 +163,9 @@ enum Command {
         workload: Option<PathBuf>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a key or a whole table of the config before the --sets apply (repeatable).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// Print the fully resolved config (every key with its value).
         #[arg(long)]
         print: bool,
@@ -162,7 +188,8 @@ enum Command {
         /// Folder for the results (created if missing).
         #[arg(long)]
         out: PathBuf,
-        /// A smaller grid that finishes in a few minutes.
+        /// A smaller grid. Measured with the release build on 2 cores: about 3 s (spd),
+        /// 20 s (sprinkler), 30 s (fmmu), 40 s (flin), 45 s (pacp); a debug build is slower.
         #[arg(long)]
         quick: bool,
         /// Folder holding the shared traces (msr/, ...).
@@ -173,9 +200,11 @@ enum Command {
         /// still take (that memory divided by the threads).
         #[arg(long)]
         threads: Option<usize>,
-        /// Pick an interrupted reproduction up: use the reports in --out/runs made from the
-        /// same config, workload and seed instead of running them again. Not after changing
-        /// ssdlab itself: a report is matched by its inputs, not by the code that made it.
+        /// Pick an interrupted reproduction up: reuse a report in --out/runs only if it was
+        /// made from the same config and workload (both fully resolved) and seed, by the same
+        /// simulator source (its `ssdlab_source`: a hash of crates/ssdlab/src and
+        /// crates/ssdlab-trace/src), after its trace files last changed; every other run is
+        /// done again and its report replaced.
         #[arg(long)]
         resume: bool,
     },
@@ -337,6 +366,11 @@ enum TraceCommand {
         to: String,
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Convert even when the output format's time step changes arrival times (tencent
+        /// keeps whole seconds, msr 100 ns, mqsim/ssdsim/blkparse 1 ns); without it, that is
+        /// an error saying how many requests would change.
+        #[arg(long)]
+        truncate_times: bool,
     },
 }
 
@@ -374,7 +408,10 @@ fn emit(args: std::fmt::Arguments<'_>) {
     }
 }
 
+mod output;
+mod seeds;
 mod soak;
+use output::{OutputFile, Outputs};
 use soak::{soak, SoakArgs};
 
 /// The system allocator, except that running out of memory ends the program with exit code 2
@@ -471,10 +508,10 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             outln!("{n} claims from {} reproductions in {}", dirs.len(), out.display());
             Ok(())
         }
-        Command::Run(args) => run(args),
-        Command::Validate { config, workload, set, print, check, timeline } => {
+        Command::Run(args) => run(*args),
+        Command::Validate { config, workload, set, unset, print, check, timeline } => {
             let opts = RunOptions { check, timeline: timeline.then_some((0, u64::MAX)), ..RunOptions::default() };
-            validate(&config, workload.as_deref(), &set, print, &opts)
+            validate(&config, workload.as_deref(), &unset, &set, print, &opts)
         }
         Command::Trace { command } => trace(command),
         Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
@@ -500,20 +537,22 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
 fn validate(
     config: &Path,
     workload: Option<&Path>,
+    unset: &[String],
     set: &[String],
     print: bool,
     opts: &RunOptions,
 ) -> Result<(), InputError> {
-    let cfg = Config::load(config, set)?;
+    let cfg = load_config(config, unset, set)?;
     let wl = match workload {
         Some(w) => WorkloadSpec::load(w)?,
-        None => WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: Vec::new() },
+        None => WorkloadSpec { source: String::new(), seed: 1, precondition: None, ramp_ms: 0.0, flows: Vec::new() },
     };
     // Estimating builds the flows: traces are read and addresses checked against the drive.
     let estimate = ssdlab::Simulation::estimate(&cfg, &wl, wl.seed, opts)?;
     if workload.is_some() {
-        // Building the simulation checks what only the built layers can (preconditioning).
-        ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions::default())?;
+        // Building the simulation checks what only the built layers can (preconditioning);
+        // with `progress`, it prints the workload's warnings (nothing runs here).
+        ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions { progress: true, ..RunOptions::default() })?;
     }
     if print {
         out!("{}", cfg.to_toml());
@@ -667,19 +706,34 @@ fn run_workload(args: &RunArgs) -> Result<WorkloadSpec, InputError> {
             f.device = args.device;
         }
     }
+    if let Some(ms) = args.ramp_ms {
+        wl.ramp_ms = ms;
+    }
     args.columns.map()?;
     wl.validate("command line")?;
     Ok(wl)
 }
 
+/// The config with the command line's `--unset`s and `--set`s, saying on stderr what they
+/// dropped besides.
+fn load_config(path: &Path, unset: &[String], set: &[String]) -> Result<Config, InputError> {
+    let (cfg, notes) = Config::load_edited(path, &ssdlab::config::Edits { unset, set })?;
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+    Ok(cfg)
+}
+
 fn run(args: RunArgs) -> Result<(), InputError> {
-    let cfg = Config::load(&args.config, &args.set)?;
+    let cfg = load_config(&args.config, &args.unset, &args.set)?;
     let wl = run_workload(&args)?;
     // Every output must be creatable before minutes of simulation, not after.
-    let out = args.out.as_deref().map(OutputFile::check).transpose()?;
-    let timeline = args.timeline.as_deref().map(OutputFile::check).transpose()?;
-    let csv = args.csv.as_deref().map(OutputFile::check).transpose()?;
+    let outputs = Outputs::check(&args)?;
     say_detected_formats(&wl)?;
+    let threads = args.threads.map_or_else(ssdlab_lab::reproduce::default_threads, |t| t as usize);
+    if let Some(seeds) = args.seeds {
+        return run_seeds(&args, &cfg, &wl, seeds, threads, &outputs);
+    }
     let window = match (&args.timeline, &args.timeline_window) {
         (Some(_), Some(w)) => Some(parse_window(w)?),
         (Some(_), None) => Some((0, u64::MAX)),
@@ -688,13 +742,13 @@ fn run(args: RunArgs) -> Result<(), InputError> {
     };
     let memory_limits = memory_limits(args.max_memory);
     let opts = RunOptions { check: args.check, timeline: window, progress: true, memory_limits };
-    let outcome = ssdlab::run_outcome(&cfg, &wl, args.seed, &opts)?;
+    let outcome = outputs.run(&cfg, &wl, args.seed, &opts)?;
     let mut report = ssdlab::Report::from_outcome(&outcome);
     if args.fairness {
-        let seed = args.seed.unwrap_or(wl.seed);
-        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, ssdlab_lab::reproduce::default_threads())?;
+        let seed = report.seed;
+        ssdlab::add_fairness(&mut report, &cfg, &wl, seed, threads)?;
     }
-    if let (Some(file), Some(tl)) = (&timeline, &outcome.timeline) {
+    if let (Some(file), Some(tl)) = (&outputs.timeline, &outcome.timeline) {
         file.write(|w| w.write_all(tl.to_json().as_bytes()))?;
         if tl.dropped > 0 {
             eprintln!("timeline: {} events past the limit were left out; narrow --timeline-window", tl.dropped);
@@ -704,20 +758,45 @@ fn run(args: RunArgs) -> Result<(), InputError> {
         let max = ssdlab::stats::config::MAX_SAMPLES;
         eprintln!("time series: kept its first {max} samples only; raise stats.interval_us to cover the whole run");
     }
-    if let Some(file) = &out {
-        file.write(|w| w.write_all(report.to_json().as_bytes()))?;
-    }
-    if let Some(file) = &csv {
-        append_csv(file, &report)?;
-    }
+    let json = report.to_json();
+    outputs.write(&json, std::slice::from_ref(&report))?;
     if args.json {
-        outln!("{}", report.to_json());
+        outln!("{json}");
     } else {
         out!("{}", report.summary());
     }
-    match &report.check {
-        Some(c) if c.violations > 0 => Err(InputError(format!("--check found {} integrity violations", c.violations))),
-        _ => Ok(()),
+    violations(std::slice::from_ref(&report))
+}
+
+/// `run --seeds`: every seed, a table of their statistics (or the JSON with `--json`).
+fn run_seeds(
+    args: &RunArgs,
+    cfg: &Config,
+    wl: &WorkloadSpec,
+    seeds: seeds::Seeds,
+    threads: usize,
+    outputs: &Outputs,
+) -> Result<(), InputError> {
+    let at_once = threads.clamp(1, (seeds.last - seeds.first + 1) as usize);
+    let memory_limits = memory_limits(args.max_memory).into_iter().map(|l| l.shared_by(at_once)).collect();
+    let job = seeds::PerSeed { config: cfg, workload: wl, check: args.check, fairness: args.fairness, memory_limits };
+    let reports = seeds::run_all(seeds, threads, &job)?;
+    let json = seeds::to_json(&reports);
+    outputs.write(&json, &reports)?;
+    if args.json {
+        outln!("{json}");
+    } else {
+        out!("{}", seeds::table(&reports, &args.config, &args.workload));
+    }
+    violations(&reports)
+}
+
+/// An error if `--check` found integrity violations in any report.
+fn violations(reports: &[ssdlab::Report]) -> Result<(), InputError> {
+    let found: u64 = reports.iter().filter_map(|r| r.check.as_ref()).map(|c| c.violations).sum();
+    match found {
+        0 => Ok(()),
+        n => Err(InputError(format!("--check found {n} integrity violations"))),
     }
 }
 
@@ -743,87 +822,6 @@ fn say_detected_formats(wl: &WorkloadSpec) -> Result<(), InputError> {
         }
     }
     Ok(())
-}
-
-/// An output file, checked before the work that fills it and written whole or not at all: a
-/// regular file is written to a temporary file in the same directory and renamed over the
-/// target when complete, so a full disk or a crash never leaves a truncated report. A device
-/// or pipe (`/dev/stdout`) is written in place, since it cannot be renamed over.
-struct OutputFile {
-    path: PathBuf,
-    in_place: bool,
-}
-
-impl OutputFile {
-    /// Fails, naming the path, if the file cannot be created (no such directory, a directory
-    /// in the way, no permission); probes by creating and removing the temporary file.
-    fn check(path: &Path) -> Result<OutputFile, InputError> {
-        let fail = |e: std::io::Error| InputError(format!("{}: cannot write this output: {e}", path.display()));
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => return Err(InputError(format!("{}: is a directory, not a file", path.display()))),
-            Ok(m) if !m.is_file() => {
-                std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
-                return Ok(OutputFile { path: path.to_path_buf(), in_place: true });
-            }
-            _ => {}
-        }
-        let file = OutputFile { path: path.to_path_buf(), in_place: false };
-        let tmp = file.temporary();
-        std::fs::File::create(&tmp).map_err(fail)?;
-        std::fs::remove_file(&tmp).map_err(fail)?;
-        Ok(file)
-    }
-
-    /// `.NAME.tmp-PID` beside the target: same directory, so the rename cannot cross devices.
-    fn temporary(&self) -> PathBuf {
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        self.path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-    }
-
-    /// Writes the file with `fill`; on any failure the target is left as it was and the
-    /// temporary file removed.
-    fn write(&self, fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), InputError> {
-        use std::io::Write;
-        let fail = |e: std::io::Error| {
-            let kept = if self.in_place { "" } else { ", file left unchanged" };
-            InputError(format!("{}: writing failed{kept}: {e}", self.path.display()))
-        };
-        if self.in_place {
-            let mut w =
-                std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&self.path).map_err(fail)?);
-            return fill(&mut w).and_then(|()| w.flush()).map_err(fail);
-        }
-        let tmp = self.temporary();
-        let written = (|| {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            fill(&mut w)?;
-            let f = w.into_inner().map_err(|e| e.into_error())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written.map_err(fail)
-    }
-}
-
-/// Appends the report's row (and the header to a new file) by rewriting the whole file
-/// through [`OutputFile::write`], so a failed append never leaves half a row.
-fn append_csv(file: &OutputFile, report: &ssdlab::Report) -> Result<(), InputError> {
-    // A device or a pipe (`/dev/stdout`, `/dev/full`) is written, never read back: reading
-    // one may never end.
-    let read =
-        if file.in_place { Err(std::io::ErrorKind::NotFound.into()) } else { std::fs::read_to_string(&file.path) };
-    let old = match read {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("{}\n", ssdlab::Report::CSV_HEADER),
-        Err(e) => return Err(InputError(format!("{}: {e}", file.path.display()))),
-    };
-    file.write(|w| {
-        w.write_all(old.as_bytes())?;
-        writeln!(w, "{}", report.csv_row())
-    })
 }
 
 fn parse_format(s: Option<&str>) -> Result<Option<ssdlab_trace::Format>, InputError> {
@@ -912,6 +910,7 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
                 s.avg_write_bytes / 1024.0
             );
             outln!("span           {:.6} s", s.span_ps as f64 / 1e12);
+            trace_info_arrivals(&s.arrivals);
             outln!(
                 "max address    {} bytes ({:.2} GiB)",
                 s.max_address_bytes,
@@ -919,20 +918,66 @@ fn trace(cmd: TraceCommand) -> Result<(), InputError> {
             );
             Ok(())
         }
-        TraceCommand::Convert { input, to, out } => {
+        TraceCommand::Convert { input, to, out, truncate_times } => {
             let to: ssdlab_trace::Format = to.parse().map_err(|e| InputError(format!("--to: {e}")))?;
             let out = out.as_deref().map(OutputFile::check).transpose()?;
             let t = read_trace(&input)?;
+            convert_times_check(&t, to, truncate_times)?;
             match out {
                 Some(file) => {
                     let compression = ssdlab_trace::Compression::of_name(&file.path);
                     file.write(|w| ssdlab_trace::create(w, compression, |w| ssdlab_trace::write(&t.records, to, w)))?
                 }
-                None => ssdlab_trace::write(&t.records, to, std::io::stdout().lock())?,
+                // A reader that stopped early (`| head`) is no error.
+                None => match ssdlab_trace::write(&t.records, to, std::io::stdout().lock()) {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                    written => written?,
+                },
             }
             Ok(())
         }
     }
+}
+
+/// `trace info`'s lines on arrivals: distinct times, and the gaps' mean and burstiness.
+fn trace_info_arrivals(a: &ssdlab_trace::Arrivals) {
+    outln!(
+        "timestamps     {} distinct, {:.1}% of requests share theirs with another",
+        a.distinct,
+        a.shared_share * 100.0
+    );
+    match a.gap_cv {
+        Some(cv) => outln!(
+            "inter-arrival  mean {:.3} us, coefficient of variation {cv:.2} (Poisson arrivals: 1; above 1: bursty)",
+            a.mean_gap_ps / 1e6
+        ),
+        None => outln!("inter-arrival  none (one request, or all at one time)"),
+    }
+}
+
+/// `trace convert`: an output format whose time step would change arrival times is an error,
+/// unless `--truncate-times` allows it (then a warning); either says how many change.
+fn convert_times_check(t: &ssdlab_trace::Trace, to: ssdlab_trace::Format, allowed: bool) -> Result<(), InputError> {
+    let (changed, first) = ssdlab_trace::times_changed(&t.records, to);
+    let Some(i) = first else { return Ok(()) };
+    let step = match ssdlab_trace::time_resolution_ps(to) {
+        ps if ps >= 1_000_000_000_000 => format!("{} s", ps / 1_000_000_000_000),
+        ps => format!("{} ns", ps / 1000),
+    };
+    let n = t.records.len();
+    let example = format!(
+        "the first at line {}, {:.12} s after the first request",
+        t.lines[i],
+        t.records[i].arrival_ps as f64 / 1e12
+    );
+    let what = format!("--to {to} keeps times in steps of {step}: {changed} of the {n} requests' arrival times would be truncated ({example})");
+    if allowed {
+        eprintln!("warning: {what}");
+        return Ok(());
+    }
+    Err(InputError(format!(
+        "{what}; pass --truncate-times to convert anyway, or choose a format that keeps them (csv keeps picoseconds)"
+    )))
 }
 
 /// Run every scenario in a child process (so each peak RSS is its own) and print them.

@@ -71,7 +71,13 @@ fn flow(name: &str, read_ratio: f64, qd: u32, requests: u64) -> FlowSpec {
 }
 
 fn workload(name: &str) -> Option<WorkloadSpec> {
-    let w = |flows, precondition| WorkloadSpec { source: format!("bench {name}"), seed: 42, precondition, flows };
+    let w = |flows, precondition| WorkloadSpec {
+        source: format!("bench {name}"),
+        seed: 42,
+        precondition,
+        ramp_ms: 0.0,
+        flows,
+    };
     Some(match name {
         "read-4k-2xqd16" => w(vec![flow("a", 1.0, 16, 1_000_000), flow("b", 1.0, 16, 1_000_000)], None),
         "write-4k-qd32-gc" => {

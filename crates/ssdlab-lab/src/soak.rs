@@ -494,6 +494,7 @@ pub fn workload(writes: u64, seed: u64) -> WorkloadSpec {
         source: "soak".into(),
         seed,
         precondition: Some(PreconditionSpec { occupancy: OCCUPANCY, pattern: Pattern::Random }),
+        ramp_ms: 0.0,
         flows: vec![flow],
     }
 }

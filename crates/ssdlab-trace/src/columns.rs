@@ -52,7 +52,8 @@ impl TimeUnit {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The unit as `--columns` spells it.
+    pub fn name(self) -> &'static str {
         match self {
             TimeUnit::Ns => "ns",
             TimeUnit::Us => "us",
@@ -189,6 +190,12 @@ impl ColumnMap {
         })
     }
 
+    /// The time column's unit; None when the map has no time column (every request arrives
+    /// at 0).
+    pub fn time_unit(&self) -> Option<TimeUnit> {
+        self.time.as_ref().map(|t| t.unit)
+    }
+
     /// The fields of a content line.
     pub(crate) fn split<'a>(&self, line: &'a str, out: &mut Vec<&'a str>) {
         out.clear();
@@ -225,27 +232,24 @@ impl ColumnMap {
     pub(crate) fn record(&self, f: &[&str], ctx: &Ctx) -> Result<Raw, TraceError> {
         let get = |p: &Place, role: &'static str| -> Result<&str, TraceError> {
             let Place::Index(i) = p else { unreachable!("names resolved at the header") };
-            f.get(*i).copied().ok_or_else(|| TraceError::FieldCount {
-                file: ctx.file.to_string(),
-                line: ctx.line,
-                expected: role,
-                found: f.len(),
-                text: echo(ctx.text),
-            })
+            let n = i + 1;
+            f.get(*i)
+                .copied()
+                .ok_or_else(|| ctx.too_few_fields(f, format!("at least {n} fields (the {role} column is column {n})")))
         };
         let time_ps = match &self.time {
-            Some(t) => ctx.decimal_ps("time", get(&t.place, "a time column")?, t.unit.digits())?,
+            Some(t) => ctx.decimal_ps("time", get(&t.place, "time")?, t.unit.digits())?,
             None => 0,
         };
         let device = match &self.device {
-            Some(p) => ctx.u32("device", get(p, "a device column")?)?,
+            Some(p) => ctx.u32("device", get(p, "device")?)?,
             None => 0,
         };
-        let op_text = get(&self.op, "an op column")?;
+        let op_text = get(&self.op, "op")?;
         let op =
             self.op_of(op_text).ok_or_else(|| ctx.bad("op", op_text, format!("is none of {}", self.op_names())))?;
-        let offset = get(&self.offset.place, "an offset column")?;
-        let size = get(&self.size.place, "a size column")?;
+        let offset = get(&self.offset.place, "offset")?;
+        let size = get(&self.size.place, "size")?;
         let extent = ctx.extent(("offset", offset), ("size", size), (self.offset.unit, self.size.unit))?;
         Ok(super::raw(time_ps, device, op, extent).expect("a record"))
     }

@@ -62,12 +62,13 @@
 //! sector-unit trace whose sampled values all happen to be multiples of 512 reads as bytes).
 
 mod columns;
+mod header;
 mod stream;
 mod write;
 
 pub use columns::{ColumnMap, Separator, TimeUnit, SSDLAB_HEADER};
 pub use stream::{create, Compression};
-pub use write::write;
+pub use write::{time_resolution_ps, times_changed, write};
 
 use std::fmt;
 use std::io::{self, BufRead, Read as _};
@@ -146,6 +147,18 @@ impl Format {
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
+
+    /// The unit of the format's timestamps (the table above); None for `csv`, whose column
+    /// map says ([`ColumnMap::time_unit`]).
+    pub fn time_unit(self) -> Option<&'static str> {
+        match self {
+            Format::Msr => Some("100 ns ticks (Windows filetime)"),
+            Format::Replayer | Format::ReplayerSectors | Format::Disksim => Some("ms"),
+            Format::Ssdsim | Format::Mqsim => Some("ns"),
+            Format::Umass | Format::Tencent | Format::Blkparse => Some("s"),
+            Format::Csv => None,
+        }
+    }
 }
 
 impl fmt::Display for Format {
@@ -197,8 +210,10 @@ pub enum TraceError {
         #[source]
         source: io::Error,
     },
-    #[error("{file}:{line}: expected {expected} fields, found {found} in `{text}`")]
-    FieldCount { file: String, line: usize, expected: &'static str, found: usize, text: String },
+    /// `expected` says what the line lacks, e.g. "5 fields" or "at least 4 fields (the size
+    /// column is column 4)".
+    #[error("{file}:{line}: expected {expected}, found {found} in `{text}`")]
+    FieldCount { file: String, line: usize, expected: String, found: usize, text: String },
     #[error("{file}:{line}: {field} `{value}` {problem}")]
     BadField { file: String, line: usize, field: &'static str, value: String, problem: String },
     #[error("{file}:{line}: unrecognised trace line `{text}`; pass --format to choose one")]
@@ -212,6 +227,12 @@ pub enum TraceError {
     /// More requests than the caller may hold in memory ([`read_limited`]).
     #[error("{file}:{line}: more than {limit} requests, the most this run can hold in memory ({why}); replay part of the trace (a shorter file, skip_lines) or allow more memory")]
     TooManyRequests { file: String, line: usize, limit: usize, why: String },
+    /// A first line naming columns, read without a column map; `hint` is the map to use.
+    #[error("{file}:{line}: `{text}` is a header line naming columns ({names}), and only a column map reads a headered trace: {hint}")]
+    Header { file: String, line: usize, text: String, names: String, hint: String },
+    /// Nothing to replay: `why` says what the file held instead.
+    #[error("{file}: no requests: {why}")]
+    NoRequests { file: String, why: String },
 }
 
 /// Bytes reading a trace holds per request at its peak: the parsed line (with its line
@@ -291,6 +312,9 @@ fn detect_sample(sample: &[(usize, &str)], file_name: &str) -> Result<Detection,
     if first == columns::SSDLAB_HEADER {
         return found(Format::Csv, "ssdlab's own CSV header (`trace convert --to csv`)");
     }
+    if header::is_header(first) {
+        return Err(header_error(file_name, line, first));
+    }
     let words: Vec<&str> = first.split_whitespace().collect();
     if words.len() >= 6 && parse_maj_min(words[0]).is_some() {
         return found(Format::Blkparse, "first field `major,minor` and six or more fields");
@@ -321,6 +345,11 @@ fn detect_sample(sample: &[(usize, &str)], file_name: &str) -> Result<Detection,
         };
     }
     detect_decimal_time(sample, file_name, &ext)
+}
+
+fn header_error(file: &str, line: usize, text: &str) -> TraceError {
+    let (names, hint) = header::hint(text);
+    TraceError::Header { file: file.to_string(), line, text: echo(text), names, hint }
 }
 
 /// Five blank-separated fields with decimal times: byte units (`replayer`) when every sampled
@@ -490,6 +519,10 @@ struct Parser {
     /// Column-mapped text: the map, and whether its header line is still to come.
     columns: Option<(ColumnMap, bool)>,
     raw: Vec<(usize, Raw)>,
+    /// Content lines read (past `skip_lines`), and the last content line's number (skipped
+    /// or not): what an empty trace's error reports.
+    lines_seen: usize,
+    last_line: usize,
 }
 
 impl Parser {
@@ -499,7 +532,8 @@ impl Parser {
             (Format::Csv, None) => Some(ColumnMap::ssdlab()),
             _ => None,
         };
-        Parser { format, columns: columns.map(|c| (c.clone(), c.header)), raw: Vec::new() }
+        let columns = columns.map(|c| (c.clone(), c.header));
+        Parser { format, columns, raw: Vec::new(), lines_seen: 0, last_line: 0 }
     }
 
     /// Parses one content line; `false` when reading should stop (blkparse's summary).
@@ -508,11 +542,13 @@ impl Parser {
             return Ok(false);
         }
         let ctx = Ctx { file, line, text: content };
+        self.last_line = line;
         let mut fields: Vec<&str> = Vec::with_capacity(12);
         if let Some((map, header_due)) = &mut self.columns {
             if line <= map.skip {
                 return Ok(true);
             }
+            self.lines_seen += 1;
             map.split(content, &mut fields);
             if *header_due {
                 map.resolve(&fields, &ctx)?;
@@ -522,18 +558,47 @@ impl Parser {
             }
             return Ok(true);
         }
+        self.lines_seen += 1;
         match self.format {
             Format::Msr | Format::Umass | Format::Tencent => fields.extend(content.split(',').map(str::trim)),
             _ => fields.extend(content.split_whitespace()),
         }
-        if let Some(r) = parse_fields(self.format, &fields, &ctx)? {
-            self.raw.push((line, r));
+        match parse_fields(self.format, &fields, &ctx) {
+            Ok(Some(r)) => self.raw.push((line, r)),
+            Ok(None) => {}
+            // A first line that names columns fails as a request; say what it is instead.
+            Err(_) if self.lines_seen == 1 && header::is_header(content) => {
+                return Err(header_error(file, line, content))
+            }
+            Err(e) => return Err(e),
         }
         Ok(true)
     }
 
-    /// Re-bases times on the earliest request and sorts by arrival.
+    /// Why a trace that parsed gave no request.
+    fn why_empty(&self) -> String {
+        let skip = self.columns.as_ref().map_or(0, |(map, _)| map.skip);
+        let header = self.columns.as_ref().is_some_and(|(map, _)| map.header);
+        if skip > 0 && self.last_line <= skip {
+            let last = match self.last_line {
+                0 => "the file has no request lines".to_string(),
+                n => format!("the file's last line with content is line {n}"),
+            };
+            return format!("--skip-lines (skip_lines) drops the first {skip} lines, and {last}");
+        }
+        match (self.lines_seen, self.format) {
+            (0, _) => "the file has no request lines (only blank lines and # comments, if any)".into(),
+            (1, _) if header => "the file holds the header line only".into(),
+            (_, Format::Blkparse) => "no `Q` (queued) line with a sector range".into(),
+            (n, _) => format!("none of its {n} lines is a request"),
+        }
+    }
+
+    /// Re-bases times on the earliest request and sorts by arrival; no request is an error.
     fn finish(self, file_name: &str) -> Result<Trace, TraceError> {
+        if self.raw.is_empty() {
+            return Err(TraceError::NoRequests { file: file_name.to_string(), why: self.why_empty() });
+        }
         let Parser { format, raw, .. } = self;
         let start_ps = raw.iter().map(|(_, r)| r.time_ps).min().unwrap_or(0);
         let mut records = Vec::with_capacity(raw.len());
@@ -603,17 +668,24 @@ impl Ctx<'_> {
         }
     }
 
-    fn field_count(&self, fields: &[&str], min: usize, max: usize, expected: &'static str) -> Result<(), TraceError> {
+    /// `fields` number from `min` to `max`; else an error saying the count `expected` (e.g.
+    /// "5", "at least 6").
+    fn field_count(&self, fields: &[&str], min: usize, max: usize, expected: &str) -> Result<(), TraceError> {
         if (min..=max).contains(&fields.len()) {
             return Ok(());
         }
-        Err(TraceError::FieldCount {
+        Err(self.too_few_fields(fields, format!("{expected} fields")))
+    }
+
+    /// The line has fewer fields than `expected` (a phrase: "5 fields").
+    fn too_few_fields(&self, fields: &[&str], expected: String) -> TraceError {
+        TraceError::FieldCount {
             file: self.file.to_string(),
             line: self.line,
             expected,
             found: fields.len(),
             text: echo(self.text),
-        })
+        }
     }
 
     fn uint(&self, field: &'static str, text: &str) -> Result<u64, TraceError> {
@@ -804,13 +876,7 @@ fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
         return Ok(None); // flush printed as `0 + 0`
     }
     if f.len() < 10 || f[8] != "+" {
-        return Err(TraceError::FieldCount {
-            file: ctx.file.to_string(),
-            line: ctx.line,
-            expected: "`sector + count` after RWBS, i.e. at least 10",
-            found: f.len(),
-            text: echo(ctx.text),
-        });
+        return Err(ctx.too_few_fields(f, "`sector + count` after RWBS, i.e. at least 10 fields".into()));
     }
     let device = major
         .checked_mul(256)
@@ -821,7 +887,7 @@ fn parse_blkparse(f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, TraceError> {
     Ok(raw(time_ps, device, op, extent))
 }
 
-/// Request counts, mix and sizes of a trace.
+/// Request counts, mix and sizes of a trace, and how its arrivals spread over time.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Summary {
     pub requests: u64,
@@ -837,6 +903,50 @@ pub struct Summary {
     pub span_ps: u64,
     /// Largest `offset_bytes + size_bytes`.
     pub max_address_bytes: u64,
+    pub arrivals: Arrivals,
+}
+
+/// How a trace's arrival times spread: how many differ, and how bursty the gaps between
+/// them are.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Arrivals {
+    /// Different arrival times.
+    pub distinct: u64,
+    /// Share of the requests whose arrival time another request shares (0 to 1).
+    pub shared_share: f64,
+    /// Mean gap between consecutive arrivals (in time order), ps: span / (requests − 1).
+    pub mean_gap_ps: f64,
+    /// Coefficient of variation of those gaps (standard deviation / mean, the population
+    /// deviation): 1 for Poisson arrivals, 0 for evenly spaced ones, above 1 for bursts.
+    /// None with fewer than two requests or all at one time.
+    pub gap_cv: Option<f64>,
+}
+
+impl Arrivals {
+    /// Of arrival times in any order.
+    pub fn of(arrivals_ps: impl Iterator<Item = u64>) -> Arrivals {
+        let mut t: Vec<u64> = arrivals_ps.collect();
+        t.sort_unstable();
+        let n = t.len();
+        let (mut distinct, mut shared) = (0u64, 0u64);
+        let mut i = 0;
+        while i < n {
+            let run = t[i..].iter().take_while(|&&x| x == t[i]).count();
+            distinct += 1;
+            shared += if run > 1 { run as u64 } else { 0 };
+            i += run;
+        }
+        let gaps = n.saturating_sub(1) as f64;
+        let span = if n == 0 { 0 } else { t[n - 1] - t[0] };
+        let mean = if n < 2 { 0.0 } else { span as f64 / gaps };
+        let var = t.windows(2).map(|w| ((w[1] - w[0]) as f64 - mean).powi(2)).sum::<f64>() / gaps.max(1.0);
+        Arrivals {
+            distinct,
+            shared_share: if n == 0 { 0.0 } else { shared as f64 / n as f64 },
+            mean_gap_ps: mean,
+            gap_cv: (mean > 0.0).then(|| var.sqrt() / mean),
+        }
+    }
 }
 
 pub fn summarize(records: &[Record]) -> Summary {
@@ -862,5 +972,26 @@ pub fn summarize(records: &[Record]) -> Summary {
     s.avg_read_bytes = avg(read, s.reads);
     s.avg_write_bytes = avg(written, s.writes);
     s.span_ps = last_ps.saturating_sub(first_ps);
+    s.arrivals = Arrivals::of(records.iter().map(|r| r.arrival_ps));
     s
+}
+
+#[cfg(test)]
+mod arrival_tests {
+    use super::Arrivals;
+
+    /// Arrivals 30, 0, 10, 0 ns: three times (0, 10, 30), two of the four requests share 0.
+    /// Gaps in time order 0, 10, 20 ns: mean 10 ns (span 30 over 3 gaps), population
+    /// variance ((0 − 10)² + 0 + (20 − 10)²) / 3 = 200/3 ns², CV √(200/3) / 10 = 0.8165.
+    #[test]
+    fn arrivals_count_distinct_times_and_the_spread_of_the_gaps() {
+        let a = Arrivals::of([30_000u64, 0, 10_000, 0].into_iter());
+        assert_eq!((a.distinct, a.shared_share, a.mean_gap_ps), (3, 0.5, 10_000.0));
+        assert!((a.gap_cv.unwrap() - (200.0f64 / 3.0).sqrt() / 10.0).abs() < 1e-12, "{a:?}");
+        // Evenly spaced: CV 0; all at one time or a single request: no CV.
+        assert_eq!(Arrivals::of([0u64, 5, 10].into_iter()).gap_cv, Some(0.0));
+        let same = Arrivals::of([7u64, 7, 7].into_iter());
+        assert_eq!((same.distinct, same.shared_share, same.gap_cv), (1, 1.0, None));
+        assert_eq!(Arrivals::of([7u64].into_iter()).gap_cv, None);
+    }
 }

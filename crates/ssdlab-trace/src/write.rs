@@ -19,6 +19,26 @@ pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<(
     out.flush()
 }
 
+/// The finest time step `format` writes: 100 ns for msr, 1 ns for ssdsim, mqsim and blkparse,
+/// 1 s for tencent, 1 ps for the decimal formats and csv.
+pub fn time_resolution_ps(format: Format) -> u64 {
+    match format {
+        Format::Msr => 100_000,
+        Format::Ssdsim | Format::Mqsim | Format::Blkparse => 1_000,
+        Format::Tencent => 1_000_000_000_000,
+        Format::Replayer | Format::ReplayerSectors | Format::Disksim | Format::Umass | Format::Csv => 1,
+    }
+}
+
+/// How many of `trace`'s arrival times [`write()`] in `format` would change (truncated to
+/// [`time_resolution_ps`]), and the index of the first such record.
+pub fn times_changed(trace: &[Record], format: Format) -> (usize, Option<usize>) {
+    let step = time_resolution_ps(format);
+    let mut changed = trace.iter().enumerate().filter(|(_, r)| r.arrival_ps % step != 0);
+    let first = changed.next().map(|(i, _)| i);
+    (first.map_or(0, |_| 1 + changed.count()), first)
+}
+
 fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize) -> io::Result<()> {
     let first_sector = r.offset_bytes / SECTOR_BYTES;
     let end_sector = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(SECTOR_BYTES);

@@ -26,7 +26,10 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::validate::reject;
+
+mod edit;
 pub use crate::validate::{ns_to_ps, us_to_ps};
+pub use edit::Edits;
 
 pub use crate::cache::config::{CacheConfig, Destage};
 pub use crate::ftl::config::{FirmwareConfig, FtlConfig, GcConfig, WearLevelingConfig};
@@ -85,28 +88,35 @@ pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<()> {
 impl Config {
     /// Read a config file, apply `--set` overrides, type it and validate it.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Config> {
+        Config::load_edited(path, &Edits { unset: &[], set: overrides }).map(|(config, _)| config)
+    }
+
+    /// Read a config file (up to [`crate::mem::MAX_TEXT_FILE_BYTES`]), apply the command line's
+    /// `--unset`s and `--set`s ([`Edits`]), type it and validate it; with the notes the edits
+    /// gave (tables they dropped).
+    pub fn load_edited(path: &Path, edits: &Edits) -> Result<(Config, Vec<String>)> {
         let text = crate::mem::read_text(path, "config")?;
-        Config::from_toml_str(&text, &path.display().to_string(), overrides)
+        Config::from_toml_edited(&text, &path.display().to_string(), edits)
     }
 
     pub fn from_toml_str(text: &str, file: &str, overrides: &[String]) -> Result<Config> {
+        Config::from_toml_edited(text, file, &Edits { unset: &[], set: overrides }).map(|(config, _)| config)
+    }
+
+    /// [`Config::load_edited`] of TOML text; `file` names it in messages.
+    pub fn from_toml_edited(text: &str, file: &str, edits: &Edits) -> Result<(Config, Vec<String>)> {
+        let overrides = edits.set;
         let mut table: toml::Table = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
         // First type the file alone, so that its errors carry file line numbers.
         let _: Config = toml::from_str(text).map_err(|e| Error::toml(file, text, e))?;
-        for o in overrides {
-            apply_override(&mut table, o)?;
-        }
+        let notes = edits.apply(&mut table, file)?;
         reject_two_cache_sizes(&table, text, file)?;
-        let config: Config = if overrides.is_empty() {
+        let config: Config = if edits.is_empty() {
             toml::from_str(text).map_err(|e| Error::toml(file, text, e))?
         } else {
             Config::deserialize(toml::Value::Table(table)).map_err(|e| {
-                Error::config(
-                    "--set",
-                    0,
-                    &overrides.join(" "),
-                    &format!("{}: {}", overrides.join(" "), e.message().trim()),
-                )
+                let typed = edits.describe();
+                Error::config("--set", 0, &typed, &format!("{typed}: {}", e.message().trim()))
             })?
         };
         config.validate(file).map_err(|e| match e {
@@ -123,7 +133,7 @@ impl Config {
             }
             other => other,
         })?;
-        Ok(config)
+        Ok((config, notes))
     }
 
     /// Check everything that can be impossible: each section's own checks, in section order,
@@ -141,15 +151,28 @@ impl Config {
             // Translation pages are mapping units.
             self.ftl.map_cache.resolve(file, self.ftl.mapping, self.ftl.unit_bytes(self.nand.page_bytes))?;
         }
-        let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
-        if self.cache.enabled && sized_by_bytes && self.cache.capacity_bytes < self.nand.page_bytes as u64 {
-            return reject(file, "cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one page");
-        }
+        self.validate_cache_size(file)?;
         self.validate_cache_policy(file)?;
         self.validate_partition_channels(file)?;
         self.validate_faro_under_flin(file)?;
         self.validate_held_chips(file)?;
         self.validate_gc_room(file)
+    }
+
+    /// `cache.capacity_bytes` counts at most 2^32 − 1 pages (the cache counts its pages in
+    /// 32 bits: 2^45 bytes of 8 KiB pages would wrap to a cache of none), and a cache in use
+    /// holds at least one page. One larger than the drive is allowed: it never fills.
+    fn validate_cache_size(&self, file: &str) -> Result<()> {
+        let (bytes, page_bytes) = (self.cache.capacity_bytes, self.nand.page_bytes as u64);
+        if bytes / page_bytes > u32::MAX as u64 {
+            let why = format!("{} pages of {page_bytes} bytes; at most 2^32 - 1 pages", bytes / page_bytes);
+            return reject(file, "cache.capacity_bytes", bytes, &why);
+        }
+        let sized_by_bytes = self.cache.capacity_footprint_fraction == 0.0;
+        if self.cache.enabled && sized_by_bytes && bytes < page_bytes {
+            return reject(file, "cache.capacity_bytes", bytes, "must hold at least one page");
+        }
+        Ok(())
     }
 
     /// A chip GC holds (`tsu.urgent_gc = "hold"`) runs nothing else, so a user read may not

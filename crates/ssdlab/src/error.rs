@@ -9,14 +9,14 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A config or workload key or value that cannot be used.
-    #[error("{file}{}: {message}", line_suffix(*line))]
+    #[error("{file}{}: {}", line_suffix(*line), short_numbers(message))]
     Config { file: String, line: usize, key: String, message: String },
     #[error("{file}: {source}")]
     Io { file: String, source: std::io::Error },
     #[error(transparent)]
     Trace(#[from] ssdlab_trace::TraceError),
     /// A request that does not fit the drive (address past the end, zero size).
-    #[error("{file}{}: {message}", line_suffix(*line))]
+    #[error("{file}{}: {}", line_suffix(*line), short_numbers(message))]
     Request { file: String, line: usize, message: String },
     /// A run of a sweep that broke an internal invariant (where a panic unwinds: in Python).
     /// Not bad input: a bug, reported as the failure of that run alone.
@@ -50,6 +50,44 @@ pub fn bytes_text(bytes: u64) -> String {
         _ if v >= 10.0 => format!("{v:.1} {}", UNITS[u]),
         _ => format!("{v:.2} {}", UNITS[u]),
     }
+}
+
+/// Digits a number of a message may have before its integer part is shown in scientific
+/// notation: 20, the most a 64-bit integer has.
+const NUMBER_DIGITS: usize = 20;
+
+/// `message` with every number whose integer part has more than [`NUMBER_DIGITS`] digits in
+/// scientific notation (`1e300`): Rust prints a float such as 1e300 with all of its 301
+/// digits, and so does a parser that echoes one.
+pub fn short_numbers(message: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = message.as_bytes();
+    let (mut out, mut done, mut i) = (String::new(), 0, 0);
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let int_end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let frac = bytes.get(int_end) == Some(&b'.') && bytes.get(int_end + 1).is_some_and(u8::is_ascii_digit);
+        let end = if frac {
+            int_end + 1 + bytes[int_end + 1..].iter().take_while(|b| b.is_ascii_digit()).count()
+        } else {
+            int_end
+        };
+        if int_end - i > NUMBER_DIGITS {
+            if let Ok(x) = message[i..end].parse::<f64>() {
+                out.push_str(&message[done..i]);
+                out.push_str(&format!("{x:e}"));
+                done = end;
+            }
+        }
+        i = end;
+    }
+    if done == 0 {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    out.push_str(&message[done..]);
+    std::borrow::Cow::Owned(out)
 }
 
 fn line_suffix(line: usize) -> String {
@@ -231,6 +269,23 @@ mod tests {
         let unknown = "[nand]\n\"a\\u0007b\" = 1\n";
         let err = Config::from_toml_str(unknown, "c.toml", &[]).unwrap_err().to_string();
         assert!(err.contains("unknown field") && !err.chars().any(char::is_control), "{err:?}");
+    }
+
+    /// 1e300 prints as 301 digits in Rust; a message shows it as `1e300`. 2^64 − 1 (20
+    /// digits) and a number inside a word stay as they are.
+    #[test]
+    fn long_numbers_in_messages_are_shown_in_scientific_notation() {
+        let digits = format!("{}", 1e300f64);
+        assert_eq!(digits.len(), 301);
+        let m = format!(
+            "read_ratio = {digits}: must be in [0, 1]; `{digits}.0`, 18446744073709551615, x123456789012345678901234"
+        );
+        assert_eq!(
+            super::short_numbers(&m),
+            "read_ratio = 1e300: must be in [0, 1]; `1e300`, 18446744073709551615, x123456789012345678901234"
+        );
+        let e = Config::from_toml_str("[nand]\nchannels = 1e300\n", "c.toml", &[]).unwrap_err().to_string();
+        assert!(e.starts_with("c.toml:2: nand.channels = 1e300: invalid type: floating point `1e300`"), "{e}");
     }
 
     #[test]

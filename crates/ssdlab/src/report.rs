@@ -26,6 +26,12 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckResult>,
     pub run: RunReport,
+    /// What the inputs or the result are worth a warning about: requests a trace's
+    /// `address_mode` moved, arrival times many requests share, arrivals faster than the
+    /// drive could serve (a trace read in the wrong time unit), a run that took no simulated
+    /// time. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -94,6 +100,14 @@ pub struct HostReport {
     pub device_us_mean: f64,
     /// Time the device queue was full while a host had requests waiting.
     pub queue_stall_s: f64,
+    /// Requests that arrived during the warm-up (the workload's `ramp_ms`): simulated, but in
+    /// no statistic of requests; IOPS and bandwidth are over the time after the warm-up.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ramp_excluded: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -101,6 +115,9 @@ pub struct LatencyGroup {
     pub all: LatencySummary,
     pub read: LatencySummary,
     pub write: LatencySummary,
+    /// Trims (counted in `all` too); absent when the run had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<LatencySummary>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -403,6 +420,7 @@ impl HostReport {
             host_wait_us_mean: ratio(s.host_wait_ps as f64 / 1e6, s.completed as f64),
             device_us_mean: ratio(s.device_ps as f64 / 1e6, s.completed as f64),
             queue_stall_s: s.stall_ps as f64 / 1e12,
+            ramp_excluded: s.ramp_excluded,
         }
     }
 }
@@ -526,7 +544,8 @@ impl Utilization {
 impl Report {
     pub fn from_outcome(o: &Outcome) -> Report {
         let s = &o.stats;
-        let secs = o.sim_time_ps as f64 / 1e12;
+        // Rates are over the measured time: after the warm-up, if any.
+        let secs = o.sim_time_ps.saturating_sub(s.ramp_ps) as f64 / 1e12;
         let flows = o
             .flow_names
             .iter()
@@ -559,6 +578,7 @@ impl Report {
                     all: LatencySummary::with_cdf(&s.all),
                     read: LatencySummary::with_cdf(&s.read),
                     write: LatencySummary::with_cdf(&s.write),
+                    trim: (s.trim.count() > 0).then(|| LatencySummary::of(&s.trim)),
                 },
                 flows,
                 utilization: Utilization::of(o, &flash),
@@ -592,6 +612,7 @@ impl Report {
                 peak_rss_bytes: peak_rss_bytes(),
                 ftl_state_bytes: o.state_bytes,
             },
+            warnings: o.warnings.iter().cloned().chain(no_time_warning(o)).collect(),
         }
     }
 
@@ -628,8 +649,17 @@ impl Report {
             s.host.write_bandwidth_mb_s,
             s.host.queue_stall_s
         );
+        let ramp_ms = self.workload.ramp_ms;
+        if ramp_ms > 0.0 {
+            let measured_s = (s.sim_time_ps as f64 / 1e12 - ramp_ms / 1e3).max(0.0);
+            out += &format!(
+                "warm-up: {} requests arriving in the first {ramp_ms} ms simulated but left out of every statistic of requests; rates over the {measured_s:.6} s after it\n",
+                s.host.ramp_excluded
+            );
+        }
         out += "latency (us)      count       mean        p50        p99      p99.9        max\n";
-        for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)] {
+        let trim = l.trim.as_ref().map(|t| ("trim", t));
+        for (name, x) in [("all", &l.all), ("read", &l.read), ("write", &l.write)].into_iter().chain(trim) {
             out += &format!(
                 "  {:<8} {:>11} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}\n",
                 name, x.count, x.mean, x.p50, x.p99, x.p999, x.max
@@ -663,6 +693,9 @@ impl Report {
             r.events_per_s / 1e6,
             r.peak_rss_bytes as f64 / 1e6
         );
+        for w in &self.warnings {
+            out += &format!("warning: {w}\n");
+        }
         out
     }
 
@@ -765,13 +798,13 @@ impl Report {
         out
     }
 
-    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s";
+    pub const CSV_HEADER: &'static str = "scheduler,tsu,requests,iops,bandwidth_mb_s,latency_mean_us,latency_p99_us,read_latency_mean_us,write_latency_mean_us,chip_utilization,inter_chip_idleness,intra_chip_idleness,transaction_reduction,queue_stall_s,waf,gc_invocations,sim_time_s,ramp_excluded";
 
     /// One CSV row of the main table (columns of `CSV_HEADER`).
     pub fn csv_row(&self) -> String {
         let s = &self.sim;
         format!(
-            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9}",
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.9},{:.6},{},{:.9},{}",
             self.config.hil.scheduler,
             self.config.tsu.policy,
             s.host.requests_completed,
@@ -788,9 +821,23 @@ impl Report {
             s.host.queue_stall_s,
             s.gc.waf,
             s.gc.invocations,
-            s.sim_time_ps as f64 / 1e12
+            s.sim_time_ps as f64 / 1e12,
+            s.host.ramp_excluded
         )
     }
+}
+
+/// A run whose requests all completed in no simulated time (only trims, which change the
+/// map alone): its rates are 0 for want of time, not of requests.
+fn no_time_warning(o: &Outcome) -> Option<String> {
+    let s = &o.stats;
+    (o.sim_time_ps == 0 && s.completed > 0).then(|| {
+        format!(
+            "the run took no simulated time: {} of its {} requests were trims, which change only the map and take no simulated time, so IOPS and bandwidth are 0 (see the trim row)",
+            s.trim.count(),
+            s.completed
+        )
+    })
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), 0 where unknown.

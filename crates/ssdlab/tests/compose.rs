@@ -61,7 +61,7 @@ fn flow(name: &str, read_ratio: f64, bytes: u64, footprint: f64) -> FlowSpec {
 
 fn workload(fill: Option<f64>, flows: Vec<FlowSpec>) -> WorkloadSpec {
     let precondition = fill.map(|occupancy| PreconditionSpec { occupancy, pattern: Pattern::Random });
-    WorkloadSpec { source: String::new(), seed: 5, precondition, flows }
+    WorkloadSpec { source: String::new(), seed: 5, precondition, ramp_ms: 0.0, flows }
 }
 
 /// 4 channels × 2 chips × 1 die × 2 planes of 64 blocks of 64 pages of 8 KiB.

@@ -92,6 +92,7 @@ fn assert_sequential_bandwidth(
         source: String::new(),
         seed: 1,
         precondition: None,
+        ramp_ms: 0.0,
         flows: vec![synthetic(read_ratio, Address::Sequential, bytes, qd, requests)],
     };
     let r = Report::from_outcome(&run(cfg, &wl, false));
@@ -213,6 +214,7 @@ fn measured_waf(cfg: &mut Config) -> (f64, f64) {
         source: String::new(),
         seed: 7,
         precondition: Some(PreconditionSpec { occupancy: 1.0, pattern: Pattern::Sequential }),
+        ramp_ms: 0.0,
         flows: vec![synthetic(0.0, Address::Uniform, 4096, 8, 8 * logical)],
     };
     let o = run(cfg, &wl, false);
@@ -249,6 +251,7 @@ fn d_random_precondition_starts_at_steady_state() {
             source: String::new(),
             seed: 11,
             precondition: Some(PreconditionSpec { occupancy: 1.0, pattern: Pattern::Random }),
+            ramp_ms: 0.0,
             flows: vec![synthetic(0.0, Address::Uniform, 4096, 8, 8 * logical)],
         };
         let r = Report::from_outcome(&run(&cfg, &wl, false));
@@ -308,6 +311,7 @@ fn integrity_workload(requests: u64) -> WorkloadSpec {
         source: String::new(),
         seed: 3,
         precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random }),
+        ramp_ms: 0.0,
         flows: vec![flow],
     }
 }
@@ -427,6 +431,7 @@ fn qd1(read_ratio: f64, requests: u64) -> WorkloadSpec {
         source: String::new(),
         seed: 11,
         precondition: None,
+        ramp_ms: 0.0,
         flows: vec![synthetic(read_ratio, Address::Uniform, 4096, 1, requests)],
     }
 }
@@ -645,7 +650,7 @@ fn reads_beside_gc(urgent: UrgentGc) -> Outcome {
         .remove(0);
     reads.name = "r".into();
     let precondition = Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random });
-    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition, flows: vec![writes, reads] };
+    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition, ramp_ms: 0.0, flows: vec![writes, reads] };
     run(&cfg, &wl, true)
 }
 
@@ -680,7 +685,7 @@ fn i_a_read_beside_gc_waits_for_one_operation_at_most() {
 #[test]
 fn h_mqsim_compat_never_runs_two_dies_of_a_chip_at_once() {
     let flow = synthetic(1.0, Address::Uniform, 4096, 64, 20_000);
-    let wl = WorkloadSpec { source: String::new(), seed: 5, precondition: None, flows: vec![flow] };
+    let wl = WorkloadSpec { source: String::new(), seed: 5, precondition: None, ramp_ms: 0.0, flows: vec![flow] };
     let o = run(&preset("mqsim-compat.toml"), &wl, false);
     let die_interleaved = o.stats.flp_commands[1] + o.stats.flp_commands[3];
     assert_eq!(die_interleaved, 0, "FLP commands {:?}", o.stats.flp_commands);

@@ -24,7 +24,7 @@ fn small_flin() -> Config {
 
 fn run(cfg: &Config, flows: Vec<FlowSpec>) -> Report {
     cfg.validate("test").expect("valid test config");
-    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition: None, flows };
+    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition: None, ramp_ms: 0.0, flows };
     Report::from_outcome(&ssdlab::run_outcome(cfg, &wl, None, &RunOptions::default()).expect("run succeeds"))
 }
 

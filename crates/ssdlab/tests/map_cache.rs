@@ -86,7 +86,7 @@ fn mixed_random(requests: u64) -> WorkloadSpec {
         requests,
         ..FlowSpec::default()
     };
-    WorkloadSpec { source: String::new(), seed: 5, precondition: None, flows: vec![flow] }
+    WorkloadSpec { source: String::new(), seed: 5, precondition: None, ramp_ms: 0.0, flows: vec![flow] }
 }
 
 /// The report's `sim` section without the map cache's own counters (which `full` lacks).
@@ -490,6 +490,7 @@ fn f_check_holds_through_misses_evictions_flushes_and_translation_gc() {
         source: String::new(),
         seed: 9,
         precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random }),
+        ramp_ms: 0.0,
         flows: vec![flow],
     };
     let variants = ["plain", "firmware", "update in the CTP", "watermarks"];
@@ -594,7 +595,7 @@ fn h_gc_wakes_a_plane_once_other_planes_invalidate_its_pages() {
         ..FlowSpec::default()
     };
     let precondition = Some(PreconditionSpec { occupancy: 1.0, pattern: Pattern::Random });
-    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition, flows: vec![flow] };
+    let wl = WorkloadSpec { source: String::new(), seed: 1, precondition, ramp_ms: 0.0, flows: vec![flow] };
     let o = run(&cfg, &wl, true);
     let c = o.check.as_ref().expect("checked");
     assert_eq!(o.stats.completed, 24_000);

@@ -146,7 +146,7 @@ fn write_cases_account_for_every_page_programmed_by_host_and_gc() {
         ..FlowSpec::default()
     };
     let precondition = Some(PreconditionSpec { occupancy: 1.0, pattern: Pattern::Random });
-    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition, flows: vec![flow] };
+    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition, ramp_ms: 0.0, flows: vec![flow] };
     let r = report(&cfg, &wl);
     let (wc, f) = (&r.sim.flash.write_cases, &r.sim.ftl);
     let pages = |c: &ssdlab::report::WriteCaseCounts| 2 * c.aligned + c.single + c.mixed + c.unaligned;

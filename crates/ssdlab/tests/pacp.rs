@@ -46,6 +46,7 @@ fn mixed() -> WorkloadSpec {
         source: String::new(),
         seed: 5,
         precondition,
+        ramp_ms: 0.0,
         flows: vec![flow("r", 0.95, true), flow("w", 0.05, false)],
     }
 }
@@ -331,6 +332,7 @@ fn a_migration_program_overtaken_by_gc_goes_back_to_the_migration_job() {
         source: String::new(),
         seed: 1,
         precondition: Some(PreconditionSpec { occupancy: 0.9, pattern: Pattern::Random }),
+        ramp_ms: 0.0,
         flows: vec![
             flow("read", 1.0, 102_800, 0.00680819261999013, 0, 308.4),
             flow("mixed", 0.5, 33_600, 0.002225256982155426, 105_267_200, 100.8),

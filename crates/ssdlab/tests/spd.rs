@@ -44,7 +44,7 @@ fn writes() -> WorkloadSpec {
         requests: 4000,
         ..FlowSpec::default()
     };
-    WorkloadSpec { source: String::new(), seed: 3, precondition: None, flows: vec![flow] }
+    WorkloadSpec { source: String::new(), seed: 3, precondition: None, ramp_ms: 0.0, flows: vec![flow] }
 }
 
 fn run(cfg: &Config, check: bool) -> Outcome {
@@ -271,7 +271,7 @@ fn check_holds_through_die_gc_at_steady_state() {
     };
     let precondition =
         Some(ssdlab::host::PreconditionSpec { occupancy: 0.95, pattern: ssdlab::ftl::precondition::Pattern::Random });
-    let wl = WorkloadSpec { source: String::new(), seed: 7, precondition, flows: vec![flow] };
+    let wl = WorkloadSpec { source: String::new(), seed: 7, precondition, ramp_ms: 0.0, flows: vec![flow] };
     let opts = RunOptions { check: true, ..RunOptions::default() };
     let o = ssdlab::run_outcome(&cfg, &wl, None, &opts).expect("run succeeds");
     let s = &o.stats;
@@ -329,7 +329,7 @@ fn slot_release_decides_whether_a_second_write_waits_for_the_eviction() {
         requests: 4,
         ..FlowSpec::default()
     };
-    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition: None, flows: vec![flow] };
+    let wl = WorkloadSpec { source: String::new(), seed: 3, precondition: None, ramp_ms: 0.0, flows: vec![flow] };
     let waited = |release: SlotRelease| {
         let mut cfg = cfg.clone();
         cfg.cache.slot_release = release;

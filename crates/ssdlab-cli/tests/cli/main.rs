@@ -17,7 +17,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod docs;
 mod memory;
+mod new_user;
+mod outputs;
 mod runs;
 #[allow(unused_imports)]
 use runs::*;

@@ -531,14 +531,30 @@ pub(super) fn ssdlab_with_small_file_limit(args: &[&str]) -> Output {
     }
 }
 
+/// The header `run --csv` writes, as a fresh table shows it.
+fn csv_header_of_this_run() -> String {
+    let dir = TempDir::new("header");
+    let (wl, csv) = (synthetic_workload(&dir, 10), dir.path("t.csv"));
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--csv", &p(&csv)]).assert_success();
+    std::fs::read_to_string(&csv).unwrap().lines().next().unwrap().to_string()
+}
+
 #[test]
 pub(super) fn failed_output_write_leaves_the_old_file_and_no_partial_one() {
     let dir = TempDir::new("full-disk");
     // TPC-C: a 6 KB report and a 3 MB timeline, both past the 2-block file limit.
     let t = p(&shared_trace("mqsim/tpcc-small.trace"));
-    // The report and the timeline are several KiB; the CSV, rewritten whole to append a row,
-    // is given 1,500 bytes already.
-    for (option, old) in [("--out", "old\n".to_string()), ("--timeline", "old\n".into()), ("--csv", "x".repeat(1500))] {
+    // The report, the timeline and the latency log are several KiB; the CSV, a table of this
+    // run's columns, is given 2,000 bytes already, so that its row goes past the limit (a
+    // partial write is undone).
+    let table = format!("{}\n{}\n", csv_header_of_this_run(), "x".repeat(1500));
+    let cases = [
+        ("--out", "old\n".to_string()),
+        ("--timeline", "old\n".into()),
+        ("--lat-log", "old\n".into()),
+        ("--csv", table),
+    ];
+    for (option, old) in cases {
         let target = dir.write("old.txt", &old);
         let args = ["run", "--config", MQSIM_DEFAULT, "--workload", &t, option, &p(&target)];
         ssdlab_with_small_file_limit(&args).assert_input_error(&[&p(&target), "writing failed", "left unchanged"]);
@@ -563,7 +579,7 @@ pub(super) fn unwritable_output_is_reported_before_simulating() {
         (dir.0.clone(), "is a directory"),
         (file.join("r.json"), "Not a directory"),
     ];
-    for option in ["--out", "--timeline", "--csv"] {
+    for option in ["--out", "--timeline", "--csv", "--lat-log"] {
         for (path, why) in &bad_paths {
             let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &t, option, &p(path)]);
             out.assert_input_error(&[&p(path), why]);

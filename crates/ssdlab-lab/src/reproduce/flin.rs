@@ -399,7 +399,7 @@ fn workload(flows: Vec<(String, FlowSpec)>, duration_ms: f64, precondition: Opti
             f
         })
         .collect();
-    WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition, flows }
+    WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition, ramp_ms: 0.0, flows }
 }
 
 /// A characterization experiment: its name, its flows, and whether GC must be active.

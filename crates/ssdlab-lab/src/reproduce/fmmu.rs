@@ -39,6 +39,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+mod figures;
 mod ledger;
 mod report;
 pub mod seeds;
@@ -48,7 +49,7 @@ pub use report::check_table;
 pub use standin::{StandIn, STANDINS};
 
 use super::columns::{self, Field};
-use super::{io_err, plot, run_all, shared_trace, write_report, Job, Options};
+use super::{io_err, run_all, shared_trace, write_report, Job, Options};
 use ssdlab::error::Result;
 use ssdlab::ftl::config::{FirmwareConfig, MapCacheConfig};
 use ssdlab::ftl::firmware::{Charges, MapUnit};
@@ -113,6 +114,18 @@ pub struct TraceRun {
     pub main: bool,
 }
 
+impl TraceRun {
+    /// Its name in the figures: the paper's trace and what stands for it ("MSR_proj
+    /// stand-in", "WebSearch", "MSR_hm excerpt, looped").
+    pub fn label(&self) -> String {
+        match self.source {
+            TraceSource::StandIn(_) => format!("{} stand-in", self.paper),
+            TraceSource::File { looped: false, .. } => self.paper.to_string(),
+            TraceSource::File { looped: true, .. } => format!("{} excerpt, looped", self.paper),
+        }
+    }
+}
+
 /// Figure 13's workloads: the stand-ins for MSR_proj and MSR_hm and the WebSearch excerpt
 /// replayed once are the main rows (docs/techniques.md §9.10's workload rule); the two shipped
 /// MSR excerpts, looped as before, are sensitivity rows (each bound by one hot page).
@@ -167,29 +180,31 @@ pub enum Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scheme {
     pub name: &'static str,
+    /// Its name in the figures, as the paper writes it ("DFTL-1", "FMMU").
+    pub label: &'static str,
     pub kind: Kind,
     pub cores: u32,
     /// One server at the paper's 4-core per-operation time (sensitivity).
     pub pooled: bool,
 }
 
-const fn scheme(name: &'static str, kind: Kind, cores: u32, pooled: bool) -> Scheme {
-    Scheme { name, kind, cores, pooled }
+const fn scheme(name: &'static str, label: &'static str, kind: Kind, cores: u32, pooled: bool) -> Scheme {
+    Scheme { name, label, kind, cores, pooled }
 }
 
 /// Every scheme, in the figures' order; the last three are sensitivity and reference rows.
 pub const SCHEMES: [Scheme; 11] = [
-    scheme("ideal", Kind::Ideal, 1, false),
-    scheme("dftl-1", Kind::Dftl, 1, false),
-    scheme("dftl-2", Kind::Dftl, 2, false),
-    scheme("dftl-4", Kind::Dftl, 4, false),
-    scheme("cdftl-1", Kind::Cdftl, 1, false),
-    scheme("cdftl-2", Kind::Cdftl, 2, false),
-    scheme("cdftl-4", Kind::Cdftl, 4, false),
-    scheme("fmmu", Kind::Fmmu, 1, false),
-    scheme("dftl-pooled", Kind::Dftl, 1, true),
-    scheme("cdftl-pooled", Kind::Cdftl, 1, true),
-    scheme("full-map", Kind::Full, 1, false),
+    scheme("ideal", "ideal", Kind::Ideal, 1, false),
+    scheme("dftl-1", "DFTL-1", Kind::Dftl, 1, false),
+    scheme("dftl-2", "DFTL-2", Kind::Dftl, 2, false),
+    scheme("dftl-4", "DFTL-4", Kind::Dftl, 4, false),
+    scheme("cdftl-1", "CDFTL-1", Kind::Cdftl, 1, false),
+    scheme("cdftl-2", "CDFTL-2", Kind::Cdftl, 2, false),
+    scheme("cdftl-4", "CDFTL-4", Kind::Cdftl, 4, false),
+    scheme("fmmu", "FMMU", Kind::Fmmu, 1, false),
+    scheme("dftl-pooled", "DFTL pooled", Kind::Dftl, 1, true),
+    scheme("cdftl-pooled", "CDFTL pooled", Kind::Cdftl, 1, true),
+    scheme("full-map", "whole map in RAM", Kind::Full, 1, false),
 ];
 
 /// Firmware costs of a software map cache, ns.
@@ -228,6 +243,9 @@ pub fn software_costs(kind: Kind, pooled: bool) -> Costs {
     let s = if pooled { four_core / hit } else { 1.0 };
     Costs { issue_ns: ISSUE_NS * s, hit_ns: hit * s, miss_ns: miss * s, flush_block_ns: PER_BLOCK_NS * s }
 }
+
+/// Firmware cores of the ablation row without hardware automation: CDFTL-4's.
+pub const NO_HW_CORES: u32 = 4;
 
 /// What an ablation row removes from FMMU (issue 33 item 1; docs/techniques.md §9): one of
 /// its three mechanisms, everything else FMMU's (its cache, its DTL choosing what to flush,
@@ -320,7 +338,7 @@ pub fn ablation_config(a: &Ablation, base: &Config) -> Result<Config> {
     let mut c = base.clone();
     match a.removed {
         Removed::Hardware => {
-            c.ftl.firmware = on_cores(software_costs(Kind::Cdftl, false), 4, base.ftl.firmware.charges);
+            c.ftl.firmware = on_cores(software_costs(Kind::Cdftl, false), NO_HW_CORES, base.ftl.firmware.charges);
         }
         Removed::Ctp => {
             c.ftl.map_cache.cmt_bytes = Some(base.ftl.map_cache.ram_bytes.unwrap_or(DEFAULT_RAM_BYTES));
@@ -431,6 +449,17 @@ impl Synthetic {
         }
     }
 
+    /// Its name in the figures: size, pattern, kind ("64 KiB sequential write").
+    pub fn label(self) -> &'static str {
+        match self {
+            Synthetic::SeqWrite => "64 KiB sequential write",
+            Synthetic::SeqRead => "64 KiB sequential read",
+            Synthetic::RandWriteGc => "4 KiB random write, GC active",
+            Synthetic::RandWrite => "4 KiB random write, before GC",
+            Synthetic::RandRead => "4 KiB random read",
+        }
+    }
+
     fn sequential(self) -> bool {
         matches!(self, Synthetic::SeqWrite | Synthetic::SeqRead)
     }
@@ -479,6 +508,7 @@ fn workload(flow: FlowSpec, pattern: Pattern, seed: u64) -> WorkloadSpec {
         source: "reproduce fmmu".into(),
         seed,
         precondition: Some(PreconditionSpec { occupancy: 1.0, pattern }),
+        ramp_ms: 0.0,
         flows: vec![flow],
     }
 }
@@ -902,7 +932,7 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     // Synthetic rows first in the outputs, as the paper's figures go.
     rows.sort_by_key(|r| ["synthetic", "trace", "scaling"].iter().position(|e| *e == r.experiment));
     columns::write_table(&opts.out, &OWN, FIELDS, rows.iter().map(|r| r.csv.as_str()))?;
-    let figures = figures(&opts.out, &seeds::mean_rows(&rows));
+    let figures = figures::figures(&opts.out, &rows);
     let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
     write_report(&opts.out, md)?;
     super::claims::write(&opts.out, &ledger::claims(&rows, &base))?;
@@ -913,91 +943,6 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
 /// means, the only one).
 pub fn pick<'a>(rows: &'a [Row], experiment: &str, workload: &str, scheme: &str) -> Option<&'a Row> {
     rows.iter().find(|r| r.experiment == experiment && r.workload == workload && r.scheme == scheme)
-}
-
-/// A figure written: (file, caption).
-type Figure = (String, String);
-
-/// Draws a bar chart: (file, caption, y label, categories, named series).
-type Bars<'a> = dyn FnMut(String, String, &str, &[String], &[(String, Vec<f64>)]) + 'a;
-
-/// Draw every figure; returns those written.
-fn figures(out: &Path, rows: &[Row]) -> Vec<Figure> {
-    let mut done = Vec::new();
-    let mut bars = |file: String, caption: String, y: &str, cats: &[String], series: &[(String, Vec<f64>)]| {
-        if plot::bars(&out.join(&file), &caption, y, cats, series).is_ok() {
-            done.push((file, caption));
-        }
-    };
-    let names: Vec<String> = SCHEMES.iter().map(|s| s.name.to_string()).collect();
-    let per_scheme = |exp: &str, w: &str, f: &dyn Fn(&Row) -> f64| -> Vec<f64> {
-        SCHEMES.iter().map(|s| pick(rows, exp, w, s.name).map_or(0.0, f)).collect()
-    };
-    for w in SYNTHETIC {
-        let (y, f): (&str, &dyn Fn(&Row) -> f64) = if w.sequential() {
-            ("GB/s", &|r: &Row| r.bandwidth_gb_s)
-        } else {
-            ("KIOPS", &|r: &Row| r.steady_iops / 1e3)
-        };
-        let series = vec![(y.to_string(), per_scheme("synthetic", w.name(), f))];
-        bars(format!("fig11_{}.png", w.name()), format!("Fig. 11: {}", w.name()), y, &names, &series);
-        let util: Vec<(String, Vec<f64>)> = [
-            ("host link", (|r: &Row| r.util_host_link) as fn(&Row) -> f64),
-            ("NAND bus", |r: &Row| r.util_nand_bus),
-            ("chips", |r: &Row| r.util_chips),
-            ("FTL", |r: &Row| r.util_ftl),
-        ]
-        .iter()
-        .map(|(n, f)| (n.to_string(), per_scheme("synthetic", w.name(), f)))
-        .collect();
-        bars(format!("fig12_{}.png", w.name()), format!("Fig. 12: utilization, {}", w.name()), "", &names, &util);
-    }
-    trace_figures(rows, &names, &mut bars);
-    let points: Vec<&Row> = rows.iter().filter(|r| r.experiment == "scaling" && r.scheme == "fmmu").collect();
-    let cats: Vec<String> = points.iter().map(|r| format!("{}x{}", r.channels, r.ways)).collect();
-    let miops = |scheme: &str| -> Vec<f64> {
-        points
-            .iter()
-            .map(|p| {
-                rows.iter()
-                    .find(|r| {
-                        r.experiment == "scaling" && r.scheme == scheme && r.channels == p.channels && r.ways == p.ways
-                    })
-                    .map_or(0.0, |r| r.iops / 1e6)
-            })
-            .collect()
-    };
-    let series = vec![("FMMU".to_string(), miops("fmmu")), ("ideal".to_string(), miops("ideal"))];
-    bars("fig14_scaling.png".into(), "Fig. 14: 4 KiB random read, map hits, PCIe x32".into(), "MIOPS", &cats, &series);
-    done
-}
-
-/// Figure 13: elapsed time over ideal per trace, and each trace's flash operations.
-fn trace_figures(rows: &[Row], names: &[String], bars: &mut Bars<'_>) {
-    let norm = |name: &str| -> Vec<f64> {
-        let ideal = pick(rows, "trace", name, "ideal").map_or(0.0, |r| r.sim_time_s);
-        SCHEMES
-            .iter()
-            .map(|s| {
-                pick(rows, "trace", name, s.name).map_or(0.0, |r| if ideal > 0.0 { r.sim_time_s / ideal } else { 0.0 })
-            })
-            .collect()
-    };
-    let series: Vec<(String, Vec<f64>)> = TRACES.iter().map(|t| (t.name.to_string(), norm(t.name))).collect();
-    bars("fig13_elapsed.png".into(), "Fig. 13: time to finish / ideal".into(), "x ideal", names, &series);
-    for name in TRACES.iter().map(|t| t.name) {
-        let ops = |f: fn(&Row) -> u64| -> Vec<f64> {
-            SCHEMES.iter().map(|s| pick(rows, "trace", name, s.name).map_or(0.0, |r| f(r) as f64 / 1e3)).collect()
-        };
-        let series = vec![
-            ("data reads".to_string(), ops(|r| r.data_reads)),
-            ("map reads".to_string(), ops(|r| r.tp_reads)),
-            ("data programs".to_string(), ops(|r| r.data_programs)),
-            ("map programs".to_string(), ops(|r| r.map_programs)),
-        ];
-        let caption = format!("Fig. 13: flash operations, {name}");
-        bars(format!("fig13_flash_ops_{name}.png"), caption, "thousands", names, &series);
-    }
 }
 
 #[cfg(test)]

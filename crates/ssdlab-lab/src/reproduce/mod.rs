@@ -56,6 +56,13 @@ pub struct Done {
 /// Run the reproduction of `paper` (one of [`PAPERS`]): `opts.out` gets results.csv, a PNG
 /// per figure, REPORT.md and `runs/`. The one entry of the command line and of Python.
 pub fn run(paper: &str, opts: &Options) -> Result<Done> {
+    if opts.threads == 0 {
+        let why = format!(
+            "threads = 0 (--threads 0): a reproduction needs at least 1 thread; leave it out to use all {} cores",
+            default_threads()
+        );
+        return Err(Error::config("reproduce", 0, "threads", &why));
+    }
     let out = opts.out.display();
     let (check, rows, unit) = match paper {
         "flin" => {
@@ -177,8 +184,15 @@ struct Counter<'a> {
     stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
+/// Runs the last reproduction's `--resume` took from its store instead of making (a
+/// reproduction runs once per process; its report's header says how many were reused).
+pub static REUSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 impl sweep::Progress for Counter<'_> {
     fn start(&self, items: usize, reused: usize) {
+        if self.dir.is_some() {
+            REUSED.store(reused, std::sync::atomic::Ordering::Relaxed);
+        }
         if let (Some(label), Some(dir), true) = (self.label, self.dir, reused > 0) {
             eprintln!("  {label}: {reused} of {items} runs already done in {}", dir.display());
         }
@@ -269,5 +283,19 @@ mod tests {
         let again = run_all("reproduce test two", jobs(), &opts).unwrap();
         assert_ne!(again[1].run.wall_s, 12345.0, "run again");
         std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    /// No thread would run nothing: 0 is an error naming the key, before any work.
+    #[test]
+    fn zero_threads_is_an_error() {
+        let out = std::env::temp_dir().join(format!("ssdlab-reproduce-threads-{}", std::process::id()));
+        let opts =
+            Options { out: out.clone(), quick: true, traces: out.clone(), threads: 0, resume: false, stop: None };
+        let Err(e) = super::run("sprinkler", &opts) else { panic!("0 threads accepted") };
+        assert!(
+            e.to_string().starts_with("reproduce: threads = 0 (--threads 0): a reproduction needs at least 1 thread"),
+            "{e}"
+        );
+        assert!(!out.exists(), "nothing written");
     }
 }

@@ -27,6 +27,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 mod ablation;
+pub mod fit;
 mod ledger;
 mod report;
 
@@ -182,7 +183,11 @@ pub fn region_sizes(shares: &Shares, requests: u64) -> [Region; 3] {
 /// The stand-in for `s` on the drive `cfg` [I]: three open-loop flows (Poisson arrivals at
 /// [`RATE_IOPS`] × their share), 4 KiB requests uniform within their region, the regions
 /// side by side from logical address 0 and equal in bytes at every channel count.
-pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64, run: RunOf) -> WorkloadSpec {
+///
+/// The mixed region's requests repeat their page's last type with probability `rho`
+/// (`type_persistence`, the persistence fitted to the shipped MSR excerpts' mixed pages,
+/// [`fit`]); the other regions are of one type.
+pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64, run: RunOf, rho: f64) -> WorkloadSpec {
     let geo = Geometry::from_config(&cfg.nand);
     let page_bytes = cfg.nand.page_bytes as u64;
     let logical_bytes = ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as f64 * page_bytes as f64;
@@ -206,6 +211,7 @@ pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64, run: RunOf) -> Worklo
             start_bytes,
             rate_iops: RATE_IOPS * share,
             requests: n,
+            type_persistence: if name == "mixed" { rho } else { 0.0 },
             ..FlowSpec::default()
         });
         start_bytes += bytes;
@@ -214,7 +220,13 @@ pub fn synthetic(s: &StandIn, cfg: &Config, requests: u64, run: RunOf) -> Worklo
         Drive::Aged => fill(),
         Drive::Fresh => read_regions(&shares, requests, logical_bytes / page_bytes as f64),
     };
-    WorkloadSpec { source: format!("stand-in {}", s.name), seed: run.seed, precondition: Some(precondition), flows }
+    WorkloadSpec {
+        source: format!("stand-in {}", s.name),
+        seed: run.seed,
+        precondition: Some(precondition),
+        ramp_ms: 0.0,
+        flows,
+    }
 }
 
 fn fill() -> PreconditionSpec {
@@ -513,7 +525,32 @@ fn schemes_at(channels: u32) -> Vec<Scheme> {
     SCHEMES.into_iter().chain(PRELOAD_SCHEMES.into_iter().filter(|_| preload)).collect()
 }
 
-fn plan(opts: &Options, base: &Config) -> Result<Plan> {
+/// The mixed pages' persistence the stand-ins use: the fit's over the pages with at least
+/// [`fit::LONG_MIXED`] accesses, pooled over the excerpts; 0 (independent draws) without a fit.
+pub fn persistence(fits: Option<&fit::Fits>) -> f64 {
+    fits.map_or(0.0, |f| f.pooled.long_mixed.rho)
+}
+
+/// The share of a mixed page's accesses (half reads) a 1-bit history predicts right when
+/// each repeats the page's last type with probability `rho`: ρ + (1 − ρ) / 2.
+pub fn mixed_right(rho: f64) -> f64 {
+    rho + (1.0 - rho) / 2.0
+}
+
+/// The page-history fit to the shipped MSR excerpts, None when `--traces` does not hold them
+/// (quick mode runs without them).
+fn page_fit(opts: &Options, page_bytes: u64) -> Result<Option<fit::Fits>> {
+    let paths: Vec<(std::path::PathBuf, &str)> =
+        match TRACES.iter().map(|&(f, n)| Ok((shared_trace(opts, f)?, n))).collect::<Result<_>>() {
+            Ok(p) => p,
+            Err(_) if opts.quick => return Ok(None),
+            Err(e) => return Err(e),
+        };
+    let named: Vec<(&Path, &str)> = paths.iter().map(|(p, n)| (p.as_path(), *n)).collect();
+    fit::fit(&named, page_bytes).map(Some)
+}
+
+fn plan(opts: &Options, base: &Config, rho: f64) -> Result<Plan> {
     let mut plan = Plan::default();
     let g = grid();
     let channels: &[u32] = if opts.quick { &g.quick_channels } else { &g.channels };
@@ -521,7 +558,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
     for s in standins(opts.quick) {
         for &ch in channels {
             for scheme in schemes_at(ch) {
-                plan.push(base, Meta::new(s.name, true, scheme, ch), |cfg| synthetic(&s, cfg, n, MAIN))?;
+                plan.push(base, Meta::new(s.name, true, scheme, ch), |cfg| synthetic(&s, cfg, n, MAIN, rho))?;
             }
         }
     }
@@ -531,27 +568,31 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
             for scheme in FIG7_SCHEMES {
                 let run = RunOf { seed, ..MAIN };
                 let meta = Meta { run, ..Meta::new(s.name, true, scheme, g.figure_channels) };
-                plan.push(base, meta, |cfg| synthetic(&s, cfg, n, run))?;
+                plan.push(base, meta, |cfg| synthetic(&s, cfg, n, run, rho))?;
             }
         }
         for &ch in g.fresh_channels.iter().filter(|c| channels.contains(c)) {
             for scheme in SCHEMES {
                 let run = RunOf { drive: Drive::Fresh, ..MAIN };
-                plan.push(base, Meta { run, ..Meta::new(s.name, true, scheme, ch) }, |cfg| synthetic(&s, cfg, n, run))?;
+                plan.push(base, Meta { run, ..Meta::new(s.name, true, scheme, ch) }, |cfg| {
+                    synthetic(&s, cfg, n, run, rho)
+                })?;
             }
         }
     }
     // The ablation's own steps, at the figures' channel count.
     for s in standins(opts.quick) {
         for scheme in ABLATION_RUNS {
-            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| synthetic(&s, cfg, n, MAIN))?;
+            plan.push(base, Meta::new(s.name, true, scheme, g.figure_channels), |cfg| {
+                synthetic(&s, cfg, n, MAIN, rho)
+            })?;
         }
     }
     // Figure 6: the other history depths (the main grid's PACP run has the preset's).
     for s in standins(opts.quick) {
         for &trh_bits in g.history_bits.iter().filter(|&&b| b != main_trh_bits()) {
             let meta = Meta { trh_bits, ..Meta::new(s.name, true, Scheme::Pacp, g.figure_channels) };
-            plan.push(base, meta, |cfg| synthetic(&s, cfg, n, MAIN))?;
+            plan.push(base, meta, |cfg| synthetic(&s, cfg, n, MAIN, rho))?;
         }
     }
     // Lv's split swept (its sizing rule is the main row's).
@@ -559,7 +600,7 @@ fn plan(opts: &Options, base: &Config) -> Result<Plan> {
         for &share in &g.lv_read_shares {
             let n_read = lv_split(share, g.figure_channels);
             let meta = Meta { n_read, ..Meta::new(s.name, true, Scheme::LvSplit, g.figure_channels) };
-            plan.push(base, meta, |cfg| synthetic(&s, cfg, n, MAIN))?;
+            plan.push(base, meta, |cfg| synthetic(&s, cfg, n, MAIN, rho))?;
         }
     }
     let traces: &[(&str, &'static str)] = if opts.quick { &[] } else { &TRACES };
@@ -743,15 +784,16 @@ pub fn reproduce(opts: &Options) -> Result<Vec<Row>> {
     let wall = std::time::Instant::now();
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
     let base = preset()?;
-    let plan = plan(opts, &base)?;
+    let fits = page_fit(opts, base.nand.page_bytes as u64)?;
+    let plan = plan(opts, &base, persistence(fits.as_ref()))?;
     eprintln!("  reproduce pacp: {} runs ...", plan.jobs.len());
     let reports = run_all("reproduce pacp", plan.jobs, opts)?;
     let rows = plan.metas.iter().zip(&reports).map(|(m, r)| row(m, r)).collect::<Result<Vec<Row>>>()?;
     columns::write_table(&opts.out, &OWN, FIELDS, rows.iter().map(|r| r.csv.as_str()))?;
     let figures = figures(&opts.out, &rows);
-    let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base);
+    let md = report::report_md(opts, &rows, &figures, wall.elapsed().as_secs_f64(), &base, fits.as_ref());
     write_report(&opts.out, md)?;
-    super::claims::write(&opts.out, &ledger::claims(&rows))?;
+    super::claims::write(&opts.out, &ledger::claims(&rows, persistence(fits.as_ref())))?;
     Ok(rows)
 }
 
@@ -954,7 +996,7 @@ mod tests {
         // Per stand-in in quick mode: 5 schemes at 8 channels, 5 + 3 preloaded at 32, Figure
         // 7's 4 schemes at two more seeds, 5 on the fresh drive at 32, 2 ablation steps, 2
         // history depths, 3 of Lv's splits: 5 + 8 + 8 + 5 + 2 + 2 + 3 = 33.
-        let plan = plan(&quick_opts(), &preset().unwrap()).unwrap();
+        let plan = plan(&quick_opts(), &preset().unwrap(), 0.0).unwrap();
         assert_eq!(plan.jobs.len(), standins(true).len() * 33);
         let splits: Vec<u32> = g.lv_read_shares.iter().map(|&x| lv_split(x, g.figure_channels)).collect();
         assert_eq!(splits, [8, 16, 24]);
@@ -1007,7 +1049,7 @@ mod tests {
         let rows = [row(Scheme::Baseline, 200.0), row(Scheme::PacpNoMig, 100.0)];
         let opts =
             Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
-        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap(), None);
         assert!(md.starts_with("# PACP (Lim, Shin, Han, Electronics 2022) reproduced with ssdlab\n\nMode: **quick** (2 runs, 3 s wall on 2 threads)"));
         let claim = "| hm_0 read latency, PACP without migration vs baseline (Fig. 7) | −31.9% | -50.0% | – |\n";
         assert!(md.contains(claim), "{md}");
@@ -1047,7 +1089,7 @@ mod tests {
         ];
         let opts =
             Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
-        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap(), None);
         let table = "| hm_0 | 200 | -10.0% | -5.0% | -5.5% | -25.0% | -20.0% |\n";
         assert!(md.contains(table), "{md}");
         let best = "The step that lowers it most is (c) + GC-piggybacked migration (-19.5 points): GC-piggybacked migration moves 50 pages per stand-in, 50.00% of all programs.";
@@ -1075,7 +1117,7 @@ mod tests {
         ];
         let opts =
             Options { out: "out".into(), quick: true, traces: "traces".into(), threads: 2, resume: false, stop: None };
-        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap());
+        let md = report::report_md(&opts, &rows, &[], 3.0, &preset().unwrap(), None);
         let want = "| PACP's read latency vs Lv's | -40.0% | -20.0% | -52.0% | -60.0% | -20.0% |\n";
         assert!(md.contains(want), "{md}");
         assert!(
@@ -1097,7 +1139,7 @@ mod tests {
             row(Scheme::Lv, 400.0),
             row(Scheme::Pacp, 300.0),
         ];
-        let claims = ledger::claims(&rows);
+        let claims = ledger::claims(&rows, 0.0);
         let hm_0 = claims.iter().find(|c| c.claim == "Fig. 7 hm_0 read latency, pacp-nomig vs baseline").unwrap();
         assert_eq!((hm_0.measured, Verdict::of(hm_0)), (Some(-0.5), Verdict::DirectionOnly));
         let read_vs_lv = &claims[0];
@@ -1112,7 +1154,7 @@ mod tests {
     fn the_fresh_drive_holds_only_the_pages_read() {
         let cfg = drive(&preset().unwrap(), 8);
         let fresh = RunOf { drive: Drive::Fresh, seed: 7 };
-        let wl = synthetic(&TABLE3[2], &cfg, 1000, fresh);
+        let wl = synthetic(&TABLE3[2], &cfg, 1000, fresh, 0.0);
         let logical = ssdlab::ftl::logical_pages(&Geometry::from_config(&cfg.nand), cfg.ftl.overprovisioning_ratio);
         let p = wl.precondition.expect("a precondition");
         assert_eq!(p.pattern, Pattern::Sequential);
@@ -1136,7 +1178,7 @@ mod tests {
         assert!((r.mean - 0.6).abs() < 1e-12 && r.seeds == 3);
         let (lo, hi) = r.interval.unwrap();
         assert!((lo - (0.6 - 0.24844)).abs() < 1e-4 && (hi - (0.6 + 0.24844)).abs() < 1e-4, "{lo} {hi}");
-        let claims = ledger::claims(&rows);
+        let claims = ledger::claims(&rows, 0.0);
         let hm_0 = claims.iter().find(|c| c.claim == "Fig. 7 hm_0 read latency, pacp-nomig vs baseline").unwrap();
         assert!((hm_0.measured.unwrap() + 0.4).abs() < 1e-12);
         assert_eq!(hm_0.over, "mean over 3 seed(s) at 32 channels");
@@ -1215,12 +1257,14 @@ mod tests {
         let base = preset().expect("preset");
         let cfg = drive(&base, 8);
         let hm_0 = TABLE3[2];
-        let wl = synthetic(&hm_0, &cfg, 1000, MAIN);
+        let wl = synthetic(&hm_0, &cfg, 1000, MAIN, 0.5);
         let n: Vec<u64> = wl.flows.iter().map(|f| f.requests).collect();
         assert_eq!(n, [313, 84, 603]);
         assert_eq!(wl.precondition, Some(PreconditionSpec { occupancy: GC_FILL, pattern: Pattern::Random }));
         let starts: Vec<u64> = wl.flows.iter().map(|f| f.start_bytes).collect();
         assert_eq!(starts, [0, 79 * 4096, (79 + 21) * 4096]);
+        let rho: Vec<f64> = wl.flows.iter().map(|f| f.type_persistence).collect();
+        assert_eq!(rho, [0.0, 0.5, 0.0], "only the mixed region's requests depend on the page's past");
         let rate: f64 = wl.flows.iter().map(|f| f.rate_iops).sum();
         assert!((rate - RATE_IOPS).abs() < 1e-9);
         wl.validate("test").expect("a valid workload");

@@ -129,18 +129,6 @@ fn y_max(series: &[(String, Vec<f64>)], errors: Option<&Errors>) -> f64 {
     values.chain(ends).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.1
 }
 
-/// Grouped bars: one group per category, one bar per series, without error bars (kept for
-/// callers not yet labelling their x axis; prefer [`bar_chart`]).
-pub fn bars(
-    path: &Path,
-    title: &str,
-    y_label: &str,
-    categories: &[String],
-    series: &[(String, Vec<f64>)],
-) -> PlotResult {
-    bar_chart(path, Axes { title, x: "", y: y_label }, categories, series, None)
-}
-
 /// Grouped bars: one group per category, one bar per series, each with its interval from
 /// `errors` where given.
 pub fn bar_chart(

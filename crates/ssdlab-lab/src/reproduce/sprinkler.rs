@@ -354,7 +354,7 @@ fn trace_flow(name: &str, path: &Path, format: Option<Format>) -> FlowSpec {
 }
 
 fn workload(flow: FlowSpec, precondition: Option<PreconditionSpec>) -> WorkloadSpec {
-    WorkloadSpec { source: "reproduce sprinkler".into(), seed: 1, precondition, flows: vec![flow] }
+    WorkloadSpec { source: "reproduce sprinkler".into(), seed: 1, precondition, ramp_ms: 0.0, flows: vec![flow] }
 }
 
 /// Write a synthetic trace (replayer format) with Table 1's read share, mean sizes and

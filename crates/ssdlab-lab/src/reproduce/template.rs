@@ -46,10 +46,13 @@ impl Values {
         self.set("wall_s", format!("{wall_s:.0}"));
         let threads = if opts.threads == 1 { "1 thread".to_string() } else { format!("{} threads", opts.threads) };
         // A resumed run reuses the stored runs: its wall time covers only the runs it made.
-        let resumed = if opts.resume {
-            "; with `--resume`, stored runs of the same config were reused, so the wall time covers only the runs made"
-        } else {
-            ""
+        let reused = super::REUSED.load(std::sync::atomic::Ordering::Relaxed);
+        let resumed = match (opts.resume, reused) {
+            (false, _) => String::new(),
+            (true, 0) => "; `--resume` found no stored run of the same config to reuse".to_string(),
+            (true, r) => {
+                format!("; with `--resume`, {r} stored runs were reused, so the wall time covers only the runs made")
+            }
         };
         self.set("threads", format!("{threads}{resumed}"));
     }

@@ -103,8 +103,9 @@ fn error_line(e: &TraceError) -> Option<usize> {
         | TraceError::UnknownFormat { line, .. }
         | TraceError::Ambiguous { line, .. }
         | TraceError::LineTooLong { line, .. }
-        | TraceError::TooManyRequests { line, .. } => Some(*line),
-        TraceError::Io { .. } | TraceError::Empty { .. } => None,
+        | TraceError::TooManyRequests { line, .. }
+        | TraceError::Header { line, .. } => Some(*line),
+        TraceError::Io { .. } | TraceError::Empty { .. } | TraceError::NoRequests { .. } => None,
     }
 }
 
@@ -299,7 +300,8 @@ fn check_outcome(
                 match e {
                     TraceError::FieldCount { text, .. }
                     | TraceError::UnknownFormat { text, .. }
-                    | TraceError::Ambiguous { text, .. } => prop_assert_eq!(text, &shown, "echo of line {}", line),
+                    | TraceError::Ambiguous { text, .. }
+                    | TraceError::Header { text, .. } => prop_assert_eq!(text, &shown, "echo of line {}", line),
                     _ => {}
                 }
             }

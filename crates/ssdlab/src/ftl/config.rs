@@ -138,7 +138,7 @@ impl FtlConfig {
                 file,
                 "ftl.map_cache",
                 "(set)",
-                "applies to a demand-based ftl.mapping (dftl, cdftl, tpftl, fmmu), not full",
+                "applies to a demand-based ftl.mapping (dftl, cdftl, tpftl, fmmu), not full: remove the table (from the command line: --unset ftl.map_cache)",
             );
         }
         let op = self.overprovisioning_ratio;

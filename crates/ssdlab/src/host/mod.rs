@@ -15,8 +15,10 @@
 
 mod flows;
 pub mod tenants;
+mod warnings;
 
 pub use flows::*;
+pub use warnings::{arrival_rate_warning, PeakRate};
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -60,7 +62,18 @@ pub struct WorkloadSpec {
     pub seed: u64,
     #[serde(default)]
     pub precondition: Option<PreconditionSpec>,
+    /// Warm-up: requests arriving before this much simulated time (ms) are simulated but
+    /// left out of every statistic of requests (counts, latencies, IOPS, bandwidth, the time
+    /// series, the latency log); the report counts them. 0: none.
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub ramp_ms: f64,
     pub flows: Vec<FlowSpec>,
+}
+
+/// A report's copy of a workload without a warm-up leaves `ramp_ms` out, as it was before
+/// the key existed.
+fn is_zero_ms(ms: &f64) -> bool {
+    *ms == 0.0
 }
 
 fn default_seed() -> u64 {
@@ -118,6 +131,11 @@ pub struct FlowSpec {
     pub trim_ratio: f64,
     /// Fraction of writes marked FUA.
     pub fua_ratio: f64,
+    /// Probability that a read or write repeats the last type of its first page (the slot it
+    /// starts at), so pages keep runs of reads and of writes (docs/workload.md); 0 draws every
+    /// request's type independently.
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub type_persistence: f64,
 
     // Trace flows.
     pub path: Option<PathBuf>,
@@ -157,6 +175,10 @@ pub struct FlowSpec {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Keys that are off by default are left out of a report's copy of the workload, so that
@@ -301,6 +323,7 @@ impl Default for FlowSpec {
             rate_iops: 0.0,
             trim_ratio: 0.0,
             fua_ratio: 0.0,
+            type_persistence: 0.0,
             path: None,
             format: None,
             replay: Replay::ClosedLoop,
@@ -352,11 +375,24 @@ impl WorkloadSpec {
         Ok(spec)
     }
 
+    /// `e` with the line of its key in the workload file, when it names none and the workload
+    /// came from a file (errors found when the flows are built for the drive).
+    pub fn with_line(&self, e: Error) -> Error {
+        match e {
+            Error::Config { file, line: 0, key, message } if file == self.source && file.ends_with(".toml") => {
+                let line = std::fs::read_to_string(&file).map_or(0, |text| crate::error::line_of_key(&text, &key));
+                Error::Config { file, line, key, message }
+            }
+            other => other,
+        }
+    }
+
     pub fn single_trace(path: &Path, replay: Replay) -> WorkloadSpec {
         WorkloadSpec {
             source: path.display().to_string(),
             seed: 1,
             precondition: None,
+            ramp_ms: 0.0,
             flows: vec![FlowSpec {
                 name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
                 kind: FlowKind::Trace,
@@ -376,6 +412,9 @@ impl WorkloadSpec {
         }
         if self.flows.len() > 65535 {
             return bad("flows", "at most 65535 flows".into());
+        }
+        if !(self.ramp_ms.is_finite() && (0.0..=1e9).contains(&self.ramp_ms)) {
+            return bad("ramp_ms", format!("ramp_ms = {:?}: must be between 0 and 1e9", self.ramp_ms));
         }
         if let Some(p) = &self.precondition {
             if !(0.0..=1.0).contains(&p.occupancy) {
@@ -471,8 +510,20 @@ impl FlowSpec {
         if self.footprint == 0.0 {
             return bad("footprint", format!("{} = 0: must be positive", key("footprint")));
         }
+        if self.address == Address::HotCold && self.hot_fraction == 0.0 {
+            let why = "address = \"hotcold\" needs a hot set: with none, hot_access of the requests would all go to one slot; give the hot share of the footprint (e.g. 0.2), or use address = \"uniform\"";
+            return bad("hot_fraction", format!("{} = 0: {why}", key("hot_fraction")));
+        }
         if self.read_ratio + self.trim_ratio > 1.0 + 1e-12 {
             return bad("trim_ratio", format!("{label}: read_ratio + trim_ratio exceeds 1"));
+        }
+        let rho = self.type_persistence;
+        if rho == 1.0 {
+            let why = "every page would keep its first type forever (reads and writes would never mix on a page)";
+            return bad("type_persistence", format!("{} = 1: must be below 1; {why}", key("type_persistence")));
+        }
+        if !(0.0..1.0).contains(&rho) {
+            return bad("type_persistence", format!("{} = {rho}: must be in [0, 1)", key("type_persistence")));
         }
         Ok(())
     }
@@ -514,6 +565,14 @@ impl FlowSpec {
     fn check_trace(&self, label: &str) -> Check {
         if self.path.is_none() {
             return bad("path", format!("{label}: a trace flow needs path"));
+        }
+        if self.type_persistence != 0.0 {
+            return bad(
+                "type_persistence",
+                format!(
+                    "{label}: type_persistence is for type = \"synthetic\" (a trace's requests keep their own types)"
+                ),
+            );
         }
         self.column_map().map_err(|(key, m)| Bad { key, message: format!("{label}: {m}") })?;
         if !(self.speedup.is_finite() && (1e-6..=1e9).contains(&self.speedup)) {
@@ -625,18 +684,29 @@ mod tests {
     fn loop_needs_a_stop_condition_and_a_trace_flow() {
         let looped =
             FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), loop_trace: true, ..FlowSpec::default() };
-        let message =
-            |f: FlowSpec| match (WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] })
-                .validate("w.toml")
-            {
-                Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
-                other => panic!("expected a config error, got {other:?}"),
-            };
+        let message = |f: FlowSpec| match (WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        })
+        .validate("w.toml")
+        {
+            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+            other => panic!("expected a config error, got {other:?}"),
+        };
         assert_eq!(
             message(looped.clone()),
             "flows[0].loop: flows[0]: loop = true needs duration_ms or requests to stop the flow"
         );
-        let stopped = |f: FlowSpec| WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: vec![f] };
+        let stopped = |f: FlowSpec| WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        };
         assert!(stopped(FlowSpec { duration_ms: 5.0, ..looped.clone() }).validate("w").is_ok());
         assert!(stopped(FlowSpec { requests: 5, ..looped }).validate("w").is_ok());
         let synthetic = FlowSpec { requests: 5, loop_trace: true, ..FlowSpec::default() };
@@ -650,6 +720,7 @@ mod tests {
             source: String::new(),
             seed: 1,
             precondition: None,
+            ramp_ms: 0.0,
             flows: vec![FlowSpec { requests: 1, ..FlowSpec::default() }, flow],
         };
         match spec.validate("w.toml") {
@@ -659,5 +730,48 @@ mod tests {
             }
             other => panic!("expected a config error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn type_persistence_is_below_one_and_for_synthetic_flows_only() {
+        let message = |f: FlowSpec| match (WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        })
+        .validate("w.toml")
+        {
+            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+            other => format!("{other:?}"),
+        };
+        let synthetic = |rho| FlowSpec { name: "s".into(), requests: 1, type_persistence: rho, ..FlowSpec::default() };
+        assert_eq!(message(synthetic(0.99)), "Ok(())");
+        assert_eq!(message(synthetic(0.0)), "Ok(())");
+        assert!(
+            message(synthetic(1.0))
+                .starts_with("flows[0].type_persistence: flow `s`: type_persistence = 1: must be below 1;"),
+            "{}",
+            message(synthetic(1.0))
+        );
+        assert_eq!(
+            message(synthetic(-0.1)),
+            "flows[0].type_persistence: flow `s`: type_persistence = -0.1: must be in [0, 1)"
+        );
+        assert_eq!(
+            message(synthetic(f64::NAN)),
+            "flows[0].type_persistence: flow `s`: type_persistence = NaN: must be in [0, 1)"
+        );
+        let trace =
+            FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), type_persistence: 0.5, ..FlowSpec::default() };
+        assert_eq!(
+            message(trace),
+            "flows[0].type_persistence: flows[0]: type_persistence is for type = \"synthetic\" (a trace's requests keep their own types)"
+        );
+        // Off by default, and then left out of a report's copy of the workload.
+        let json = serde_json::to_value(synthetic(0.0)).unwrap();
+        assert!(json.get("type_persistence").is_none());
+        assert_eq!(serde_json::to_value(synthetic(0.5)).unwrap()["type_persistence"], 0.5);
     }
 }

@@ -316,22 +316,7 @@ impl NandConfig {
         if self.page_bytes / self.sector_bytes > 64 {
             return reject(file, "nand.page_bytes", self.page_bytes, "at most 64 sectors per page");
         }
-        let total_pages = self.channels as u128
-            * self.chips_per_channel as u128
-            * self.dies_per_chip as u128
-            * self.planes_per_die as u128
-            * self.blocks_per_plane as u128
-            * self.pages_per_block as u128;
-        if total_pages >= u32::MAX as u128 {
-            return reject(
-                file,
-                "nand.blocks_per_plane",
-                self.blocks_per_plane,
-                &format!(
-                    "the drive would have {total_pages} pages; at most 2^32 - 2 (use larger pages or fewer blocks)"
-                ),
-            );
-        }
+        self.validate_page_count(file)?;
         if self.blocks_per_plane < 8 {
             return reject(
                 file,
@@ -341,6 +326,31 @@ impl NandConfig {
             );
         }
         Ok(())
+    }
+
+    /// The drive's pages, the product of the six counts, fit the 32-bit page numbers. The
+    /// error blames the largest count (ties: the later one), the one most likely set by
+    /// mistake, and shows the whole product.
+    fn validate_page_count(&self, file: &str) -> Result<()> {
+        let counts = [
+            ("nand.channels", self.channels),
+            ("nand.chips_per_channel", self.chips_per_channel),
+            ("nand.dies_per_chip", self.dies_per_chip),
+            ("nand.planes_per_die", self.planes_per_die),
+            ("nand.blocks_per_plane", self.blocks_per_plane),
+            ("nand.pages_per_block", self.pages_per_block),
+        ];
+        let total_pages: u128 = counts.iter().map(|&(_, n)| n as u128).product();
+        if total_pages < u32::MAX as u128 {
+            return Ok(());
+        }
+        let &(key, value) = counts.iter().max_by_key(|&&(_, n)| n).expect("six counts");
+        let product: Vec<String> = counts.iter().map(|&(_, n)| n.to_string()).collect();
+        let why = format!(
+            "the drive would have {} = {total_pages} pages (channels × chips_per_channel × dies_per_chip × planes_per_die × blocks_per_plane × pages_per_block); at most 2^32 - 2: lower {key}, the largest count, or another (or use larger pages)",
+            product.join(" × ")
+        );
+        reject(file, key, value, &why)
     }
 
     /// One read and one program latency per page type of the cell, each a time the engine can

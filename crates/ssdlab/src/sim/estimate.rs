@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn the_estimate_adds_its_parts() {
         let cfg = Config::default();
-        let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, flows: Vec::new() };
+        let wl = WorkloadSpec { source: String::new(), seed: 1, precondition: None, ramp_ms: 0.0, flows: Vec::new() };
         let e = super::super::Simulation::estimate(&cfg, &wl, 1, &RunOptions { check: true, ..RunOptions::default() })
             .unwrap();
         let names: Vec<&str> = e.parts.iter().map(|p| p.what).collect();

@@ -448,7 +448,10 @@ impl Simulation {
         let i = &self.ios[io];
         let (flow, req, fetched) = (i.flow as usize, i.req, i.fetched_ps);
         let bytes = req.sectors as u64 * self.geo.sector_bytes as u64;
-        self.stats.request_done(flow, &req, fetched, now, bytes);
+        let counted = self.stats.request_done(flow, &req, fetched, now, bytes);
+        if let (true, Some(log)) = (counted, &mut self.latency_log) {
+            log.row(flow, &req, now, bytes);
+        }
         self.ios.remove(io);
         self.tenants.completed(flow);
         let mut unblocked = std::mem::take(&mut self.unblocked);

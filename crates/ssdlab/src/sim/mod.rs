@@ -45,6 +45,7 @@ use crate::nand::phy::Phy;
 use crate::nand::timeline::Timeline;
 use crate::nand::{Geometry, Timing};
 use crate::slab::Slab;
+use crate::stats::latency_log::LatencyLog;
 use crate::stats::{Seen, Stats};
 use crate::tsu::unit::Tsu;
 
@@ -95,6 +96,8 @@ pub struct Outcome {
     pub gc_charged_us: Option<Vec<f64>>,
     /// The TSU policy's decision counts, by name (FLIN's).
     pub tsu_decisions: Vec<(&'static str, u64)>,
+    /// What the workload's inputs are worth warning about (the report's `warnings`).
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -175,6 +178,8 @@ pub struct Simulation {
     resumed: Vec<(Waiter, Option<Ps>)>,
     oracle: Option<Oracle>,
     stats: Stats,
+    /// A row per counted completion (`with_latency_log`).
+    latency_log: Option<LatencyLog>,
     interval_ps: Ps,
     finished: bool,
     last_completion_ps: Ps,
@@ -182,6 +187,8 @@ pub struct Simulation {
     workload: WorkloadSpec,
     seed: u64,
     progress: bool,
+    /// What the flows' inputs are worth warning about ([`flow_warnings`]).
+    warnings: Vec<String>,
 }
 
 /// A channel partition's starting split, sized from the workload's demand where the FTL asks
@@ -234,6 +241,29 @@ fn flows_of(cfg: &Config, workload: &WorkloadSpec, seed: u64, opts: &RunOptions)
     Ok((geo, logical, flows))
 }
 
+/// The flows' warnings (taken out of them), and each timestamps-replayed trace's whose
+/// arrivals outrun the drive (`host::arrival_rate_warning`). With `progress` (the command
+/// line) they go to stderr at once, before a run that may be long.
+fn flow_warnings(
+    cfg: &Config,
+    geo: &Geometry,
+    workload: &WorkloadSpec,
+    flows: &mut [Flow],
+    progress: bool,
+) -> Vec<String> {
+    let t_read_us = cfg.nand.t_read_us.iter().copied().fold(f64::INFINITY, f64::min);
+    let peak = crate::host::PeakRate { planes: geo.planes() as u64, t_read_us };
+    let mut warnings = Vec::new();
+    for (flow, spec) in flows.iter_mut().zip(&workload.flows) {
+        warnings.append(&mut flow.warnings);
+        warnings.extend(crate::host::arrival_rate_warning(flow, spec.speedup, &peak));
+    }
+    if progress {
+        warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    }
+    warnings
+}
+
 impl Simulation {
     /// A run's peak memory, by part ([`crate::mem::Estimate`]), without allocating it: the
     /// flows are built (traces read), and each layer sizes what it would hold.
@@ -257,7 +287,8 @@ impl Simulation {
                 "--check needs hil.hazards = \"strict\": with \"war\" or \"none\" the host, not the drive, orders overlapping writes, so the last write to reach flash need not be the last one issued",
             ));
         }
-        let (geo, logical, flows) = flows_of(cfg, workload, seed, opts)?;
+        let (geo, logical, mut flows) = flows_of(cfg, workload, seed, opts)?;
+        let warnings = flow_warnings(cfg, &geo, workload, &mut flows, opts.progress);
         if !opts.memory_limits.is_empty() {
             estimate::of(cfg, workload, &geo, logical, &flows, opts).check(&opts.memory_limits)?;
         }
@@ -309,7 +340,10 @@ impl Simulation {
             gc_pages: Vec::new(),
             resumed: Vec::new(),
             oracle,
-            stats: Stats::new(nflows).with_cache_pages(if cfg.cache.enabled { cache_pages } else { 0 }),
+            stats: Stats::new(nflows)
+                .with_cache_pages(if cfg.cache.enabled { cache_pages } else { 0 })
+                .with_ramp(us_to_ps(workload.ramp_ms * 1000.0)),
+            latency_log: None,
             interval_ps: us_to_ps(cfg.stats.interval_us),
             finished: false,
             last_completion_ps: 0,
@@ -317,9 +351,17 @@ impl Simulation {
             workload: workload.clone(),
             seed,
             progress: opts.progress,
+            warnings,
             cfg: cfg.clone(),
             geo,
         })
+    }
+
+    /// Write a row per completed request the statistics count into `out` as the run goes
+    /// (`stats::latency_log`); `name` names it in the error if a write fails.
+    pub fn with_latency_log(mut self, out: Box<dyn std::io::Write + Send>, name: &str) -> Simulation {
+        self.latency_log = Some(LatencyLog::new(out, name, &self.tenants.names()));
+        self
     }
 
     /// Run to completion.
@@ -353,7 +395,20 @@ impl Simulation {
         if self.progress && wall.elapsed().as_secs_f64() > 2.0 && std::io::stderr().is_terminal() {
             eprintln!();
         }
-        Ok(self.finish(wall))
+        if let Some(log) = self.latency_log.take() {
+            log.finish().map_err(|(file, source)| Error::Io { file, source })?;
+        }
+        let outcome = self.finish(wall);
+        let (counted, excluded) = (outcome.stats.completed, outcome.stats.ramp_excluded);
+        if counted == 0 && excluded > 0 {
+            let file = if outcome.workload.source.is_empty() { "workload" } else { &outcome.workload.source };
+            let why = format!(
+                "ramp_ms = {:?} leaves no request to measure: all {excluded} arrived before it",
+                outcome.workload.ramp_ms
+            );
+            return Err(Error::config(file, 0, "ramp_ms", &why));
+        }
+        Ok(outcome)
     }
 
     /// Integrate the statistics' time averages up to `now`.
@@ -479,6 +534,7 @@ impl Simulation {
             gc_charged_us: self.tsu.gc_charged_us(),
             tsu_decisions: self.tsu.decisions(),
             timeline: self.phy.take_timeline(),
+            warnings: self.warnings,
         }
     }
 

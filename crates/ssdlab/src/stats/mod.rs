@@ -34,6 +34,7 @@
 
 pub mod config;
 pub mod flow_latency;
+pub mod latency_log;
 
 pub use flow_latency::FlowLatency;
 
@@ -201,12 +202,17 @@ pub struct Stats {
     pub all: Latency,
     pub read: Latency,
     pub write: Latency,
+    pub trim: Latency,
     pub flows: Vec<FlowStats>,
     pub completed: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub host_wait_ps: u128,
     pub device_ps: u128,
+    /// Warm-up (the workload's `ramp_ms`): requests arriving before it are not counted.
+    pub ramp_ps: Ps,
+    /// Requests completed that arrived before `ramp_ps`, left out of every request statistic.
+    pub ramp_excluded: u64,
 
     // Time integrals, advanced at every event with the state since the previous one.
     last_ps: Ps,
@@ -321,6 +327,7 @@ impl Stats {
                 match op {
                     0 => l.add_to(&mut self.read),
                     1 => l.add_to(&mut self.write),
+                    2 => l.add_to(&mut self.trim),
                     _ => {}
                 }
             }
@@ -392,9 +399,20 @@ impl Stats {
         (span > 0).then(|| self.free_blocks_ps as f64 / span as f64 / planes as f64)
     }
 
+    /// Requests arriving before `ramp_ps` are left out of the statistics (warm-up).
+    pub fn with_ramp(mut self, ramp_ps: Ps) -> Stats {
+        self.ramp_ps = ramp_ps;
+        self
+    }
+
     /// A host request completed at `now` (fetched by the device at `fetched_ps`), moving
-    /// `bytes`.
-    pub fn request_done(&mut self, flow: usize, req: &IoRequest, fetched_ps: Ps, now: Ps, bytes: u64) {
+    /// `bytes`. Whether it counts: one that arrived during the warm-up is only counted as
+    /// excluded.
+    pub fn request_done(&mut self, flow: usize, req: &IoRequest, fetched_ps: Ps, now: Ps, bytes: u64) -> bool {
+        if req.arrival_ps < self.ramp_ps {
+            self.ramp_excluded += 1;
+            return false;
+        }
         let lat = now - req.arrival_ps;
         match req.op {
             IoOp::Read => self.bytes_read += bytes,
@@ -413,6 +431,7 @@ impl Stats {
         fs.bytes += bytes;
         fs.host_wait_ps += (fetched_ps - req.arrival_ps) as u128;
         fs.device_ps += (now - fetched_ps) as u128;
+        true
     }
 
     /// Close the time-series window at `now`: one row of the series (`free_blocks_min` is

@@ -52,6 +52,7 @@ fn workload(seed: u64, precondition: Option<(f64, Pattern)>, flows: Vec<FlowSpec
         source: String::new(),
         seed,
         precondition: precondition.map(|(occupancy, pattern)| PreconditionSpec { occupancy, pattern }),
+        ramp_ms: 0.0,
         flows,
     }
 }

@@ -172,7 +172,8 @@ pub fn trace_pass(cfg: &Config, path: &Path) -> Result<(Vec<IoRequest>, Ps)> {
         address_mode: AddressMode::Wrap,
         ..FlowSpec::default()
     };
-    let spec = WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition: None, flows: vec![flow] };
+    let spec =
+        WorkloadSpec { source: "reproduce flin".into(), seed: 1, precondition: None, ramp_ms: 0.0, flows: vec![flow] };
     let geo = Geometry::from_config(&cfg.nand);
     let logical_sectors =
         ssdlab::ftl::logical_pages(&geo, cfg.ftl.overprovisioning_ratio) as u64 * geo.sectors_per_page() as u64;

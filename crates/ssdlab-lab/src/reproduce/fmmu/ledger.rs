@@ -157,13 +157,14 @@ fn cause(rows: &[Row], base: &Config, c: &Claim) -> Option<String> {
     let m = mean_rows(rows);
     let syn = |w: Synthetic, s: &str| pick(&m, "synthetic", w.name(), s);
     let b = Bounds::of(base);
+    let (planes, page_kib) = (base.nand.planes_per_die, base.nand.page_bytes / 1024);
     let what = c.claim.as_str();
     Some(match what {
         SEQ_WRITE => {
             let r = syn(Synthetic::SeqWrite, "ideal")?;
             let (name, u) = busiest(r);
             format!(
-                "{name} bound it ({} busy; NAND buses {}): two-plane programs on every chip allow {:.2} GB/s, where the paper's 5.5 GB/s is one 16 KiB page per chip per tPROG ({:.2} GB/s)",
+                "{name} bound it ({} busy; NAND buses {}): {planes}-plane programs on every chip allow {:.2} GB/s, where the paper's 5.5 GB/s is one {page_kib} KiB page per chip per tPROG ({:.2} GB/s)",
                 pct(u), pct(r.util_nand_bus), b.program_gb_s, b.program_one_plane_gb_s
             )
         }
@@ -173,7 +174,7 @@ fn cause(rows: &[Row], base: &Config, c: &Claim) -> Option<String> {
             let (name, u) = busiest(r);
             let bus_kib = r.util_nand_bus * b.bus_gb_s * 1e9 / r.iops.max(1.0) / 1024.0;
             format!(
-                "{name} bound it ({} busy, the buses' {:.2} GB/s carrying {bus_kib:.1} KiB per request): {:.0} translation-page reads per 1,000 requests (hit ratio {:.3}) each move a whole 16 KiB page",
+                "{name} bound it ({} busy, the buses' {:.2} GB/s carrying {bus_kib:.1} KiB per request): {:.0} translation-page reads per 1,000 requests (hit ratio {:.3}) each move a whole {page_kib} KiB page",
                 pct(u), b.bus_gb_s, per(r.tp_reads, r) * 1e3, r.map_hit_ratio
             )
         }
@@ -181,7 +182,7 @@ fn cause(rows: &[Row], base: &Config, c: &Claim) -> Option<String> {
             let r = syn(Synthetic::RandWrite, "ideal")?;
             let (name, u) = busiest(r);
             format!(
-                "{name} bound it ({} busy): per 4 KiB write, {:.2} data reads and {:.2} data programs of 16 KiB pages (read-modify-write), and the map adds {:.2} translation-page reads and {:.2} programs (hit ratio {:.3})",
+                "{name} bound it ({} busy): per 4 KiB write, {:.2} data reads and {:.2} data programs of {page_kib} KiB pages (read-modify-write), and the map adds {:.2} translation-page reads and {:.2} programs (hit ratio {:.3})",
                 pct(u), per(r.data_reads, r), per(r.data_programs, r), per(r.tp_reads, r), per(r.map_programs, r), r.map_hit_ratio
             )
         }
@@ -348,7 +349,7 @@ mod tests {
         let claims = claims(&[ideal], &base);
         let c = &claims[0];
         assert_eq!((c.claim.as_str(), Verdict::of(c)), (SEQ_WRITE, Verdict::Differs));
-        let want = "the chips bound it (100.0% busy; NAND buses 88.0%): two-plane programs on every chip allow 10.75 GB/s, where the paper's 5.5 GB/s is one 16 KiB page per chip per tPROG (5.38 GB/s)";
+        let want = "the chips bound it (100.0% busy; NAND buses 88.0%): 2-plane programs on every chip allow 10.75 GB/s, where the paper's 5.5 GB/s is one 16 KiB page per chip per tPROG (5.38 GB/s)";
         assert_eq!(c.cause.as_deref(), Some(want));
     }
 

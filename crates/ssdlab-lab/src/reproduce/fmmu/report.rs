@@ -4,11 +4,14 @@
 //! and tables.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
+use super::figures::Figure;
 use super::seeds::{self, half_width, mean_rows, Interval};
-use super::{pick, scheme_config, Figure, Kind, Row, Synthetic, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
+use super::{pick, scheme_config, Kind, Row, Synthetic, TraceSource, QUEUE_DEPTH, SCHEMES, SYNTHETIC, TRACES};
 use crate::reproduce::template::{render, section, Values};
 use crate::reproduce::{plot, Options};
+use differences::HotPage;
 use ssdlab::Config;
 
 mod ablation;
@@ -111,6 +114,7 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, 
     let mut v = Values::new();
     header(&mut v, opts, rows, figures, wall_s, base);
     v.set("schemes", schemes_rows(base));
+    v.set("block_entries", ssdlab::ftl::mapping::demand::fmmu::DEFAULTS.block_entries);
     fig11(&mut v, rows, means);
     v.set("fig12_rows", fig12_rows(means));
     v.set("map_cache_rows", map_cache_rows(means));
@@ -118,14 +122,30 @@ pub fn report_md(opts: &Options, rows: &[Row], figures: &[Figure], wall_s: f64, 
     fig13_setup(&mut v, means, base, opts.quick);
     v.set("flash_ops_rows", flash_ops_rows(means));
     v.set("fig14_rows", fig14_rows(means));
+    v.set("scaling_lanes", super::grid().scaling_pcie_lanes);
     claims(&mut v, rows, base);
     let b = Bounds::of(base);
     bounds(&mut v, base, &b);
-    differences::values(&mut v, means, base, &b);
+    differences::values(&mut v, means, base, &b, &excerpts(&opts.traces, base));
     ablation::values(&mut v, means, base);
     sweep::values(&mut v, rows, means, base);
     setup(&mut v, base, opts.quick);
     render(TEMPLATE_NAME, TEMPLATE, &v)
+}
+
+/// Each shipped trace of Figure 13 counted from its file under `traces` ([`HotPage`]), by
+/// workload name; None where the file does not read.
+fn excerpts(traces: &Path, base: &Config) -> Vec<(&'static str, Option<HotPage>)> {
+    let page_bytes = base.nand.page_bytes as u64;
+    let count =
+        |path: &str| ssdlab_trace::read(&traces.join(path), None).ok().map(|t| HotPage::of(&t.records, page_bytes));
+    TRACES
+        .iter()
+        .filter_map(|t| match t.source {
+            TraceSource::File { path, .. } => Some((t.name, count(path))),
+            TraceSource::StandIn(_) => None,
+        })
+        .collect()
 }
 
 /// Where each setting comes from, and the dated log of main-row changes:
@@ -407,11 +427,12 @@ fn fig13_setup(v: &mut Values, means: &[Row], base: &Config, quick: bool) {
         .iter()
         .map(|s| {
             format!(
-                "{}: {:.2}% reads, {:.1}% of reads and {:.1}% of writes at 64 KiB, a footprint of {:.2} GB, {} requests (Table 3's {} over {}).",
+                "{}: {:.2}% reads, {:.1}% of reads and {:.1}% of writes at {} KiB, a footprint of {:.2} GB, {} requests (Table 3's {} over {}).",
                 s.paper,
                 s.read_share * 100.0,
                 super::StandIn::large_share(s.read_kb) * 100.0,
                 super::StandIn::large_share(s.write_kb) * 100.0,
+                super::standin::LARGE_BYTES / 1024,
                 s.footprint_bytes(logical) as f64 / 1e9,
                 super::standin_requests(s, quick),
                 s.requests,
@@ -420,6 +441,10 @@ fn fig13_setup(v: &mut Values, means: &[Row], base: &Config, quick: bool) {
         })
         .collect();
     v.set("standin_model", model.join(" "));
+    v.set("standin_small_kib", super::standin::SMALL_BYTES / 1024);
+    v.set("standin_large_kib", super::standin::LARGE_BYTES / 1024);
+    v.set("standin_hot_space", pct(super::standin::HOT_SPACE));
+    v.set("standin_hot_access", super::standin::HOT_ACCESS);
     v.set("excerpt_requests", if quick { g.quick_trace_requests } else { g.trace_requests });
     v.set(
         "websearch_requests",
@@ -494,6 +519,8 @@ fn bounds(v: &mut Values, base: &Config, b: &Bounds) {
     v.set("program_gb_s", format!("{:.2}", b.program_gb_s));
     v.set("program_one_plane_gb_s", format!("{:.2}", b.program_one_plane_gb_s));
     v.set("pcie_gb_s", format!("{:.2}", b.pcie_gb_s));
+    v.set("tlp_payload", base.hif.pcie.tlp_payload_bytes);
+    v.set("tlp_total", base.hif.pcie.tlp_payload_bytes + base.hif.pcie.tlp_overhead_bytes);
 }
 
 #[cfg(test)]

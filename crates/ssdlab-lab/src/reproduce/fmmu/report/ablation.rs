@@ -6,7 +6,8 @@
 use std::fmt::Write as _;
 
 use super::super::{
-    ablation_config, main_traces, pick, software_costs, Ablation, Kind, Removed, Row, ABLATIONS, SCAN_PS, SYNTHETIC,
+    ablation_config, main_traces, pick, software_costs, Ablation, Kind, Removed, Row, ABLATIONS, NO_HW_CORES, SCAN_PS,
+    SYNTHETIC,
 };
 use super::{elapsed_ratio, of_ideal, opt, synthetic};
 use crate::reproduce::geomean;
@@ -129,7 +130,7 @@ fn per_flush(r: &Row) -> f64 {
 /// What a row removes, for the table.
 fn removed(a: &Ablation) -> String {
     match a.removed {
-        Removed::Hardware => "hardware automation (4 cores)".into(),
+        Removed::Hardware => format!("hardware automation ({NO_HW_CORES} cores)"),
         Removed::Ctp => "the CTP (one level)".into(),
         Removed::NextLinks { scan_ps } => format!("the next links ({} ns a scanned block)", ns(scan_ps)),
     }
@@ -166,6 +167,8 @@ fn setup(v: &mut Values, base: &Config) {
     };
     v.set("abl_ram_kib", base.ftl.map_cache.ram_bytes.unwrap_or(0) / 1024);
     v.set("abl_map_queue", base.ftl.firmware.map_queue);
+    v.set("abl_hw_cores", NO_HW_CORES);
+    v.set("abl_overbooked", format!("{:.0}%", OVERBOOKED * 100.0));
     v.set("abl_one_level_blocks", opt(blocks(&ABLATIONS[1]).map(f64::from), |b| format!("{b:.0}")));
     v.set("abl_cmt_blocks", opt(blocks(&ABLATIONS[2]).map(f64::from), |b| format!("{b:.0}")));
     v.set("abl_scan_main", ns(SCAN_PS[0]));
@@ -327,7 +330,7 @@ fn explain(rows: &[Row], a: &Ablation, workload: &str) -> String {
     };
     match a.removed {
         Removed::Hardware => format!(
-            ", where its four cores are {} busy, against {} for FMMU's core and map unit",
+            ", where its {NO_HW_CORES} cores are {} busy, against {} for FMMU's core and map unit",
             pct1(x.util_ftl),
             pct1(f.util_ftl)
         ),

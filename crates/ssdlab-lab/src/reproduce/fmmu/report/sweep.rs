@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::super::{cost_run, pick, Row, Synthetic, PER_BLOCK_NS, SCAN_PS, SWEEP_WORKLOADS, SWEPT};
+use super::super::{cost_run, pick, Row, Synthetic, PER_BLOCK_NS, SCAN_PS, SWEEP_WORKLOADS, SWEPT, WAYS};
 use super::{of_ideal_interval, pct, with_half};
 use crate::reproduce::fmmu::seeds::Interval;
 use crate::reproduce::template::Values;
@@ -34,6 +34,7 @@ pub fn values(v: &mut Values, rows: &[Row], means: &[Row], base: &Config) {
     let costs: Vec<String> = SCAN_PS.iter().map(|&p| ns(p)).collect();
     v.set("sweep_costs", format!("{} and {}", costs[..costs.len() - 1].join(", "), costs[costs.len() - 1]));
     v.set("sweep_main_scan", PER_BLOCK_NS);
+    v.set("ways", WAYS);
     v.set("sweep_main_fmmu", base.ftl.firmware.flush_block_ns);
     v.set("sweep_rows", table(rows, means, base));
     v.set("sweep_summary", summary(rows, base));
