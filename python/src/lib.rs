@@ -220,6 +220,8 @@ fn reproduce(
 
 #[pymodule]
 fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Large tables stay lazily committed, as the memory estimate assumes.
+    ssdlab::mem::keep_large_allocations_lazy();
     m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
     m.add("MemoryLimitError", m.py().get_type::<MemoryLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

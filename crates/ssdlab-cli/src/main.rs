@@ -487,6 +487,7 @@ fn out_of_memory(bytes: usize) -> ! {
 }
 
 fn main() -> ExitCode {
+    ssdlab::mem::keep_large_allocations_lazy();
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -111,17 +111,17 @@ impl Blocks {
     }
 
     /// Bytes of the block manager's state for `geo`, resident and mapped: the per-block
-    /// arrays (the states written whole; the others allocated zeroed, so resident only for
-    /// the `opened` blocks, every block once preconditioning (`flat`) fills them, though
-    /// mapped whole), per-plane books, and the reverse map, flat or with a chunk per 1024
+    /// arrays (the states written whole; the others allocated zeroed, so resident only in the
+    /// 4 KiB pages holding the `opened` blocks, every block once preconditioning (`flat`)
+    /// fills them, though mapped whole), per-plane books, and the reverse map, flat or with a chunk per 1024
     /// pages of the opened blocks, a plane's blocks opening in order from its first; the spare
     /// areas alike when `spare`.
     pub fn estimate_bytes(geo: &Geometry, flat: bool, opened: u64, spare: bool) -> (u64, u64) {
         let nb = geo.blocks() as u64;
-        let zeroed_per_block = (std::mem::size_of::<u16>() * 2
-            + std::mem::size_of::<u32>()
-            + std::mem::size_of::<u64>()
-            + std::mem::size_of::<bool>()) as u64;
+        // The zeroed per-block arrays' elements: `valid`, `write_ptr`, `erase_count`,
+        // `opened_seq`, `touched`.
+        let zeroed = [size_of::<u16>(), size_of::<u16>(), size_of::<u32>(), size_of::<u64>(), size_of::<bool>()]
+            .map(|b| b as u64);
         let states = nb * std::mem::size_of::<BlockState>() as u64;
         let per_plane = (std::mem::size_of::<u32>() * 2 + std::mem::size_of::<VecDeque<u32>>() + 12) as u64;
         let planes = geo.planes() as u64;
@@ -133,7 +133,15 @@ impl Blocks {
             crate::mem::chunks_spanned((0..planes.min(opened)).map(|p| (p * plane_pages, opened_per_plane * ppb)));
         let table = ChunkedTable::<u32>::estimate_bytes(geo.pages() as u64, flat, chunks) * if spare { 2 } else { 1 };
         let fixed = states + planes * per_plane + table;
-        (fixed + opened * zeroed_per_block, fixed + nb * zeroed_per_block)
+        let written = |elem: u64| {
+            const PAGE: u64 = 4096;
+            // A plane's opened blocks neighbour each other from its first; planes lie apart,
+            // so each plane with a block open makes at least a page of the array resident.
+            let per_plane = (opened_per_plane * elem).div_ceil(PAGE) * PAGE;
+            (planes.min(opened) * per_plane).min(nb * elem)
+        };
+        let resident: u64 = zeroed.iter().map(|&e| written(e)).sum();
+        (fixed + resident, fixed + zeroed.iter().map(|&e| nb * e).sum::<u64>())
     }
 
     /// The logical address in `ppn`'s spare area: the page it holds if valid, the one it held
@@ -607,10 +615,16 @@ mod tests {
     /// 1024). Per block 1 byte of state written whole and 17 zeroed (valid 2, write pointer
     /// 2, erase count 4, age 8, touched 1); per plane 52 (two counters of 4, a queue of 32,
     /// three frontiers of 4); the chunk list 16. Three blocks opened fill both planes' first
-    /// blocks, all in chunk 0: 4,096 bytes. Resident 16 + 104 + (16 + 4096) + 3 × 17 = 4,283,
-    /// mapped 16 + 104 + 4,112 + 16 × 17 = 4,504; flat (preconditioned) 256 × 4 for the table
-    /// and every block resident: 16 + 104 + 1,024 + 272 = 1,416; with spare areas the table
-    /// twice.
+    /// blocks, all in chunk 0: 4,096 bytes. Each zeroed array is smaller than a 4 KiB page,
+    /// and both planes have a block open, so all of it counts as resident: 16 + 104 + (16 +
+    /// 4096) + 16 × 17 = 4,504, as mapped; flat (preconditioned) 256 × 4 for the table and
+    /// every block resident: 16 + 104 + 1,024 + 272 = 1,416; with spare areas the table twice.
+    ///
+    /// 2 planes × 4,096 blocks × 16 pages: 8,192 blocks. Three blocks opened are plane 0's
+    /// first two and plane 1's first, so each zeroed array has one 4 KiB page resident per
+    /// plane: 5 × 2 × 4,096 = 40,960, against 8,192 × 17 = 139,264 mapped. The reverse map:
+    /// 128 chunks listed (2,048) and the two holding each plane's first pages (pages 0 and
+    /// 65,536: chunks 0 and 64), 8,192. Fixed: 8,192 + 104 + 10,240 = 18,536.
     #[test]
     fn the_estimate_is_the_sizes_a_small_drive_allocates() {
         let nand = crate::nand::config::NandConfig {
@@ -623,7 +637,9 @@ mod tests {
             ..Default::default()
         };
         let geo = Geometry::from_config(&nand);
-        assert_eq!(Blocks::estimate_bytes(&geo, false, 3, false), (4283, 4504));
+        assert_eq!(Blocks::estimate_bytes(&geo, false, 3, false), (4504, 4504));
+        let wide = Geometry::from_config(&crate::nand::config::NandConfig { blocks_per_plane: 4096, ..nand.clone() });
+        assert_eq!(Blocks::estimate_bytes(&wide, false, 3, false), (18_536 + 40_960, 18_536 + 139_264));
         assert_eq!(Blocks::estimate_bytes(&geo, true, 0, false), (1416, 1416));
         assert_eq!(Blocks::estimate_bytes(&geo, true, 0, true), (1416 + 1024, 1416 + 1024));
         // The reverse map as built: its chunk list, then the chunk the first write allocates.

@@ -382,6 +382,11 @@ fn build_flow(spec: &WorkloadSpec, i: usize, f: &FlowSpec, seed: u64, drive: &Fl
 /// touch: each distinct page a trace's requests cover, every page of a synthetic flow's
 /// address range.
 pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64) -> u64 {
+    footprint_set(flows, sectors_per_page, logical_pages).count()
+}
+
+/// The pages of [`footprint_pages`], marked.
+fn footprint_set(flows: &[Flow], sectors_per_page: u64, logical_pages: u64) -> PageSet {
     let mut seen = PageSet::new(sectors_per_page, logical_pages);
     for f in flows {
         match &f.source {
@@ -389,7 +394,7 @@ pub fn footprint_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u64
             Source::Synthetic(s) => seen.mark_range(s.start_sector, s.span_sectors),
         }
     }
-    seen.count()
+    seen
 }
 
 /// Logical pages, each counted once however often it is marked: a synthetic flow's span as an
@@ -425,6 +430,15 @@ impl PageSet {
         for p in first / self.spp..(first + n).div_ceil(self.spp).min(self.pages) {
             self.bits[(p / 64) as usize] |= 1 << (p % 64);
         }
+    }
+
+    /// The bitmap's bytes (resident, address space): its 4 KiB pages holding a mark are
+    /// resident, the rest only mapped (it is allocated zeroed).
+    fn bitmap_bytes(&self) -> (u64, u64) {
+        const WORDS_PER_PAGE: usize = 4096 / 8;
+        let marked = self.bits.chunks(WORDS_PER_PAGE).filter(|c| c.iter().any(|&w| w != 0)).count() as u64;
+        let address = crate::mem::bytes_of::<u64>(self.bits.len());
+        ((marked * 4096).min(address), address)
     }
 
     /// Distinct pages marked: the merged intervals' lengths, and the bitmap's pages outside
@@ -475,6 +489,9 @@ pub struct Demand {
     pub held_requests: u64,
     /// Pages of the largest request.
     pub largest_request_pages: u64,
+    /// The trace pages' bitmap counting the footprint takes (resident, address space),
+    /// before the run: the largest of the bitmaps made one at a time.
+    pub bitmap_bytes: (u64, u64),
 }
 
 /// One flow's part of a [`Demand`].
@@ -489,7 +506,9 @@ struct FlowDemand {
 /// flow's requests (its `requests`, or its rate × duration) split by its ratios, each write
 /// the pages its largest size covers at its alignment; a trace's requests counted.
 pub fn demand(flows: &[Flow], spp: u64, logical_pages: u64) -> Demand {
-    let mut d = Demand { footprint: footprint_pages(flows, spp, logical_pages), ..Demand::default() };
+    let all = footprint_set(flows, spp, logical_pages);
+    let bitmap_bytes = all.bitmap_bytes();
+    let mut d = Demand { footprint: all.count(), bitmap_bytes, ..Demand::default() };
     let mut written = Some(0u64);
     let mut writes_seen = PageSet::new(spp, logical_pages);
     for f in flows {
@@ -938,6 +957,16 @@ mod tests {
         assert_eq!(d.requests, vec![[70, 30, 0], [1, 2, 0]]);
         assert_eq!((d.written_pages, d.footprint, d.write_footprint), (Some(33), 1000, 33));
         assert_eq!((d.partial_pages, d.held_requests, d.largest_request_pages), (2, 3, 2));
+        // The trace's bitmap over 1,000 pages: 16 words, 128 bytes, smaller than a page.
+        assert_eq!(d.bitmap_bytes, (128, 128));
+        // Over 2^20 pages (128 KiB, 32 pages of 4 KiB) with marks in pages 0 (pages 0, 1,
+        // 10, 11) and one 4 KiB page further (page 40,000: bit 40,000 in word 625, byte
+        // 5,000): two pages resident.
+        let far = IoRequest { arrival_ps: 0, op: IoOp::Read, lba: 40_000 * 8, sectors: 8, fua: false };
+        if let Source::Trace { requests, .. } = &mut flows[1].source {
+            requests.push(far);
+        }
+        assert_eq!(demand(&flows, 8, 1 << 20).bitmap_bytes, (2 * 4096, 128 * 1024));
         // A flow without a bound (no request count, no rate) writes without a bound.
         flows[0].limit = 0;
         assert_eq!(demand(&flows, 8, 1000).written_pages, None);

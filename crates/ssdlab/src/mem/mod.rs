@@ -181,6 +181,23 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Keep large allocations lazily committed, as the estimate assumes: glibc serves an
+/// allocation of 128 KiB or more from fresh zeroed pages of its own mapping (so a zeroed table
+/// becomes resident only where written), but raises that threshold (up to 32 MiB) each time
+/// such a mapping is freed, and below it a zeroed allocation reuses freed heap memory and
+/// clears it, making the whole table resident at once. A trace's page bitmap, freed before the
+/// run, was enough to make a 64-chip drive's per-block tables resident (16 MB more than
+/// estimated). Fixing the threshold at glibc's default turns that adjustment off. Call once,
+/// at the start of a program (the `ssdlab` command, the Python module); a no-op elsewhere
+/// than glibc.
+pub fn keep_large_allocations_lazy() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes an allocator parameter; any value is valid.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 /// Ask the kernel to back `slice` with huge pages (Linux; a no-op elsewhere or on failure).
 pub fn advise_huge_pages<T>(slice: &mut [T]) {
     #[cfg(target_os = "linux")]

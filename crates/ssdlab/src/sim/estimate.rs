@@ -15,7 +15,7 @@ use crate::hil::commit::Committer;
 use crate::hil::MemoryRequest;
 use crate::host::tenants::Tenants;
 use crate::host::{demand, Demand, Flow, WorkloadSpec};
-use crate::mem::{Estimate, Held};
+use crate::mem::{Estimate, Held, Part};
 use crate::nand::timeline::Timeline;
 use crate::nand::Geometry;
 use crate::stats::Stats;
@@ -61,6 +61,13 @@ pub(super) fn of(
         + Stats::flow_bytes(&d.requests);
     est.add("per-flow state", per_flow);
     est.add("trace requests held in memory", Tenants::request_bytes(flows));
+    let (bitmap, bitmap_address) = d.bitmap_bytes;
+    est.parts.push(Part {
+        what: "trace page bitmap",
+        bytes: bitmap,
+        address_bytes: bitmap_address,
+        held: Held::WhileFilling,
+    });
     let cache = if cfg.cache.enabled { cache_pages(cfg, geo, flows, logical) } else { 0 };
     if cache > 0 {
         est.add("write cache", WriteCache::estimate_bytes(cache));
