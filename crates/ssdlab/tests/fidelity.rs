@@ -341,6 +341,7 @@ fn assert_intact(o: &Outcome) {
 }
 
 #[test]
+#[ignore = "long: CI runs it; `cargo test -- --ignored` (README, Tests)"]
 fn e_random_writes_keep_their_data_through_gc() {
     // 6.9 M requests, 73% of them writes: 5 M random writes at steady state.
     let o = run(&integrity_drive(), &integrity_workload(6_900_000), true);
@@ -350,6 +351,7 @@ fn e_random_writes_keep_their_data_through_gc() {
 }
 
 #[test]
+#[ignore = "long: CI runs it; `cargo test -- --ignored` (README, Tests)"]
 fn e_copyback_and_fifo_gc_keep_data() {
     let mut cfg = integrity_drive();
     cfg.ftl.gc.copyback = true;
@@ -361,6 +363,7 @@ fn e_copyback_and_fifo_gc_keep_data() {
 }
 
 #[test]
+#[ignore = "long: CI runs it; `cargo test -- --ignored` (README, Tests)"]
 fn e_write_cache_keeps_data() {
     let mut cfg = integrity_drive();
     cfg.cache.enabled = true;
@@ -762,6 +765,7 @@ fn j_a_2k_write_reads_and_rewrites_only_its_4k_unit() {
 }
 
 #[test]
+#[ignore = "long: CI runs it; `cargo test -- --ignored` (README, Tests)"]
 fn e_mapping_units_keep_data_through_gc() {
     // 4 KiB units packed four to a 16 KiB page, through the write cache and GC.
     let mut cfg = integrity_drive();

@@ -55,14 +55,12 @@ fn sample_patterns_match_as_written() {
     assert!(!matches_sample("ab...ba", "aba"));
 }
 
-/// The README's first command (its arguments after `cargo run --release --`) and the block
+/// The README's first command (its arguments after `cargo run --`) and the block
 /// after "The first prints something like:".
 fn readme_sample() -> (Vec<String>, Vec<String>) {
     let readme = read_doc("README.md");
-    let command = readme
-        .lines()
-        .find_map(|l| l.strip_prefix("cargo run --release -- "))
-        .expect("README has a `cargo run --release -- ...` command");
+    let command =
+        readme.lines().find_map(|l| l.strip_prefix("cargo run -- ")).expect("README has a `cargo run -- ...` command");
     let args = command.split_whitespace().map(str::to_string).collect();
     let after = readme.split_once("The first prints something like:").expect("README introduces its sample output").1;
     let block = after.split_once("```\n").expect("a code block follows").1;

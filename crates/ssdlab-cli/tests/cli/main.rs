@@ -6,8 +6,9 @@
 //! trace text. Bad input must exit with code 2 (never 101 = panic, never a signal such as
 //! SIGABRT = 134) and say on stderr which file, line and value are wrong.
 //!
-//! Tests marked `#[ignore = "bug: ..."]` assert the correct behaviour of a known bug; run them
-//! with `cargo test -p ssdlab-cli -- --ignored`.
+//! Tests marked `#[ignore = "long: ..."]` take a minute or more (the quick reproductions); CI
+//! runs them with `cargo test -- --ignored`. A test marked `#[ignore = "bug: ..."]` would
+//! assert the correct behaviour of a known bug, run the same way.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

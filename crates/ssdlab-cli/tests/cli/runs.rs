@@ -322,6 +322,7 @@ pub(super) fn bench_rejects_a_bad_override() {
 /// paper's 2.2× VAS in bandwidth and above PAS, chips busier than under VAS, on every trace,
 /// and the files the report promises.
 #[test]
+#[ignore = "long: CI runs it; `cargo test -- --ignored` (README, Tests)"]
 pub(super) fn reproduce_sprinkler_quick_shows_the_papers_direction() {
     let dir = TempDir::new("repro-quick");
     let out = dir.path("out");
@@ -383,6 +384,7 @@ pub(super) fn fairness_flag_adds_slowdowns_and_the_summary() {
 /// The quick FLIN reproduction: at least 20 mixes under FLIN, Sprinkler and
 /// Sprinkler+Fairness, and FLIN's worst slowdown below Sprinkler's.
 #[test]
+#[ignore = "long: CI runs it; `cargo test -- --ignored` (README, Tests)"]
 pub(super) fn reproduce_flin_quick_covers_twenty_mixes() {
     let dir = TempDir::new("repro-flin");
     let out = dir.path("out");
