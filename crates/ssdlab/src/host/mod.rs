@@ -13,11 +13,15 @@
 //! is read, naming its line, key and value; [`WorkloadSpec::validate`] checks the ranges
 //! serde cannot, and [`build_flows`] what needs the drive (whole sectors, the footprint).
 
+mod demand;
 mod flows;
+mod synthetic;
 pub mod tenants;
 mod warnings;
 
+pub use demand::{demand, footprint_pages, read_first_pages, read_write_pages, Demand, FirstAccess};
 pub use flows::*;
+pub use synthetic::{Synthetic, MAX_TYPE_HISTORY_BYTES};
 pub use warnings::{arrival_rate_warning, PeakRate};
 
 use std::path::{Path, PathBuf};
