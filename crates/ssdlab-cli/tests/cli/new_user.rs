@@ -12,6 +12,32 @@ fn first(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
 
+/// Runs `ssdlab args`, which must be refused as bad input (exit code 2) with a first line of
+/// error output that starts with `want`; returns that line.
+#[track_caller]
+fn refused_starting<I, S>(args: I, want: &str) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let out = ssdlab(args);
+    out.assert_input_error(&[]);
+    let line = first(&out.stderr);
+    assert!(line.starts_with(want), "the first line should start with `{want}`\n{}", out.describe());
+    line.to_string()
+}
+
+/// Runs `ssdlab args`, which must be refused as bad input (exit code 2) with `want` as its
+/// first line of error output.
+#[track_caller]
+fn refused<I, S>(args: I, want: &str)
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    assert_eq!(refused_starting(args, want), want);
+}
+
 /// A workload of one synthetic flow `s` of 200 requests with `extra` keys (one per line,
 /// from line 4 on).
 fn flow_with(dir: &TempDir, extra: &str) -> PathBuf {
@@ -22,20 +48,16 @@ fn flow_with(dir: &TempDir, extra: &str) -> PathBuf {
 fn hotcold_without_a_hot_set_is_rejected() {
     let dir = TempDir::new("hot0");
     let wl = flow_with(&dir, "read_ratio = 0.5\naddress = \"hotcold\"\nhot_fraction = 0");
-    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]);
-    out.assert_input_error(&[]);
     let want = format!(
         "error: {}:6: flow `s`: hot_fraction = 0: address = \"hotcold\" needs a hot set: with none, hot_access of the requests would all go to one slot; give the hot share of the footprint (e.g. 0.2), or use address = \"uniform\"",
         p(&wl)
     );
-    assert_eq!(first(&out.stderr), want);
+    refused(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)], &want);
     // A hot set under one slot does the same: 1e-12 of the drive's ~10^8 slots of 4 KiB.
     let wl = flow_with(&dir, "address = \"hotcold\"\nhot_fraction = 1e-12");
-    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]);
-    out.assert_input_error(&[]);
     let want =
         format!("error: {}:5: flow `s`: hot_fraction = 0.000000000001: the hot set would be less than one", p(&wl));
-    assert!(first(&out.stderr).starts_with(&want), "{}", out.describe());
+    refused_starting(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)], &want);
 }
 
 /// 1,000 trims on an empty drive change only the map: no simulated time passes. They are
@@ -79,25 +101,19 @@ fn skipping_every_line_is_an_empty_trace_error() {
         format!("error: {t}: no requests: --skip-lines (skip_lines) drops the first 100 lines, and the file's last line with content is line 3");
     let mut run = vec!["run", "--config", MQSIM_DEFAULT, "--workload", &t];
     run.extend(map.iter().chain(&tail));
-    let out = ssdlab(run);
-    out.assert_input_error(&[]);
-    assert_eq!(first(&out.stderr), want);
+    refused(run, &want);
     let mut info = vec!["trace", "info", &t];
     info.extend(map.iter().chain(&tail));
-    let out = ssdlab(info);
-    out.assert_input_error(&[]);
-    assert_eq!(first(&out.stderr), want);
+    refused(info, &want);
 }
 
 #[test]
 fn reproduce_on_zero_threads_is_rejected() {
     let dir = TempDir::new("threads0");
     let out_dir = dir.path("out");
-    let out = ssdlab(["reproduce", "sprinkler", "--quick", "--threads", "0", "--out", &p(&out_dir)]);
-    out.assert_input_error(&[]);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let want = format!("error: reproduce: threads = 0 (--threads 0): a reproduction needs at least 1 thread; leave it out to use all {cores} cores");
-    assert_eq!(first(&out.stderr), want);
+    refused(["reproduce", "sprinkler", "--quick", "--threads", "0", "--out", &p(&out_dir)], &want);
     assert!(!out_dir.exists(), "nothing written");
 }
 
@@ -105,11 +121,9 @@ fn reproduce_on_zero_threads_is_rejected() {
 /// 2^45 bytes, 2^32 pages, used to wrap to a cache of no page (an assertion, exit 134).
 #[test]
 fn a_cache_past_the_page_count_is_rejected() {
-    let out = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "cache.capacity_bytes=9223372036854775807"]);
-    out.assert_input_error(&[]);
-    assert_eq!(
-        first(&out.stderr),
-        "error: --set: cache.capacity_bytes = 9223372036854775807: 1125899906842623 pages of 8192 bytes; at most 2^32 - 1 pages"
+    refused(
+        ["validate", "--config", MQSIM_DEFAULT, "--set", "cache.capacity_bytes=9223372036854775807"],
+        "error: --set: cache.capacity_bytes = 9223372036854775807: 1125899906842623 pages of 8192 bytes; at most 2^32 - 1 pages",
     );
     let dir = TempDir::new("cache");
     let wl = synthetic_workload(&dir, 10);
@@ -118,11 +132,9 @@ fn a_cache_past_the_page_count_is_rejected() {
     args.extend(sets);
     let wl = p(&wl);
     args.extend(["--workload", &wl]);
-    let out = ssdlab(args);
-    out.assert_input_error(&[]);
-    assert_eq!(
-        first(&out.stderr),
-        "error: --set: cache.capacity_bytes = 35184372088832: 4294967296 pages of 8192 bytes; at most 2^32 - 1 pages"
+    refused(
+        args,
+        "error: --set: cache.capacity_bytes = 35184372088832: 4294967296 pages of 8192 bytes; at most 2^32 - 1 pages",
     );
 }
 
@@ -181,14 +193,10 @@ fn a_headered_csv_gets_a_columns_hint() {
     let f = p(&dir.write("h.csv", "Timestamp,Op,Offset,Size\n0.001,R,4096,4096\n0.002,W,8192,4096\n0.003,R,0,8192\n"));
     let want = format!("error: {f}:1: `Timestamp,Op,Offset,Size` is a header line naming columns (Timestamp, Op, Offset, Size), and only a column map reads a headered trace: read it with --header --columns \"time=Timestamp:UNIT,op=Op,offset=Offset:UNIT,size=Size:UNIT\" (in a workload file: header = true, columns = ");
     for args in [vec!["trace", "info", &f], vec!["run", "--config", MQSIM_DEFAULT, "--workload", &f]] {
-        let out = ssdlab(args);
-        out.assert_input_error(&[]);
-        assert!(first(&out.stderr).starts_with(&want), "{}", out.describe());
+        refused_starting(args, &want);
     }
     // Given a built-in format, the first line fails as a request: the same hint.
-    let out = ssdlab(["trace", "info", "--format", "tencent", &f]);
-    out.assert_input_error(&[]);
-    assert!(first(&out.stderr).starts_with(&want), "{}", out.describe());
+    refused_starting(["trace", "info", "--format", "tencent", &f], &want);
     let out = ssdlab([
         "trace",
         "info",
@@ -255,8 +263,8 @@ fn wrap_and_scale_report_the_requests_they_moved() {
             &format!("w-{mode}.toml"),
             &format!("[[flows]]\nname = \"t\"\ntype = \"trace\"\npath = \"far.trace\"\nformat = \"mqsim\"\naddress_mode = \"{mode}\"\n"),
         );
-        let out = ssdlab([
-            "run",
+        let wl = p(&wl);
+        let small_drive = [
             "--config",
             MQSIM_DEFAULT,
             "--set",
@@ -264,9 +272,9 @@ fn wrap_and_scale_report_the_requests_they_moved() {
             "--set",
             "ftl.overprovisioning_ratio=0.3",
             "--workload",
-            &p(&wl),
-            "--json",
-        ]);
+            &wl,
+        ];
+        let out = ssdlab([&["run"][..], &small_drive, &["--json"]].concat());
         out.assert_success();
         let r: Value = serde_json::from_str(&out.stdout).expect("JSON");
         let w = at(&r, "warnings.0").as_str().unwrap_or("");
@@ -274,17 +282,7 @@ fn wrap_and_scale_report_the_requests_they_moved() {
         assert!(w.starts_with(&want), "{mode}: {w}");
         assert_eq!(first(&out.stderr), format!("warning: {w}"));
         // `validate` says the same, and passes.
-        let out = ssdlab([
-            "validate",
-            "--config",
-            MQSIM_DEFAULT,
-            "--set",
-            "nand.blocks_per_plane=16",
-            "--set",
-            "ftl.overprovisioning_ratio=0.3",
-            "--workload",
-            &p(&wl),
-        ]);
+        let out = ssdlab([&["validate"][..], &small_drive].concat());
         out.assert_success();
         assert_eq!(first(&out.stderr), format!("warning: {w}"));
     }
@@ -293,49 +291,39 @@ fn wrap_and_scale_report_the_requests_they_moved() {
 /// 2^31 channels × 4 × 2 × 2 × 2,048 × 256 = 2^54 pages: the largest count is named.
 #[test]
 fn too_many_pages_names_the_largest_count() {
-    let out = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels=2147483648"]);
-    out.assert_input_error(&[]);
-    assert_eq!(
-        first(&out.stderr),
-        "error: --set: nand.channels = 2147483648: the drive would have 2147483648 × 4 × 2 × 2 × 2048 × 256 = 18014398509481984 pages (channels × chips_per_channel × dies_per_chip × planes_per_die × blocks_per_plane × pages_per_block); at most 2^32 - 2: lower nand.channels, the largest count, or another (or use larger pages)"
+    refused(
+        ["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels=2147483648"],
+        "error: --set: nand.channels = 2147483648: the drive would have 2147483648 × 4 × 2 × 2 × 2048 × 256 = 18014398509481984 pages (channels × chips_per_channel × dies_per_chip × planes_per_die × blocks_per_plane × pages_per_block); at most 2^32 - 2: lower nand.channels, the largest count, or another (or use larger pages)",
     );
 }
 
 #[test]
 fn huge_values_are_echoed_in_scientific_notation() {
-    let out = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels=1e300"]);
-    out.assert_input_error(&[]);
-    assert_eq!(
-        first(&out.stderr),
-        "error: --set: nand.channels=1e300: invalid type: floating point `1e300`, expected u32"
+    refused(
+        ["validate", "--config", MQSIM_DEFAULT, "--set", "nand.channels=1e300"],
+        "error: --set: nand.channels=1e300: invalid type: floating point `1e300`, expected u32",
     );
     let dir = TempDir::new("1e300");
     let wl = flow_with(&dir, "read_ratio = 1e300");
-    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]);
-    out.assert_input_error(&[]);
-    assert_eq!(first(&out.stderr), format!("error: {}:4: flow `s`: read_ratio = 1e300: must be in [0, 1]", p(&wl)));
+    let want = format!("error: {}:4: flow `s`: read_ratio = 1e300: must be in [0, 1]", p(&wl));
+    refused(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)], &want);
 }
 
 #[test]
 fn a_missing_column_says_which_and_how_many_fields() {
     let dir = TempDir::new("fields");
     let f = p(&dir.write("few.csv", "Timestamp,Op,Offset,Size\n0.001,R,4096\n"));
-    let out = ssdlab(["trace", "info", &f, "--header", "--columns", "time=1:s,op=2,offset=3,size=4"]);
-    out.assert_input_error(&[]);
-    assert_eq!(
-        first(&out.stderr),
-        format!("error: {f}:2: expected at least 4 fields (the size column is column 4), found 3 in `0.001,R,4096`")
-    );
+    let want =
+        format!("error: {f}:2: expected at least 4 fields (the size column is column 4), found 3 in `0.001,R,4096`");
+    refused(["trace", "info", &f, "--header", "--columns", "time=1:s,op=2,offset=3,size=4"], &want);
 }
 
 #[test]
 fn a_start_past_the_drive_names_start_bytes() {
     let dir = TempDir::new("start");
     let wl = flow_with(&dir, "start_bytes = 9223372036854775807");
-    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)]);
-    out.assert_input_error(&[]);
-    let line = first(&out.stderr);
     let want =
         format!("error: {}:4: flow `s`: start_bytes = 9223372036854775807: past the end of the drive's ", p(&wl));
-    assert!(line.starts_with(&want) && line.ends_with(" logical bytes"), "{}", out.describe());
+    let line = refused_starting(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl)], &want);
+    assert!(line.ends_with(" logical bytes"), "{line}");
 }

@@ -13,11 +13,15 @@
 //! is read, naming its line, key and value; [`WorkloadSpec::validate`] checks the ranges
 //! serde cannot, and [`build_flows`] what needs the drive (whole sectors, the footprint).
 
+mod demand;
 mod flows;
+mod synthetic;
 pub mod tenants;
 mod warnings;
 
+pub use demand::{demand, footprint_pages, read_first_pages, read_write_pages, Demand, FirstAccess};
 pub use flows::*;
+pub use synthetic::{Synthetic, MAX_TYPE_HISTORY_BYTES};
 pub use warnings::{arrival_rate_warning, PeakRate};
 
 use std::path::{Path, PathBuf};
@@ -624,6 +628,20 @@ impl FlowSpec {
 mod tests {
     use super::*;
 
+    /// A workload of the one flow `f`.
+    fn one_flow(f: FlowSpec) -> WorkloadSpec {
+        WorkloadSpec { source: String::new(), seed: 1, precondition: None, ramp_ms: 0.0, flows: vec![f] }
+    }
+
+    /// What validating a workload of the one flow `f` says: "key: message" for a config
+    /// error, else the result as debugged (`Ok(())`).
+    fn validation(f: FlowSpec) -> String {
+        match one_flow(f).validate("w.toml") {
+            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
+            other => format!("{other:?}"),
+        }
+    }
+
     #[test]
     fn choices_read_and_write_with_the_workload_file_spellings() {
         let text = "[[flows]]\ntype = \"trace\"\npath = \"t\"\nformat = \"MQSim\"\nreplay = \"timestamps\"\naddress_mode = \"scale\"\npriority = \"urgent\"\n[[flows]]\naddress = \"hotcold\"\npriority = \"low\"\nrequests = 1\n";
@@ -684,33 +702,14 @@ mod tests {
     fn loop_needs_a_stop_condition_and_a_trace_flow() {
         let looped =
             FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), loop_trace: true, ..FlowSpec::default() };
-        let message = |f: FlowSpec| match (WorkloadSpec {
-            source: String::new(),
-            seed: 1,
-            precondition: None,
-            ramp_ms: 0.0,
-            flows: vec![f],
-        })
-        .validate("w.toml")
-        {
-            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
-            other => panic!("expected a config error, got {other:?}"),
-        };
         assert_eq!(
-            message(looped.clone()),
+            validation(looped.clone()),
             "flows[0].loop: flows[0]: loop = true needs duration_ms or requests to stop the flow"
         );
-        let stopped = |f: FlowSpec| WorkloadSpec {
-            source: String::new(),
-            seed: 1,
-            precondition: None,
-            ramp_ms: 0.0,
-            flows: vec![f],
-        };
-        assert!(stopped(FlowSpec { duration_ms: 5.0, ..looped.clone() }).validate("w").is_ok());
-        assert!(stopped(FlowSpec { requests: 5, ..looped }).validate("w").is_ok());
+        assert!(one_flow(FlowSpec { duration_ms: 5.0, ..looped.clone() }).validate("w").is_ok());
+        assert!(one_flow(FlowSpec { requests: 5, ..looped }).validate("w").is_ok());
         let synthetic = FlowSpec { requests: 5, loop_trace: true, ..FlowSpec::default() };
-        assert!(message(synthetic).starts_with("flows[0].loop: flows[0]: loop is for type = \"trace\""));
+        assert!(validation(synthetic).starts_with("flows[0].loop: flows[0]: loop is for type = \"trace\""));
     }
 
     #[test]
@@ -734,39 +733,27 @@ mod tests {
 
     #[test]
     fn type_persistence_is_below_one_and_for_synthetic_flows_only() {
-        let message = |f: FlowSpec| match (WorkloadSpec {
-            source: String::new(),
-            seed: 1,
-            precondition: None,
-            ramp_ms: 0.0,
-            flows: vec![f],
-        })
-        .validate("w.toml")
-        {
-            Err(Error::Config { key, message, .. }) => format!("{key}: {message}"),
-            other => format!("{other:?}"),
-        };
         let synthetic = |rho| FlowSpec { name: "s".into(), requests: 1, type_persistence: rho, ..FlowSpec::default() };
-        assert_eq!(message(synthetic(0.99)), "Ok(())");
-        assert_eq!(message(synthetic(0.0)), "Ok(())");
+        assert_eq!(validation(synthetic(0.99)), "Ok(())");
+        assert_eq!(validation(synthetic(0.0)), "Ok(())");
         assert!(
-            message(synthetic(1.0))
+            validation(synthetic(1.0))
                 .starts_with("flows[0].type_persistence: flow `s`: type_persistence = 1: must be below 1;"),
             "{}",
-            message(synthetic(1.0))
+            validation(synthetic(1.0))
         );
         assert_eq!(
-            message(synthetic(-0.1)),
+            validation(synthetic(-0.1)),
             "flows[0].type_persistence: flow `s`: type_persistence = -0.1: must be in [0, 1)"
         );
         assert_eq!(
-            message(synthetic(f64::NAN)),
+            validation(synthetic(f64::NAN)),
             "flows[0].type_persistence: flow `s`: type_persistence = NaN: must be in [0, 1)"
         );
         let trace =
             FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), type_persistence: 0.5, ..FlowSpec::default() };
         assert_eq!(
-            message(trace),
+            validation(trace),
             "flows[0].type_persistence: flows[0]: type_persistence is for type = \"synthetic\" (a trace's requests keep their own types)"
         );
         // Off by default, and then left out of a report's copy of the workload.

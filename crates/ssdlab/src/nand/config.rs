@@ -276,19 +276,8 @@ impl NandConfig {
     /// Every level of the hierarchy is present, within the limits of the address types, and
     /// a page is a whole number of sectors.
     fn validate_geometry(&self, file: &str) -> Result<()> {
-        require_nonzero(
-            file,
-            &[
-                ("nand.channels", self.channels),
-                ("nand.chips_per_channel", self.chips_per_channel),
-                ("nand.dies_per_chip", self.dies_per_chip),
-                ("nand.planes_per_die", self.planes_per_die),
-                ("nand.blocks_per_plane", self.blocks_per_plane),
-                ("nand.pages_per_block", self.pages_per_block),
-                ("nand.page_bytes", self.page_bytes),
-                ("nand.sector_bytes", self.sector_bytes),
-            ],
-        )?;
+        require_nonzero(file, &self.page_counts())?;
+        require_nonzero(file, &[("nand.page_bytes", self.page_bytes), ("nand.sector_bytes", self.sector_bytes)])?;
         require_at_most(
             file,
             &[
@@ -328,18 +317,24 @@ impl NandConfig {
         Ok(())
     }
 
-    /// The drive's pages, the product of the six counts, fit the 32-bit page numbers. The
-    /// error blames the largest count (ties: the later one), the one most likely set by
-    /// mistake, and shows the whole product.
-    fn validate_page_count(&self, file: &str) -> Result<()> {
-        let counts = [
+    /// The six counts whose product is the drive's pages, each with its key, from the
+    /// channels down to the pages of a block.
+    fn page_counts(&self) -> [(&'static str, u32); 6] {
+        [
             ("nand.channels", self.channels),
             ("nand.chips_per_channel", self.chips_per_channel),
             ("nand.dies_per_chip", self.dies_per_chip),
             ("nand.planes_per_die", self.planes_per_die),
             ("nand.blocks_per_plane", self.blocks_per_plane),
             ("nand.pages_per_block", self.pages_per_block),
-        ];
+        ]
+    }
+
+    /// The drive's pages, the product of the six counts, fit the 32-bit page numbers. The
+    /// error blames the largest count (ties: the later one), the one most likely set by
+    /// mistake, and shows the whole product.
+    fn validate_page_count(&self, file: &str) -> Result<()> {
+        let counts = self.page_counts();
         let total_pages: u128 = counts.iter().map(|&(_, n)| n as u128).product();
         if total_pages < u32::MAX as u128 {
             return Ok(());
