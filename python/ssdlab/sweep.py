@@ -208,6 +208,12 @@ def sweep(
     ``results.csv`` and ``results.parquet``. Without it :func:`sweep` raises TypeError
     instead of writing into the working directory.
 
+    `address` (``ray`` only) is the cluster to run on: ``"auto"`` or ``"HEAD:6379"`` from one
+    of its machines, ``"ray://HEAD:10001"`` from any other (Ray Client: ``pip install
+    'ray[client]'``); ``None`` starts a local Ray instance with `workers` CPUs. If Ray is
+    initialised already, its connection is used as it is. The README's "On a Ray cluster"
+    says what the nodes need.
+
     Returns the :class:`SweepTable`, also written to ``OUT/results.csv`` and
     ``OUT/results.parquet``: one row per run in grid order, the parameter columns (``run``,
     ``config``, ``workload``, ``seed``, each ``set`` key) then the report's summary
