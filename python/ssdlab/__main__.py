@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("grid", help="the grid: a TOML file (see ssdlab.sweep)")
     p.add_argument("--out", required=True, help="folder for runs/*.json, results.csv and results.parquet")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
-    p.add_argument("--address", default=None, help="Ray cluster address (ray://HOST:PORT); default a local instance")
+    p.add_argument("--address", default=None,
+                   help="Ray cluster: auto or HEAD:6379 on a node of it, ray://HEAD:10001 from elsewhere (Ray Client, "
+                        "needs ray[client]); default: a local instance")
     p.add_argument("--workers", type=_positive, default=None, help="parallel runs (default: all cores)")
     args = parser.parse_args(argv)
     try:

@@ -33,7 +33,9 @@ the GIL released; Ctrl-C lets the runs under way finish and be stored, then rais
 ``address`` (``None``: a local Ray instance, started and stopped here). On a cluster, the
 nodes need this package installed and the grid's config, workload and trace paths readable
 where the tasks run (a shared file system); the reports come back to the caller, which
-alone writes ``OUT``. One sweep at a time per ``OUT``.
+alone writes ``OUT``. A task whose worker or node dies is run again elsewhere, up to
+:data:`RAY_MAX_RETRIES` times; a run lost more often fails alone (:class:`SweepError`) and
+runs again when the sweep is started again. One sweep at a time per ``OUT``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,13 @@ from ._values import flat, plain
 
 #: A grid as :func:`sweep` takes it.
 Grid = "Mapping[str, Any] | str | os.PathLike"
+
+#: How many times Ray runs a task again after its worker process or its node died (Ray's
+#: ``max_retries``, its default made explicit). A run is deterministic and its task writes
+#: nothing, so running it again gives the same report, stored once by the caller. Past the
+#: limit (or if Ray loses the task's result) the run fails alone: its name and Ray's error are
+#: in :class:`SweepError`, and the next start of the sweep runs it again.
+RAY_MAX_RETRIES = 3
 
 
 class Run:
@@ -124,9 +133,9 @@ def _run_task(task: tuple) -> tuple[bool, str]:
 
 
 class SweepError(ValueError):
-    """Runs that failed on bad input found while running (a trace's bad line): ``failed``
-    maps each one's name to its message. The others' reports are kept; a sweep started again
-    retries only these."""
+    """Runs that failed on bad input found while running (a trace's bad line), or, on Ray,
+    that Ray gave up on (:data:`RAY_MAX_RETRIES`): ``failed`` maps each one's name to its
+    message. The others' reports are kept; a sweep started again retries only these."""
 
     def __init__(self, failed: dict[str, str]):
         self.failed = failed
@@ -153,7 +162,7 @@ def _ray(
             ray.init(address=address, log_to_driver=False)
     failed: dict[str, str] = {}
     try:
-        remote = ray.remote(num_cpus=1)(_run_task)
+        remote = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES)(_run_task)
         pending = {remote.remote(r.task()): r.name for r in runs}
         start = time.perf_counter()
         for k, (name, (ok, text)) in enumerate(_as_completed(ray, pending), 1):
@@ -170,12 +179,18 @@ def _ray(
 
 
 def _as_completed(ray, pending: dict) -> Iterable[tuple[str, tuple[bool, str]]]:
-    """(name, result) of each task as it ends."""
+    """(name, result) of each task as it ends; a task Ray gave up on (its worker or node
+    lost more than :data:`RAY_MAX_RETRIES` times, or its result lost) ends as (False, why)."""
     waiting = list(pending)
     while waiting:
         done, waiting = ray.wait(waiting, num_returns=1)
         for ref in done:
-            yield pending.pop(ref), ray.get(ref)
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayError as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                result = False, f"Ray gave up on it (max_retries = {RAY_MAX_RETRIES}): {type(e).__name__}: {first}"
+            yield pending.pop(ref), result
 
 
 def sweep(
@@ -192,6 +207,12 @@ def sweep(
     `out` is required: the folder (created if missing) for ``runs/*.json``,
     ``results.csv`` and ``results.parquet``. Without it :func:`sweep` raises TypeError
     instead of writing into the working directory.
+
+    `address` (``ray`` only) is the cluster to run on: ``"auto"`` or ``"HEAD:6379"`` from one
+    of its machines, ``"ray://HEAD:10001"`` from any other (Ray Client: ``pip install
+    'ray[client]'``); ``None`` starts a local Ray instance with `workers` CPUs. If Ray is
+    initialised already, its connection is used as it is. The README's "On a Ray cluster"
+    says what the nodes need.
 
     Returns the :class:`SweepTable`, also written to ``OUT/results.csv`` and
     ``OUT/results.parquet``: one row per run in grid order, the parameter columns (``run``,
