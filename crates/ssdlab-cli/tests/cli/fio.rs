@@ -144,3 +144,25 @@ fn a_version_2_log_without_waits_replays_with_the_time_less_warning() {
     out.assert_success();
     assert!(!out.stderr.contains("at the same time"), "{}", out.describe());
 }
+
+/// msr times are 100 ns ticks and an iolog keeps whole microseconds: the requests whose time
+/// from the first is not a multiple of 10 ticks, counted here from the text, would change.
+#[test]
+fn converting_finer_times_to_an_iolog_needs_truncate_times() {
+    let trace = shared_trace("msr/hm_0.sample1000.csv");
+    let text = std::fs::read_to_string(&trace).expect("hm_0");
+    let ticks: Vec<u64> = text.lines().filter_map(|l| l.split(',').next()?.parse().ok()).collect();
+    let start = *ticks.iter().min().expect("requests");
+    let changed = ticks.iter().filter(|&&t| !(t - start).is_multiple_of(10)).count();
+    assert!(changed > 0, "hm_0 has sub-microsecond times");
+    let out = ssdlab(["trace", "convert", &p(&trace), "--to", "fio_iolog"]);
+    let want = format!(
+        "--to fio_iolog keeps times in steps of 1 us: {changed} of the 1000 requests' arrival times would be truncated"
+    );
+    out.assert_input_error(&[&want, "--truncate-times"]);
+    let out = ssdlab(["trace", "convert", &p(&trace), "--to", "fio_iolog", "--truncate-times"]);
+    out.assert_success();
+    assert!(out.stderr.starts_with(&format!("warning: {want}")), "{}", out.describe());
+    // The version line, an add, an open and a close line for its one device, 1000 requests.
+    assert_eq!(out.stdout.lines().count(), 1 + 3 + 1000);
+}
