@@ -327,8 +327,8 @@ enum Command {
 struct TraceInput {
     file: PathBuf,
     /// Format (msr, replayer = replayer_bytes, replayer_sectors, ssdsim, disksim, mqsim, umass,
-    /// tencent, blkparse, csv); detected if omitted. Compressed files (gzip, bzip2, zstd, xz)
-    /// are read directly.
+    /// tencent, blkparse, csv, fio_iolog); detected if omitted. Compressed files (gzip, bzip2,
+    /// zstd, xz) are read directly.
     #[arg(long)]
     format: Option<String>,
     #[command(flatten)]
@@ -361,14 +361,15 @@ enum TraceCommand {
         #[command(flatten)]
         input: TraceInput,
         /// Output format: any readable one; `csv` is ssdlab's own CSV (time_ns, device, op,
-        /// offset_bytes, size_bytes, with a header).
+        /// offset_bytes, size_bytes, with a header); `fio_iolog` a version 3 iolog that fio's
+        /// --read_iolog replays, with a file /dev/ssdlabN per device N.
         #[arg(long)]
         to: String,
         #[arg(long)]
         out: Option<PathBuf>,
         /// Convert even when the output format's time step changes arrival times (tencent
-        /// keeps whole seconds, msr 100 ns, mqsim/ssdsim/blkparse 1 ns); without it, that is
-        /// an error saying how many requests would change.
+        /// keeps whole seconds, fio_iolog 1 us, msr 100 ns, mqsim/ssdsim/blkparse 1 ns);
+        /// without it, that is an error saying how many requests would change.
         #[arg(long)]
         truncate_times: bool,
     },
@@ -963,6 +964,7 @@ fn convert_times_check(t: &ssdlab_trace::Trace, to: ssdlab_trace::Format, allowe
     let Some(i) = first else { return Ok(()) };
     let step = match ssdlab_trace::time_resolution_ps(to) {
         ps if ps >= 1_000_000_000_000 => format!("{} s", ps / 1_000_000_000_000),
+        ps if ps >= 1_000_000 => format!("{} us", ps / 1_000_000),
         ps => format!("{} ns", ps / 1000),
     };
     let n = t.records.len();

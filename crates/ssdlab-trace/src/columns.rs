@@ -175,7 +175,7 @@ impl ColumnMap {
             }
             Format::Umass => (',', [4, 0, 3, 1, 2], TimeUnit::S, (SECTOR_BYTES, 1), words("r", "w")),
             Format::Tencent => (',', [0, 4, 3, 1, 2], TimeUnit::S, (SECTOR_BYTES, SECTOR_BYTES), binary(false)),
-            Format::Disksim | Format::Blkparse | Format::Csv => return None,
+            Format::Disksim | Format::Blkparse | Format::Csv | Format::FioIolog => return None,
         };
         Some(ColumnMap {
             time: Some(Column { place: Place::Index(time), unit: time_unit }),

@@ -24,6 +24,7 @@
 //! | `umass` | `,` | `ASU,LBA,size,opcode,timestamp[,...]` | s, decimal | sectors / bytes | `r` / `w` (any case) |
 //! | `tencent` | `,` | `timestamp,offset,size,type,volume` | s | 512 B sectors | 0 = read, 1 = write |
 //! | `blkparse` | blanks | default `blkparse` output, `Q` lines only | s, decimal | 512 B sectors | RWBS `D` = trim, `R`, `W` |
+//! | `fio_iolog` | blanks | fio's iolog, versions 2 and 3 (`fio.rs`) | v3: µs; v2: `wait` lines, ms | bytes / bytes | `read`, `write`, `trim` |
 //!
 //! In every format empty lines and lines starting with `#` are skipped, and a missing final
 //! newline is fine. Decimal times are converted to integer picoseconds from the decimal text (no
@@ -46,6 +47,7 @@
 //!
 //! 0. The first line is ssdlab's own CSV header (`time_ns,device,op,offset_bytes,size_bytes`):
 //!    `csv` (what `trace convert --to csv` writes). Other column-mapped files need `--columns`.
+//!    The first line is `fio version N iolog`: `fio_iolog`.
 //! 1. First field `major,minor` followed by at least five more blank-separated fields: `blkparse`.
 //! 2. Comma separated: 7 fields with `Read`/`Write` in field 4: `msr`; 5 or more fields with a
 //!    single `r`/`w` letter in field 4: `umass`; 5 numeric fields with `0`/`1` in field 4:
@@ -62,6 +64,7 @@
 //! sector-unit trace whose sampled values all happen to be multiples of 512 reads as bytes).
 
 mod columns;
+mod fio;
 mod header;
 mod stream;
 mod summary;
@@ -126,10 +129,12 @@ pub enum Format {
     /// Column-mapped text ([`ColumnMap`]); without a map, ssdlab's own CSV
     /// ([`ColumnMap::ssdlab`]).
     Csv,
+    /// fio's iolog, versions 2 and 3.
+    FioIolog,
 }
 
 impl Format {
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::Msr,
         Format::Replayer,
         Format::ReplayerSectors,
@@ -140,10 +145,22 @@ impl Format {
         Format::Tencent,
         Format::Blkparse,
         Format::Csv,
+        Format::FioIolog,
     ];
 
-    const NAMES: [&'static str; 10] =
-        ["msr", "replayer", "ssdsim", "disksim", "mqsim", "umass", "tencent", "blkparse", "replayer_sectors", "csv"];
+    const NAMES: [&'static str; 11] = [
+        "msr",
+        "replayer",
+        "ssdsim",
+        "disksim",
+        "mqsim",
+        "umass",
+        "tencent",
+        "blkparse",
+        "replayer_sectors",
+        "csv",
+        "fio_iolog",
+    ];
 
     /// Lower-case name, as accepted by `--format`.
     pub fn name(self) -> &'static str {
@@ -158,6 +175,7 @@ impl Format {
             Format::Replayer | Format::ReplayerSectors | Format::Disksim => Some("ms"),
             Format::Ssdsim | Format::Mqsim => Some("ns"),
             Format::Umass | Format::Tencent | Format::Blkparse => Some("s"),
+            Format::FioIolog => Some("us (version 3 timestamps; version 2 `wait` lines count ms)"),
             Format::Csv => None,
         }
     }
@@ -172,7 +190,7 @@ impl fmt::Display for Format {
 /// Error of [`Format::from_str`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown trace format `{0}` (expected one of msr, replayer (= replayer_bytes), replayer_sectors, ssdsim, disksim, mqsim, umass, tencent, blkparse, csv)"
+    "unknown trace format `{0}` (expected one of msr, replayer (= replayer_bytes), replayer_sectors, ssdsim, disksim, mqsim, umass, tencent, blkparse, csv, fio_iolog)"
 )]
 pub struct UnknownFormatName(pub String);
 
@@ -307,6 +325,9 @@ fn detect_sample(sample: &[(usize, &str)], file_name: &str) -> Result<Detection,
     let found = |format, reason: &str| Ok(Detection { format, reason: reason.to_string() });
     if first == columns::SSDLAB_HEADER {
         return found(Format::Csv, "ssdlab's own CSV header (`trace convert --to csv`)");
+    }
+    if fio::is_header(first) {
+        return found(Format::FioIolog, "first line `fio version N iolog`");
     }
     if header::is_header(first) {
         return Err(header_error(file_name, line, first));
@@ -515,6 +536,8 @@ struct Parser {
     /// Column-mapped text: the map, and whether its header line is still to come.
     columns: Option<(ColumnMap, bool)>,
     raw: Vec<(usize, Raw)>,
+    /// An iolog's version and files, known from its earlier lines.
+    fio: fio::Reader,
     /// Content lines read (past `skip_lines`), and the last content line's number (skipped
     /// or not): what an empty trace's error reports.
     lines_seen: usize,
@@ -529,7 +552,7 @@ impl Parser {
             _ => None,
         };
         let columns = columns.map(|c| (c.clone(), c.header));
-        Parser { format, columns, raw: Vec::new(), lines_seen: 0, last_line: 0 }
+        Parser { format, columns, raw: Vec::new(), fio: fio::Reader::default(), lines_seen: 0, last_line: 0 }
     }
 
     /// Parses one content line; `false` when reading should stop (blkparse's summary).
@@ -555,6 +578,10 @@ impl Parser {
             return Ok(true);
         }
         self.lines_seen += 1;
+        if self.format == Format::FioIolog {
+            self.raw.extend(self.fio.line(&ctx)?.map(|r| (line, r)));
+            return Ok(true);
+        }
         match self.format {
             Format::Msr | Format::Umass | Format::Tencent => fields.extend(content.split(',').map(str::trim)),
             _ => fields.extend(content.split_whitespace()),
@@ -789,6 +816,7 @@ fn parse_fields(format: Format, f: &[&str], ctx: &Ctx) -> Result<Option<Raw>, Tr
         Format::Tencent => return parse_tencent(f, ctx),
         Format::Blkparse => return parse_blkparse(f, ctx),
         Format::Csv => unreachable!("column-mapped lines are parsed by their map"),
+        Format::FioIolog => unreachable!("iolog lines are parsed by fio::Reader"),
         Format::Replayer => REPLAYER,
         Format::ReplayerSectors => REPLAYER_SECTORS,
         Format::Ssdsim => SSDSIM,

@@ -2,14 +2,19 @@
 
 use std::io::{self, BufWriter, Write};
 
-use super::{columns, Format, Op, Record, SECTOR_BYTES};
+use super::{columns, fio, Format, Op, Record, SECTOR_BYTES};
 
 /// Writes `trace` in `format`, one line per record. Sector-addressed formats and `replayer`
 /// round the extent outwards to whole 512 B sectors; times are truncated to the format's resolution (100 ns for
-/// msr, 1 ns for ssdsim/mqsim/blkparse, 1 s for tencent). Trim is only expressible in blkparse:
-/// other formats fail with `InvalidInput`.
+/// msr, 1 ns for ssdsim/mqsim/blkparse, 1 µs for fio_iolog, 1 s for tencent). Trim is only expressible in
+/// blkparse, csv and fio_iolog: other formats fail with `InvalidInput`. fio_iolog writes a version 3 log
+/// with a file per device (see `fio.rs`).
 pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<()> {
     let mut out = BufWriter::new(out);
+    if format == Format::FioIolog {
+        fio::write(trace, &mut out)?;
+        return out.flush();
+    }
     if format == Format::Csv {
         writeln!(out, "{}", columns::SSDLAB_HEADER)?;
     }
@@ -20,11 +25,12 @@ pub fn write<W: Write>(trace: &[Record], format: Format, out: W) -> io::Result<(
 }
 
 /// The finest time step `format` writes: 100 ns for msr, 1 ns for ssdsim, mqsim and blkparse,
-/// 1 s for tencent, 1 ps for the decimal formats and csv.
+/// 1 µs for fio_iolog, 1 s for tencent, 1 ps for the decimal formats and csv.
 pub fn time_resolution_ps(format: Format) -> u64 {
     match format {
         Format::Msr => 100_000,
         Format::Ssdsim | Format::Mqsim | Format::Blkparse => 1_000,
+        Format::FioIolog => 1_000_000,
         Format::Tencent => 1_000_000_000_000,
         Format::Replayer | Format::ReplayerSectors | Format::Disksim | Format::Umass | Format::Csv => 1,
     }
@@ -83,6 +89,7 @@ fn write_record<W: Write>(out: &mut W, r: &Record, format: Format, index: usize)
             let op = ["read", "write", "trim"][r.op as usize];
             writeln!(out, "{},{dev},{op},{off},{size}", decimal(ps, 3, 3))
         }
+        Format::FioIolog => unreachable!("fio::write writes iologs"),
         Format::Blkparse => {
             let rwbs = match r.op {
                 Op::Read => "R",

@@ -393,9 +393,10 @@ fn check_arbitrary_bytes(parse: Reader, bytes: &[u8], name: &str, dir: &Scratch)
 // Property 2: valid and near-valid lines
 // ---------------------------------------------------------------------------------------------
 
-/// Whether a format can express trim: blkparse (RWBS `D`) and column-mapped text.
+/// Whether a format can express trim: blkparse (RWBS `D`), column-mapped text and fio's
+/// iolog (`trim`).
 fn can_trim(format: Format) -> bool {
-    matches!(format, Format::Blkparse | Format::Csv)
+    matches!(format, Format::Blkparse | Format::Csv | Format::FioIolog)
 }
 
 /// What a field of a line means to its format's reader.
@@ -477,22 +478,24 @@ fn decimal(ps: u64, digits: u32, style: &mut Style) -> String {
 fn valid_line(format: Format, seed: &LineSeed) -> (Vec<(String, Role)>, Req, &'static str) {
     use Role::{Device, Fixed, Ignored, Offset, Rwbs, Size, Time};
     let mut style = Style(seed.style);
-    let sector_units = !matches!(format, Format::Msr | Format::Replayer | Format::Csv);
+    let bytes = matches!(format, Format::Msr | Format::Csv | Format::FioIolog);
+    let sector_units = !bytes && format != Format::Replayer;
     // Time, in the format's resolution.
     let quantum: u64 = match format {
         Format::Msr => 100_000,
         Format::Ssdsim | Format::Mqsim => 1_000,
+        Format::FioIolog => 1_000_000,
         _ => 1,
     };
     let time_ps = seed.time % TIME_MAX_PS / quantum * quantum;
     // Extent: offsets of sector formats in sectors; umass sizes in bytes.
-    let offset_bytes = match format {
-        Format::Msr | Format::Csv => seed.offset % (1 << 50),
-        _ => seed.offset % (1 << 40) * SECTOR_BYTES,
+    let offset_bytes = match bytes {
+        true => seed.offset % (1 << 50),
+        false => seed.offset % (1 << 40) * SECTOR_BYTES,
     };
     let size_bytes = match (format, seed.size) {
-        (Format::Msr | Format::Umass | Format::Csv, u64::MAX) => MAX_REQUEST_BYTES,
-        (Format::Msr | Format::Umass | Format::Csv, s) => s,
+        (_, u64::MAX) if bytes || format == Format::Umass => MAX_REQUEST_BYTES,
+        (_, s) if bytes || format == Format::Umass => s,
         (_, u64::MAX) => MAX_REQUEST_BYTES,
         (_, s) => s * SECTOR_BYTES,
     };
@@ -528,6 +531,19 @@ fn valid_line(format: Format, seed: &LineSeed) -> (Vec<(String, Role)>, Req, &'s
                 (response, Ignored),
             ];
             return (f, req, comma);
+        }
+        Format::FioIolog => {
+            // Version 3, after a preamble adding and opening `/dev/f` (see `check_near_valid`),
+            // which is device 0.
+            let action = ["read", "write", "trim"][op as usize];
+            let f = vec![
+                ((time_ps / quantum).to_string(), Time),
+                ("/dev/f".into(), Fixed),
+                (action.into(), Role::Op),
+                (offset_bytes.to_string(), Offset),
+                (size_bytes.to_string(), Size),
+            ];
+            return (f, Req { device: 0, ..req }, blank);
         }
         Format::Replayer | Format::ReplayerSectors | Format::Disksim => {
             let op = match format {
@@ -804,6 +820,10 @@ fn check_near_valid(parse: Reader, case: &NearValid) -> Result<(), TestCaseError
         fields.rotate_left(rotate);
         text.push_str(&format!("{}{newline}", csv_header(&fields, sep)));
         line += 1;
+    }
+    if format == Format::FioIolog {
+        text.push_str(&format!("fio version 3 iolog{newline}0 /dev/f add{newline}0 /dev/f open{newline}"));
+        line += 3;
     }
     let seeds =
         case.before.iter().map(|s| (s, false)).chain([(&case.bad, true)]).chain(case.after.iter().map(|s| (s, false)));
