@@ -820,4 +820,38 @@ mod tests {
         assert!(json.get("type_persistence").is_none());
         assert_eq!(serde_json::to_value(synthetic(0.5)).unwrap()["type_persistence"], 0.5);
     }
+
+    #[test]
+    fn zipf_theta_start_ms_and_footprint_bytes_are_checked_and_off_by_default() {
+        let message = |f: FlowSpec| match (WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        })
+        .validate("w.toml")
+        {
+            Err(Error::Config { message, .. }) => message,
+            other => format!("{other:?}"),
+        };
+        let zipf = |theta| FlowSpec { requests: 1, address: Address::Zipf, zipf_theta: theta, ..FlowSpec::default() };
+        assert_eq!(message(zipf(1.2)), "Ok(())");
+        assert_eq!(message(zipf(0.0)), "flows[0]: zipf_theta = 0: address = \"zipf\" needs an exponent in (0, 100]");
+        let uniform = FlowSpec { requests: 1, zipf_theta: 1.2, ..FlowSpec::default() };
+        assert_eq!(message(uniform), "flows[0]: zipf_theta: zipf_theta is for address = \"zipf\"");
+        let late = FlowSpec { requests: 1, start_ms: -1.0, ..FlowSpec::default() };
+        assert_eq!(message(late), "flows[0]: start_ms = -1: must be between 0 and 1e9");
+        let trace = FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), start_ms: 5.0, ..FlowSpec::default() };
+        assert!(message(trace).starts_with("flows[0]: start_ms is for type = \"synthetic\""));
+        // Off, they are left out of a report's copy of the workload.
+        let json = serde_json::to_value(FlowSpec::default()).unwrap();
+        assert!(["zipf_theta", "start_ms", "footprint_bytes"].iter().all(|k| json.get(k).is_none()));
+        let spec: WorkloadSpec = toml::from_str(
+            "[[flows]]\nrequests = 1\naddress = \"zipf\"\nzipf_theta = 0.9\nfootprint_bytes = 8192\nstart_ms = 2.5\n",
+        )
+        .unwrap();
+        let f = &spec.flows[0];
+        assert_eq!((f.address, f.zipf_theta, f.footprint_bytes, f.start_ms), (Address::Zipf, 0.9, 8192, 2.5));
+    }
 }
