@@ -911,4 +911,17 @@ mod tests {
         assert!(!is_job_text("128166372003061629,hm,0,Read,383000576,65536,2426\n"));
         assert!(!is_job_text("[]\n"));
     }
+
+    #[test]
+    fn the_equivalent_toml_reads_back_as_the_same_workload() {
+        // docs/workload.md's example: every option ssdlab reads.
+        let text = "[global]\nbs=4k\niodepth=16\nsize=1g\noffset=64m\nruntime=20ms\nramp_time=100ms\nstartdelay=5ms\ntime_based\nthinktime=0\nfsync=0\nfdatasync=0\n[oltp]\nrw=randrw\nrwmixread=70\nbssplit=4k/50:8k/50\nblockalign=4k\nrandom_distribution=zipf:1.2\nnumjobs=2\n[scan]\nreadwrite=read\nbs=128k\nnumber_ios=5000\ntime_based=0\n[hot]\nrw=randwrite\nrwmixwrite=100\nrandom_distribution=zoned:80/20:20/80\nrate_iops=2000\n[trimmer]\nrw=randtrim\nsize=10%\nrandom_distribution=random\n";
+        let s = spec(text);
+        let back = WorkloadSpec::from_toml_str(&equivalent_toml(&s), "w.toml", std::path::Path::new("."))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((back.flows, back.ramp_ms, back.seed), (s.flows.clone(), 105.0, 1));
+        // By hand: 5 ms delay + 100 ms ramp + 20 ms runtime.
+        assert!(s.flows.iter().all(|f| f.duration_ms == 125.0 && f.start_ms == 5.0));
+        assert_eq!(s.flows[2].requests, 5000);
+    }
 }
