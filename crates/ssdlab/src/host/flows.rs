@@ -81,9 +81,10 @@ pub struct Synthetic {
     /// `start_ms`: no request arrives before this.
     start_ps: Ps,
     /// `address = "zipf"`: θ, and the distribution of ranks over the slot count last drawn
-    /// for (a flow's sizes give few slot counts, so it is rarely rebuilt).
+    /// for (a flow's sizes give few slot counts, so it is rarely rebuilt); boxed, so flows
+    /// without it stay as small as before.
     zipf_theta: f64,
-    zipf: Option<(u64, Zipf<f64>)>,
+    zipf: Option<Box<(u64, Zipf<f64>)>>,
     /// `type_persistence` > 0: each slot's last type.
     history: Option<TypeHistory>,
 }
@@ -249,8 +250,8 @@ impl Synthetic {
             Address::Zipf => {
                 let theta = self.zipf_theta;
                 let zipf = match &self.zipf {
-                    Some((n, z)) if *n == slots => z,
-                    _ => &self.zipf.insert((slots, Zipf::new(slots as f64, theta).expect("θ checked > 0"))).1,
+                    Some(cached) if cached.0 == slots => &cached.1,
+                    _ => &self.zipf.insert(Box::new((slots, Zipf::new(slots as f64, theta).expect("θ checked > 0")))).1,
                 };
                 // Ranks 1..=slots; rank r is slot r − 1.
                 (zipf.sample(&mut self.rng) as u64).clamp(1, slots) - 1
