@@ -560,6 +560,11 @@ fn validate(
         out!("{}", cfg.to_toml());
         return Ok(());
     }
+    if let Some(w) = workload.filter(|w| w.extension().is_none_or(|e| e != "toml") && ssdlab::host::fio::is_job_file(w))
+    {
+        outln!("{}", ssdlab::host::fio::equivalent_toml(&wl));
+        outln!("{}: ok", w.display());
+    }
     outln!("{}: ok", config.display());
     print_capacity(&cfg);
     print_estimate(&estimate, workload.is_some(), opts.check);

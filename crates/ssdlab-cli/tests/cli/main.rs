@@ -826,6 +826,30 @@ fn validate_good_presets() {
     assert!(out.stdout.contains("channels = 8"), "--print should show the resolved config\n{}", out.describe());
 }
 
+/// A fio job file runs as a workload, told by its content whatever its name, and validate
+/// prints the flows it became; an option ssdlab does not read exits 2 naming file, line and
+/// option.
+#[test]
+fn fio_job_files_are_workloads() {
+    let dir = TempDir::new("fio");
+    let job = dir
+        .write("job.ini", "; two jobs\n[global]\nbs=8k\nruntime=1ms\n[w]\nrw=randwrite\nnumjobs=2\n[r]\nrw=randread\n");
+    let out = ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&job)]);
+    out.assert_success();
+    for needle in ["name = \"w.0\"", "name = \"w.1\"", "name = \"r\"", "request_bytes = 8192", "duration_ms = 1.0"] {
+        assert!(out.stdout.contains(needle), "{needle}\n{}", out.describe());
+    }
+    let out = ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&job)]);
+    out.assert_success();
+    assert!(out.stdout.contains("w.1") && out.stdout.contains("r "), "{}", out.describe());
+    let bad = dir.write("bad.fio", "[j]\nrw=randread\nruntime=1\ndirect=1\n");
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&bad)])
+        .assert_input_error(&[&format!("{}:4: fio option `direct` is not read", p(&bad))]);
+    let bad = dir.write("bad2.fio", "[j]\nrw=randread\nruntime=1\nbs=4x\n");
+    ssdlab(["validate", "--config", MQSIM_DEFAULT, "--workload", &p(&bad)])
+        .assert_input_error(&[&format!("{}:4: bs = \"4x\": expected a positive size", p(&bad))]);
+}
+
 #[test]
 fn validate_bad_config() {
     let dir = TempDir::new("validate-bad");

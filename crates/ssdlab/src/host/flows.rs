@@ -104,7 +104,7 @@ impl Flow {
             }
             Source::Synthetic(s) => match &s.arrival {
                 Some(_) => s.last_arrival_ps,
-                None => now,
+                None => now.max(s.start_ps),
             },
         };
         (!self.exhausted(t)).then_some(t)

@@ -14,6 +14,7 @@
 //! serde cannot, and [`build_flows`] what needs the drive (whole sectors, the footprint).
 
 mod demand;
+pub mod fio;
 mod flows;
 mod synthetic;
 pub mod tenants;
@@ -128,7 +129,16 @@ pub struct FlowSpec {
     pub align_bytes: u64,
     /// Fraction of the logical space the flow touches, starting at `start_bytes`.
     pub footprint: f64,
+    /// The footprint in bytes (cut at the drive's end); 0: `footprint` says it as a fraction.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub footprint_bytes: u64,
     pub start_bytes: u64,
+    /// `address = "zipf"`: the exponent θ (> 0); 0 when unset.
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub zipf_theta: f64,
+    /// No request of the flow arrives before this simulated time (ms); 0: from the start.
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub start_ms: f64,
     /// Open loop: mean arrival rate (Poisson); 0 means closed loop at `queue_depth`.
     pub rate_iops: f64,
     /// Fraction of requests that are TRIMs (taken out of the write share).
@@ -178,6 +188,10 @@ pub struct FlowSpec {
 }
 
 fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 
@@ -238,6 +252,9 @@ pub enum Address {
     Sequential,
     /// `hot_access` of the requests go to the first `hot_fraction` of the slots.
     HotCold,
+    /// Zipf over the slots with exponent `zipf_theta`: slot k (from 0) has rank k + 1 and
+    /// is drawn with probability (k + 1)^−θ / H(n, θ), so the first slots are the hottest.
+    Zipf,
 }
 
 /// How a trace flow's requests arrive (`replay`).
@@ -323,7 +340,10 @@ impl Default for FlowSpec {
             request_bytes_choices: Vec::new(),
             align_bytes: 4096,
             footprint: 1.0,
+            footprint_bytes: 0,
             start_bytes: 0,
+            zipf_theta: 0.0,
+            start_ms: 0.0,
             rate_iops: 0.0,
             trim_ratio: 0.0,
             fua_ratio: 0.0,
@@ -345,10 +365,19 @@ impl Default for FlowSpec {
 }
 
 impl WorkloadSpec {
-    /// Load a workload file, or a trace file as a single timestamps-replay flow.
+    /// Load a workload file, a fio job file (told by its content: [`fio::is_job_text`]), or
+    /// a trace file as a single timestamps-replay flow.
     pub fn load(path: &Path) -> Result<WorkloadSpec> {
         let is_toml = path.extension().is_some_and(|e| e == "toml");
         if !is_toml {
+            let file = path.display().to_string();
+            if fio::is_job_file(path) {
+                return fio::from_fio_str(&crate::mem::read_text(path, "fio job file")?, &file);
+            }
+            if path.extension().is_some_and(|e| e == "fio") {
+                let why = "named .fio but not a fio job file: its first line that is not blank or a comment should be a section header such as [global] or [job]";
+                return Err(Error::config(&file, 0, "", why));
+            }
             return Ok(WorkloadSpec::single_trace(path, Replay::Timestamps));
         }
         let text = crate::mem::read_text(path, "workload")?;
@@ -464,6 +493,9 @@ impl FlowSpec {
                 format!("{} = {}: must be between 0 and 1e9", key("duration_ms"), self.duration_ms),
             );
         }
+        if !(self.start_ms.is_finite() && (0.0..=1e9).contains(&self.start_ms)) {
+            return bad("start_ms", format!("{} = {}: must be between 0 and 1e9", key("start_ms"), self.start_ms));
+        }
         match self.kind {
             FlowKind::Synthetic => self.check_synthetic(label),
             FlowKind::Trace => self.check_trace(label),
@@ -518,6 +550,16 @@ impl FlowSpec {
             let why = "address = \"hotcold\" needs a hot set: with none, hot_access of the requests would all go to one slot; give the hot share of the footprint (e.g. 0.2), or use address = \"uniform\"";
             return bad("hot_fraction", format!("{} = 0: {why}", key("hot_fraction")));
         }
+        let theta = self.zipf_theta;
+        if self.address == Address::Zipf && !(theta.is_finite() && theta > 0.0 && theta <= 100.0) {
+            return bad(
+                "zipf_theta",
+                format!("{} = {theta}: address = \"zipf\" needs an exponent in (0, 100]", key("zipf_theta")),
+            );
+        }
+        if self.address != Address::Zipf && theta != 0.0 {
+            return bad("zipf_theta", format!("{}: zipf_theta is for address = \"zipf\"", key("zipf_theta")));
+        }
         if self.read_ratio + self.trim_ratio > 1.0 + 1e-12 {
             return bad("trim_ratio", format!("{label}: read_ratio + trim_ratio exceeds 1"));
         }
@@ -569,6 +611,10 @@ impl FlowSpec {
     fn check_trace(&self, label: &str) -> Check {
         if self.path.is_none() {
             return bad("path", format!("{label}: a trace flow needs path"));
+        }
+        if self.start_ms != 0.0 {
+            let why = "a trace's requests keep their own times; shift them with the trace";
+            return bad("start_ms", format!("{label}: start_ms is for type = \"synthetic\" ({why})"));
         }
         if self.type_persistence != 0.0 {
             return bad(
@@ -760,5 +806,39 @@ mod tests {
         let json = serde_json::to_value(synthetic(0.0)).unwrap();
         assert!(json.get("type_persistence").is_none());
         assert_eq!(serde_json::to_value(synthetic(0.5)).unwrap()["type_persistence"], 0.5);
+    }
+
+    #[test]
+    fn zipf_theta_start_ms_and_footprint_bytes_are_checked_and_off_by_default() {
+        let message = |f: FlowSpec| match (WorkloadSpec {
+            source: String::new(),
+            seed: 1,
+            precondition: None,
+            ramp_ms: 0.0,
+            flows: vec![f],
+        })
+        .validate("w.toml")
+        {
+            Err(Error::Config { message, .. }) => message,
+            other => format!("{other:?}"),
+        };
+        let zipf = |theta| FlowSpec { requests: 1, address: Address::Zipf, zipf_theta: theta, ..FlowSpec::default() };
+        assert_eq!(message(zipf(1.2)), "Ok(())");
+        assert_eq!(message(zipf(0.0)), "flows[0]: zipf_theta = 0: address = \"zipf\" needs an exponent in (0, 100]");
+        let uniform = FlowSpec { requests: 1, zipf_theta: 1.2, ..FlowSpec::default() };
+        assert_eq!(message(uniform), "flows[0]: zipf_theta: zipf_theta is for address = \"zipf\"");
+        let late = FlowSpec { requests: 1, start_ms: -1.0, ..FlowSpec::default() };
+        assert_eq!(message(late), "flows[0]: start_ms = -1: must be between 0 and 1e9");
+        let trace = FlowSpec { kind: FlowKind::Trace, path: Some("t".into()), start_ms: 5.0, ..FlowSpec::default() };
+        assert!(message(trace).starts_with("flows[0]: start_ms is for type = \"synthetic\""));
+        // Off, they are left out of a report's copy of the workload.
+        let json = serde_json::to_value(FlowSpec::default()).unwrap();
+        assert!(["zipf_theta", "start_ms", "footprint_bytes"].iter().all(|k| json.get(k).is_none()));
+        let spec: WorkloadSpec = toml::from_str(
+            "[[flows]]\nrequests = 1\naddress = \"zipf\"\nzipf_theta = 0.9\nfootprint_bytes = 8192\nstart_ms = 2.5\n",
+        )
+        .unwrap();
+        let f = &spec.flows[0];
+        assert_eq!((f.address, f.zipf_theta, f.footprint_bytes, f.start_ms), (Address::Zipf, 0.9, 8192, 2.5));
     }
 }

@@ -4,7 +4,7 @@
 //! `type_persistence` keeps.
 
 use rand::{RngExt, SeedableRng};
-use rand_distr::Exp;
+use rand_distr::{Distribution, Exp, Zipf};
 use rand_pcg::Pcg64Mcg;
 
 use super::*;
@@ -28,6 +28,13 @@ pub struct Synthetic {
     pub(super) arrival: Option<Exp<f64>>,
     pub(super) rate_iops: f64,
     pub(super) last_arrival_ps: Ps,
+    /// `start_ms`: no request arrives before this.
+    pub(super) start_ps: Ps,
+    /// `address = "zipf"`: θ, and the distribution of ranks over the slot count last drawn
+    /// for (a flow's sizes give few slot counts, so it is rarely rebuilt); boxed, so flows
+    /// without it stay as small as before.
+    zipf_theta: f64,
+    zipf: Option<Box<(u64, Zipf<f64>)>>,
     /// `type_persistence` > 0: each slot's last type.
     history: Option<TypeHistory>,
 }
@@ -54,11 +61,15 @@ impl Synthetic {
                 ),
             });
         }
-        let span = ((logical_sectors as f64 * f.footprint) as u64).min(logical_sectors - start_sector);
+        let wanted = match f.footprint_bytes {
+            0 => (logical_sectors as f64 * f.footprint) as u64,
+            bytes => bytes / sb,
+        };
+        let span = wanted.min(logical_sectors - start_sector);
         let sizes_sectors = size_table(f, sb)?;
         let max_sectors = sizes_sectors.iter().map(|s| s.0 as u64).max().unwrap_or(1);
         if max_sectors > span {
-            let room = if span < (logical_sectors as f64 * f.footprint) as u64 {
+            let room = if span < wanted {
                 format!(" (what is left of the drive after start_bytes = {})", f.start_bytes)
             } else {
                 String::new()
@@ -79,6 +90,7 @@ impl Synthetic {
             check_hot_slots(f, span, max_sectors, sb)?;
         }
         let arrival = if f.rate_iops > 0.0 { Some(Exp::new(f.rate_iops).expect("positive rate")) } else { None };
+        let start_ps = (f.start_ms * 1e9).round() as Ps;
         let align_sectors = f.align_bytes / sb;
         let history = match f.type_persistence > 0.0 {
             // The slots of the smallest request: every slot a request can start at.
@@ -100,7 +112,10 @@ impl Synthetic {
             next_seq: 0,
             arrival,
             rate_iops: f.rate_iops,
-            last_arrival_ps: 0,
+            last_arrival_ps: start_ps,
+            start_ps,
+            zipf_theta: f.zipf_theta,
+            zipf: None,
             history,
         })
     }
@@ -234,6 +249,15 @@ impl Synthetic {
                 }
             }
             Address::Uniform => self.rng.random_range(0..slots),
+            Address::Zipf => {
+                let theta = self.zipf_theta;
+                let zipf = match &self.zipf {
+                    Some(cached) if cached.0 == slots => &cached.1,
+                    _ => &self.zipf.insert(Box::new((slots, Zipf::new(slots as f64, theta).expect("θ checked > 0")))).1,
+                };
+                // Ranks 1..=slots; rank r is slot r − 1.
+                (zipf.sample(&mut self.rng) as u64).clamp(1, slots) - 1
+            }
         }
     }
 }
