@@ -52,6 +52,12 @@ pub fn is_job_text(text: &str) -> bool {
 /// if it cannot be read, and the trace reader then says why).
 pub fn is_job_file(path: &std::path::Path) -> bool {
     use std::io::Read;
+    // Only a regular file is looked into: the first bytes read from a pipe (`<(zcat ...)`, a
+    // FIFO) would be gone for the trace reader that opens it next. A pipe is a fio job file
+    // only by its name.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return path.extension().is_some_and(|e| e == "fio");
+    }
     let mut buf = Vec::with_capacity(4096);
     if let Ok(f) = std::fs::File::open(path) {
         let _ = f.take(4096).read_to_end(&mut buf);
