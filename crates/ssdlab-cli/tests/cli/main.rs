@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod docs;
+mod import;
 mod memory;
 mod new_user;
 mod outputs;
