@@ -221,7 +221,7 @@ fn precondition(doc: &mut Doc, flows: &[FlowTags], drive: &Ctx, p: &mut Problems
 }
 
 /// A tag's value (`f`) or the problem, naming the tag.
-fn need<'a, T>(t: &'a Tag, f: impl Fn(&Tag) -> Result<T, String>) -> Result<T, (Option<&'a Tag>, String)> {
+fn need<T>(t: &Tag, f: impl Fn(&Tag) -> Result<T, String>) -> Result<T, (Option<&Tag>, String)> {
     f(t).map_err(|why| (Some(t), why))
 }
 
