@@ -176,6 +176,11 @@ enum Command {
         #[arg(long)]
         timeline: bool,
     },
+    /// Import another simulator's configuration as ssdlab TOML (docs/mqsim-import.md).
+    Import {
+        #[command(subcommand)]
+        command: ImportCommand,
+    },
     /// Inspect and convert block traces.
     Trace {
         #[command(subcommand)]
@@ -339,6 +344,24 @@ struct TraceInput {
 }
 
 #[derive(Subcommand)]
+enum ImportCommand {
+    /// MQSim's ssdconfig.xml (and workload XML) as DIR/drive.toml (and DIR/workload.toml, or
+    /// workload-N.toml per IO_Scenario): presets/mqsim-compat.toml with the XML's values, each
+    /// key under a comment naming its tag; a tag ssdlab cannot express is an error (exit 2).
+    Mqsim {
+        /// MQSim's device configuration (ssdconfig.xml).
+        #[arg(long)]
+        config: PathBuf,
+        /// MQSim's workload (IO_Scenario list).
+        #[arg(long)]
+        workload: Option<PathBuf>,
+        /// Folder for the TOML files (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
 enum TraceCommand {
     /// Requests, read %, average sizes, time span and largest address of a trace.
     Info {
@@ -499,6 +522,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// `ssdlab import mqsim`: the files are written only once all of them load back.
+fn import_mqsim(config: &Path, workload: Option<&Path>, out: &Path) -> Result<(), InputError> {
+    let files = ssdlab_lab::import::mqsim::import(config, workload)?;
+    for path in ssdlab_lab::import::write_checked(out, &files)? {
+        outln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 fn dispatch(cli: Cli) -> Result<(), InputError> {
     match cli.command {
         Command::Reproduce { paper, out, quick, traces, threads, resume } => {
@@ -516,6 +548,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             validate(&config, workload.as_deref(), &unset, &set, print, &opts)
         }
         Command::Trace { command } => trace(command),
+        Command::Import { command: ImportCommand::Mqsim { config, workload, out } } => {
+            import_mqsim(&config, workload.as_deref(), &out)
+        }
         Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
         Command::Bench { json, only, repeat, set, scenario } => {
             if let Some(name) = scenario {

@@ -8,11 +8,13 @@
 //! - [`soak`]: the integrity soak (every pair of mapping, allocation, cache and GC choices,
 //!   the oracle on).
 //! - [`bench`]: speed and memory scenarios for `ssdlab bench`.
+//! - [`import`]: other simulators' configurations as ssdlab TOML (`ssdlab import mqsim`).
 //!
 //! The engine does not depend on this crate, so a change here (a report's prose, a plot)
 //! leaves the engine's source hash, and with it every stored sweep report, valid.
 
 pub mod bench;
+pub mod import;
 pub mod reproduce;
 pub mod soak;
 pub mod sweep;

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 mod docs;
 mod fio;
+mod import;
 mod memory;
 mod new_user;
 mod outputs;
