@@ -8,6 +8,8 @@
 //! - [`soak`]: the integrity soak (every pair of mapping, allocation, cache and GC choices,
 //!   the oracle on).
 //! - [`bench`]: speed and memory scenarios for `ssdlab bench`.
+//! - [`table`]: typed results tables and their Parquet files (results.parquet, `run
+//!   --parquet`).
 //!
 //! The engine does not depend on this crate, so a change here (a report's prose, a plot)
 //! leaves the engine's source hash, and with it every stored sweep report, valid.
@@ -16,3 +18,4 @@ pub mod bench;
 pub mod reproduce;
 pub mod soak;
 pub mod sweep;
+pub mod table;
