@@ -679,7 +679,10 @@ pub(super) fn sweep_runs_locally_without_python() {
     let dir = TempDir::new("sweep-local");
     let empty_path = dir.path("bin");
     std::fs::create_dir(&empty_path).unwrap();
-    dir.write("w.toml", "[[flows]]\nname = \"mix\"\nread_ratio = 0.5\nrequest_bytes = 4096\nqueue_depth = 4\nrequests = 200\n");
+    dir.write(
+        "w.toml",
+        "[[flows]]\nname = \"mix\"\nread_ratio = 0.5\nrequest_bytes = 4096\nqueue_depth = 4\nrequests = 200\n",
+    );
     let grid = dir.write(
         "grid.toml",
         &format!("config = \"{MQSIM_DEFAULT}\"\nworkload = \"w.toml\"\nseed = [1, 2]\n[set]\n\"hil.scheduler\" = [\"direct\", \"spk3\"]\n"),
@@ -701,7 +704,13 @@ pub(super) fn sweep_runs_locally_without_python() {
     assert_eq!(stderr.matches("  [").count(), 4, "{stderr}");
     assert!(stderr.contains("  [4/4] mqsim-default__w__seed-"), "{stderr}");
     assert_eq!(stdout, format!("4 runs; results in {}: results.csv, results.parquet, runs/*.json\n", p(&out)));
-    assert_eq!(std::fs::read_dir(out.join("runs")).unwrap().filter(|e| p(&e.as_ref().unwrap().path()).ends_with(".json")).count(), 4);
+    assert_eq!(
+        std::fs::read_dir(out.join("runs"))
+            .unwrap()
+            .filter(|e| p(&e.as_ref().unwrap().path()).ends_with(".json"))
+            .count(),
+        4
+    );
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let parquet = std::fs::read(out.join("results.parquet")).unwrap();
     assert_eq!(&parquet[..4], b"PAR1");

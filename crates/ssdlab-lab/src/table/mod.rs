@@ -122,7 +122,7 @@ impl Frame {
     }
 
     /// `other`'s rows after these, if both have the same columns (names, types, order);
-    /// otherwise the first column that differs, as "column N is X where ... Y".
+    /// otherwise the first column that differs, as "column N is X where the new rows have Y".
     pub fn append(&mut self, other: Frame) -> Result<(), String> {
         let same = |i: usize| {
             let (a, b) = (&self.columns[i], &other.columns[i]);
@@ -131,7 +131,7 @@ impl Frame {
         let n = self.columns.len().max(other.columns.len());
         if let Some(i) = (0..n).find(|&i| i >= self.columns.len() || i >= other.columns.len() || !same(i)) {
             let show = |f: &Frame| f.described(i).unwrap_or_else(|| "(nothing)".into());
-            return Err(format!("column {} is {} where this run writes {}", i + 1, show(self), show(&other)));
+            return Err(format!("column {} is {} where the new rows have {}", i + 1, show(self), show(&other)));
         }
         for (a, b) in self.columns.iter_mut().zip(other.columns) {
             assert!(a.values.extend(b.values), "types checked above");

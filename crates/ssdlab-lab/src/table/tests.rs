@@ -139,11 +139,11 @@ fn append_needs_the_same_columns() {
     let mut other = small();
     other.columns[1].values = Values::Int(vec![Some(1), Some(2)]);
     let e = small().append(other).unwrap_err();
-    assert_eq!(e, "column 2 is `seed` (INT64 (unsigned)) where this run writes `seed` (INT64)");
+    assert_eq!(e, "column 2 is `seed` (INT64 (unsigned)) where the new rows have `seed` (INT64)");
     let mut shorter = small();
     shorter.columns.pop();
     let e = small().append(shorter).unwrap_err();
-    assert_eq!(e, "column 5 is `gc` (BOOLEAN) where this run writes (nothing)");
+    assert_eq!(e, "column 5 is `gc` (BOOLEAN) where the new rows have (nothing)");
 }
 
 /// `run --parquet`'s report columns are `--csv`'s: the same names in the same order, and
