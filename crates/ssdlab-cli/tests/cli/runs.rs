@@ -327,10 +327,19 @@ pub(super) fn reproduce_sprinkler_quick_shows_the_papers_direction() {
     let dir = TempDir::new("repro-quick");
     let out = dir.path("out");
     ssdlab(["reproduce", "sprinkler", "--quick", "--out", &p(&out), "--traces", TRACES]).assert_success();
-    for f in ["results.csv", "REPORT.md", "fig10a_bandwidth.png", "fig15_chip_utilization_1024.png", "fig17_gc.png"] {
+    for f in [
+        "results.csv",
+        "results.parquet",
+        "REPORT.md",
+        "fig10a_bandwidth.png",
+        "fig15_chip_utilization_1024.png",
+        "fig17_gc.png",
+    ] {
         assert!(out.join(f).exists(), "{f} missing");
     }
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let parquet = std::fs::File::open(out.join("results.parquet")).unwrap();
+    assert_eq!(ssdlab_lab::table::parquet::read(parquet).unwrap(), ssdlab_lab::table::Frame::from_csv(&csv).unwrap());
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
