@@ -1,5 +1,6 @@
 //! The sweep engine for Python (`python/ssdlab/sweep.py`): the grid's runs, the local backend
-//! on the library's thread pool, storing a report a Ray task made, and the results table.
+//! on the library's thread pool, storing a report a Ray task made, and the results table
+//! (written by the lab, as `ssdlab sweep` writes it).
 //! Every function takes the grid again, as ("path", a grid file) or ("json", a dict's JSON),
 //! and `out`, the sweep's folder: the engine keeps no state between calls.
 
@@ -93,12 +94,7 @@ struct Lines<'a> {
 
 impl Progress for Lines<'_> {
     fn finished(&self, run: &Finished) -> bool {
-        let head = format!("  [{}/{}] {}", run.done, run.todo, run.name);
-        let line = match run.error {
-            None => format!("{head} ({:.1} s)", run.elapsed_s),
-            Some(e) => format!("{head} FAILED: {e}"),
-        };
-        let _ = self.tx.send(line); // the receiver is there until the engine has ended
+        let _ = self.tx.send(run.line()); // the receiver is there until the engine has ended
         !self.stop.load(Ordering::Relaxed)
     }
 }
@@ -170,11 +166,11 @@ fn sweep_save(kind: &str, value: &str, out: &str, name: &str, report_json: &str)
     store(out)?.save(name, report_json).map_err(err)
 }
 
-/// The results table from the stored reports, as JSON {columns, rows, csv}: `csv` is the
-/// table as `results.csv` holds it (the caller writes it, beside the Parquet file). Raises if
-/// a run has no report made from its inputs, saying why.
+/// Write `out`/results.csv and `out`/results.parquet from the stored reports, with the
+/// writer `ssdlab sweep` uses (`Table::write`: the same files from the command and from
+/// Python). Raises if a run has no report made from its inputs, saying why.
 #[pyfunction]
-fn sweep_table(kind: &str, value: &str, out: &str) -> PyResult<String> {
+fn sweep_write_table(kind: &str, value: &str, out: &str) -> PyResult<()> {
     let (grid, items) = read(kind, value)?;
     let store = store(out)?;
     let mut reports = Vec::with_capacity(items.len());
@@ -186,15 +182,13 @@ fn sweep_table(kind: &str, value: &str, out: &str) -> PyResult<String> {
             Stored::Other(why) => return Err(SsdlabError::new_err(format!("{}: {why}", path.display()))),
         }
     }
-    let table = Table::of(&grid.points, &reports);
-    let csv = table.to_csv();
-    Ok(json!({"columns": table.columns, "rows": table.rows, "csv": csv}).to_string())
+    Table::of(&grid.points, &reports).write(Path::new(out)).map_err(err)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_local, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_save, m)?)?;
-    m.add_function(wrap_pyfunction!(sweep_table, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_write_table, m)?)?;
     Ok(())
 }

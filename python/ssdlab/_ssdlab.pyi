@@ -56,5 +56,6 @@ def sweep_local(kind: str, value: str, out: str, workers: int, progress: Callabl
 def sweep_save(kind: str, value: str, out: str, name: str, report_json: str) -> None:
     """Store the report a Ray task made for the run ``name``, after checking it is that run's."""
 
-def sweep_table(kind: str, value: str, out: str) -> str:
-    """The results table from the stored reports, as JSON ``{columns, rows, csv}``."""
+def sweep_write_table(kind: str, value: str, out: str) -> None:
+    """Write ``OUT/results.csv`` and ``OUT/results.parquet`` from the stored reports (the
+    writer ``ssdlab sweep`` uses)."""

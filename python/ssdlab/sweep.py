@@ -4,7 +4,8 @@ written atomically under an output folder and named by its parameters, a results
 
 The engine is the library's (``crates/ssdlab-lab/src/sweep``), the one ``ssdlab reproduce``
 runs on: the grid's runs and names, the store of reports, the local backend and the table
-are Rust; this module adds the Ray backend, the DataFrame and the Parquet file.
+(results.csv and results.parquet, written by the same code as ``ssdlab sweep``'s) are Rust;
+this module adds the Ray backend and the DataFrame.
 
 The grid is a dict, or a TOML file (``experiments/*.toml``) of the same shape::
 
@@ -97,16 +98,6 @@ def _grid_source(grid: Grid) -> tuple[str, str]:
     if isinstance(grid, (str, os.PathLike)):
         return "path", os.fspath(grid)
     raise TypeError(f"sweep grid: expected a dict or a path, not {type(grid).__name__}")
-
-
-def _write_atomic(path: pathlib.Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, flush it to disk, rename it over `path`."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def expand(grid: Grid, out: str | os.PathLike | None = None) -> list[Run]:
@@ -214,11 +205,13 @@ def sweep(
     initialised already, its connection is used as it is. The README's "On a Ray cluster"
     says what the nodes need.
 
-    Returns the :class:`SweepTable`, also written to ``OUT/results.csv`` and
-    ``OUT/results.parquet``: one row per run in grid order, the parameter columns (``run``,
-    ``config``, ``workload``, ``seed``, each ``set`` key) then the report's summary
-    (:attr:`Report.summary`) without ``wall_s``, so that the same grid gives the same table
-    on every backend. Progress (one line per finished run) goes to `progress`, default
+    Returns the :class:`SweepTable` read from ``OUT/results.parquet``, which the library
+    writes with ``OUT/results.csv`` (the same files ``ssdlab sweep`` writes): one row per run
+    in grid order, the parameter columns (``run``, ``config``, ``workload``, ``seed``, each
+    ``set`` key) then the report's summary (:attr:`Report.summary`) without ``wall_s``, so
+    that the same grid gives the same table on every backend. Each column is typed by its
+    values: whole numbers int64 (uint64 above 2^63 − 1), other numbers float64, booleans
+    bool, anything else (a ``set`` key mixing numbers and text) text. Progress (one line per finished run) goes to `progress`, default
     stderr. Runs that fail on bad input found while running raise :class:`SweepError` once
     every run has ended, the others' reports kept; bad configs, workloads and overrides raise
     :class:`SsdlabError` before any run starts.
@@ -253,11 +246,10 @@ def sweep(
         failed = _ray(todo, (kind, value), out_text, address, workers, say)
     if failed:
         raise SweepError(failed)
-    table = json.loads(_ssdlab.sweep_table(kind, value, out_text))
-    df = pd.DataFrame(table["rows"], columns=table["columns"])
-    _write_atomic(pathlib.Path(out) / "results.parquet", df.to_parquet(index=False))
-    _write_atomic(pathlib.Path(out) / "results.csv", table["csv"].encode())
-    return SweepTable(df)
+    # Both files come from the library's writer, the one `ssdlab sweep` uses, so the command
+    # and this function write the same tables; the DataFrame is the Parquet file's.
+    _ssdlab.sweep_write_table(kind, value, out_text)
+    return SweepTable.read(out)
 
 
 class SweepTable:

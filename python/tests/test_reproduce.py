@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
+import pandas as pd
 import pytest
 
 import ssdlab
@@ -28,6 +29,8 @@ def test_a_reproduction_runs_on_the_sweep_engine_and_resumes(repo, cli, tmp_path
     row = r.results.iloc[0]
     assert first.summary["requests_completed"] == row["requests"]
     assert round(first.summary["write_latency_mean_us"], 3) == row["write_us"]
+    # results.parquet beside it: the same rows, columns and dtypes as pandas reads the CSV.
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "py" / "results.parquet"), r.results)
     # The command line writes the same table.
     p = subprocess.run([cli, "reproduce", "spd", "--quick", "--traces", TRACES, "--out", tmp_path / "cli"],
                        capture_output=True, text=True)

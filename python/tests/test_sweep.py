@@ -170,6 +170,33 @@ def test_the_cli_runs_the_same_sweep(repo, cli, tmp_path, monkeypatch):
     assert (tmp_path / "cli" / "results.csv").read_bytes() == (tmp_path / "py" / "results.csv").read_bytes()
 
 
+def test_the_cli_writes_parquet_that_pandas_reads_as_its_csv(repo, cli, tmp_path):
+    # `ssdlab sweep` (local) writes both files itself, with no Python to hand over to.
+    (tmp_path / "w.toml").write_text(
+        '[[flows]]\nname = "mix"\nread_ratio = 0.5\nrequest_bytes = 4096\nqueue_depth = 4\nrequests = 200\n')
+    grid_file = tmp_path / "grid.toml"
+    grid_file.write_text(f'config = "{repo / "presets" / "mqsim-default.toml"}"\nworkload = "w.toml"\n'
+                         'seed = [1, 2]\n[set]\n"hil.scheduler" = ["direct", "spk3"]\n')
+    env = dict(os.environ, SSDLAB_PYTHON="/nonexistent")
+    p = subprocess.run([cli, "sweep", grid_file, "--out", tmp_path / "cli", "--workers", "2"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "sweep: 4 runs, backend local" in p.stderr and "[4/4]" in p.stderr
+    pq = pd.read_parquet(tmp_path / "cli" / "results.parquet")
+    # pandas 3 parses floats exactly by default (and deprecates the option); pandas 2 needs it.
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+    csv = pd.read_csv(tmp_path / "cli" / "results.csv", **exact)
+    # The same columns, dtypes and values (floats exact: the CSV's are round-trip text).
+    assert list(pq.columns)[:5] == ["run", "config", "workload", "seed", "hil.scheduler"]
+    assert len(pq) == 4 and set(pq["hil.scheduler"]) == {"direct", "spk3"}
+    assert str(pq["seed"].dtype) == "int64" and str(pq["iops"].dtype) == "float64"
+    pd.testing.assert_frame_equal(pq, csv, check_exact=True)
+    # The Python package's sweep of the same grid writes (and returns) the same table.
+    table = sweep(grid_file, out=tmp_path / "py", workers=2, progress=lambda _: None)
+    pd.testing.assert_frame_equal(table.df, pq, check_exact=True)
+    assert (tmp_path / "py" / "results.parquet").read_bytes() == (tmp_path / "cli" / "results.parquet").read_bytes()
+
+
 def test_a_bad_run_fails_alone_and_is_retried_alone(repo, tmp_path):
     # A trace's bad line is found only while its run reads it: that run fails, the others
     # run and are kept, and the sweep started again runs only the failed ones.

@@ -35,7 +35,7 @@ struct RunArgs {
     seed: Option<u64>,
     /// Run each seed from A to B (both ends), in parallel on --threads, and report each one's
     /// main statistics with their mean and 95% t interval; --out then holds every report and
-    /// the summary, --csv a row per seed.
+    /// the summary, --csv and --parquet a row per seed.
     #[arg(long, value_name = "A..B", value_parser = seeds::parse_seeds,
           conflicts_with_all = ["seed", "timeline", "timeline_window", "lat_log"])]
     seeds: Option<seeds::Seeds>,
@@ -50,6 +50,12 @@ struct RunArgs {
     /// one must start with the same header.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Write the --csv table's columns, typed (text, INT64, DOUBLE; seed unsigned), as a
+    /// Parquet file: a row per run (per seed with --seeds). Parquet cannot be appended to: an
+    /// existing file must be one of the same columns and types (else exit 2 before the run),
+    /// and is rewritten whole with its rows and this run's, through a temporary file.
+    #[arg(long, value_name = "FILE")]
+    parquet: Option<PathBuf>,
     /// Write a CSV row per completed request here (flow, op, lba, bytes, arrival_us,
     /// completion_us, latency_us), streamed as the run goes.
     #[arg(long, value_name = "FILE")]
@@ -224,25 +230,28 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Run a grid of simulations (experiments/*.toml) on the sweep engine `reproduce` uses,
-    /// through the Python package (which writes the Parquet table and has the Ray backend): a
-    /// report per run in --out/runs, results.csv and results.parquet; started again, it runs
-    /// only what is missing. Needs `pip install ./python` (README, Python).
+    /// Run a grid of simulations (experiments/*.toml) on the sweep engine `reproduce` uses: a
+    /// report per run in --out/runs, then results.csv and results.parquet (the same table);
+    /// started again, it runs only what is missing. The local backend runs in this command
+    /// and needs no Python; --backend ray hands over to the Python package (`python -m ssdlab
+    /// sweep`, in $SSDLAB_PYTHON or python3), which needs `pip install './python[ray]'`.
     Sweep {
         /// The grid: config, workload, seed and [set] lists (crates/ssdlab-lab/src/sweep/grid.rs).
         grid: PathBuf,
         /// Folder for runs/*.json, results.csv and results.parquet (created if missing).
         #[arg(long)]
         out: PathBuf,
-        /// Where the runs go: local (all cores, the library's thread pool) or ray (a Ray task each).
-        #[arg(long, default_value = "local", value_parser = ["local", "ray"])]
-        backend: String,
-        /// Ray cluster address (ray://HOST:PORT); default: a local Ray instance.
+        /// Where the runs go: local (all cores, the lab's thread pool, in this process) or ray
+        /// (a Ray task each, through the Python package).
+        #[arg(long, value_enum, default_value_t = sweep::Backend::Local)]
+        backend: sweep::Backend,
+        /// The Ray cluster of --backend ray: `auto` or HEAD:6379 from one of its machines,
+        /// ray://HEAD:10001 from any other (Ray Client); default: a local Ray instance.
         #[arg(long)]
         address: Option<String>,
         /// Parallel runs (default: all cores).
-        #[arg(long)]
-        workers: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        workers: Option<u64>,
     },
     /// Measure speed and memory on fixed scenarios (mqsim-default drive).
     Bench {
@@ -435,6 +444,7 @@ fn emit(args: std::fmt::Arguments<'_>) {
 mod output;
 mod seeds;
 mod soak;
+mod sweep;
 use output::{OutputFile, Outputs};
 use soak::{soak, SoakArgs};
 
@@ -551,7 +561,9 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
         Command::Import { command: ImportCommand::Mqsim { config, workload, out } } => {
             import_mqsim(&config, workload.as_deref(), &out)
         }
-        Command::Sweep { grid, out, backend, address, workers } => sweep(&grid, &out, &backend, address, workers),
+        Command::Sweep { grid, out, backend, address, workers } => {
+            sweep::sweep(sweep::SweepArgs { grid: &grid, out: &out, backend, address, workers })
+        }
         Command::Bench { json, only, repeat, set, scenario } => {
             if let Some(name) = scenario {
                 let r = ssdlab_lab::bench::run_scenario(&name, &set)?;
@@ -682,45 +694,6 @@ fn reproduce(paper: &str, opts: ssdlab_lab::reproduce::Options) -> Result<(), In
     outln!("{}", done.check);
     outln!("{}", done.summary);
     Ok(())
-}
-
-/// `ssdlab sweep`: hands over to `python -m ssdlab sweep` (the interpreter in
-/// `$SSDLAB_PYTHON`, else `python3`), so that the command line, the Python API and its Ray
-/// backend give the same outputs (the engine itself is the library's, `ssdlab_lab::sweep`); its
-/// exit code is this command's.
-fn sweep(
-    grid: &Path,
-    out: &Path,
-    backend: &str,
-    address: Option<String>,
-    workers: Option<usize>,
-) -> Result<(), InputError> {
-    let python = std::env::var_os("SSDLAB_PYTHON").unwrap_or_else(|| "python3".into());
-    let has_package = std::process::Command::new(&python)
-        .args(["-c", "import ssdlab.sweep"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_package {
-        return Err(InputError(format!(
-            "sweep needs the ssdlab Python package in {}: pip install ./python (README, Python), or set SSDLAB_PYTHON",
-            python.to_string_lossy()
-        )));
-    }
-    let mut cmd = std::process::Command::new(&python);
-    cmd.args(["-m", "ssdlab", "sweep"]).arg(grid).arg("--out").arg(out).args(["--backend", backend]);
-    if let Some(a) = address {
-        cmd.args(["--address", &a]);
-    }
-    if let Some(w) = workers {
-        cmd.args(["--workers", &w.to_string()]);
-    }
-    let status = cmd.status()?;
-    match status.code() {
-        Some(0) => Ok(()),
-        Some(code) => std::process::exit(code),
-        None => Err(InputError(format!("sweep: python ended by a signal ({status})"))),
-    }
 }
 
 /// The workload of `run`, with the command line's trace options applied to its trace flows.

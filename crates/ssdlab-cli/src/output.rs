@@ -1,8 +1,9 @@
-//! The files `run` writes: the JSON report (`--out`), the timeline, the CSV table (`--csv`)
-//! and the latency log (`--lat-log`). All are checked before the simulation (creatable, no two
-//! of them nor an input the same file, an existing table's header the one this run writes),
-//! and none is ever left half-written: a report or log goes to a temporary file renamed over
-//! the target when complete; a table row is appended by a single write, undone if it fails.
+//! The files `run` writes: the JSON report (`--out`), the timeline, the CSV table (`--csv`),
+//! the same table in Parquet (`--parquet`) and the latency log (`--lat-log`). All are checked
+//! before the simulation (creatable, no two of them nor an input the same file, an existing
+//! table's columns the ones this run writes), and none is ever left half-written: a report,
+//! log or Parquet table goes to a temporary file renamed over the target when complete; a CSV
+//! row is appended by a single write, undone if it fails.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -257,6 +258,7 @@ pub(crate) fn csv_header() -> String {
 /// options that change the workload, and the config's `--set`s and `--unset`s (each list
 /// joined by `;`); the seed is the report's.
 pub(crate) struct RunColumns {
+    /// `config`, `workload`, `workload_options`.
     fields: [String; 3],
     set: String,
     unset: String,
@@ -264,18 +266,83 @@ pub(crate) struct RunColumns {
 
 impl RunColumns {
     pub(crate) fn of(args: &crate::RunArgs) -> RunColumns {
-        let shown = |p: &Path| csv_field(&p.display().to_string());
+        let shown = |p: &Path| p.display().to_string();
         RunColumns {
-            fields: [shown(&args.config), shown(&args.workload), csv_field(&workload_options(args).join(" "))],
-            set: csv_field(&args.set.join(";")),
-            unset: csv_field(&args.unset.join(";")),
+            fields: [shown(&args.config), shown(&args.workload), workload_options(args).join(" ")],
+            set: args.set.join(";"),
+            unset: args.unset.join(";"),
         }
     }
 
-    /// The table row of `report`.
+    /// The CSV table row of `report`.
     pub(crate) fn row(&self, report: &ssdlab::Report) -> String {
+        let [config, workload, options] = self.fields.each_ref().map(|f| csv_field(f));
+        let (set, unset) = (csv_field(&self.set), csv_field(&self.unset));
+        format!("{config},{workload},{options},{},{set},{unset},{}", report.seed, report.csv_row())
+    }
+
+    /// The table's rows of `reports`, typed: [`RUN_COLUMNS`] (text, and the seed as an
+    /// unsigned 64-bit integer), then the report's ([`ssdlab_lab::table::report_columns`]).
+    pub(crate) fn frame(&self, reports: &[ssdlab::Report]) -> Frame {
+        let text = |name: &str, value: &str| Column {
+            name: name.to_string(),
+            values: Values::Text(vec![Some(value.to_string()); reports.len()]),
+        };
         let [config, workload, options] = &self.fields;
-        format!("{config},{workload},{options},{},{},{},{}", report.seed, self.set, self.unset, report.csv_row())
+        let mut columns = vec![text("config", config), text("workload", workload), text("workload_options", options)];
+        columns
+            .push(Column { name: "seed".into(), values: Values::UInt(reports.iter().map(|r| Some(r.seed)).collect()) });
+        columns.extend([text("set", &self.set), text("unset", &self.unset)]);
+        columns.extend(ssdlab_lab::table::report_columns(reports));
+        Frame::new(columns)
+    }
+}
+
+/// A Parquet table a run's rows are added to (`--parquet`). Parquet cannot be appended to, so
+/// the file is read, checked to hold this run's columns, and written again whole with the new
+/// rows after its own (through a temporary file). A device or pipe gets this run's rows only.
+pub(crate) struct ParquetTable {
+    file: OutputFile,
+    /// This run's columns, with no rows: what an existing file must hold.
+    columns: Frame,
+}
+
+impl ParquetTable {
+    /// Fails, naming the file, if it cannot be written, or exists and is not a Parquet table
+    /// of this run's columns and types.
+    pub(crate) fn check(path: &Path, columns: Frame) -> Result<ParquetTable, InputError> {
+        let table = ParquetTable { file: OutputFile::check(path)?, columns };
+        table.existing()?;
+        Ok(table)
+    }
+
+    /// The rows the file holds (none if it is new, empty or a device), checked to be of this
+    /// run's columns.
+    fn existing(&self) -> Result<Frame, InputError> {
+        let path = self.file.path.display();
+        if self.file.in_place {
+            return Ok(self.columns.clone());
+        }
+        let file = match std::fs::File::open(&self.file.path) {
+            Ok(f) if f.metadata().is_ok_and(|m| m.len() == 0) => return Ok(self.columns.clone()),
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(self.columns.clone()),
+            Err(e) => return Err(InputError(format!("{path}: cannot read its rows to add this run's: {e}"))),
+        };
+        let mut rows = parquet::read(file)
+            .map_err(|e| InputError(format!("{path}: cannot add this run's rows: {e}; write to a new file")))?;
+        rows.append(self.columns.clone())
+            .map_err(|e| InputError(format!("{path}: not a table of this run's columns: {e}; write to a new file")))?;
+        Ok(rows)
+    }
+
+    /// Writes the file's rows (read again: another run may have added some since the check),
+    /// then `rows`.
+    pub(crate) fn add(&self, rows: Frame) -> Result<(), InputError> {
+        let mut all = self.existing()?;
+        all.append(rows).expect("the run's rows have the run's columns");
+        let bytes = parquet::to_bytes(&all);
+        self.file.write(|w| w.write_all(&bytes))
     }
 }
 
@@ -309,12 +376,14 @@ fn workload_options(args: &crate::RunArgs) -> Vec<String> {
 }
 
 use ssdlab::stats::latency_log::csv_field;
+use ssdlab_lab::table::{parquet, Column, Frame, Values};
 
 /// The files one `run` writes, checked before it simulates.
 pub(crate) struct Outputs {
     pub(crate) out: Option<OutputFile>,
     pub(crate) timeline: Option<OutputFile>,
     csv: Option<CsvTable>,
+    parquet: Option<ParquetTable>,
     lat_log: Option<OutputFile>,
     columns: RunColumns,
 }
@@ -323,16 +392,23 @@ impl Outputs {
     /// Every output creatable, none the same file as another or as an input, an existing
     /// table's header this run's.
     pub(crate) fn check(args: &crate::RunArgs) -> Result<Outputs, InputError> {
-        let named =
-            [("--out", &args.out), ("--csv", &args.csv), ("--timeline", &args.timeline), ("--lat-log", &args.lat_log)];
+        let named = [
+            ("--out", &args.out),
+            ("--csv", &args.csv),
+            ("--parquet", &args.parquet),
+            ("--timeline", &args.timeline),
+            ("--lat-log", &args.lat_log),
+        ];
         let outputs: Vec<(&str, &Path)> = named.iter().filter_map(|(o, p)| Some((*o, p.as_deref()?))).collect();
         reject_same_files(&[("--config", &args.config), ("--workload", &args.workload)], &outputs)?;
+        let columns = RunColumns::of(args);
         Ok(Outputs {
             out: args.out.as_deref().map(OutputFile::check).transpose()?,
             timeline: args.timeline.as_deref().map(OutputFile::check).transpose()?,
             csv: args.csv.as_deref().map(|p| CsvTable::check(p, csv_header())).transpose()?,
+            parquet: args.parquet.as_deref().map(|p| ParquetTable::check(p, columns.frame(&[]))).transpose()?,
             lat_log: args.lat_log.as_deref().map(OutputFile::check).transpose()?,
-            columns: RunColumns::of(args),
+            columns,
         })
     }
 
@@ -356,7 +432,7 @@ impl Outputs {
         Ok(outcome)
     }
 
-    /// Writes `json` to `--out` and a table row per report to `--csv`.
+    /// Writes `json` to `--out` and a table row per report to `--csv` and `--parquet`.
     pub(crate) fn write(&self, json: &str, reports: &[ssdlab::Report]) -> Result<(), InputError> {
         if let Some(file) = &self.out {
             file.write(|w| w.write_all(json.as_bytes()))?;
@@ -365,6 +441,23 @@ impl Outputs {
             let rows: Vec<String> = reports.iter().map(|r| self.columns.row(r)).collect();
             table.append(&rows)?;
         }
+        if let Some(table) = &self.parquet {
+            table.add(self.columns.frame(reports))?;
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--parquet`'s columns are `--csv`'s, in its order.
+    #[test]
+    fn the_parquet_table_has_the_csv_columns() {
+        let columns = RunColumns { fields: Default::default(), set: String::new(), unset: String::new() };
+        let frame = columns.frame(&[]);
+        let names: Vec<&str> = frame.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names.join(","), csv_header());
     }
 }

@@ -9,6 +9,8 @@
 //!   the oracle on).
 //! - [`bench`]: speed and memory scenarios for `ssdlab bench`.
 //! - [`import`]: other simulators' configurations as ssdlab TOML (`ssdlab import mqsim`).
+//! - [`table`]: typed results tables and their Parquet files (results.parquet, `run
+//!   --parquet`).
 //!
 //! The engine does not depend on this crate, so a change here (a report's prose, a plot)
 //! leaves the engine's source hash, and with it every stored sweep report, valid.
@@ -18,3 +20,4 @@ pub mod import;
 pub mod reproduce;
 pub mod soak;
 pub mod sweep;
+pub mod table;

@@ -459,3 +459,75 @@ pub(super) fn unset_removes_a_key_or_a_table() {
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", EXAMPLE_READ_QD16, "--unset", "nand.nope"])
         .assert_input_error(&["nand.nope"]);
 }
+
+/// The Parquet file at `path`, read with the lab's reader (itself tested against the parquet
+/// crate's reader).
+fn read_parquet(path: &Path) -> ssdlab_lab::table::Frame {
+    ssdlab_lab::table::parquet::read(std::fs::File::open(path).unwrap()).unwrap()
+}
+
+/// `--parquet`: the CSV table's columns, typed, a row per run: a second run rewrites the file
+/// with both rows; the values are the CSV row's before its rounding.
+#[test]
+pub(super) fn parquet_rows_are_the_csv_rows_typed() {
+    use ssdlab_lab::table::Values;
+    let dir = TempDir::new("parquet-rows");
+    let wl = synthetic_workload(&dir, 1000);
+    let (csv, pq) = (dir.path("t.csv"), dir.path("t.parquet"));
+    let base = ["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--csv", &p(&csv), "--parquet", &p(&pq)];
+    ssdlab(base).assert_success();
+    assert_eq!(read_parquet(&pq).rows(), 1);
+    ssdlab(base.iter().chain(&["--seed", "9", "--set", "hil.scheduler=vas"]).copied()).assert_success();
+    let frame = read_parquet(&pq);
+    let names: Vec<&str> = frame.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, CSV_COLUMNS);
+    let col = |name: &str| &frame.columns[CSV_COLUMNS.iter().position(|c| *c == name).unwrap()].values;
+    // The workload's seed (3), then --seed 9; text as given; counts as the workload asks.
+    assert_eq!(col("seed"), &Values::UInt(vec![Some(3), Some(9)]));
+    assert_eq!(col("set"), &Values::Text(vec![Some(String::new()), Some("hil.scheduler=vas".into())]));
+    assert_eq!(col("scheduler"), &Values::Text(vec![Some("direct".into()), Some("vas".into())]));
+    assert_eq!(col("requests"), &Values::Int(vec![Some(1000), Some(1000)]));
+    assert_eq!(col("workload"), &Values::Text(vec![Some(p(&wl)); 2]));
+    // Each float rounds to the CSV's cell (iops has 3 decimals there).
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let Values::Float(iops) = col("iops") else { panic!("iops is {:?}", col("iops")) };
+    for (line, value) in text.lines().skip(1).zip(iops) {
+        assert_eq!(fields(line)[col_index("iops")], format!("{:.3}", value.unwrap()));
+    }
+}
+
+fn col_index(name: &str) -> usize {
+    CSV_COLUMNS.iter().position(|c| *c == name).unwrap()
+}
+
+/// An existing file that is not a Parquet table of the run's columns is refused before the
+/// run (exit 2, naming the file and why) and left as it was; so is the same file as --csv.
+#[test]
+pub(super) fn parquet_of_other_columns_is_refused_before_the_run() {
+    use ssdlab_lab::table::{parquet, Column, Frame, Values};
+    let dir = TempDir::new("parquet-refused");
+    let wl = synthetic_workload(&dir, 500);
+    let run = |file: &Path| ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--parquet", &p(file)]);
+    let text = dir.write("t.parquet", "config,workload\n");
+    let out = run(&text);
+    out.assert_input_error(&[&p(&text), "cannot add this run's rows: not a Parquet file ssdlab reads"]);
+    assert!(out.stdout.is_empty(), "refused before the run:\n{}", out.describe());
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), "config,workload\n");
+    // A table whose first column is another: named, with both types.
+    let other = Frame::new(vec![Column { name: "config".into(), values: Values::Int(vec![Some(1)]) }]);
+    let bytes = parquet::to_bytes(&other);
+    let file = dir.path("other.parquet");
+    std::fs::write(&file, &bytes).unwrap();
+    run(&file).assert_input_error(&[
+        &p(&file),
+        "not a table of this run's columns: column 1 is `config` (INT64) where the new rows have `config` (UTF8 string)",
+    ]);
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    // An empty file is a new table.
+    let empty = dir.write("empty.parquet", "");
+    run(&empty).assert_success();
+    assert_eq!(read_parquet(&empty).rows(), 1);
+    let csv = p(&dir.path("x"));
+    ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--csv", &csv, "--parquet", &csv])
+        .assert_input_error(&["--parquet", "is the same file as --csv"]);
+}

@@ -327,10 +327,19 @@ pub(super) fn reproduce_sprinkler_quick_shows_the_papers_direction() {
     let dir = TempDir::new("repro-quick");
     let out = dir.path("out");
     ssdlab(["reproduce", "sprinkler", "--quick", "--out", &p(&out), "--traces", TRACES]).assert_success();
-    for f in ["results.csv", "REPORT.md", "fig10a_bandwidth.png", "fig15_chip_utilization_1024.png", "fig17_gc.png"] {
+    for f in [
+        "results.csv",
+        "results.parquet",
+        "REPORT.md",
+        "fig10a_bandwidth.png",
+        "fig15_chip_utilization_1024.png",
+        "fig17_gc.png",
+    ] {
         assert!(out.join(f).exists(), "{f} missing");
     }
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let parquet = std::fs::File::open(out.join("results.parquet")).unwrap();
+    assert_eq!(ssdlab_lab::table::parquet::read(parquet).unwrap(), ssdlab_lab::table::Frame::from_csv(&csv).unwrap());
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
@@ -654,17 +663,85 @@ pub(super) fn closed_stdout_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-/// `sweep` is the Python package's engine: without an interpreter that has it, it says how to
-/// get one and exits 2. (The sweep itself is tested by python/tests/test_sweep.py.)
+/// `sweep --backend ray` is the Python package's: without an interpreter that has it, it says
+/// how to get one and exits 2. (Ray sweeps are tested by python/tests/test_sweep.py.)
 #[test]
-pub(super) fn sweep_without_the_python_package_says_how_to_install_it() {
+pub(super) fn sweep_on_ray_without_the_python_package_says_how_to_install_it() {
     let out = Command::new(BIN)
-        .args(["sweep", "experiments/scheduler-channels.toml", "--out", "unused"])
+        .args(["sweep", "experiments/scheduler-channels.toml", "--out", "unused", "--backend", "ray"])
         .env("SSDLAB_PYTHON", "/nonexistent/python3")
         .output()
         .expect("run ssdlab");
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("pip install ./python"), "{stderr}");
+    assert!(stderr.contains("pip install './python[ray]'"), "{stderr}");
     assert!(stderr.contains("/nonexistent/python3"), "{stderr}");
+    assert!(!Path::new("unused").exists());
+}
+
+/// `ssdlab sweep` with the local backend needs no Python (none on PATH, SSDLAB_PYTHON a
+/// missing file): a 2 × 2 grid (two schedulers, two seeds) gives four reports, results.csv
+/// and results.parquet of four rows and the same columns and values, and the progress lines;
+/// started again it runs nothing and writes the same tables.
+#[test]
+pub(super) fn sweep_runs_locally_without_python() {
+    let dir = TempDir::new("sweep-local");
+    let empty_path = dir.path("bin");
+    std::fs::create_dir(&empty_path).unwrap();
+    dir.write(
+        "w.toml",
+        "[[flows]]\nname = \"mix\"\nread_ratio = 0.5\nrequest_bytes = 4096\nqueue_depth = 4\nrequests = 200\n",
+    );
+    let grid = dir.write(
+        "grid.toml",
+        &format!("config = \"{MQSIM_DEFAULT}\"\nworkload = \"w.toml\"\nseed = [1, 2]\n[set]\n\"hil.scheduler\" = [\"direct\", \"spk3\"]\n"),
+    );
+    let out = dir.path("out");
+    let sweep = || {
+        let o = Command::new(BIN)
+            .args(["sweep", &p(&grid), "--out", &p(&out), "--workers", "2"])
+            .env("PATH", &empty_path)
+            .env("SSDLAB_PYTHON", "/nonexistent")
+            .output()
+            .expect("run ssdlab");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (o.status.code(), text(&o.stdout), text(&o.stderr))
+    };
+    let (code, stdout, stderr) = sweep();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.starts_with("sweep: 4 runs, backend local\n"), "{stderr}");
+    assert_eq!(stderr.matches("  [").count(), 4, "{stderr}");
+    assert!(stderr.contains("  [4/4] mqsim-default__w__seed-"), "{stderr}");
+    assert_eq!(stdout, format!("4 runs; results in {}: results.csv, results.parquet, runs/*.json\n", p(&out)));
+    assert_eq!(
+        std::fs::read_dir(out.join("runs"))
+            .unwrap()
+            .filter(|e| p(&e.as_ref().unwrap().path()).ends_with(".json"))
+            .count(),
+        4
+    );
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let parquet = std::fs::read(out.join("results.parquet")).unwrap();
+    assert_eq!(&parquet[..4], b"PAR1");
+    let frame = ssdlab_lab::table::parquet::read(std::fs::File::open(out.join("results.parquet")).unwrap()).unwrap();
+    assert_eq!((csv.lines().count() - 1, frame.rows()), (4, 4));
+    assert_eq!(frame, ssdlab_lab::table::Frame::from_csv(&csv).unwrap());
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[..5], ["run", "config", "workload", "seed", "hil.scheduler"]);
+    // Resumed: nothing to run, the same tables.
+    let (code, _, stderr) = sweep();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.starts_with(&format!("sweep: 4 of 4 runs already done in {}; running 0\n", p(&out))), "{stderr}");
+    assert_eq!(std::fs::read_to_string(out.join("results.csv")).unwrap(), csv);
+    assert_eq!(std::fs::read(out.join("results.parquet")).unwrap(), parquet);
+}
+
+/// `--address` belongs to the Ray backend; `--workers 0` runs nothing: both refused.
+#[test]
+pub(super) fn sweep_rejects_options_it_cannot_honour() {
+    ssdlab(["sweep", "experiments/scheduler-channels.toml", "--out", "unused", "--address", "ray://h:1"])
+        .assert_input_error(&["--address is the Ray cluster of --backend ray"]);
+    ssdlab(["sweep", "experiments/scheduler-channels.toml", "--out", "unused", "--workers", "0"])
+        .assert_input_error(&["--workers", "0"]);
+    assert!(!Path::new("unused").exists());
 }

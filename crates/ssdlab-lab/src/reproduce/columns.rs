@@ -1,10 +1,12 @@
 //! Columns of a reproduction's results.csv taken from the run's report by name, as the sweep
 //! table takes them: a column is a header, a path into the report's JSON (`sim.gc.waf`) and
 //! a format. A reproduction lists its columns once ([`Field`]s in a `const` table), so
-//! adding a counter to its results.csv is one line in that table.
+//! adding a counter to its results.csv is one line in that table. Every reproduction's table
+//! is written twice, as results.csv and as results.parquet, the same rows ([`write_csv`]).
 
 use std::fmt::Write as _;
 
+use crate::table::{parquet, Frame};
 use ssdlab::error::{Error, Result};
 use ssdlab::Report;
 
@@ -92,7 +94,7 @@ pub fn write_table<'a>(
         csv += l;
         csv.push('\n');
     }
-    crate::sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
+    write_csv(out, &csv)
 }
 
 /// A results.csv column computed from a reproduction's own row type, for rows that combine
@@ -116,7 +118,15 @@ pub fn write_rows<R>(out: &std::path::Path, columns: &[RowColumn<R>], rows: &[R]
         csv += &columns.iter().map(|c| (c.value)(r)).collect::<Vec<_>>().join(",");
         csv.push('\n');
     }
-    crate::sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())
+    write_csv(out, &csv)
+}
+
+/// Write `out`/results.csv, then `out`/results.parquet: the same table, each column typed as
+/// pandas reads the CSV's ([`Frame::from_csv`]), so that both read as the same DataFrame.
+fn write_csv(out: &std::path::Path, csv: &str) -> Result<()> {
+    crate::sweep::write_atomic(&out.join("results.csv"), csv.as_bytes())?;
+    let frame = Frame::from_csv(csv).map_err(|e| internal(format!("results.csv as written: {e}")))?;
+    crate::sweep::write_atomic(&out.join("results.parquet"), &parquet::to_bytes(&frame))
 }
 
 /// The fields' values of one report, comma-separated (after the reproduction's own ones).

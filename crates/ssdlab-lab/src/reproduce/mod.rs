@@ -53,7 +53,7 @@ pub struct Done {
     pub summary: String,
 }
 
-/// Run the reproduction of `paper` (one of [`PAPERS`]): `opts.out` gets results.csv, a PNG
+/// Run the reproduction of `paper` (one of [`PAPERS`]): `opts.out` gets results.csv and results.parquet, a PNG
 /// per figure, REPORT.md and `runs/`. The one entry of the command line and of Python.
 pub fn run(paper: &str, opts: &Options) -> Result<Done> {
     if opts.threads == 0 {
@@ -90,7 +90,8 @@ pub fn run(paper: &str, opts: &Options) -> Result<Done> {
             return Err(Error::config("reproduce", 0, paper, &message));
         }
     };
-    let summary = format!("{rows} {unit}; results in {out}: results.csv, REPORT.md, *.png, runs/*.json");
+    let summary =
+        format!("{rows} {unit}; results in {out}: results.csv, results.parquet, REPORT.md, *.png, runs/*.json");
     Ok(Done { check, summary })
 }
 

@@ -1,16 +1,17 @@
 //! Sweeps: many independent simulations, each one's report kept on disk as it finishes, so
 //! that a sweep stopped at any moment (Ctrl-C, a kill, a crash) resumes without redoing a
-//! finished run. The one engine behind `ssdlab sweep`, the Python package's `ssdlab.sweep`
-//! (whose `local` backend is [`execute`], and whose `ray` backend runs the same
-//! [`grid::Point`]s as Ray tasks and stores their reports with [`Store::save`]) and
-//! `ssdlab reproduce`.
+//! finished run. The one engine behind `ssdlab sweep` (whose `local` backend is [`execute`],
+//! in the command itself), the Python package's `ssdlab.sweep` (the same `local` backend,
+//! and a `ray` backend that runs the same [`grid::Point`]s as Ray tasks and stores their
+//! reports with [`Store::save`]) and `ssdlab reproduce`.
 //!
 //! - [`grid`]: a grid file (`experiments/*.toml`) → its runs, each named by its parameters.
 //! - [`Store`]: `OUT/runs/<name>.json`, written atomically; a report there is reused only if
 //!   it was made from the same config, workload and seed.
 //! - [`execute`]: runs the items not already stored, on up to `threads` cores, and hands back
 //!   every item's report in item order.
-//! - [`table`]: one row per run, the grid's parameters then [`table::summary`].
+//! - [`table`]: one row per run, the grid's parameters then [`table::summary`], written as
+//!   `OUT/results.csv` and `OUT/results.parquet` ([`table::Table::write`]).
 //!
 //! Each run is deterministic and the results come back in item order, so the table does not
 //! depend on which core finished first, nor on whether a run was resumed.
@@ -58,6 +59,18 @@ pub struct Finished<'a> {
     pub error: Option<&'a ssdlab::Error>,
     /// Seconds since the first run started.
     pub elapsed_s: f64,
+}
+
+impl Finished<'_> {
+    /// The run's progress line, as `ssdlab sweep` prints it: `  [3/12] NAME (1.4 s)`, or
+    /// `  [3/12] NAME FAILED: message`.
+    pub fn line(&self) -> String {
+        let head = format!("  [{}/{}] {}", self.done, self.todo, self.name);
+        match self.error {
+            None => format!("{head} ({:.1} s)", self.elapsed_s),
+            Some(e) => format!("{head} FAILED: {e}"),
+        }
+    }
 }
 
 /// What [`execute`] tells its caller as it goes.

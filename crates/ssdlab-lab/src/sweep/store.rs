@@ -123,8 +123,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         f.write_all(bytes)?;
         f.sync_all()
     };
-    write().map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    let done = write()
+        .map_err(|e| Error::io(&tmp, e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
 /// An exclusive lock on `dir/.lock`, or an error if another process holds it.

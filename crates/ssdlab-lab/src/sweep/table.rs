@@ -1,9 +1,14 @@
 //! A sweep's results table: one row per run, the grid's parameters then the report's main
-//! numbers ([`summary`]), the same table from every backend.
+//! numbers ([`summary`]), the same table from every backend, written as `OUT/results.csv` and
+//! `OUT/results.parquet` ([`Table::write`]).
+
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::grid::Point;
+use crate::table::{parquet, Frame};
+use ssdlab::error::Result;
 use ssdlab::Report;
 
 /// A report's main numbers, flat, in this order:
@@ -86,6 +91,20 @@ impl Table {
             rows.push(row.into_iter().map(|(_, v)| v).collect());
         }
         Table { columns, rows }
+    }
+
+    /// The table with each column typed by its values ([`crate::table::json_column`]), as
+    /// results.parquet holds it.
+    pub fn frame(&self) -> Frame {
+        Frame::from_json(&self.columns, &self.rows)
+    }
+
+    /// Write `out/results.csv` ([`Table::to_csv`]) and `out/results.parquet` ([`Table::frame`]),
+    /// each whole or not at all ([`super::write_atomic`]). Both files hold the same rows and
+    /// columns; the numbers in the CSV are the shortest text that reads back to the same value.
+    pub fn write(&self, out: &Path) -> Result<()> {
+        super::write_atomic(&out.join("results.csv"), self.to_csv().as_bytes())?;
+        super::write_atomic(&out.join("results.parquet"), &parquet::to_bytes(&self.frame()))
     }
 
     /// The table as CSV: a header line, then a line per run; strings quoted when they hold a

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::grid::{Grid, Source};
 use super::table::Table;
 use super::{execute, Finished, Item, Progress, Quiet, Store, Stored};
+use crate::table::{Frame, Values};
 use ssdlab::{Config, Report, WorkloadSpec};
 
 fn repo() -> PathBuf {
@@ -291,6 +292,17 @@ fn the_table_is_the_parameters_then_the_summary() {
     let mut lines = csv.lines();
     assert_eq!(lines.next().unwrap().split(',').count(), t.columns.len());
     assert!(lines.next().unwrap().starts_with("small__w__seed-5__nand.blocks_per_plane-128__hil.scheduler-spk3,"));
+    // Written as results.csv and results.parquet: the same columns and values, typed.
+    t.write(&dir).unwrap();
+    let frame = crate::table::parquet::read(std::fs::File::open(dir.join("results.parquet")).unwrap()).unwrap();
+    let from_csv = Frame::from_csv(&std::fs::read_to_string(dir.join("results.csv")).unwrap()).unwrap();
+    assert_eq!(frame, from_csv);
+    let column = |c: &str| &frame.columns.iter().find(|x| x.name == c).unwrap().values;
+    assert_eq!(column("hil.scheduler"), &Values::Text(vec![Some("spk3".into())]));
+    assert_eq!(column("seed"), &Values::Int(vec![Some(5)]));
+    assert_eq!(column("nand.blocks_per_plane"), &Values::Int(vec![Some(128)]));
+    assert_eq!(column("requests_completed"), &Values::Int(vec![Some(300)]));
+    assert_eq!(column("read_latency_p99_us"), &Values::Float(vec![Some(r.sim.latency_us.read.p99)]));
     let quoted =
         Table { columns: vec!["a,b".into()], rows: vec![vec!["say \"hi\"".into()], vec![serde_json::Value::Null]] };
     assert_eq!(quoted.to_csv(), "\"a,b\"\n\"say \"\"hi\"\"\"\n\n");
