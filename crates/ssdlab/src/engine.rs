@@ -345,6 +345,29 @@ impl EventQueue {
         Some(event)
     }
 
+    /// The time of the earliest pending event, if any (a live simulation's next deadline).
+    pub fn next_time(&self) -> Option<Ps> {
+        if !self.ready.is_empty() {
+            return Some(self.now_ps);
+        }
+        let calendar = self.calendar.first_bucket(self.now_ps).map(|b| self.calendar.key_at(b));
+        let heap = self.heap.peek().map(|e| e.key);
+        let lanes = self.lanes.iter().filter_map(|q| q.front().map(|e| e.key));
+        calendar.into_iter().chain(heap).chain(lanes).min().map(|k| (k >> 64) as Ps)
+    }
+
+    /// Move the clock to `time_ps` with no event pending before it: a live simulation's
+    /// clock following the outside world's between events.
+    pub fn advance_to(&mut self, time_ps: Ps) {
+        assert!(time_ps >= self.now_ps, "the clock may not go back: {time_ps} < {}", self.now_ps);
+        assert!(
+            self.next_time().is_none_or(|t| t >= time_ps),
+            "advance_to({time_ps}) would pass a pending event at {:?}",
+            self.next_time()
+        );
+        self.now_ps = time_ps;
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -357,6 +380,39 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn next_time_and_advance_follow_the_earliest_event() {
+        let mut q = EventQueue::new();
+        assert_eq!(q.next_time(), None);
+        q.at(1 << 40, Event::Sample); // beyond the calendar's horizon: the heap
+        q.at(7_000, Event::WriteDataIn { io: 1 });
+        q.at_in_lane(Lane::LinkUp, 5_000, Event::WriteDataIn { io: 2 });
+        assert_eq!(q.next_time(), Some(5_000));
+        q.advance_to(5_000);
+        assert_eq!((q.now(), q.pop()), (5_000, Some(Event::WriteDataIn { io: 2 })));
+        assert_eq!(q.next_time(), Some(7_000));
+        q.advance_to(6_000);
+        q.at(6_000, Event::WriteDataIn { io: 3 }); // at the clock: ready at once
+        assert_eq!(q.next_time(), Some(6_000));
+        let order: Vec<(Event, Ps)> = std::iter::from_fn(|| q.pop().map(|e| (e, q.now()))).collect();
+        assert_eq!(
+            order,
+            vec![
+                (Event::WriteDataIn { io: 3 }, 6_000),
+                (Event::WriteDataIn { io: 1 }, 7_000),
+                (Event::Sample, 1 << 40)
+            ]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "would pass a pending event")]
+    fn advance_may_not_pass_an_event() {
+        let mut q = EventQueue::new();
+        q.at(100, Event::Sample);
+        q.advance_to(101);
+    }
 
     #[test]
     fn simultaneous_events_keep_schedule_order() {

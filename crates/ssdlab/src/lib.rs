@@ -47,7 +47,7 @@ pub use config::Config;
 pub use error::{Error, Result};
 pub use host::{IoRequest, WorkloadSpec};
 pub use report::Report;
-pub use sim::{RunOptions, Simulation};
+pub use sim::{LiveDone, RunOptions, Simulation};
 
 /// A hash of the simulator's source (this crate's and `ssdlab-trace`'s, by `build.rs`):
 /// reports carry it (`ssdlab_source`), so a sweep does not reuse a report other code made.

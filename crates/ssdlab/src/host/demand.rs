@@ -23,6 +23,8 @@ fn footprint_set(flows: &[Flow], sectors_per_page: u64, logical_pages: u64) -> P
         match &f.source {
             Source::Trace { requests, .. } => requests.iter().for_each(|r| seen.mark(r.lba, r.sectors as u64)),
             Source::Synthetic(s) => seen.mark_range(s.start_sector, s.span_sectors),
+            // A client may touch any page.
+            Source::Live { .. } => seen.mark_range(0, logical_pages * sectors_per_page),
         }
     }
     seen
@@ -126,6 +128,11 @@ pub struct Demand {
 }
 
 /// One flow's part of a [`Demand`].
+/// The largest request a live flow's client may send, for the estimate: `ssdlab serve`'s
+/// 32 MiB (the NBD block-size maximum it advertises), counted in 512-byte sectors (the
+/// smallest a drive has, so a bound).
+pub const LIVE_LARGEST_BYTES: u64 = 32 << 20;
+
 struct FlowDemand {
     ops: [u64; 3],
     written: Option<u64>,
@@ -154,6 +161,15 @@ pub fn demand(flows: &[Flow], spp: u64, logical_pages: u64) -> Demand {
             Source::Trace { requests, looping, .. } => {
                 d.held_requests += requests.len() as u64;
                 trace_demand(requests, *looping, f.limit, spp, &mut writes_seen)
+            }
+            Source::Live { .. } => {
+                writes_seen.mark_range(0, logical_pages * spp);
+                FlowDemand {
+                    ops: [u64::MAX; 3],
+                    written: None,
+                    partial: u64::MAX,
+                    largest: (LIVE_LARGEST_BYTES / 512).div_ceil(spp),
+                }
             }
         };
         written = written.zip(fd.written).map(|(a, b)| a.saturating_add(b));
@@ -267,6 +283,8 @@ pub fn read_first_pages(flows: &[Flow], sectors_per_page: u64, logical_pages: u6
                     first(p, read);
                 }
             }
+            // What a client will read is not known before it does.
+            Source::Live { .. } => {}
         }
     }
     FirstAccess { read_first, reads, writes }
@@ -296,6 +314,7 @@ pub fn read_write_pages(flows: &[Flow], sectors_per_page: u64) -> (f64, f64) {
                 read += n * s.read_ratio;
                 write += n * (1.0 - s.read_ratio - s.trim_ratio).max(0.0);
             }
+            Source::Live { .. } => {}
         }
     }
     (read, write)

@@ -5,6 +5,8 @@
 //! The synthetic generator is in `synthetic.rs`; what the built flows will ask of the drive
 //! (pages, requests, first accesses) in `demand.rs`.
 
+use std::collections::VecDeque;
+
 use rand_distr::Distribution;
 use ssdlab_trace::Op;
 
@@ -27,6 +29,12 @@ pub enum Source {
         /// Passes completed before the current one.
         pass: u64,
     },
+    /// Requests handed in from outside as they arrive (`type = "live"`, [`Flow::push_live`]),
+    /// taken in order. `open` until the outside closes it: an empty open flow waits.
+    Live {
+        queue: VecDeque<IoRequest>,
+        open: bool,
+    },
 }
 
 impl Source {
@@ -34,7 +42,7 @@ impl Source {
     pub fn request_bytes(&self) -> u64 {
         match self {
             Source::Trace { requests, .. } => crate::mem::bytes_of::<IoRequest>(requests.capacity()),
-            Source::Synthetic(_) => 0,
+            Source::Synthetic(_) | Source::Live { .. } => 0,
         }
     }
 
@@ -42,7 +50,7 @@ impl Source {
     pub fn table_bytes(&self) -> u64 {
         match self {
             Source::Synthetic(s) => crate::mem::bytes_of::<(u32, f64)>(s.sizes_sectors.capacity()),
-            Source::Trace { .. } => 0,
+            Source::Trace { .. } | Source::Live { .. } => 0,
         }
     }
 }
@@ -106,6 +114,7 @@ impl Flow {
                 Some(_) => s.last_arrival_ps,
                 None => now.max(s.start_ps),
             },
+            Source::Live { queue, .. } => queue.front()?.arrival_ps,
         };
         (!self.exhausted(t)).then_some(t)
     }
@@ -135,6 +144,30 @@ impl Flow {
                 }
                 Some(r)
             }
+            Source::Live { queue, .. } => queue.pop_front(),
+        }
+    }
+
+    /// A live flow that may still be handed requests.
+    pub fn is_open_live(&self) -> bool {
+        matches!(self.source, Source::Live { open: true, .. })
+    }
+
+    /// Hand a live flow a request. Requests are taken in the order handed in, so the k-th
+    /// handed in (from 0) is the one issued k-th (`Io::ordinal`). Panics on a flow that is
+    /// not live and open.
+    pub fn push_live(&mut self, req: IoRequest) {
+        let Source::Live { queue, open: true } = &mut self.source else {
+            panic!("{}: not an open live flow", self.name)
+        };
+        assert!(queue.back().is_none_or(|b| b.arrival_ps <= req.arrival_ps), "live requests arrive in order");
+        queue.push_back(req);
+    }
+
+    /// No more requests for a live flow.
+    pub fn close_live(&mut self) {
+        if let Source::Live { open, .. } = &mut self.source {
+            *open = false;
         }
     }
 }
@@ -200,6 +233,7 @@ fn build_flow(spec: &WorkloadSpec, i: usize, f: &FlowSpec, seed: u64, drive: &Fl
             })?;
             (Source::Synthetic(synthetic), Vec::new(), "")
         }
+        FlowKind::Live => (Source::Live { queue: VecDeque::new(), open: true }, Vec::new(), ""),
     };
     Ok(Flow {
         name,

@@ -214,6 +214,9 @@ pub enum FlowKind {
     Synthetic,
     /// A trace file, replayed in order.
     Trace,
+    /// Requests from outside the simulation, as they come: a client of `ssdlab serve` (one
+    /// NBD connection). Takes `name`, `priority` and `queue_depth` only.
+    Live,
 }
 
 /// A flow's NVMe priority class (`priority`): the class of its submission queue under
@@ -499,7 +502,27 @@ impl FlowSpec {
         match self.kind {
             FlowKind::Synthetic => self.check_synthetic(label),
             FlowKind::Trace => self.check_trace(label),
+            FlowKind::Live => self.check_live(label),
         }
+    }
+
+    /// A live flow's requests come from its client: only its name, priority and queue depth
+    /// are its own.
+    fn check_live(&self, label: &str) -> Check {
+        let own = FlowSpec {
+            name: self.name.clone(),
+            kind: FlowKind::Live,
+            priority: self.priority,
+            queue_depth: self.queue_depth,
+            ..FlowSpec::default()
+        };
+        if *self != own {
+            return bad(
+                "type",
+                format!("{label}: type = \"live\" takes name, priority and queue_depth only (its requests come from a client of ssdlab serve)"),
+            );
+        }
+        Ok(())
     }
 
     fn check_synthetic(&self, label: &str) -> Check {

@@ -14,8 +14,8 @@ pub struct Tenants {
 /// What a flow does next.
 #[derive(Debug, Clone, Copy)]
 pub enum Next {
-    /// Submit this request now.
-    Submit(IoRequest),
+    /// Submit this request now: the flow's request number `.1` (from 0).
+    Submit(IoRequest, u64),
     /// Its next request arrives at this time: schedule the arrival.
     ArriveAt(Ps),
     /// Nothing now (its queue is full, its arrival is scheduled, or it has finished).
@@ -72,7 +72,8 @@ impl Tenants {
             return Next::ArriveAt(at);
         }
         self.outstanding[f] += 1;
-        Next::Submit(self.flows[f].take(now).expect("peeked"))
+        let ordinal = self.flows[f].issued;
+        Next::Submit(self.flows[f].take(now).expect("peeked"), ordinal)
     }
 
     /// Flow `f`'s scheduled arrival happened.
@@ -87,6 +88,21 @@ impl Tenants {
 
     /// Whether no flow will issue another request.
     pub fn all_done(&self, now: Ps) -> bool {
-        self.flows.iter().all(|f| f.peek_arrival(now).is_none())
+        self.flows.iter().all(|f| f.peek_arrival(now).is_none() && !f.is_open_live())
+    }
+
+    /// Hand live flow `f` a request (`Flow::push_live`).
+    pub fn push_live(&mut self, f: usize, req: IoRequest) {
+        self.flows[f].push_live(req);
+    }
+
+    /// No more requests for any live flow.
+    pub fn close_live(&mut self) {
+        self.flows.iter_mut().for_each(Flow::close_live);
+    }
+
+    /// Which flows are live (`type = "live"`).
+    pub fn live(&self) -> Vec<bool> {
+        self.flows.iter().map(|f| matches!(f.source, crate::host::Source::Live { .. })).collect()
     }
 }

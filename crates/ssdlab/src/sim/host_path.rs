@@ -23,7 +23,7 @@ impl Simulation {
         let now = self.q.now();
         loop {
             match self.tenants.next(f, now) {
-                Next::Submit(req) => {
+                Next::Submit(req, ordinal) => {
                     self.io_seq += 1;
                     let (first_lpn, pages) = page_span(req.lba, req.sectors, self.geo.sectors_per_page());
                     let io = Io {
@@ -32,6 +32,7 @@ impl Simulation {
                         first_lpn,
                         pages,
                         seq: self.io_seq,
+                        ordinal,
                         fetched_ps: 0,
                         pending_mrs: 0,
                         version: 0,
@@ -447,6 +448,9 @@ impl Simulation {
         let now = self.q.now();
         let i = &self.ios[io];
         let (flow, req, fetched) = (i.flow as usize, i.req, i.fetched_ps);
+        if let Some(live) = &mut self.live {
+            live.done.push(super::live::LiveDone { flow: i.flow, ordinal: i.ordinal, done_ps: now });
+        }
         let bytes = req.sectors as u64 * self.geo.sector_bytes as u64;
         let counted = self.stats.request_done(flow, &req, fetched, now, bytes);
         if let (true, Some(log)) = (counted, &mut self.latency_log) {

@@ -19,6 +19,8 @@ mod estimate;
 mod flash_path;
 mod host_path;
 mod idle;
+mod live;
+pub use live::LiveDone;
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -58,6 +60,8 @@ struct Io {
     pages: u32,
     /// Submission order.
     seq: u64,
+    /// Its flow's requests issued before it (a live flow's client matches completions by it).
+    ordinal: u64,
     fetched_ps: Ps,
     pending_mrs: u32,
     /// Data version of a write (for the integrity oracle).
@@ -189,6 +193,8 @@ pub struct Simulation {
     progress: bool,
     /// What the flows' inputs are worth warning about ([`flow_warnings`]).
     warnings: Vec<String>,
+    /// A live simulation's state ([`Simulation::start_live`]).
+    live: Option<live::Live>,
 }
 
 /// A channel partition's starting split, sized from the workload's demand where the FTL asks
@@ -352,6 +358,7 @@ impl Simulation {
             seed,
             progress: opts.progress,
             warnings,
+            live: None,
             cfg: cfg.clone(),
             geo,
         })
@@ -366,7 +373,19 @@ impl Simulation {
 
     /// Run to completion.
     pub fn run(mut self) -> Result<Outcome> {
+        if let Some(i) = self.tenants.live().iter().position(|&l| l) {
+            let file = if self.workload.source.is_empty() { "workload" } else { &self.workload.source };
+            let why = "type = \"live\" flows take their requests from a client: serve the drive with ssdlab serve";
+            return Err(Error::config(file, 0, &format!("flows[{i}].type"), why));
+        }
         let wall = Instant::now();
+        self.start();
+        self.run_events(wall);
+        self.conclude(wall)
+    }
+
+    /// The flows' first requests and the first sample.
+    fn start(&mut self) {
         for f in 0..self.tenants.len() {
             self.refill_flow(f);
         }
@@ -374,6 +393,10 @@ impl Simulation {
         if self.interval_ps > 0 {
             self.q.at(self.interval_ps, Event::Sample);
         }
+    }
+
+    /// Every event, until the flows have finished and their requests completed.
+    fn run_events(&mut self, wall: Instant) {
         let mut next_progress = 2.0;
         loop {
             while let Some(ev) = self.q.pop() {
@@ -395,6 +418,11 @@ impl Simulation {
         if self.progress && wall.elapsed().as_secs_f64() > 2.0 && std::io::stderr().is_terminal() {
             eprintln!();
         }
+    }
+
+    /// The latency log closed and the outcome taken; a warm-up that left nothing to measure
+    /// is an error.
+    fn conclude(mut self, wall: Instant) -> Result<Outcome> {
         if let Some(log) = self.latency_log.take() {
             log.finish().map_err(|(file, source)| Error::Io { file, source })?;
         }
