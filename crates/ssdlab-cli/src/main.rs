@@ -159,6 +159,10 @@ impl ColumnArgs {
 enum Command {
     /// Run one simulation and print its summary.
     Run(Box<RunArgs>),
+    /// Serve the simulated drive as a block device over NBD (fio's nbd engine, nbdcopy, the
+    /// kernel's nbd client), each connection a flow; the report is written on SIGINT/SIGTERM
+    /// or, with --once, when the last client has gone (docs/serve.md).
+    Serve(Box<serve::ServeArgs>),
     /// Check a config (and workload) and explain what is wrong; exit 2 if anything is. Prints
     /// the drive's capacity and an estimate of a run's peak memory by part (with the
     /// workload's flows, and the integrity oracle with --check).
@@ -443,6 +447,7 @@ fn emit(args: std::fmt::Arguments<'_>) {
 
 mod output;
 mod seeds;
+mod serve;
 mod soak;
 mod sweep;
 use output::{OutputFile, Outputs};
@@ -558,6 +563,7 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             validate(&config, workload.as_deref(), &unset, &set, print, &opts)
         }
         Command::Trace { command } => trace(command),
+        Command::Serve(args) => serve::serve(*args),
         Command::Import { command: ImportCommand::Mqsim { config, workload, out } } => {
             import_mqsim(&config, workload.as_deref(), &out)
         }

@@ -9,6 +9,7 @@
 //!   the oracle on).
 //! - [`bench`]: speed and memory scenarios for `ssdlab bench`.
 //! - [`import`]: other simulators' configurations as ssdlab TOML (`ssdlab import mqsim`).
+//! - [`serve`]: the simulated drive as an NBD block device (`ssdlab serve`).
 //! - [`table`]: typed results tables and their Parquet files (results.parquet, `run
 //!   --parquet`).
 //!
@@ -18,6 +19,7 @@
 pub mod bench;
 pub mod import;
 pub mod reproduce;
+pub mod serve;
 pub mod soak;
 pub mod sweep;
 pub mod table;

@@ -48,6 +48,11 @@ impl Simulation {
         self.tenants.names()
     }
 
+    /// The drive's logical capacity in bytes: what a client sees.
+    pub fn logical_bytes(&self) -> u64 {
+        self.ftl.logical_pages() as u64 * self.geo.page_bytes as u64
+    }
+
     /// The simulated clock.
     pub fn now_ps(&self) -> Ps {
         self.q.now()
