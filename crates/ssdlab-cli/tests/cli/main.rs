@@ -25,6 +25,7 @@ mod memory;
 mod new_user;
 mod outputs;
 mod runs;
+mod serve;
 #[allow(unused_imports)]
 use runs::*;
 
