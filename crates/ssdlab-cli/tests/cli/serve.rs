@@ -337,3 +337,63 @@ fn closed_loop_workload(trace: &Path) -> PathBuf {
     std::fs::write(&wl, text).expect("workload");
     wl
 }
+
+/// Without `--once` the server runs until SIGTERM (or SIGINT), then writes its report: here
+/// after a client wrote 8 KiB and read it back over TCP, with the integrity oracle on.
+#[test]
+fn sigterm_writes_the_report() {
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = TempDir::new("sigterm");
+    let (err, out) = (dir.path("stderr"), dir.path("report.json"));
+    let mut child = Command::new(BIN)
+        .args(["serve", "--config", MQSIM_DEFAULT, "--listen", "tcp:127.0.0.1:0", "--check", "--out", &p(&out)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err).expect("stderr"))
+        .spawn()
+        .expect("spawn");
+    let start = Instant::now();
+    let addr = loop {
+        let text = std::fs::read_to_string(&err).unwrap_or_default();
+        if let Some(rest) = text.split("listening on tcp:").nth(1) {
+            break rest.split(':').take(2).collect::<Vec<_>>().join(":");
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "no listening line: {text}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+    let mut greeting = [0u8; 18];
+    s.read_exact(&mut greeting).expect("greeting");
+    let mut hello = 3u32.to_be_bytes().to_vec();
+    hello.extend(IHAVEOPT.to_be_bytes());
+    hello.extend([0, 0, 0, 1, 0, 0, 0, 0]);
+    s.write_all(&hello).expect("export name");
+    s.read_exact(&mut [0u8; 10]).expect("size and flags");
+    let data: Vec<u8> = (0..8192u32).map(|i| (i % 253) as u8).collect();
+    let mut write = REQUEST_MAGIC.to_be_bytes().to_vec();
+    write.extend([0, 0, 0, WRITE as u8, 0, 0, 0, 0, 0, 0, 0, 1]);
+    write.extend((64u64 << 20).to_be_bytes());
+    write.extend(8192u32.to_be_bytes());
+    write.extend(&data);
+    let mut read = REQUEST_MAGIC.to_be_bytes().to_vec();
+    read.extend([0, 0, 0, READ as u8, 0, 0, 0, 0, 0, 0, 0, 2]);
+    read.extend((64u64 << 20).to_be_bytes());
+    read.extend(8192u32.to_be_bytes());
+    s.write_all(&write).expect("write");
+    let mut ack = [0u8; 16];
+    s.read_exact(&mut ack).expect("write's reply");
+    assert_eq!(&ack[4..8], &[0, 0, 0, 0]);
+    s.write_all(&read).expect("read");
+    let mut back = vec![0u8; 16 + 8192];
+    s.read_exact(&mut back).expect("read's reply");
+    assert!(back[16..] == data[..], "the write reads back over TCP");
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = child.wait().expect("wait");
+    let stderr = std::fs::read_to_string(&err).unwrap_or_default();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let report = read_json(&out);
+    assert_eq!(uint(&report, "sim.latency_us.all.count"), 2);
+    assert_eq!(uint(&report, "check.violations"), 0, "the oracle found the drive consistent");
+    assert!(uint(&report, "check.reads_checked") >= 1);
+}
