@@ -154,7 +154,7 @@ impl Flow {
     }
 
     /// Hand a live flow a request. Requests are taken in the order handed in, so the k-th
-    /// handed in (from 0) is the one issued k-th (`Io::ordinal`). Panics on a flow that is
+    /// handed in (from 0) is the one issued k-th. Panics on a flow that is
     /// not live and open.
     pub fn push_live(&mut self, req: IoRequest) {
         let Source::Live { queue, open: true } = &mut self.source else {

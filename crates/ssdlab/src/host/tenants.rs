@@ -14,8 +14,8 @@ pub struct Tenants {
 /// What a flow does next.
 #[derive(Debug, Clone, Copy)]
 pub enum Next {
-    /// Submit this request now: the flow's request number `.1` (from 0).
-    Submit(IoRequest, u64),
+    /// Submit this request now.
+    Submit(IoRequest),
     /// Its next request arrives at this time: schedule the arrival.
     ArriveAt(Ps),
     /// Nothing now (its queue is full, its arrival is scheduled, or it has finished).
@@ -72,8 +72,12 @@ impl Tenants {
             return Next::ArriveAt(at);
         }
         self.outstanding[f] += 1;
-        let ordinal = self.flows[f].issued;
-        Next::Submit(self.flows[f].take(now).expect("peeked"), ordinal)
+        Next::Submit(self.flows[f].take(now).expect("peeked"))
+    }
+
+    /// Requests flow `f` has issued.
+    pub fn issued(&self, f: usize) -> u64 {
+        self.flows[f].issued
     }
 
     /// Flow `f`'s scheduled arrival happened.

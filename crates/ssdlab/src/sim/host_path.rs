@@ -23,8 +23,11 @@ impl Simulation {
         let now = self.q.now();
         loop {
             match self.tenants.next(f, now) {
-                Next::Submit(req, ordinal) => {
+                Next::Submit(req) => {
                     self.io_seq += 1;
+                    if let Some(live) = &mut self.live {
+                        live.issued(self.io_seq, self.tenants.issued(f) - 1);
+                    }
                     let (first_lpn, pages) = page_span(req.lba, req.sectors, self.geo.sectors_per_page());
                     let io = Io {
                         flow: f as u32,
@@ -32,7 +35,6 @@ impl Simulation {
                         first_lpn,
                         pages,
                         seq: self.io_seq,
-                        ordinal,
                         fetched_ps: 0,
                         pending_mrs: 0,
                         version: 0,
@@ -449,7 +451,7 @@ impl Simulation {
         let i = &self.ios[io];
         let (flow, req, fetched) = (i.flow as usize, i.req, i.fetched_ps);
         if let Some(live) = &mut self.live {
-            live.done.push(super::live::LiveDone { flow: i.flow, ordinal: i.ordinal, done_ps: now });
+            live.completed(i.flow, i.seq, now);
         }
         let bytes = req.sectors as u64 * self.geo.sector_bytes as u64;
         let counted = self.stats.request_done(flow, &req, fetched, now, bytes);

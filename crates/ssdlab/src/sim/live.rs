@@ -5,6 +5,7 @@
 //! requests that completed, each named by its flow and its number in the flow (the order it
 //! was handed in), so the caller can answer the client that sent it.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use super::Simulation;
@@ -25,8 +26,24 @@ pub struct LiveDone {
 /// What a live simulation keeps beyond a run's state.
 pub(super) struct Live {
     /// Completions not yet handed back.
-    pub(super) done: Vec<LiveDone>,
+    done: Vec<LiveDone>,
+    /// By request (its submission number, `Io::seq`): its number in its flow. Kept here,
+    /// not in every request, so that runs do not pay for it.
+    ordinals: HashMap<u64, u64>,
     started: Instant,
+}
+
+impl Live {
+    /// Request `seq` was issued as its flow's request number `ordinal`.
+    pub(super) fn issued(&mut self, seq: u64, ordinal: u64) {
+        self.ordinals.insert(seq, ordinal);
+    }
+
+    /// Request `seq` of `flow` completed at `done_ps`.
+    pub(super) fn completed(&mut self, flow: u32, seq: u64, done_ps: Ps) {
+        let ordinal = self.ordinals.remove(&seq).expect("an issued request completes once");
+        self.done.push(LiveDone { flow, ordinal, done_ps });
+    }
 }
 
 impl Simulation {
@@ -34,7 +51,7 @@ impl Simulation {
     /// the other flows' first requests are issued, and completions are collected from now on.
     pub fn start_live(&mut self) {
         assert!(self.live.is_none(), "started twice");
-        self.live = Some(Live { done: Vec::new(), started: Instant::now() });
+        self.live = Some(Live { done: Vec::new(), ordinals: HashMap::new(), started: Instant::now() });
         self.start();
     }
 

@@ -60,8 +60,6 @@ struct Io {
     pages: u32,
     /// Submission order.
     seq: u64,
-    /// Its flow's requests issued before it (a live flow's client matches completions by it).
-    ordinal: u64,
     fetched_ps: Ps,
     pending_mrs: u32,
     /// Data version of a write (for the integrity oracle).
