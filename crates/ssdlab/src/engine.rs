@@ -302,8 +302,9 @@ impl EventQueue {
         q.push_back(Entry { key, event });
     }
 
-    /// Take the earliest event and advance the clock to it.
-    #[inline]
+    /// Take the earliest event and advance the clock to it. Always inlined: the run's loop
+    /// is its hot caller, and a live simulation's second call must not tip it out of line.
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Event> {
         // The earliest keyed event (u128::MAX: none) and where it waits: a lane (its index),
         // the heap or the calendar.
