@@ -54,7 +54,7 @@ pub(crate) struct ServeArgs {
     seed: u64,
     /// Simulated pace: after a reply, how long (µs of wall time) to wait for the client's
     /// next request before simulated time moves on.
-    #[arg(long, default_value_t = 2000, value_name = "US")]
+    #[arg(long, default_value_t = 20_000, value_name = "US")]
     lockstep_us: u64,
 }
 
@@ -154,6 +154,7 @@ fn report(served: &Served, out: Option<OutputFile>) -> Result<(), InputError> {
         "pace": format!("{:?}", served.pace).to_lowercase(),
         "connections": served.connections,
         "error_replies": served.errors,
+        "lockstep_timeouts": (served.pace == Pace::Simulated).then_some(served.lockstep_timeouts),
         "lag_us": (served.pace == Pace::Real && !lag.is_empty()).then(|| serde_json::json!({
             "replies": lag.len(),
             "p50": lag.value_at_quantile(0.5) as f64 / 1e3,
@@ -170,6 +171,12 @@ fn report(served: &Served, out: Option<OutputFile>) -> Result<(), InputError> {
         if p99 > 1000.0 {
             eprintln!("serve: WARNING: p99 lag {p99:.0} us: the simulation did not keep up with real time; its latencies are the report's, not what clients saw");
         }
+    }
+    if served.pace == Pace::Simulated && served.lockstep_timeouts > 0 {
+        eprintln!(
+            "serve: simulated time moved on {} times without the request a reply had freed (a client slower than --lockstep-us): the run was not a strict closed loop there",
+            served.lockstep_timeouts
+        );
     }
     println!("{}", report.summary());
     if let Some(out) = out {

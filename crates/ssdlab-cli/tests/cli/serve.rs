@@ -315,6 +315,10 @@ fn simulated_pace_is_a_closed_loop_run() {
     assert_eq!(uint(at(&report, "jobs.0"), "error"), 0);
     let (code, stderr, served) = server.finish();
     assert_eq!(code, Some(0), "{stderr}");
+    // At the end of the replay the last replies free no request: at most one wait each.
+    let timeouts = uint(&served, "serve.lockstep_timeouts");
+    eprintln!("lockstep timeouts: {timeouts}");
+    assert!(timeouts <= 16, "{timeouts} times simulated time moved on without fio's next request");
     let wl = closed_loop_workload(&trace);
     let out = dir.path("run.json");
     ssdlab(["run", "--config", MQSIM_DEFAULT, "--workload", &p(&wl), "--out", &p(&out)]).assert_success();

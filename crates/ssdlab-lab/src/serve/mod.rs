@@ -73,6 +73,9 @@ pub struct Served {
     pub lag_ns: hdrhistogram::Histogram<u64>,
     /// Requests answered with an error (bad range, unknown command).
     pub errors: u64,
+    /// Simulated pace: times simulated time moved on without the requests replies had freed
+    /// (the client took longer than `lockstep_us`); 0 when every client kept a closed loop.
+    pub lockstep_timeouts: u64,
 }
 
 /// A connected client.
@@ -229,15 +232,16 @@ pub fn serve(
         lag_ns: hdrhistogram::Histogram::new(3).expect("3 significant figures"),
         connections: 0,
         errors: 0,
+        lockstep_timeouts: 0,
         awaiting: 0,
         lockstep_until: None,
         behind_warned: None,
         last_gone: None,
     };
     server.run(&rx, stop);
-    let Server { sim, lag_ns, connections, errors, .. } = server;
+    let Server { sim, lag_ns, connections, errors, lockstep_timeouts, .. } = server;
     let outcome = sim.finish_live()?;
-    Ok(Served { outcome, pace: opts.pace, connections, lag_ns, errors })
+    Ok(Served { outcome, pace: opts.pace, connections, lag_ns, errors, lockstep_timeouts })
 }
 
 /// The simulation's thread: the simulation, the data, the clients' replies.
@@ -258,6 +262,7 @@ struct Server {
     lag_ns: hdrhistogram::Histogram<u64>,
     connections: u64,
     errors: u64,
+    lockstep_timeouts: u64,
     /// Simulated pace: replies sent whose follow-up requests have not come yet, and until when
     /// (wall) to wait for them.
     awaiting: u32,
@@ -342,7 +347,12 @@ impl Server {
         if let Some(until) = self.lockstep_until.filter(|_| self.awaiting > 0) {
             match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
                 Ok(m) => self.message(m),
-                Err(RecvTimeoutError::Timeout) => self.awaiting = 0,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.awaiting = 0;
+                    if self.sim.requests_in_flight() > 0 {
+                        self.lockstep_timeouts += 1;
+                    }
+                }
                 Err(RecvTimeoutError::Disconnected) => {}
             }
             return;
