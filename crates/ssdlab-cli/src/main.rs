@@ -445,85 +445,16 @@ fn emit(args: std::fmt::Arguments<'_>) {
     }
 }
 
+mod alloc;
 mod output;
 mod seeds;
 mod serve;
 mod soak;
 mod sweep;
+mod validate;
 use output::{OutputFile, Outputs};
 use soak::{soak, SoakArgs};
-
-/// The system allocator, except that running out of memory ends the program with exit code 2
-/// and a message, instead of Rust's abort (exit 134 and a backtrace). The library's large
-/// tables are allocated fallibly ([`ssdlab::mem::allocating_fallibly`]) and name themselves
-/// in their error: for those the null goes back to the caller.
-struct ExitWhenOutOfMemory;
-
-#[global_allocator]
-static ALLOCATOR: ExitWhenOutOfMemory = ExitWhenOutOfMemory;
-
-// SAFETY: every call is passed on to the system allocator unchanged; only a failure's null is
-// looked at.
-unsafe impl std::alloc::GlobalAlloc for ExitWhenOutOfMemory {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is the system allocator's.
-        checked(unsafe { std::alloc::System.alloc(layout) }, layout.size())
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        // SAFETY: as above.
-        checked(unsafe { std::alloc::System.alloc_zeroed(layout) }, layout.size())
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as above.
-        checked(unsafe { std::alloc::System.realloc(ptr, layout, new_size) }, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        // SAFETY: as above.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-}
-
-/// `ptr`, unless it is a failed allocation of `bytes` outside a fallible one: then the
-/// message and exit code 2, written and taken without allocating.
-#[inline(always)]
-fn checked(ptr: *mut u8, bytes: usize) -> *mut u8 {
-    if ptr.is_null() && !ssdlab::mem::allocating_fallibly() {
-        out_of_memory(bytes);
-    }
-    ptr
-}
-
-#[cold]
-fn out_of_memory(bytes: usize) -> ! {
-    use std::fmt::Write as _;
-    /// A message on the stack: no allocation is possible now.
-    struct Line {
-        text: [u8; 512],
-        len: usize,
-    }
-    impl std::fmt::Write for Line {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            let n = s.len().min(self.text.len() - self.len);
-            self.text[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-            self.len += n;
-            Ok(())
-        }
-    }
-    let mut line = Line { text: [0; 512], len: 0 };
-    let _ = writeln!(
-        line,
-        "error: out of memory: allocating {bytes} more bytes failed (a limit such as ulimit -v, a cgroup, or the machine); `ssdlab validate` estimates what the run needs, and `run --max-memory` refuses a run that would not fit before it starts"
-    );
-    // SAFETY: writes `len` initialised bytes to stderr, then ends the process without running
-    // anything that could allocate.
-    unsafe {
-        libc::write(2, line.text.as_ptr().cast(), line.len);
-        libc::_exit(2);
-    }
-}
+use validate::validate;
 
 fn main() -> ExitCode {
     ssdlab::mem::keep_large_allocations_lazy();
@@ -584,104 +515,6 @@ fn dispatch(cli: Cli) -> Result<(), InputError> {
             let threads = threads.map_or_else(ssdlab_lab::reproduce::default_threads, |t| t as usize);
             soak(SoakArgs { writes, seed, threads, config, set, only, every, list, timeout_s, child })
         }
-    }
-}
-
-/// `ssdlab validate`: the config (and workload) checked, then the drive's capacity and the
-/// run's memory estimate by part.
-fn validate(
-    config: &Path,
-    workload: Option<&Path>,
-    unset: &[String],
-    set: &[String],
-    print: bool,
-    opts: &RunOptions,
-) -> Result<(), InputError> {
-    let cfg = load_config(config, unset, set)?;
-    let wl = match workload {
-        Some(w) => WorkloadSpec::load(w)?,
-        None => WorkloadSpec { source: String::new(), seed: 1, precondition: None, ramp_ms: 0.0, flows: Vec::new() },
-    };
-    // Estimating builds the flows: traces are read and addresses checked against the drive.
-    let estimate = ssdlab::Simulation::estimate(&cfg, &wl, wl.seed, opts)?;
-    if workload.is_some() {
-        // Building the simulation checks what only the built layers can (preconditioning);
-        // with `progress`, it prints the workload's warnings (nothing runs here).
-        ssdlab::Simulation::new(&cfg, &wl, wl.seed, &RunOptions { progress: true, ..RunOptions::default() })?;
-    }
-    if print {
-        out!("{}", cfg.to_toml());
-        return Ok(());
-    }
-    if let Some(w) = workload.filter(|w| w.extension().is_none_or(|e| e != "toml") && ssdlab::host::fio::is_job_file(w))
-    {
-        outln!("{}", ssdlab::host::fio::equivalent_toml(&wl));
-        outln!("{}: ok", w.display());
-    }
-    outln!("{}: ok", config.display());
-    print_capacity(&cfg);
-    print_estimate(&estimate, workload.is_some(), opts.check);
-    Ok(())
-}
-
-/// The drive's raw and logical capacity, pages and blocks.
-fn print_capacity(cfg: &Config) {
-    use ssdlab::error::bytes_text;
-    let n = &cfg.nand;
-    let flash = ssdlab::nand::Geometry::from_config(n);
-    let units = cfg.ftl.geometry(n);
-    let logical = ssdlab::ftl::logical_pages(&units, cfg.ftl.overprovisioning_ratio) as u64;
-    let raw = flash.pages() as u64 * flash.page_bytes as u64;
-    let logical_bytes = logical * units.page_bytes as u64;
-    outln!(
-        "drive: {} channels × {} chips × {} dies × {} planes × {} blocks × {} pages of {} bytes",
-        n.channels,
-        n.chips_per_channel,
-        n.dies_per_chip,
-        n.planes_per_die,
-        n.blocks_per_plane,
-        n.pages_per_block,
-        n.page_bytes
-    );
-    outln!(
-        "capacity: {} physical ({raw} bytes), {} logical ({logical_bytes} bytes)",
-        bytes_text(raw),
-        bytes_text(logical_bytes)
-    );
-    outln!("pages: {} physical, {} blocks", flash.pages(), flash.blocks());
-    let unit = if units.page_bytes == flash.page_bytes { "pages" } else { "mapping units" };
-    outln!("mapped: {logical} logical {unit} of {} bytes ({} physical)", units.page_bytes, units.pages());
-}
-
-/// The memory estimate, by part, and what the system has available.
-fn print_estimate(estimate: &ssdlab::mem::Estimate, workload: bool, check: bool) {
-    use ssdlab::error::bytes_text;
-    let of = match (workload, check) {
-        (true, true) => "this workload, with --check",
-        (true, false) => "this workload",
-        (false, true) => "no workload (give --workload for a run's), with --check",
-        (false, false) => "no workload (give --workload for a run's)",
-    };
-    outln!("memory estimate (peak, {of}): {}", bytes_text(estimate.total()));
-    outln!("  {:<40} {:>10}", "this process before the run", bytes_text(estimate.before_bytes));
-    for p in &estimate.parts {
-        let when = match p.held {
-            ssdlab::mem::Held::Always => "",
-            ssdlab::mem::Held::WhileFilling => "  (freed before the run)",
-            ssdlab::mem::Held::AfterFilling => "  (after preconditioning)",
-        };
-        outln!("  {:<40} {:>10}{when}", p.what, bytes_text(p.bytes));
-    }
-    if estimate.run_address_bytes() > estimate.run_bytes() {
-        outln!("  (address space the run maps: {})", bytes_text(estimate.run_address_bytes()));
-    }
-    let limits = ssdlab::mem::limits();
-    for l in &limits {
-        outln!("limit: {} ({})", bytes_text(l.bytes), l.source);
-    }
-    match estimate.check(&limits) {
-        Ok(()) => outln!("the run fits"),
-        Err(e) => outln!("the run does NOT fit, `run` refuses it: {e}"),
     }
 }
 

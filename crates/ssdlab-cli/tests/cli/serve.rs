@@ -401,3 +401,28 @@ fn sigterm_writes_the_report() {
     assert_eq!(uint(&report, "check.violations"), 0, "the oracle found the drive consistent");
     assert!(uint(&report, "check.reads_checked") >= 1);
 }
+
+/// With one flow, a second client while the first is connected is closed before the
+/// greeting; once the first has gone, the next client gets the flow.
+#[test]
+fn a_client_beyond_the_flows_is_closed_and_the_flow_is_reused() {
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let server = Server::start("slots", &["--pace", "simulated", "--flows", "only"]);
+    let (mut first, _) = connect(&server.sock);
+    let mut second = UnixStream::connect(&server.sock).expect("connect");
+    second.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    assert_eq!(second.read(&mut [0u8; 18]).unwrap_or(0), 0, "no greeting for a client without a flow");
+    send(&mut first, DISC, 1, 0, 0, &[]);
+    drop(first);
+    std::thread::sleep(Duration::from_millis(100)); // the flow is given back when the server reads the DISC
+    let (mut third, _) = connect(&server.sock);
+    send(&mut third, WRITE, 2, 0, 4096, &[1u8; 4096]);
+    assert_eq!(reply(&mut third, 0), (0, 2, Vec::new()));
+    send(&mut third, DISC, 3, 0, 0, &[]);
+    drop(third);
+    let (code, stderr, served) = server.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("connection 2 from unix socket refused: every live flow has a client"), "{stderr}");
+    assert_eq!(uint(&served, "serve.connections"), 2);
+    assert_eq!(uint(&served, "sim.flows.0.requests_completed"), 1);
+}

@@ -22,7 +22,7 @@ pub mod store;
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -161,8 +161,23 @@ pub fn export(size: u64, sector: u32) -> Export {
 
 /// Listen on `opts.listen`: the listener's thread hands each connection to a thread of its
 /// own, which reads it and sends what it reads to `tx`.
-fn listen(opts: &ServeOptions, export: Export, tx: Sender<Msg>) -> Result<String, ssdlab::Error> {
+///
+/// `slots` counts the live flows no connection holds: a connection takes one when accepted
+/// and gives it back when it ends; one that finds none is closed before the greeting.
+fn listen(
+    opts: &ServeOptions,
+    export: Export,
+    tx: Sender<Msg>,
+    slots: Arc<AtomicUsize>,
+) -> Result<String, ssdlab::Error> {
     let accept = move |stream: Stream, peer: String, n: u32| {
+        if slots.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |free| free.checked_sub(1)).is_err() {
+            eprintln!(
+                "serve: connection {n} from {peer} refused: every live flow has a client (add flows with --flows)"
+            );
+            stream.shutdown();
+            return;
+        }
         let (export, tx) = (export.clone(), tx.clone());
         std::thread::spawn(move || conn::run(stream, n, peer, export, tx));
     };
@@ -214,10 +229,12 @@ pub fn serve(
     let export = export(size, sector);
     let store = Store::open(&opts.data, size)?;
     let (tx, rx) = mpsc::channel();
-    let name = listen(opts, export.clone(), tx)?;
+    let free: std::collections::BTreeSet<usize> =
+        sim.live_flows().iter().enumerate().filter(|(_, &l)| l).map(|(f, _)| f).collect();
+    let slots = Arc::new(AtomicUsize::new(free.len()));
+    let name = listen(opts, export.clone(), tx, slots.clone())?;
     ready(&name);
     sim.start_live();
-    let free = sim.live_flows().iter().enumerate().filter(|(_, &l)| l).map(|(f, _)| f).collect();
     let mut server = Server {
         sim,
         store,
@@ -226,6 +243,7 @@ pub fn serve(
         started: Instant::now(),
         clients: HashMap::new(),
         free,
+        slots,
         pending: HashMap::new(),
         pushed: HashMap::new(),
         done: Vec::new(),
@@ -254,6 +272,8 @@ struct Server {
     clients: HashMap<u32, Client>,
     /// Live flows no connection holds, lowest first.
     free: std::collections::BTreeSet<usize>,
+    /// Their count as the listener sees it ([`listen`]).
+    slots: Arc<AtomicUsize>,
     /// By (flow, ordinal): requests in the drive.
     pending: HashMap<(usize, u64), Pending>,
     /// By flow: requests handed to it so far (the next one's ordinal).
@@ -445,6 +465,7 @@ impl Server {
                 if let Some(c) = self.clients.remove(&conn) {
                     self.free.insert(c.flow);
                 }
+                self.slots.fetch_add(1, Ordering::SeqCst);
                 match why {
                     Some(why) => eprintln!("serve: connection {conn} ended: {why}"),
                     None => eprintln!("serve: connection {conn} closed"),
