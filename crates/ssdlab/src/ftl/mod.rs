@@ -956,15 +956,7 @@ mod estimate_tests {
     /// blocks each, 4; with GC two more per plane, 8; without a bound every block, 16.
     #[test]
     fn blocks_opened_follow_the_pages_written() {
-        let nand = NandConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 2,
-            blocks_per_plane: 8,
-            pages_per_block: 16,
-            ..Default::default()
-        };
+        let nand = crate::nand::config::small_estimate_nand(1);
         let geo = Geometry::from_config(&nand);
         assert_eq!(blocks_opened(&geo, 40, false), 4);
         assert_eq!(blocks_opened(&geo, 40, true), 8);
