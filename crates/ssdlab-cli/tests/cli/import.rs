@@ -27,20 +27,24 @@ fn import_with(dir: &TempDir, extra: &str) -> (PathBuf, PathBuf, Output) {
     (cfg, out, o)
 }
 
-#[test]
-fn import_mqsim_refuses_an_unknown_tag_naming_file_line_and_tag() {
-    let dir = TempDir::new("mqimport-unknown");
-    let (cfg, out, o) = import_with(&dir, "<GC_Magic_Knob>3</GC_Magic_Knob>");
-    o.assert_input_error(&[&format!("{}:5: <GC_Magic_Knob>: unknown tag", cfg.display())]);
+/// The import of `config_with(extra)` is an input error (exit 2) whose stderr names the
+/// config's path, line 5 and `message`; nothing is written.
+fn assert_refused(tag: &str, extra: &str, message: &str) {
+    let dir = TempDir::new(tag);
+    let (cfg, out, o) = import_with(&dir, extra);
+    o.assert_input_error(&[&format!("{}:5: {message}", cfg.display())]);
     assert!(!out.join("drive.toml").exists(), "nothing is written on error");
 }
 
 #[test]
+fn import_mqsim_refuses_an_unknown_tag_naming_file_line_and_tag() {
+    assert_refused("mqimport-unknown", "<GC_Magic_Knob>3</GC_Magic_Knob>", "<GC_Magic_Knob>: unknown tag");
+}
+
+#[test]
 fn import_mqsim_refuses_a_value_it_cannot_express() {
-    let dir = TempDir::new("mqimport-value");
-    let (cfg, out, o) = import_with(&dir, "<GC_Block_Selection_Policy>RANDOM_PP</GC_Block_Selection_Policy>");
-    o.assert_input_error(&[&format!("{}:5: <GC_Block_Selection_Policy>: victim policy `RANDOM_PP`", cfg.display())]);
-    assert!(!out.join("drive.toml").exists(), "nothing is written on error");
+    let extra = "<GC_Block_Selection_Policy>RANDOM_PP</GC_Block_Selection_Policy>";
+    assert_refused("mqimport-value", extra, "<GC_Block_Selection_Policy>: victim policy `RANDOM_PP`");
 }
 
 #[test]
