@@ -259,6 +259,13 @@ mod tests {
     const MS: u64 = 1_000_000_000;
     const US: u64 = 1_000_000;
 
+    /// `text` parses as an iolog to exactly `want`: each record with the 1-based line it came from.
+    fn assert_reads(text: &str, file_name: &str, want: &[(usize, Record)]) {
+        let t = parse_str(text, Format::FioIolog, file_name).unwrap();
+        assert_eq!(t.records, want.iter().map(|&(_, r)| r).collect::<Vec<_>>());
+        assert_eq!(t.lines, want.iter().map(|&(l, _)| l).collect::<Vec<_>>());
+    }
+
     /// Two files: `/dev/sdb` added first is device 0, `/dev/sdc` device 1. The wait of 3 ms
     /// holds everything after it until 3 ms; the later wait of 2 ms is already past and
     /// changes nothing. sync and datasync are skipped.
@@ -279,17 +286,13 @@ mod tests {
                     /dev/sdc read 512 512\n\
                     /dev/sdb close\n\
                     /dev/sdc close\n";
-        let t = parse_str(text, Format::FioIolog, "v2.log").unwrap();
-        assert_eq!(
-            t.records,
-            vec![
-                rec(0, 0, Op::Read, 4096, 8192),
-                rec(3 * MS, 1, Op::Write, 1_048_576, 4096),
-                rec(3 * MS, 0, Op::Trim, 0, 1_048_576),
-                rec(3 * MS, 1, Op::Read, 512, 512),
-            ]
-        );
-        assert_eq!(t.lines, vec![6, 8, 10, 13]);
+        let want = [
+            (6, rec(0, 0, Op::Read, 4096, 8192)),
+            (8, rec(3 * MS, 1, Op::Write, 1_048_576, 4096)),
+            (10, rec(3 * MS, 0, Op::Trim, 0, 1_048_576)),
+            (13, rec(3 * MS, 1, Op::Read, 512, 512)),
+        ];
+        assert_reads(text, "v2.log", &want);
         // Without waits every request is at 0.
         let t = parse_str("fio version 2 iolog\nf add\nf open\nf write 0 4096\nf read 0 4096\n", Format::FioIolog, "x")
             .unwrap();
@@ -309,17 +312,13 @@ mod tests {
                     6208 /tmp/f datasync 0 0\n\
                     8218 /tmp/f trim 8192 4096\n\
                     9000 /tmp/f close\n";
-        let t = parse_str(text, Format::FioIolog, "v3.log").unwrap();
-        assert_eq!(
-            t.records,
-            vec![
-                rec(0, 0, Op::Read, 0, 4096),
-                rec(849 * US, 0, Op::Write, 28_672, 4096),
-                rec(2037 * US, 0, Op::Read, 45_056, 4096),
-                rec(8067 * US, 0, Op::Trim, 8192, 4096),
-            ]
-        );
-        assert_eq!(t.lines, vec![4, 6, 5, 8]);
+        let want = [
+            (4, rec(0, 0, Op::Read, 0, 4096)),
+            (6, rec(849 * US, 0, Op::Write, 28_672, 4096)),
+            (5, rec(2037 * US, 0, Op::Read, 45_056, 4096)),
+            (8, rec(8067 * US, 0, Op::Trim, 8192, 4096)),
+        ];
+        assert_reads(text, "v3.log", &want);
     }
 
     #[test]

@@ -627,15 +627,7 @@ mod tests {
     /// 65,536: chunks 0 and 64), 8,192. Fixed: 8,192 + 104 + 10,240 = 18,536.
     #[test]
     fn the_estimate_is_the_sizes_a_small_drive_allocates() {
-        let nand = crate::nand::config::NandConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 2,
-            blocks_per_plane: 8,
-            pages_per_block: 16,
-            ..Default::default()
-        };
+        let nand = crate::nand::config::small_estimate_nand(1);
         let geo = Geometry::from_config(&nand);
         assert_eq!(Blocks::estimate_bytes(&geo, false, 3, false), (4504, 4504));
         let wide = Geometry::from_config(&crate::nand::config::NandConfig { blocks_per_plane: 4096, ..nand.clone() });

@@ -215,6 +215,21 @@ impl Default for NandConfig {
     }
 }
 
+/// The small drive of the memory-estimate tests (ftl::blocks, ftl, sim::estimate): `channels`
+/// channels of 1 chip of 1 die of 2 planes, 8 blocks of 16 pages per plane, the rest default.
+#[cfg(test)]
+pub(crate) fn small_estimate_nand(channels: u32) -> NandConfig {
+    NandConfig {
+        channels,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 8,
+        pages_per_block: 16,
+        ..Default::default()
+    }
+}
+
 impl Default for BusConfig {
     fn default() -> Self {
         BusConfig {

@@ -112,19 +112,11 @@ mod tests {
     use super::*;
     use crate::ftl::alloc::Allocator;
     use crate::ftl::gc::Gc;
-    use crate::nand::config::NandConfig;
+    use crate::nand::config::small_estimate_nand;
 
     /// 2 channels of 1 chip of 1 die of 2 planes: 2 chips, 4 planes, 2 dies.
     fn small() -> Geometry {
-        Geometry::from_config(&NandConfig {
-            channels: 2,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 2,
-            blocks_per_plane: 8,
-            pages_per_block: 16,
-            ..Default::default()
-        })
+        Geometry::from_config(&small_estimate_nand(2))
     }
 
     /// Each layer's books on that drive, by hand. GC: per plane 26 bytes (victim 4, pending
