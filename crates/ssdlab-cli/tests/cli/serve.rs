@@ -426,3 +426,25 @@ fn a_client_beyond_the_flows_is_closed_and_the_flow_is_reused() {
     assert_eq!(uint(&served, "serve.connections"), 2);
     assert_eq!(uint(&served, "sim.flows.0.requests_completed"), 1);
 }
+
+/// A TRIM longer than the 32 MiB the server takes as one request goes into the drive as
+/// parts of at most 32 MiB (100 MiB: 4 parts), answered once, when the last is done; what
+/// it covered reads as zeros.
+#[test]
+fn a_long_trim_goes_in_as_parts_and_is_answered_once() {
+    const TRIM: u16 = 4;
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let server = Server::start("trim", &["--pace", "simulated"]);
+    let (mut s, _) = connect(&server.sock);
+    send(&mut s, WRITE, 1, 40 << 20, 4096, &[9u8; 4096]);
+    assert_eq!(reply(&mut s, 0), (0, 1, Vec::new()));
+    send(&mut s, TRIM, 2, 0, 100 << 20, &[]);
+    assert_eq!(reply(&mut s, 0), (0, 2, Vec::new()), "one reply for the whole trim");
+    send(&mut s, READ, 3, 40 << 20, 4096, &[]);
+    assert_eq!(reply(&mut s, 4096), (0, 3, vec![0u8; 4096]));
+    send(&mut s, DISC, 4, 0, 0, &[]);
+    drop(s);
+    let (code, stderr, served) = server.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(uint(&served, "sim.latency_us.all.count"), 1 + 4 + 1, "the write, 4 trim parts, the read");
+}

@@ -87,13 +87,17 @@ struct Client {
     broken: bool,
 }
 
-/// A request in the simulated drive, to be answered when it completes.
+/// A client's request in the simulated drive, to be answered when its last part completes.
 struct Pending {
     conn: u32,
     handle: u64,
     command: Command,
     offset: u64,
     length: u32,
+    /// Parts still in the drive: a TRIM or WRITE_ZEROES longer than [`MAX_REQUEST_BYTES`]
+    /// goes in as requests of at most that much each, so that one client request never makes
+    /// more work in the drive than the largest read or write.
+    parts: u32,
 }
 
 /// A socket of either kind.
@@ -244,7 +248,9 @@ pub fn serve(
         clients: HashMap::new(),
         free,
         slots,
+        parts: HashMap::new(),
         pending: HashMap::new(),
+        next_pending: 0,
         pushed: HashMap::new(),
         done: Vec::new(),
         lag_ns: hdrhistogram::Histogram::new(3).expect("3 significant figures"),
@@ -274,8 +280,11 @@ struct Server {
     free: std::collections::BTreeSet<usize>,
     /// Their count as the listener sees it ([`listen`]).
     slots: Arc<AtomicUsize>,
-    /// By (flow, ordinal): requests in the drive.
-    pending: HashMap<(usize, u64), Pending>,
+    /// By (flow, ordinal): the client request each request in the drive is a part of.
+    parts: HashMap<(usize, u64), u64>,
+    /// Client requests in the drive, by a number of the server's.
+    pending: HashMap<u64, Pending>,
+    next_pending: u64,
     /// By flow: requests handed to it so far (the next one's ordinal).
     pushed: HashMap<usize, u64>,
     done: Vec<LiveDone>,
@@ -406,7 +415,13 @@ impl Server {
 
     /// A request completed in the drive: answer its client. Whether a reply went out.
     fn complete(&mut self, d: LiveDone, sent: Instant) -> bool {
-        let Some(p) = self.pending.remove(&(d.flow as usize, d.ordinal)) else { return false };
+        let Some(id) = self.parts.remove(&(d.flow as usize, d.ordinal)) else { return false };
+        let p = self.pending.get_mut(&id).expect("a part's request is pending");
+        p.parts -= 1;
+        if p.parts > 0 {
+            return false;
+        }
+        let p = self.pending.remove(&id).expect("pending");
         if self.opts.pace == Pace::Real {
             let lag = self.wall_ps(sent).saturating_sub(d.done_ps) / 1000;
             self.lag_ns.saturating_record(lag);
@@ -530,20 +545,32 @@ impl Server {
             Pace::Simulated => self.sim.now_ps(),
         };
         let sector = self.export.min_block as u64;
-        let io = IoRequest {
-            arrival_ps: arrival,
-            op,
-            lba: req.offset / sector,
-            sectors: (req.length as u64 / sector) as u32,
-            fua: req.flags & cmd_flag::FUA != 0,
+        let (id, piece) = (self.next_pending, MAX_REQUEST_BYTES as u64);
+        self.next_pending += 1;
+        let parts = (req.length as u64).div_ceil(piece);
+        let pending = Pending {
+            conn,
+            handle: req.handle,
+            command: req.command,
+            offset: req.offset,
+            length: req.length,
+            parts: parts as u32,
         };
-        let ordinal = self.pushed.entry(flow).or_insert(0);
-        self.pending.insert(
-            (flow, *ordinal),
-            Pending { conn, handle: req.handle, command: req.command, offset: req.offset, length: req.length },
-        );
-        *ordinal += 1;
-        self.sim.push_live(flow, io);
+        self.pending.insert(id, pending);
+        for part in 0..parts {
+            let (offset, end) = (req.offset + part * piece, req.offset + req.length as u64);
+            let io = IoRequest {
+                arrival_ps: arrival,
+                op,
+                lba: offset / sector,
+                sectors: ((end.min(offset + piece) - offset) / sector) as u32,
+                fua: req.flags & cmd_flag::FUA != 0,
+            };
+            let ordinal = self.pushed.entry(flow).or_insert(0);
+            self.parts.insert((flow, *ordinal), id);
+            *ordinal += 1;
+            self.sim.push_live(flow, io);
+        }
     }
 
     /// Keep a write's data (zeros for TRIM and WRITE_ZEROES); an errno if the store failed.
