@@ -449,6 +449,7 @@ mod alloc;
 mod output;
 mod seeds;
 mod serve;
+mod signals;
 mod soak;
 mod sweep;
 mod validate;

@@ -4,7 +4,6 @@
 //! the pace, the connections, and in real pace how late replies left.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, ValueEnum};
 use ssdlab::{RunOptions, Simulation, WorkloadSpec};
@@ -64,27 +63,6 @@ enum PaceArg {
     Simulated,
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::Relaxed);
-}
-
-/// SIGINT and SIGTERM set [`STOP`]; a second one ends the process as usual.
-fn catch_stop_signals() {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed `sigaction` is a valid empty one; the handler only stores to an
-        // atomic, which is async-signal-safe.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESETHAND;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut());
-        }
-    }
-}
-
 fn parse_listen(s: &str) -> Result<Listen, InputError> {
     if let Some(path) = s.strip_prefix("unix:").filter(|p| !p.is_empty()) {
         return Ok(Listen::Unix(path.into()));
@@ -132,8 +110,8 @@ pub(crate) fn serve(args: ServeArgs) -> Result<(), InputError> {
     let run_opts = RunOptions { check: args.check, progress: false, ..RunOptions::default() };
     let sim = Simulation::new(&cfg, &wl, args.seed, &run_opts)?;
     let (size, sector) = (sim.logical_bytes(), cfg.nand.sector_bytes);
-    catch_stop_signals();
-    let served = ssdlab_lab::serve::serve(sim, size, sector, &opts, &STOP, &mut |name| {
+    crate::signals::catch(&[libc::SIGINT, libc::SIGTERM]);
+    let served = ssdlab_lab::serve::serve(sim, size, sector, &opts, crate::signals::stop_flag(), &mut |name| {
         eprintln!(
             "serve: listening on {name}: {size} bytes ({:.1} GiB), pace {:?}",
             size as f64 / (1u64 << 30) as f64,

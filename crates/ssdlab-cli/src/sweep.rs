@@ -5,7 +5,7 @@
 //! Both print the same progress on stderr and write the same files.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use ssdlab_lab::sweep::grid::Grid;
 use ssdlab_lab::sweep::table::Table;
@@ -56,7 +56,9 @@ pub(crate) fn sweep(args: SweepArgs) -> Result<(), InputError> {
             _ => {}
         }
     }
-    catch_ctrl_c();
+    // The first Ctrl-C lets the runs under way end and be stored, then stops the sweep (as in
+    // Python); a second one ends the process at once.
+    crate::signals::catch(&[libc::SIGINT]);
     let lines = Lines { out: args.out };
     let Ok(results) = sweep::execute(&items, Some(&store), workers, &lines)? else {
         let runs = args.out.join("runs");
@@ -95,28 +97,7 @@ impl Progress for Lines<'_> {
 
     fn finished(&self, run: &Finished) -> bool {
         eprintln!("{}", run.line());
-        !INTERRUPTED.load(Ordering::Relaxed)
-    }
-}
-
-/// Set by the first Ctrl-C of a sweep.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_interrupt(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::Relaxed);
-}
-
-/// The first Ctrl-C lets the runs under way end and be stored, then stops the sweep (as in
-/// Python); a second one ends the process at once (the handler is reset when it runs).
-fn catch_ctrl_c() {
-    // SAFETY: a zeroed `sigaction` is a valid empty one; the handler only stores to an atomic,
-    // which is async-signal-safe.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        action.sa_flags = libc::SA_RESETHAND;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        !crate::signals::stop_flag().load(Ordering::Relaxed)
     }
 }
 

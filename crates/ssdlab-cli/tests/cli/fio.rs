@@ -73,8 +73,7 @@ fn fio_replays_the_iolog_trace_convert_writes() {
         "--output-format=json".to_string(),
         format!("--output={}", p(&json)),
     ];
-    let (code, stderr) = run_with_timeout("fio", &args, &dir);
-    assert_eq!(code, Some(0), "fio {}\n{stderr}", args.join(" "));
+    run_program("fio", "fio", &args).assert_success();
     let report = read_json(&json);
     let job = at(&report, "jobs.0");
     assert_eq!(uint(job, "error"), 0, "{job}");
@@ -83,32 +82,6 @@ fn fio_replays_the_iolog_trace_convert_writes() {
     assert_eq!((reads, writes), (4381, 2618), "traces/README.md: 6,999 requests, 62.6% reads");
     assert_eq!((uint(job, "read.total_ios"), uint(job, "read.io_bytes")), (reads, read_bytes));
     assert_eq!((uint(job, "write.total_ios"), uint(job, "write.io_bytes")), (writes, write_bytes));
-}
-
-/// Runs `program` with `args`, its output in files of `dir`; its exit code and stderr. A run
-/// longer than [`TIMEOUT`] is killed and fails the test.
-fn run_with_timeout(program: &str, args: &[String], dir: &TempDir) -> (Option<i32>, String) {
-    let err_path = dir.path(&format!("{program}.stderr"));
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(dir.path(&format!("{program}.stdout"))).expect("stdout file"))
-        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
-        .spawn()
-        .expect("spawn");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{program} timed out after {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    (status.code(), std::fs::read_to_string(&err_path).unwrap_or_default())
 }
 
 #[test]

@@ -121,24 +121,33 @@ where
     I: IntoIterator<Item = S>,
     S: Into<OsString>,
 {
+    run_program(BIN, "ssdlab", args)
+}
+
+/// Run `program` (named `name` in messages) as [`ssdlab`] runs the binary.
+fn run_program<I, S>(program: &str, name: &str, args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cmdline = std::iter::once("ssdlab".to_string())
+    let cmdline = std::iter::once(name.to_string())
         .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
         .collect::<Vec<_>>()
         .join(" ");
     let io = TempDir::new("io");
     let (out_path, err_path) = (io.path("stdout"), io.path("stderr"));
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(program)
         .args(&args)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).expect("stdout file"))
         .stderr(std::fs::File::create(&err_path).expect("stderr file"))
         .spawn()
-        .expect("spawn ssdlab");
+        .unwrap_or_else(|e| panic!("spawn {name}: {e}"));
     let start = Instant::now();
     let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for ssdlab") {
+        if let Some(s) = child.try_wait().expect("wait for the child") {
             break s;
         }
         if start.elapsed() > TIMEOUT {

@@ -94,8 +94,7 @@ fn fio(server: &Server, args: &[&str]) -> Value {
     let mut all: Vec<String> = vec!["--ioengine=nbd".into(), server.uri(), "--output-format=json".into()];
     all.push(format!("--output={}", p(&json)));
     all.extend(args.iter().map(|a| a.to_string()));
-    let out = Command::new("fio").args(&all).stdin(Stdio::null()).output().expect("fio");
-    assert!(out.status.success(), "fio {}\n{}", all.join(" "), String::from_utf8_lossy(&out.stderr));
+    run_program("fio", "fio", &all).assert_success();
     read_json(&json)
 }
 
